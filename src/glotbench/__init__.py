@@ -1,0 +1,3 @@
+"""glotbench: evaluate language models on native-language benchmarks."""
+
+__version__ = "0.1.0"

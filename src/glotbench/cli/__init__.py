@@ -1,0 +1,39 @@
+"""The ``glotbench`` command line. Each sub-command lives in its own module in this package
+and registers itself on :data:`app` when imported below."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+app = typer.Typer(
+    name="glotbench",
+    help="Evaluate language models on native-language benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register() -> None:
+    # One import per command module; each module decorates functions with @app.command().
+    import importlib
+
+    for mod in COMMAND_MODULES:
+        importlib.import_module(f"glotbench.cli.{mod}")
+
+
+# Add a module name here when you add a command module.
+COMMAND_MODULES: list[str] = []
+
+
+def main() -> None:
+    from glotbench.errors import GlotbenchError
+
+    _register()
+    try:
+        app()
+    except GlotbenchError as err:
+        typer.echo(f"error: {err}", err=True)
+        sys.exit(2)

@@ -1,0 +1,144 @@
+"""The model contract: a few async methods every backend implements.
+
+A backend turns a :class:`GenRequest` into a :class:`GenResult` and, where it can do so
+trustworthily, a :class:`LoglikelihoodRequest` into a :class:`LoglikelihoodResult`.
+Caching, journaling, retries and concurrency live in ``glotbench.engine`` and wrap any
+backend from outside; backends only raise :class:`~glotbench.errors.TransientModelError`
+(worth a retry) or :class:`~glotbench.errors.PermanentModelError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class GenRequest:
+    """One generation call. Exactly one of ``messages`` (chat) or ``prompt`` (plain) is set."""
+
+    messages: tuple[dict, ...] | None = None
+    prompt: str | None = None
+    max_tokens: int = 256
+    temperature: float = 0.0
+    top_p: float | None = None
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+    # Distinguishes the i-th of N samples drawn for the same prompt (Best-of-N): part of the key.
+    sample_index: int = 0
+    extra: tuple[tuple[str, Any], ...] = ()  # backend-specific knobs, e.g. (("frequency_penalty", 1.0),)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["messages"] = list(self.messages) if self.messages is not None else None
+        d["stop"] = list(self.stop)
+        d["extra"] = dict(self.extra)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GenRequest":
+        return cls(
+            messages=tuple(d["messages"]) if d.get("messages") is not None else None,
+            prompt=d.get("prompt"),
+            max_tokens=d.get("max_tokens", 256),
+            temperature=d.get("temperature", 0.0),
+            top_p=d.get("top_p"),
+            stop=tuple(d.get("stop") or ()),
+            seed=d.get("seed"),
+            sample_index=d.get("sample_index", 0),
+            extra=tuple(sorted((d.get("extra") or {}).items())),
+        )
+
+    def key(self, model_id: str) -> str:
+        """Cache key: the model's identity plus every field that changes the output."""
+        return sha256_hex(canonical_json({"kind": "generate", "model": model_id, **self.to_dict()}))
+
+
+@dataclass
+class GenResult:
+    text: str
+    reasoning: str | None = None  # a separate thinking trace, when the API returns one
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    finish_reason: str | None = None
+    raw: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GenResult":
+        return cls(**{k: d.get(k) for k in ("text", "reasoning", "input_tokens", "output_tokens", "finish_reason")},
+                   raw=d.get("raw") or {})
+
+
+@dataclass(frozen=True)
+class LoglikelihoodRequest:
+    """log P(continuation | context), summed over the continuation's tokens."""
+
+    context: str
+    continuation: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def key(self, model_id: str) -> str:
+        return sha256_hex(canonical_json({"kind": "loglikelihood", "model": model_id, **self.to_dict()}))
+
+
+@dataclass
+class LoglikelihoodResult:
+    logprob: float  # sum of log-probabilities of the continuation tokens (nats)
+    is_greedy: bool  # every continuation token was the argmax
+    n_tokens: int  # continuation length in tokens (for length normalisation)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "LoglikelihoodResult":
+        return cls(logprob=d["logprob"], is_greedy=d["is_greedy"], n_tokens=d["n_tokens"])
+
+
+class Model(ABC):
+    """A model backend.
+
+    ``model_id`` names the model and every setting that changes its outputs (it is part of each
+    cache key and of the run fingerprint). ``max_parallel`` is how many requests the backend can
+    usefully serve at once (1 for the in-process llama.cpp model).
+    """
+
+    model_id: str
+    is_chat: bool = True
+    supports_loglikelihood: bool = False
+    max_parallel: int | None = None
+
+    @abstractmethod
+    async def generate(self, request: GenRequest) -> GenResult: ...
+
+    async def loglikelihood(self, request: LoglikelihoodRequest) -> LoglikelihoodResult:
+        from glotbench.errors import PermanentModelError
+
+        raise PermanentModelError(f"model {self.model_id!r} does not offer loglikelihood scoring")
+
+    def settings(self) -> dict:
+        """Settings recorded in results.json and the fingerprint."""
+        return {"model_id": self.model_id}
+
+    def count_tokens(self, text: str) -> int | None:
+        """Token count with the model's own tokenizer, when available offline."""
+        return None
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,48 @@
+"""Where the benchmark data lives.
+
+Tasks name their files relative to a data root. The root is, in order: ``$GLOTBENCH_DATA``,
+``./shared/data`` or ``../shared/data`` from the current directory, then the same two paths
+from the repository checkout this package was imported from.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def data_roots() -> list[Path]:
+    roots: list[Path] = []
+    env = os.environ.get("GLOTBENCH_DATA")
+    if env:
+        roots.append(Path(env))
+    cwd = Path.cwd()
+    here = Path(__file__).resolve()
+    for base in (cwd, *here.parents[:4]):
+        for rel in ("shared/data", "../shared/data"):
+            roots.append((base / rel).resolve())
+    seen: list[Path] = []
+    for r in roots:
+        if r not in seen:
+            seen.append(r)
+    return seen
+
+
+def find_data_root() -> Path | None:
+    for root in data_roots():
+        if root.is_dir():
+            return root
+    return None
+
+
+def resolve_data_file(rel: str) -> Path:
+    """Return the path of ``rel`` under the first data root holding it (or the unresolved path)."""
+    p = Path(rel).expanduser()
+    if p.is_absolute():
+        return p
+    for root in data_roots():
+        cand = root / rel
+        if cand.exists():
+            return cand
+    root = find_data_root()
+    return (root / rel) if root else p

@@ -1,0 +1,131 @@
+"""Corpus-level metrics over (gold, prediction) pairs or per-item values.
+
+Every metric is a function ``fn(items) -> float`` where ``items`` is a list of
+:class:`ScoredItem`; that shape lets one bootstrap routine put an interval on any of them.
+Classification metrics come from scikit-learn so the numbers match what users compute by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from sklearn.metrics import f1_score, matthews_corrcoef
+
+UNPARSEABLE = "<unparseable>"
+
+
+@dataclass
+class ScoredItem:
+    gold: Any
+    pred: Any  # None when the answer could not be extracted
+    values: dict[str, float] = field(default_factory=dict)  # per-item scores, e.g. {"exact_match": 1.0}
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def _labels(items: list[ScoredItem]) -> tuple[list[str], list[str]]:
+    golds = [str(i.gold) for i in items]
+    preds = [UNPARSEABLE if i.pred is None else str(i.pred) for i in items]
+    return golds, preds
+
+
+def accuracy(golds: list, preds: list) -> float:
+    if not golds:
+        return float("nan")
+    return float(np.mean([str(g) == str(p) for g, p in zip(golds, preds)]))
+
+
+def macro_f1(golds: list, preds: list) -> float:
+    labels = sorted({str(g) for g in golds})
+    return float(f1_score([str(g) for g in golds], [str(p) for p in preds], labels=labels, average="macro", zero_division=0))
+
+
+def weighted_f1(golds: list, preds: list) -> float:
+    labels = sorted({str(g) for g in golds})
+    return float(f1_score([str(g) for g in golds], [str(p) for p in preds], labels=labels, average="weighted", zero_division=0))
+
+
+def mcc(golds: list, preds: list) -> float:
+    return float(matthews_corrcoef([str(g) for g in golds], [str(p) for p in preds]))
+
+
+def _pairwise(fn: Callable[[list, list], float]) -> Callable[[list[ScoredItem]], float]:
+    def metric(items: list[ScoredItem]) -> float:
+        golds, preds = _labels(items)
+        return fn(golds, preds)
+
+    metric.__name__ = fn.__name__
+    return metric
+
+
+def mean_of(value_name: str) -> Callable[[list[ScoredItem]], float]:
+    """The mean of a per-item value (exact match, numeric match, judge score...)."""
+
+    def metric(items: list[ScoredItem]) -> float:
+        vals = [i.values[value_name] for i in items if value_name in i.values and i.values[value_name] is not None]
+        return float(np.mean(vals)) if vals else float("nan")
+
+    metric.__name__ = f"mean_{value_name}"
+    return metric
+
+
+# name -> (function over items, is_per_item_mean)
+METRICS: dict[str, Callable[[list[ScoredItem]], float]] = {
+    "accuracy": _pairwise(accuracy),
+    "macro_f1": _pairwise(macro_f1),
+    "weighted_f1": _pairwise(weighted_f1),
+    "mcc": _pairwise(mcc),
+    "exact_match": mean_of("exact_match"),
+    "numeric_match": mean_of("numeric_match"),
+    "abs_error": mean_of("abs_error"),
+    "rel_error": mean_of("rel_error"),
+}
+
+
+def register_metric(name: str, fn: Callable[[list[ScoredItem]], float]) -> None:
+    METRICS[name] = fn
+
+
+def get_metric(name: str) -> Callable[[list[ScoredItem]], float]:
+    if name in METRICS:
+        return METRICS[name]
+    if name.startswith("mean:"):
+        return mean_of(name.split(":", 1)[1])
+    raise KeyError(f"unknown metric {name!r}; known: {', '.join(sorted(METRICS))}")
+
+
+def bootstrap_ci(
+    items: list[ScoredItem],
+    metric: Callable[[list[ScoredItem]], float],
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval (resampling items with replacement)."""
+    n = len(items)
+    if n < 2:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    # Fast paths for per-item means and accuracy: vectorised resampling.
+    fast = _vector_of(items, metric)
+    if fast is not None:
+        idx = rng.integers(0, n, size=(n_resamples, n))
+        stats = np.nanmean(fast[idx], axis=1)
+    else:
+        stats = np.array([metric([items[j] for j in rng.integers(0, n, size=n)]) for _ in range(n_resamples)])
+    stats = stats[~np.isnan(stats)]
+    if stats.size == 0:
+        return (float("nan"), float("nan"))
+    return (float(np.quantile(stats, alpha / 2)), float(np.quantile(stats, 1 - alpha / 2)))
+
+
+def _vector_of(items: list[ScoredItem], metric) -> np.ndarray | None:
+    name = getattr(metric, "__name__", "")
+    if name == "accuracy":
+        golds, preds = _labels(items)
+        return np.array([g == p for g, p in zip(golds, preds)], dtype=float)
+    if name.startswith("mean_"):
+        key = name[len("mean_"):]
+        return np.array([i.values.get(key, np.nan) if i.values.get(key) is not None else np.nan for i in items], dtype=float)
+    return None
