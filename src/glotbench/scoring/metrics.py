@@ -80,6 +80,7 @@ METRICS: dict[str, Callable[[list[ScoredItem]], float]] = {
     "numeric_match": mean_of("numeric_match"),
     "abs_error": mean_of("abs_error"),
     "rel_error": mean_of("rel_error"),
+    "accuracy_norm": mean_of("correct_norm"),
 }
 
 

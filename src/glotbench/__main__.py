@@ -1,0 +1,3 @@
+from glotbench.cli import main
+
+main()

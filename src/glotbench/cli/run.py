@@ -1,0 +1,59 @@
+"""`glotbench run`: evaluate a model on tasks and suites."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from glotbench.cli import app
+
+
+@app.command()
+def run(
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="embedded (default SmolLM2), llamacpp:/path.gguf, openai:NAME, anthropic:NAME, vllm:NAME, ollama:NAME"),
+    tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Task, suite or glob names; repeat or comma-separate."),
+    suite: Optional[list[str]] = typer.Option(None, "--suite", help="Suite names (same as --tasks)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Run config YAML; flags override it."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1"),
+    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="Environment variable holding the API key."),
+    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N items of each task."),
+    seed: Optional[int] = typer.Option(None, "--seed"),
+    num_fewshot: Optional[int] = typer.Option(None, "--num-fewshot"),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
+    temperature: Optional[float] = typer.Option(None, "--temperature"),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
+    samples: Optional[int] = typer.Option(None, "--samples", help="Answers drawn per item (Best-of-N)."),
+    mode: Optional[str] = typer.Option(None, "--mode", help="generate (parse answers) or loglikelihood (compare option log-probabilities)."),
+    split: Optional[str] = typer.Option(None, "--split"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Run directory (default: runs/<model>/<hash of the command>)."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-request timeout, seconds."),
+    max_retries: Optional[int] = typer.Option(None, "--max-retries"),
+    no_progress: bool = typer.Option(False, "--no-progress"),
+) -> None:
+    """Evaluate a model; re-running the same command resumes from the journal."""
+    from glotbench.engine.config import RunConfig, load_config
+    from glotbench.engine.session import run_evaluation
+    from glotbench.output.table import print_results
+
+    cfg = load_config(config) if config else RunConfig()
+    overrides = {
+        "model": model, "base_url": base_url, "api_key_env": api_key_env, "limit": limit, "seed": seed,
+        "num_fewshot": num_fewshot, "concurrency": concurrency, "temperature": temperature, "max_tokens": max_tokens,
+        "samples": samples, "mode": mode, "split": split, "output": str(output) if output else None, "timeout": timeout,
+        "max_retries": max_retries,
+    }
+    names = list(tasks or []) + list(suite or [])
+    if names:
+        overrides["tasks"] = names
+    cfg = RunConfig.model_validate({**cfg.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
+    console = Console(stderr=True)
+    try:
+        results, out_dir = run_evaluation(cfg, console=console, show_progress=not no_progress)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: everything finished so far is in the journal; run the same command again to resume")
+        raise typer.Exit(130)
+    print_results(results, Console())
+    Console().print(f"results: {out_dir / 'results.json'} · samples: {out_dir / 'samples.jsonl'}")

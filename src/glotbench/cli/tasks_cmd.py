@@ -1,0 +1,57 @@
+"""`glotbench tasks` and `glotbench export`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from glotbench.cli import app
+
+
+@app.command("tasks")
+def list_tasks(pattern: str = typer.Argument("*", help="Glob over task names.")) -> None:
+    """List tasks with language, item count, metrics, version and source."""
+    import fnmatch
+
+    from glotbench.errors import DataError
+    from glotbench.tasks.registry import all_specs, make_task, suites
+
+    table = Table(title="glotbench tasks")
+    for col in ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source"):
+        table.add_column(col)
+    for name, (spec, path) in sorted(all_specs().items()):
+        if not fnmatch.fnmatch(name, pattern):
+            continue
+        try:
+            count = str(len(make_task(spec, path).raw_records(spec.dataset.eval_split)))
+        except DataError:
+            count = "data missing"
+        table.add_row(name, spec.language, count, ", ".join(spec.metrics), spec.version, spec.prompt_hash(),
+                      ", ".join(spec.suites), spec.source.name or spec.source.url)
+    Console().print(table)
+    s = suites()
+    if s:
+        Console().print("suites: " + "; ".join(f"{k} ({len(v)})" for k, v in sorted(s.items())))
+
+
+@app.command("export")
+def export(run_dir: Path = typer.Argument(..., help="A run directory."),
+           out: Path = typer.Option(None, "--out", "-o", help="Default: RUN_DIR/samples.jsonl")) -> None:
+    """Write every journaled sample of a run to samples.jsonl."""
+    from glotbench.engine.journal import Journal
+    from glotbench.engine.session import JOURNAL_NAME
+    from glotbench.errors import GlotbenchError
+    from glotbench.output.results import export_samples
+
+    path = run_dir / JOURNAL_NAME
+    if not path.exists():
+        raise GlotbenchError(f"{run_dir}: no {JOURNAL_NAME} here; is it a glotbench run directory?")
+    j = Journal(path)
+    try:
+        n = export_samples(j, out or run_dir / "samples.jsonl")
+    finally:
+        j.close()
+    Console().print(f"wrote {n} samples to {out or run_dir / 'samples.jsonl'}")

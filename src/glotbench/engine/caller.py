@@ -1,0 +1,101 @@
+"""Call a model through the journal: cached responses come back at once, new ones are sent
+with bounded concurrency and retries, and committed the moment they arrive."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+
+from glotbench.engine.journal import Journal
+from glotbench.engine.retry import RetriesExhausted, RetryPolicy, with_retries
+from glotbench.errors import ModelError
+from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
+
+
+class RequestFailed(Exception):
+    """A request that still failed after its retries (or failed permanently)."""
+
+    def __init__(self, message: str, attempts: int):
+        super().__init__(message)
+        self.attempts = attempts
+
+
+@dataclass
+class CallStats:
+    sent: int = 0
+    cached: int = 0
+    retries: int = 0
+    failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    errors_by_kind: dict[str, int] = field(default_factory=dict)
+
+
+class CachedCaller:
+    def __init__(self, model: Model, journal: Journal, *, role: str = "model", policy: RetryPolicy | None = None,
+                 concurrency: int = 8, seed: int = 0):
+        self.model = model
+        self.journal = journal
+        self.role = role
+        self.policy = policy or RetryPolicy()
+        self.semaphore = asyncio.Semaphore(max(1, concurrency))
+        self.stats = CallStats()
+        self._rng = random.Random(seed)
+        self._inflight: dict[str, asyncio.Future] = {}
+
+    async def __call__(self, request: GenRequest | LoglikelihoodRequest, *, task: str | None = None,
+                       sample_id: str | None = None) -> GenResult | LoglikelihoodResult:
+        key = request.key(self.model.model_id)
+        cached = self.journal.get_response(key)
+        is_gen = isinstance(request, GenRequest)
+        if cached is not None:
+            self.stats.cached += 1
+            return GenResult.from_dict(cached) if is_gen else LoglikelihoodResult.from_dict(cached)
+        if key in self._inflight:  # identical request already on its way (e.g. duplicate items)
+            return await asyncio.shield(self._inflight[key])
+        fut = asyncio.get_running_loop().create_future()
+        self._inflight[key] = fut
+        try:
+            result = await self._send(request, key, is_gen, task, sample_id)
+            fut.set_result(result)
+            return result
+        except BaseException as err:
+            fut.set_exception(err)
+            fut.exception()  # mark retrieved
+            raise
+        finally:
+            self._inflight.pop(key, None)
+
+    async def _send(self, request, key: str, is_gen: bool, task, sample_id):
+        call = (lambda: self.model.generate(request)) if is_gen else (lambda: self.model.loglikelihood(request))
+
+        def on_retry(attempt: int, err: Exception) -> None:
+            self.stats.retries += 1
+
+        async with self.semaphore:
+            t0 = time.perf_counter()
+            try:
+                result, _attempts = await with_retries(call, self.policy, rng=self._rng, on_retry=on_retry)
+            except RetriesExhausted as err:
+                self._fail(key, task, sample_id, f"{type(err.last).__name__}: {err.last}", err.attempts)
+                raise RequestFailed(str(err.last), err.attempts) from None
+            except ModelError as err:
+                self._fail(key, task, sample_id, f"{type(err).__name__}: {err}", 1)
+                raise RequestFailed(str(err), 1) from None
+            latency = time.perf_counter() - t0
+        self.stats.sent += 1
+        if is_gen:
+            self.stats.input_tokens += result.input_tokens or 0
+            self.stats.output_tokens += result.output_tokens or 0
+        self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
+                                  model_id=self.model.model_id, request=request.to_dict(), response=result.to_dict(),
+                                  latency_s=latency)
+        return result
+
+    def _fail(self, key, task, sample_id, message: str, attempts: int) -> None:
+        self.stats.failed += 1
+        kind = message.split(":", 1)[0]
+        self.stats.errors_by_kind[kind] = self.stats.errors_by_kind.get(kind, 0) + 1
+        self.journal.put_error(key, role=self.role, task=task, sample_id=sample_id, error=message, attempts=attempts)

@@ -1,0 +1,157 @@
+"""The run journal and response cache: one SQLite file per run directory.
+
+Every response is committed the moment it arrives (WAL mode), keyed by a hash of the model
+identity and the full request, so a killed run resumes exactly: a request whose response is in
+the journal is never sent again. Scored samples, errors and run metadata live beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    role TEXT NOT NULL,            -- 'model' or 'judge:<judge id>'
+    kind TEXT NOT NULL,            -- 'generate' or 'loglikelihood'
+    model_id TEXT NOT NULL,
+    request TEXT NOT NULL,
+    response TEXT NOT NULL,
+    latency_s REAL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS errors (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL,
+    role TEXT NOT NULL,
+    task TEXT,
+    sample_id TEXT,
+    error TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+    run_key TEXT NOT NULL,         -- fingerprint of the task within this run
+    task TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    status TEXT NOT NULL,          -- 'scored' or 'error'
+    record TEXT NOT NULL,          -- JSON: prompt, outputs, extracted, pred, gold, values, metadata, error
+    created REAL NOT NULL,
+    PRIMARY KEY (run_key, task, sample_id)
+);
+CREATE TABLE IF NOT EXISTS judgments (
+    judge_id TEXT NOT NULL,
+    task TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    sample_index INTEGER NOT NULL DEFAULT 0,
+    record TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (judge_id, task, sample_id, sample_index)
+);
+"""
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, default=str)
+
+
+class Journal:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- meta
+    def set_meta(self, key: str, value: Any) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, _dumps(value)))
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    # -- response cache
+    def get_response(self, key: str) -> dict | None:
+        row = self.conn.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def cached_keys(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT key FROM responses")}
+
+    def put_response(self, key: str, *, role: str, kind: str, model_id: str, request: dict, response: dict,
+                     latency_s: float | None) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            (key, role, kind, model_id, _dumps(request), _dumps(response), latency_s, time.time()),
+        )
+
+    def count_responses(self, role: str | None = None) -> int:
+        if role is None:
+            return self.conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        return self.conn.execute("SELECT COUNT(*) FROM responses WHERE role=?", (role,)).fetchone()[0]
+
+    # -- errors
+    def put_error(self, key: str, *, role: str, task: str | None, sample_id: str | None, error: str, attempts: int) -> None:
+        self.conn.execute(
+            "INSERT INTO errors(key, role, task, sample_id, error, attempts, created) VALUES (?,?,?,?,?,?,?)",
+            (key, role, task, sample_id, error, attempts, time.time()),
+        )
+
+    def errors(self) -> list[dict]:
+        cols = ("key", "role", "task", "sample_id", "error", "attempts", "created")
+        return [dict(zip(cols, r)) for r in self.conn.execute(f"SELECT {', '.join(cols)} FROM errors ORDER BY id")]
+
+    # -- samples
+    def put_sample(self, run_key: str, task: str, sample_id: str, idx: int, status: str, record: dict) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO samples(run_key, task, sample_id, idx, status, record, created) VALUES (?,?,?,?,?,?,?)",
+            (run_key, task, sample_id, idx, status, _dumps(record), time.time()),
+        )
+
+    def scored_ids(self, run_key: str, task: str) -> set[str]:
+        return {r[0] for r in self.conn.execute(
+            "SELECT sample_id FROM samples WHERE run_key=? AND task=? AND status='scored'", (run_key, task))}
+
+    def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
+        q = "SELECT run_key, task, sample_id, idx, status, record FROM samples"
+        conds, args = [], []
+        if run_key is not None:
+            conds.append("run_key=?"); args.append(run_key)
+        if task is not None:
+            conds.append("task=?"); args.append(task)
+        if conds:
+            q += " WHERE " + " AND ".join(conds)
+        q += " ORDER BY task, idx"
+        for run_key_, task_, sid, idx, status, rec in self.conn.execute(q, args):
+            yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status, **json.loads(rec)}
+
+    # -- judgments (LLM-judge grades, one per judge x item x sample)
+    def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created) VALUES (?,?,?,?,?,?)",
+            (judge_id, task, sample_id, sample_index, _dumps(record), time.time()),
+        )
+
+    def iter_judgments(self, judge_id: str | None = None, task: str | None = None) -> Iterator[dict]:
+        q = "SELECT judge_id, task, sample_id, sample_index, record FROM judgments"
+        conds, args = [], []
+        if judge_id is not None:
+            conds.append("judge_id=?"); args.append(judge_id)
+        if task is not None:
+            conds.append("task=?"); args.append(task)
+        if conds:
+            q += " WHERE " + " AND ".join(conds)
+        for jid, task_, sid, k, rec in self.conn.execute(q + " ORDER BY task, sample_id, sample_index", args):
+            yield {"judge_id": jid, "task": task_, "sample_id": sid, "sample_index": k, **json.loads(rec)}

@@ -1,0 +1,142 @@
+"""Run tasks against a model: build requests, call through the journal, score, summarise."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from glotbench.engine.aggregate import summarise_task
+from glotbench.engine.caller import CachedCaller, RequestFailed
+from glotbench.engine.fingerprint import task_fingerprint
+from glotbench.engine.journal import Journal
+from glotbench.models.base import GenResult, Model
+from glotbench.tasks.task import RunSettings, Sample, Task
+
+
+@dataclass
+class TaskRun:
+    task: Task
+    mode: str
+    fingerprint: dict
+    samples: list[Sample]
+    todo: list[Sample] = field(default_factory=list)
+
+    @property
+    def run_key(self) -> str:
+        return self.fingerprint["id"]
+
+
+def task_mode(task: Task, settings: RunSettings) -> str:
+    if settings.mode == "loglikelihood" and task.spec.output_type == "multiple_choice":
+        return "loglikelihood"
+    return "generate"
+
+
+def plan(tasks: list[Task], settings: RunSettings, model_settings: dict, journal: Journal) -> list[TaskRun]:
+    runs = []
+    for task in tasks:
+        samples = task.samples(settings.split, settings.limit)
+        fp = task_fingerprint(task, settings, model_settings)
+        done = journal.scored_ids(fp["id"], task.name)
+        runs.append(TaskRun(task=task, mode=task_mode(task, settings), fingerprint=fp, samples=samples,
+                            todo=[s for s in samples if s.id not in done]))
+    return runs
+
+
+def _prompt_of(request) -> Any:
+    d = request.to_dict()
+    if "messages" in d and d.get("messages") is not None:
+        return d["messages"]
+    return d.get("prompt") if "prompt" in d else d.get("context")
+
+
+def _output_view(out) -> dict:
+    d = out.to_dict()
+    d.pop("raw", None)
+    return d
+
+
+async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, settings: RunSettings, journal: Journal,
+                         is_chat: bool) -> str:
+    task = tr.task
+    requests = task.requests(sample, mode=tr.mode, chat=is_chat, settings=settings)
+    base = {
+        "lang": task.spec.language,
+        "prompt": _prompt_of(requests[0]),
+        "request_keys": [r.key(caller.model.model_id) for r in requests],
+        "gold": sample.target,
+        "metadata": sample.metadata,
+        "mode": tr.mode,
+    }
+    results = await asyncio.gather(*(caller(r, task=task.name, sample_id=sample.id) for r in requests),
+                                   return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    for f in failures:
+        if not isinstance(f, RequestFailed):
+            raise f
+    if failures:
+        record = {**base, "error": str(failures[0]), "attempts": failures[0].attempts}
+        journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
+        return "error"
+    try:
+        scored = task.score(sample, list(results), mode=tr.mode)
+    except Exception as err:  # a scorer bug must not lose the responses: record it as an error item
+        record = {**base, "outputs": [_output_view(o) for o in results], "error": f"scoring failed: {type(err).__name__}: {err}"}
+        journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
+        return "error"
+    record = {
+        **base,
+        "outputs": [_output_view(o) for o in results],
+        "extracted": scored.extracted,
+        "pred": scored.pred,
+        "values": scored.values,
+        "detail": scored.detail,
+    }
+    journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "scored", record)
+    return "scored"
+
+
+async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings: RunSettings, *, concurrency: int,
+                  policy, on_progress: Callable[[str], None] | None = None) -> CachedCaller:
+    caller = CachedCaller(model, journal, role="model", policy=policy, concurrency=concurrency, seed=settings.seed)
+    # Bound the number of live sample coroutines too, so memory stays flat on large tasks.
+    gate = asyncio.Semaphore(max(4 * concurrency, 64))
+
+    async def one(tr: TaskRun, s: Sample) -> None:
+        async with gate:
+            status = await process_sample(tr, s, caller, settings, journal, model.is_chat)
+        if on_progress:
+            on_progress(status)
+
+    await asyncio.gather(*(one(tr, s) for tr in runs for s in tr.todo))
+    return caller
+
+
+def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed: int = 0) -> dict[str, dict]:
+    out = {}
+    for tr in runs:
+        ids = {s.id for s in tr.samples}
+        records = [r for r in journal.iter_samples(tr.run_key, tr.task.name) if r["sample_id"] in ids]
+        summary = summarise_task(records, tr.task.metric_names(tr.mode), tr.task.spec.slice_by, len(tr.samples),
+                                 n_boot=n_boot, seed=seed)
+        tokens_in = sum(o.get("input_tokens") or 0 for r in records for o in r.get("outputs", []))
+        tokens_out = sum(o.get("output_tokens") or 0 for r in records for o in r.get("outputs", []))
+        spec = tr.task.spec
+        out[tr.task.name] = {
+            "language": spec.language,
+            "version": spec.version,
+            "prompt_hash": spec.prompt_hash(),
+            "mode": tr.mode,
+            "fingerprint": tr.fingerprint,
+            "counterpart": spec.counterpart,
+            "tokens": {"input": tokens_in, "output": tokens_out},
+            **summary,
+        }
+    return out
+
+
+def elapsed_since(t0: float) -> float:
+    return round(time.perf_counter() - t0, 3)

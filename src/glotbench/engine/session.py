@@ -1,0 +1,130 @@
+"""One evaluation run end to end: resolve tasks, open the journal, call, score, write outputs."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from glotbench.engine.config import RunConfig
+from glotbench.engine.fingerprint import run_fingerprint
+from glotbench.engine.journal import Journal
+from glotbench.engine.retry import RetryPolicy
+from glotbench.engine.runner import execute, plan, summarise
+from glotbench.models.base import Model, canonical_json, sha256_hex
+from glotbench.output.results import export_samples, package_versions, write_json
+from glotbench.tasks.registry import resolve
+from glotbench.tasks.task import RunSettings
+
+JOURNAL_NAME = "journal.sqlite"
+
+
+def settings_of(cfg: RunConfig) -> RunSettings:
+    return RunSettings(limit=cfg.limit, seed=cfg.seed, num_fewshot=cfg.num_fewshot, temperature=cfg.temperature,
+                       max_tokens=cfg.max_tokens, samples=cfg.samples, mode=cfg.mode, split=cfg.split)
+
+
+def default_output_dir(model_id: str, cfg: RunConfig) -> Path:
+    """Deterministic: the same command lands in the same directory, which is what makes resume work."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id.split("@")[0])[:60].strip("_")
+    key = sha256_hex(canonical_json({"model": model_id, "tasks": cfg.tasks, **settings_of(cfg).to_dict()}))[:10]
+    return Path("runs") / slug / key
+
+
+def load_model_from_config(cfg: RunConfig) -> Model:
+    from glotbench.models.registry import load_model
+
+    kw = dict(cfg.model_args)
+    if cfg.base_url:
+        kw["base_url"] = cfg.base_url
+    if cfg.api_key_env:
+        kw["api_key_env"] = cfg.api_key_env
+    if cfg.timeout:
+        kw.setdefault("timeout", cfg.timeout)
+    return load_model(cfg.model, **kw)
+
+
+class _ProgressCounter:
+    def __init__(self, progress: Progress | None, task_id, t0: float):
+        self.progress, self.task_id, self.t0 = progress, task_id, t0
+        self.done = self.errors = 0
+
+    def __call__(self, status: str) -> None:
+        self.done += 1
+        if status == "error":
+            self.errors += 1
+        if self.progress is not None:
+            rate = self.done / max(1e-9, time.perf_counter() - self.t0)
+            self.progress.update(self.task_id, advance=1, rate=f"{rate:.1f} it/s", errors=self.errors)
+
+
+def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progress: bool = True,
+                   model: Model | None = None) -> tuple[dict, Path]:
+    console = console or Console(stderr=True)
+    tasks = resolve(cfg.tasks or ["mm_eval"])
+    model = model or load_model_from_config(cfg)
+    out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    journal = Journal(out_dir / JOURNAL_NAME)
+    settings = settings_of(cfg)
+    try:
+        journal.set_meta("config", cfg.model_dump())
+        runs = plan(tasks, settings, model.settings(), journal)
+        todo = sum(len(r.todo) for r in runs)
+        concurrency = cfg.concurrency or model.max_parallel or 8
+        policy = RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout)
+        t0 = time.perf_counter()
+        caller = None
+        if todo:
+            console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {todo} item(s) to run · output {out_dir}")
+            progress = None
+            if show_progress:
+                progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                    TextColumn("{task.fields[rate]}"), TextColumn("errors {task.fields[errors]}"),
+                                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
+                                    transient=False)
+                progress.start()
+            pid = progress.add_task("items", total=todo, rate="", errors=0) if progress else None
+            counter = _ProgressCounter(progress, pid, t0)
+            try:
+                caller = asyncio.run(execute(runs, model, journal, settings, concurrency=concurrency, policy=policy,
+                                             on_progress=counter))
+            finally:
+                if progress:
+                    progress.stop()
+                try:
+                    asyncio.run(model.aclose())
+                except Exception:  # noqa: BLE001 - closing must not hide the real outcome
+                    pass
+        else:
+            console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
+        elapsed = time.perf_counter() - t0
+        task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed)
+        fps = {name: t["fingerprint"] for name, t in task_results.items()}
+        results = {
+            "glotbench_version": package_versions()["glotbench"],
+            "fingerprint": run_fingerprint(fps),
+            "model": model.settings(),
+            "config": cfg.model_dump(),
+            "settings": settings.to_dict(),
+            "versions": package_versions(),
+            "run": {
+                "output_dir": str(out_dir),
+                "elapsed_s": round(elapsed, 3),
+                "requests_sent": caller.stats.sent if caller else 0,
+                "requests_cached": caller.stats.cached if caller else 0,
+                "retries": caller.stats.retries if caller else 0,
+                "failed_requests": caller.stats.failed if caller else 0,
+            },
+            "errors": journal.errors()[-50:],
+            "tasks": task_results,
+        }
+        write_json(out_dir / "results.json", results)
+        export_samples(journal, out_dir / "samples.jsonl", {n: t["fingerprint"]["id"] for n, t in task_results.items()})
+        return results, out_dir
+    finally:
+        journal.close()

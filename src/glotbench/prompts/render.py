@@ -1,0 +1,38 @@
+"""Render a task's jinja2 templates into chat messages or a plain-completion prompt."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import jinja2
+
+from glotbench.errors import TaskSpecError
+
+_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+
+
+@lru_cache(maxsize=512)
+def compile_template(source: str) -> jinja2.Template:
+    return _ENV.from_string(source)
+
+
+def render(source: str, variables: dict, *, task: str, field: str) -> str:
+    try:
+        return compile_template(source).render(**variables).strip()
+    except jinja2.TemplateSyntaxError as err:
+        raise TaskSpecError(f"task {task}: field '{field}': template syntax error line {err.lineno}: {err.message}") from None
+    except jinja2.UndefinedError as err:
+        raise TaskSpecError(f"task {task}: field '{field}': {err.message} (known variables: {', '.join(sorted(variables))})") from None
+
+
+def choices_block(labels: list[str], texts: list[str], fmt: str, sep: str, *, task: str) -> str:
+    return sep.join(render(fmt, {"label": lab, "text": txt}, task=task, field="prompt.choice_format") for lab, txt in zip(labels, texts))
+
+
+def plain_from_chat(system: str | None, shots: list[tuple[str, str]], user: str, answer_cue: str) -> str:
+    """The default plain-completion rendering: system, solved examples, question, answer cue."""
+    parts = [system] if system else []
+    for q, a in shots:
+        parts.append(f"{q}\n{answer_cue}{(' ' if answer_cue else '')}{a}".strip())
+    parts.append(f"{user}\n{answer_cue}".rstrip())
+    return "\n\n".join(parts)

@@ -1,0 +1,93 @@
+"""Find task YAML files and resolve names (task, suite, glob or file path) to tasks."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from glotbench.errors import TaskSpecError, UnknownTaskError
+from glotbench.tasks.spec import TaskSpec, load_spec
+from glotbench.tasks.task import Task, import_object
+
+BUILTIN_DIR = Path(__file__).parent / "defs"
+
+
+def task_dirs(extra: list[Path] | None = None) -> list[Path]:
+    dirs = [BUILTIN_DIR]
+    for p in os.environ.get("GLOTBENCH_TASKS_PATH", "").split(os.pathsep):
+        if p:
+            dirs.append(Path(p))
+    dirs.extend(extra or [])
+    return dirs
+
+
+@lru_cache(maxsize=8)
+def _scan(dirs: tuple[Path, ...]) -> dict[str, tuple[TaskSpec, Path]]:
+    found: dict[str, tuple[TaskSpec, Path]] = {}
+    for d in dirs:
+        for path in sorted(d.rglob("*.yaml")):
+            spec = load_spec(path)
+            if spec.name in found:
+                raise TaskSpecError(f"{path}: task name {spec.name!r} is already defined in {found[spec.name][1]}")
+            found[spec.name] = (spec, path)
+    return found
+
+
+def all_specs(extra: list[Path] | None = None) -> dict[str, tuple[TaskSpec, Path]]:
+    return _scan(tuple(task_dirs(extra)))
+
+
+def make_task(spec: TaskSpec, path: Path | None) -> Task:
+    cls = Task
+    if spec.task_class:
+        cls = import_object(spec.task_class, where=f"{path or spec.name}: field 'task_class'")
+        if not (isinstance(cls, type) and issubclass(cls, Task)):
+            raise TaskSpecError(f"{path or spec.name}: field 'task_class': {spec.task_class} is not a glotbench Task subclass")
+    return cls(spec, path)
+
+
+def suites(extra: list[Path] | None = None) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name, (spec, _) in all_specs(extra).items():
+        for s in spec.suites:
+            out.setdefault(s, []).append(name)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
+    """Resolve task names, suite names, globs (``mm_eval.*``) and YAML paths, keeping order."""
+    specs = all_specs(extra)
+    suite_map = suites(extra)
+    chosen: list[Task] = []
+    seen: set[str] = set()
+
+    def add(spec: TaskSpec, path: Path | None) -> None:
+        if spec.name not in seen:
+            seen.add(spec.name)
+            chosen.append(make_task(spec, path))
+
+    for raw in names:
+        for name in [n.strip() for n in raw.split(",") if n.strip()]:
+            if name.endswith((".yaml", ".yml")) or os.sep in name:
+                path = Path(name)
+                if not path.exists():
+                    raise UnknownTaskError(f"task file {name} does not exist")
+                add(load_spec(path), path)
+            elif name in specs:
+                add(*specs[name])
+            elif name in suite_map:
+                for t in suite_map[name]:
+                    add(*specs[t])
+            elif any(ch in name for ch in "*?["):
+                matches = fnmatch.filter(sorted(specs), name)
+                if not matches:
+                    raise UnknownTaskError(f"no task matches {name!r}")
+                for t in matches:
+                    add(*specs[t])
+            else:
+                close = [n for n in list(specs) + list(suite_map) if name.split(".")[0] in n][:5]
+                hint = f"; did you mean {', '.join(close)}?" if close else "; `glotbench tasks` lists them"
+                raise UnknownTaskError(f"unknown task or suite {name!r}{hint}")
+    return chosen

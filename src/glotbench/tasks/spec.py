@@ -1,0 +1,147 @@
+"""The task specification: one frozen, documented object per task, read from YAML.
+
+Every knob that changes a prompt is a field here (see docs/adding-a-task.md), so a prompt is
+data, not code. ``TaskSpec.prompt_hash()`` hashes exactly those fields; it is shown next to
+every score.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from glotbench.errors import TaskSpecError
+from glotbench.models.base import canonical_json, sha256_hex
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceInfo(_Strict):
+    name: str = ""
+    url: str = ""
+    paper: str = ""
+    license: str = ""
+    revision: str = ""
+
+
+class HFSource(_Strict):
+    """A Hugging Face dataset, for online users. The revision must be pinned."""
+
+    id: str
+    revision: str
+    config: str | None = None
+
+
+class DatasetSpec(_Strict):
+    format: Literal["json", "jsonl", "csv", "tsv", "parquet", "hf"] = "json"
+    # split name -> file path, relative to the data root (or absolute)
+    splits: dict[str, str] = Field(default_factory=dict)
+    hf: HFSource | None = None
+    eval_split: str = "test"
+    encoding: str = "utf-8-sig"  # tolerates a UTF-8 BOM (HuCommitmentBank has one)
+    # Python escape hatch: "module:function" taking a raw record dict, returning a dict (or None to drop it).
+    record_fn: str | None = None
+
+
+class FewshotSpec(_Strict):
+    split: str | None = None  # None: no few-shot material
+    n: int = 0
+    seed: int = 1234
+    # how a solved example's answer is written (jinja2, same variables as the prompt)
+    answer: str = "{{ target }}"
+
+
+class PromptSpec(_Strict):
+    system: str | None = None
+    user: str = "{{ input }}"
+    # template for plain-completion models; default: system, then user, then the answer cue
+    plain: str | None = None
+    # how each option is written in {{ choices_block }}
+    choice_format: str = "{{ label }}. {{ text }}"
+    choice_separator: str = "\n"
+    # loglikelihood scoring: what follows the plain prompt for each option ("label" or "text")
+    ll_continuation: Literal["label", "text"] = "label"
+    answer_cue: str = ""  # appended to plain prompts (e.g. "Хариулт:")
+
+
+class GenerationSpec(_Strict):
+    max_tokens: int = 256
+    temperature: float = 0.0
+    top_p: float | None = None
+    stop: list[str] = Field(default_factory=list)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class ExtractorSpec(_Strict):
+    name: str = "text"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class TaskSpec(_Strict):
+    name: str
+    version: str
+    language: str
+    description: str = ""
+    source: SourceInfo = Field(default_factory=SourceInfo)
+    suites: list[str] = Field(default_factory=list)
+    dataset: DatasetSpec
+    # template variable -> path into the record ("question", "choices[*].text", "meta.level").
+    # Special names: id, target, choices, labels.
+    fields: dict[str, str] = Field(default_factory=dict)
+    required_fields: list[str] = Field(default_factory=list)
+    output_type: Literal["generate", "multiple_choice"] = "generate"
+    default_labels: list[str] | None = None  # MC labels when the record has none
+    prompt: PromptSpec = Field(default_factory=PromptSpec)
+    fewshot: FewshotSpec = Field(default_factory=FewshotSpec)
+    generation: GenerationSpec = Field(default_factory=GenerationSpec)
+    extractor: ExtractorSpec = Field(default_factory=ExtractorSpec)
+    scorer: str = "label"  # per-item scorer, see glotbench.scoring.scorers
+    metrics: list[str] = Field(default_factory=lambda: ["accuracy"])
+    slice_by: list[str] = Field(default_factory=list)
+    counterpart: str | None = None  # the same task in another language (cross-lingual pairs)
+    # Python escape hatch: "module:Class", a subclass of glotbench.tasks.task.Task
+    task_class: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)  # free-form knobs for a task_class
+
+    def prompt_hash(self) -> str:
+        payload = {
+            "version": self.version,
+            "fields": self.fields,
+            "prompt": self.prompt.model_dump(),
+            "fewshot": self.fewshot.model_dump(),
+            "generation": self.generation.model_dump(),
+            "extractor": self.extractor.model_dump(),
+            "scorer": self.scorer,
+            "options": self.options,
+        }
+        return sha256_hex(canonical_json(payload))[:8]
+
+
+def load_spec(path: Path) -> TaskSpec:
+    """Read one task YAML; any problem becomes a one-line TaskSpecError naming file and field."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise TaskSpecError(f"{path}:{where}: invalid YAML: {problem}") from None
+    except OSError as err:
+        raise TaskSpecError(f"{path}: cannot read task file: {err.strerror}") from None
+    if not isinstance(raw, dict):
+        raise TaskSpecError(f"{path}: a task file must be a YAML mapping, got {type(raw).__name__}")
+    try:
+        return TaskSpec.model_validate(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        msg = first["msg"]
+        if first["type"] == "extra_forbidden":
+            msg = "unknown field"
+        more = f" (and {len(err.errors()) - 1} more problems)" if len(err.errors()) > 1 else ""
+        raise TaskSpecError(f"{path}: field '{loc}': {msg}{more}") from None

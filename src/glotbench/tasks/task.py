@@ -1,0 +1,271 @@
+"""A runnable task built from a :class:`TaskSpec`.
+
+The default :class:`Task` covers multiple-choice and generative tasks described entirely in
+YAML. Odd tasks subclass it (``task_class: module:Class`` in the YAML) and override
+``build_sample``, ``requests`` or ``score``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from glotbench.data.fields import MissingField, get_path
+from glotbench.data.loaders import file_sha256, locate, read_hf, read_records
+from glotbench.errors import DataError, TaskSpecError
+from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult
+from glotbench.prompts.render import choices_block, plain_from_chat, render
+from glotbench.tasks.spec import TaskSpec
+
+
+@dataclass
+class Sample:
+    task: str
+    id: str
+    index: int
+    vars: dict[str, Any]  # template variables (the mapped fields)
+    target: Any
+    choices: list[str] | None = None
+    labels: list[str] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Scored:
+    """What scoring one sample produced."""
+
+    pred: Any  # the extracted answer, None if unparseable
+    values: dict[str, float]  # per-item values for metrics
+    extracted: Any = None  # what the extractor returned (for inspection)
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+Request = GenRequest | LoglikelihoodRequest
+Output = GenResult | LoglikelihoodResult
+
+
+def import_object(ref: str, *, where: str) -> Any:
+    mod_name, _, attr = ref.partition(":")
+    try:
+        return getattr(importlib.import_module(mod_name), attr)
+    except (ImportError, AttributeError) as err:
+        raise TaskSpecError(f"{where}: cannot import {ref!r}: {err}") from None
+
+
+class Task:
+    def __init__(self, spec: TaskSpec, spec_path: Path | None = None):
+        self.spec = spec
+        self.spec_path = spec_path
+        self.name = spec.name
+
+    # ---------------------------------------------------------------- data
+    @cached_property
+    def _record_fn(self):
+        if not self.spec.dataset.record_fn:
+            return None
+        return import_object(self.spec.dataset.record_fn, where=f"{self.spec_path or self.name}: dataset.record_fn")
+
+    def split_path(self, split: str) -> Path:
+        rel = self.spec.dataset.splits.get(split)
+        if rel is None:
+            raise DataError(f"task {self.name}: no split {split!r} (splits: {', '.join(self.spec.dataset.splits) or 'none'})")
+        return locate(rel, self.name)
+
+    def raw_records(self, split: str) -> list[dict]:
+        ds = self.spec.dataset
+        if ds.format == "hf":
+            if ds.hf is None:
+                raise TaskSpecError(f"{self.spec_path or self.name}: field 'dataset.hf': required when format is hf")
+            return read_hf(ds.hf.id, ds.hf.revision, ds.hf.config, split)
+        return read_records(self.split_path(split), ds.format, ds.encoding)
+
+    def data_fingerprint(self, split: str | None = None) -> str:
+        split = split or self.spec.dataset.eval_split
+        if self.spec.dataset.format == "hf":
+            return f"hf:{self.spec.dataset.hf.id}@{self.spec.dataset.hf.revision}"
+        paths = [self.split_path(split)]
+        if self.spec.fewshot.n and self.spec.fewshot.split and self.spec.fewshot.split != split:
+            paths.append(self.split_path(self.spec.fewshot.split))
+        return "+".join(file_sha256(p)[:16] for p in paths)
+
+    def samples(self, split: str | None = None, limit: int | None = None) -> list[Sample]:
+        split = split or self.spec.dataset.eval_split
+        records = self.raw_records(split)
+        where = self.spec.dataset.splits.get(split, split)
+        out: list[Sample] = []
+        for i, rec in enumerate(records):
+            if self._record_fn is not None:
+                rec = self._record_fn(rec)
+                if rec is None:
+                    continue
+            out.append(self.build_sample(rec, i, where))
+            if limit is not None and len(out) >= limit:
+                break
+        ids = [s.id for s in out]
+        if len(set(ids)) != len(ids):
+            dup = next(x for x in ids if ids.count(x) > 1)
+            raise DataError(f"{where}: task {self.name}: duplicate record id {dup!r}")
+        return out
+
+    def build_sample(self, rec: dict, index: int, where: str) -> Sample:
+        values: dict[str, Any] = {}
+        for name, path in self.spec.fields.items():
+            try:
+                values[name] = get_path(rec, path)
+            except MissingField:
+                if name in self.spec.required_fields or name in ("target", "choices"):
+                    raise DataError(f"{where}: record {index}: missing field '{path}' (for {name})") from None
+                values[name] = None
+        sid = values.pop("id", None)
+        sid = str(index) if sid is None else str(sid)
+        choices = values.get("choices")
+        labels = values.get("labels")
+        if self.spec.output_type == "multiple_choice":
+            if not isinstance(choices, list) or not choices:
+                raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}' must be a non-empty list")
+            if labels is None:
+                default = self.spec.default_labels or [chr(ord("A") + k) for k in range(len(choices))]
+                labels = default[: len(choices)]
+            labels = [str(x) for x in labels]
+            values["labels"] = labels
+            values["choices_block"] = choices_block(labels, [str(c) for c in choices], self.spec.prompt.choice_format,
+                                                    self.spec.prompt.choice_separator, task=self.name)
+            values["labels_text"] = ", ".join(labels[:-1]) + (f" {self.spec.options.get('or_word', 'or')} " if len(labels) > 1 else "") + labels[-1]
+        target = values.get("target")
+        if self.spec.output_type == "multiple_choice" and str(target) not in (labels or []):
+            raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('target')}': answer {target!r} is not one of the labels {labels}")
+        metadata = {k: values.get(k) for k in self.spec.slice_by}
+        return Sample(task=self.name, id=sid, index=index, vars=values, target=target, choices=choices,
+                      labels=labels, metadata=metadata)
+
+    @cached_property
+    def _fewshot_pool(self) -> list[Sample]:
+        fs = self.spec.fewshot
+        if not fs.n or not fs.split:
+            return []
+        return self.samples(fs.split)
+
+    def fewshot_for(self, sample: Sample, n: int | None = None) -> list[Sample]:
+        n = self.spec.fewshot.n if n is None else n
+        if n <= 0:
+            return []
+        pool = [s for s in self._fewshot_pool if not (self.spec.fewshot.split == self.spec.dataset.eval_split and s.id == sample.id)]
+        rng = random.Random(f"{self.spec.fewshot.seed}:{self.name}:{sample.id}")
+        return rng.sample(pool, min(n, len(pool)))
+
+    # ---------------------------------------------------------------- prompts
+    def _vars(self, sample: Sample) -> dict:
+        return {**sample.vars, "target": sample.target, "lang": self.spec.language}
+
+    def render_user(self, sample: Sample) -> str:
+        return render(self.spec.prompt.user, self._vars(sample), task=self.name, field="prompt.user")
+
+    def render_answer(self, sample: Sample) -> str:
+        return render(self.spec.fewshot.answer, self._vars(sample), task=self.name, field="fewshot.answer")
+
+    def chat_messages(self, sample: Sample, num_fewshot: int | None = None) -> list[dict]:
+        msgs: list[dict] = []
+        if self.spec.prompt.system:
+            msgs.append({"role": "system", "content": render(self.spec.prompt.system, self._vars(sample), task=self.name, field="prompt.system")})
+        for shot in self.fewshot_for(sample, num_fewshot):
+            msgs.append({"role": "user", "content": self.render_user(shot)})
+            msgs.append({"role": "assistant", "content": self.render_answer(shot)})
+        msgs.append({"role": "user", "content": self.render_user(sample)})
+        return msgs
+
+    def plain_prompt(self, sample: Sample, num_fewshot: int | None = None) -> str:
+        p = self.spec.prompt
+        if p.plain:
+            shots = [{"question": self.render_user(s), "answer": self.render_answer(s)} for s in self.fewshot_for(sample, num_fewshot)]
+            return render(p.plain, {**self._vars(sample), "fewshot": shots, "system": p.system or ""}, task=self.name, field="prompt.plain")
+        system = render(p.system, self._vars(sample), task=self.name, field="prompt.system") if p.system else None
+        shots = [(self.render_user(s), self.render_answer(s)) for s in self.fewshot_for(sample, num_fewshot)]
+        return plain_from_chat(system, shots, self.render_user(sample), p.answer_cue)
+
+    # ---------------------------------------------------------------- requests
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: "RunSettings") -> list[Request]:
+        if mode == "loglikelihood":
+            if self.spec.output_type != "multiple_choice":
+                raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
+            context = self.plain_prompt(sample, settings.num_fewshot)
+            conts = sample.labels if self.spec.prompt.ll_continuation == "label" else [str(c) for c in sample.choices]
+            return [LoglikelihoodRequest(context=context, continuation=" " + str(c)) for c in conts]
+        g = self.spec.generation
+        common = dict(
+            max_tokens=settings.max_tokens or g.max_tokens,
+            temperature=g.temperature if settings.temperature is None else settings.temperature,
+            top_p=g.top_p,
+            stop=tuple(g.stop),
+            seed=settings.seed,
+            extra=tuple(sorted(g.extra.items())),
+        )
+        if chat:
+            base = dict(messages=tuple(self.chat_messages(sample, settings.num_fewshot)))
+        else:
+            base = dict(prompt=self.plain_prompt(sample, settings.num_fewshot))
+        return [GenRequest(**base, **common, sample_index=k) for k in range(settings.samples)]
+
+    # ---------------------------------------------------------------- scoring
+    @cached_property
+    def pack(self):
+        from glotbench.languages import get_pack
+
+        return get_pack(self.spec.language)
+
+    def extract(self, text: str, sample: Sample) -> Any:
+        from glotbench.extract import get_extractor
+
+        fn = get_extractor(self.spec.extractor.name)
+        sample_view = {**sample.vars, "labels": sample.labels, "choices": sample.choices}
+        return fn(text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
+
+    def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
+        from glotbench.scoring.scorers import get_scorer
+
+        if mode == "loglikelihood":
+            return score_loglikelihood(sample, outputs)
+        first: GenResult = outputs[0]
+        extracted = self.extract(first.text, sample)
+        pred, values = get_scorer(self.spec.scorer)(extracted, sample.target, sample=sample, pack=self.pack)
+        return Scored(pred=pred, values=values, extracted=extracted)
+
+    def metric_names(self, mode: str) -> list[str]:
+        if mode == "loglikelihood":
+            return ["accuracy", "accuracy_norm"]
+        return list(self.spec.metrics)
+
+
+def score_loglikelihood(sample: Sample, outputs: list[LoglikelihoodResult]) -> Scored:
+    """Pick the option with the highest log-probability (raw and per-character normalised)."""
+    lps = [o.logprob for o in outputs]
+    conts = sample.labels
+    raw = max(range(len(lps)), key=lambda k: lps[k])
+    lengths = [max(1, len(str(c).encode("utf-8"))) for c in (sample.choices or conts)]
+    norm = max(range(len(lps)), key=lambda k: lps[k] / lengths[k])
+    pred = sample.labels[raw]
+    return Scored(
+        pred=pred,
+        values={"correct": float(pred == str(sample.target)), "correct_norm": float(sample.labels[norm] == str(sample.target))},
+        extracted={"logprobs": lps, "pred_norm": sample.labels[norm]},
+    )
+
+
+@dataclass
+class RunSettings:
+    """Run-wide knobs that change requests (they go into the fingerprint)."""
+
+    limit: int | None = None
+    seed: int = 1234
+    num_fewshot: int | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    samples: int = 1
+    mode: str = "generate"  # or "loglikelihood" for multiple-choice tasks
+    split: str | None = None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
