@@ -1,0 +1,106 @@
+"""Reading a judge's reply into a grade; an unreadable reply becomes JUDGE_ERROR, raw text kept.
+
+``abc`` (Chinese SimpleQA). The reference (``chinese_simpleqa_eval.py``) takes the first match of
+``(A|B|C)`` anywhere in the reply and falls back to "C" (NOT_ATTEMPTED). We differ on purpose
+in two places: a letter counts only when it stands alone (not inside a Latin word, so the "C" of
+"CORRECT" is not read as C), and no match gives JUDGE_ERROR, never NOT_ATTEMPTED. When no
+lone letter is present, an unambiguous label word (正确/错误/未尝试, CORRECT/INCORRECT/
+NOT_ATTEMPTED) is accepted. ``Verdict.reference_letter`` keeps what the reference would read.
+
+``evaluation_json`` (HuSimpleQA). The reference (OpenCompass ``HuSimpleQAEvaluator``) strips a
+```json fence, ``json.loads`` the reply and lower-cases its ``"evaluation"``; anything but
+correct / incorrect / not_attempted is a parse failure. We read the first JSON object anywhere
+in the reply (text around it allowed), accept a one-element list (the prompt's own
+``["CORRECT"/...]`` scaffold) and "NOT ATTEMPTED" with a space.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from glotbench.extract.thinking import strip_thinking
+from glotbench.scoring.calibration import first_json_object
+from glotbench.scoring.factuality import (
+    CORRECT,
+    INCORRECT,
+    JUDGE_ERROR,
+    NOT_ATTEMPTED,
+    Grade,
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    grade: Grade
+    raw: str
+    reason: str = ""  # how the grade was read, or why it could not be
+    reference_letter: str | None = None  # abc parser only: what the reference regex would give
+
+    def to_dict(self) -> dict:
+        return {"grade": self.grade.value, "raw": self.raw, "reason": self.reason, "reference_letter": self.reference_letter}
+
+
+_LETTER = {"A": CORRECT, "B": INCORRECT, "C": NOT_ATTEMPTED}
+_LONE_LETTER = re.compile(r"(?<![A-Za-z])([ABC])(?![A-Za-z])")
+_ZH_WORDS = {"未尝试": NOT_ATTEMPTED, "正确": CORRECT, "错误": INCORRECT}
+_EN_WORD = re.compile(r"\b(NOT[_ ]ATTEMPTED|INCORRECT|CORRECT)\b", re.IGNORECASE)
+
+
+def _strip_thinking(text: str) -> str:
+    """A reasoning judge's verdict is what follows its thinking trace."""
+    return strip_thinking(text)[0]
+
+
+def _words(text: str) -> set[Grade]:
+    found = {INCORRECT} if "不正确" in text else set()
+    text = text.replace("不正确", "")
+    found |= {g for w, g in _ZH_WORDS.items() if w in text}
+    found |= {Grade(m.group(1).upper().replace(" ", "_")) for m in _EN_WORD.finditer(text)}
+    return found
+
+
+def parse_abc(text: str) -> Verdict:
+    raw = text if isinstance(text, str) else ""
+    ref = re.search(r"(A|B|C)", raw)
+    ref_letter = ref.group(0) if ref else "C"
+    body = _strip_thinking(raw)
+    m = _LONE_LETTER.search(body)
+    if m:
+        return Verdict(_LETTER[m.group(1)], raw, f"letter {m.group(1)}", ref_letter)
+    found = _words(body)
+    if len(found) == 1:
+        g = found.pop()
+        return Verdict(g, raw, f"label word {g.value}", ref_letter)
+    why = "several label words" if found else "no A/B/C letter or label word"
+    return Verdict(JUDGE_ERROR, raw, why, ref_letter)
+
+
+def parse_evaluation_json(text: str) -> Verdict:
+    raw = text if isinstance(text, str) else ""
+    obj = first_json_object(_strip_thinking(raw))
+    if obj is None:
+        return Verdict(JUDGE_ERROR, raw, "no JSON object in reply")
+    if "evaluation" not in obj:
+        return Verdict(JUDGE_ERROR, raw, "JSON object has no 'evaluation' field")
+    val = obj["evaluation"]
+    if isinstance(val, list) and len(val) == 1:
+        val = val[0]
+    if not isinstance(val, str):
+        return Verdict(JUDGE_ERROR, raw, f"'evaluation' is {type(val).__name__}, not a string")
+    key = val.strip().upper().replace(" ", "_")
+    if key in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED"):
+        return Verdict(Grade(key), raw, f"evaluation {key}")
+    return Verdict(JUDGE_ERROR, raw, f"unknown evaluation {val!r}")
+
+
+PARSERS = {"abc": parse_abc, "evaluation_json": parse_evaluation_json}
+
+
+def parse_judge_output(parser: str, text: str) -> Verdict:
+    """Parse with a named parser (``GraderPrompt.parser`` gives the right one for a grader)."""
+    try:
+        fn = PARSERS[parser]
+    except KeyError:
+        raise ValueError(f"unknown judge parser {parser!r}; known: {', '.join(PARSERS)}") from None
+    return fn(text)

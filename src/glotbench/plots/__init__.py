@@ -1,0 +1,1 @@
+"""Static PNG charts (matplotlib, Agg backend): reliability diagrams, accuracy@k curves."""

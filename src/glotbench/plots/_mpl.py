@@ -1,0 +1,22 @@
+"""One place that imports matplotlib with the non-interactive Agg backend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save(fig, path: str | Path) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p, dpi=120, bbox_inches="tight")
+    pyplot().close(fig)
+    return p

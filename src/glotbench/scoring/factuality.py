@@ -1,0 +1,190 @@
+"""Short-answer factuality scores from judge grades (SimpleQA, Chinese SimpleQA, HuSimpleQA).
+
+Each answer gets one grade: CORRECT, INCORRECT or NOT_ATTEMPTED, or JUDGE_ERROR when the
+judge's reply could not be read. Judge errors are counted and reported but are *not* folded
+into NOT_ATTEMPTED (the Chinese SimpleQA script defaults to "C" there); they are left out of
+the denominators of CO / NA / IN.
+
+With c, i, n the counts of correct, incorrect and not-attempted answers (Chinese SimpleQA §4.3,
+OpenHuEval appendix C.7):
+
+* CO = c / (c+i+n), NA = n / (c+i+n), IN = i / (c+i+n)
+* CGA (correct given attempted) = c / (c+i)
+* F = 2c / (2c + 2i + n), which is the harmonic mean of CO and CGA.
+
+All values are fractions in [0, 1]; multiply by 100 for the papers' tables.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from glotbench.errors import DataError
+from glotbench.scoring.metrics import ScoredItem, register_metric
+
+
+class Grade(StrEnum):
+    CORRECT = "CORRECT"
+    INCORRECT = "INCORRECT"
+    NOT_ATTEMPTED = "NOT_ATTEMPTED"
+    JUDGE_ERROR = "JUDGE_ERROR"
+
+
+CORRECT, INCORRECT, NOT_ATTEMPTED, JUDGE_ERROR = (
+    Grade.CORRECT,
+    Grade.INCORRECT,
+    Grade.NOT_ATTEMPTED,
+    Grade.JUDGE_ERROR,
+)
+GRADEABLE = (CORRECT, INCORRECT, NOT_ATTEMPTED)
+_CODE = {CORRECT: 0, INCORRECT: 1, NOT_ATTEMPTED: 2}
+
+
+def to_grade(value: Any, where: str = "grade") -> Grade:
+    """Normalise a grade given as an enum member or a string (any case, space or underscore)."""
+    if isinstance(value, Grade):
+        return value
+    if isinstance(value, str):
+        key = value.strip().upper().replace(" ", "_").replace("-", "_")
+        try:
+            return Grade(key)
+        except ValueError:
+            pass
+    raise DataError(f"{where}: unknown grade {value!r}; expected one of {', '.join(g.value for g in Grade)}")
+
+
+def normalise_grades(grades: Iterable[Any]) -> list[Grade]:
+    return [to_grade(g, f"grade #{k}") for k, g in enumerate(grades)]
+
+
+def _rates(c: np.ndarray, i: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
+    """CO, NA, IN, CGA, F from count arrays (vectorised so the bootstrap can use it)."""
+    c, i, n = (np.asarray(x, dtype=float) for x in (c, i, n))
+    total = c + i + n
+    attempted = c + i
+    with np.errstate(divide="ignore", invalid="ignore"):
+        co = np.where(total > 0, c / total, np.nan)
+        na = np.where(total > 0, n / total, np.nan)
+        in_ = np.where(total > 0, i / total, np.nan)
+        # Nothing attempted: the reference scripts report 0, not an undefined value.
+        cga = np.where(attempted > 0, c / attempted, np.where(total > 0, 0.0, np.nan))
+        f = np.where(total > 0, 2 * c / (2 * c + 2 * i + n), np.nan)
+    return {"CO": co, "NA": na, "IN": in_, "CGA": cga, "F": f}
+
+
+def scores_from_counts(correct: float, incorrect: float, not_attempted: float) -> dict[str, float]:
+    """CO/NA/IN/CGA/F from counts (or from percentages: the ratios are the same)."""
+    r = _rates(np.array(correct), np.array(incorrect), np.array(not_attempted))
+    return {k: float(v) for k, v in r.items()}
+
+
+def factuality_scores(
+    grades: Sequence[Any],
+    *,
+    ci: bool = True,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Scores for one model on one task.
+
+    Returns ``{"n", "n_gradeable", "counts": {grade: count}, "judge_error", "CO", "NA", "IN",
+    "CGA", "F", "ci": {"CO": [lo, hi], "CGA": [...], "F": [...]}}`` (``ci`` only when asked).
+    Intervals are percentile bootstraps over the gradeable items, seeded.
+    """
+    gs = normalise_grades(grades)
+    counts = Counter(gs)
+    c, i, n = counts[CORRECT], counts[INCORRECT], counts[NOT_ATTEMPTED]
+    out: dict[str, Any] = {
+        "n": len(gs),
+        "n_gradeable": c + i + n,
+        "counts": {g.value: counts[g] for g in Grade},
+        "judge_error": counts[JUDGE_ERROR],
+        **scores_from_counts(c, i, n),
+    }
+    if ci:
+        out["ci"] = bootstrap_factuality_ci(gs, n_resamples=n_resamples, alpha=alpha, seed=seed)
+    return out
+
+
+def bootstrap_factuality_ci(
+    grades: Sequence[Any],
+    *,
+    metrics: Sequence[str] = ("CO", "CGA", "F"),
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict[str, list[float]]:
+    """Percentile bootstrap intervals, resampling the gradeable items with replacement."""
+    codes = np.array([_CODE[g] for g in normalise_grades(grades) if g in _CODE], dtype=np.int8)
+    m = codes.size
+    if m < 2:
+        return {k: [float("nan"), float("nan")] for k in metrics}
+    rng = np.random.default_rng(seed)
+    sample = codes[rng.integers(0, m, size=(n_resamples, m))]
+    c = (sample == 0).sum(axis=1)
+    i = (sample == 1).sum(axis=1)
+    n = (sample == 2).sum(axis=1)
+    rates = _rates(c, i, n)
+    out = {}
+    for k in metrics:
+        v = rates[k][~np.isnan(rates[k])]
+        out[k] = (
+            [float(np.quantile(v, alpha / 2)), float(np.quantile(v, 1 - alpha / 2))]
+            if v.size
+            else [float("nan"), float("nan")]
+        )
+    return out
+
+
+def by_category(
+    grades: Sequence[Any],
+    categories: Sequence[Any],
+    *,
+    ci: bool = False,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, dict[str, Any]]:
+    """Scores per slice (e.g. ``primary_category`` or ``hu_specific_dim``), slices sorted by name."""
+    if len(grades) != len(categories):
+        raise DataError(f"by_category: {len(grades)} grades but {len(categories)} category values")
+    groups: dict[str, list[Any]] = {}
+    for g, cat in zip(grades, categories):
+        groups.setdefault("" if cat is None else str(cat), []).append(g)
+    return {
+        cat: factuality_scores(gs, ci=ci, n_resamples=n_resamples, seed=seed) for cat, gs in sorted(groups.items())
+    }
+
+
+def grade_indicators(grade: Any) -> dict[str, float]:
+    """Per-item values for a :class:`ScoredItem`: ``{"correct": 1.0, "incorrect": 0.0, ...}``.
+
+    A judge error gives NaN-free ``None`` entries so per-item means skip it.
+    """
+    g = to_grade(grade)
+    if g is JUDGE_ERROR:
+        return {"correct": None, "incorrect": None, "not_attempted": None}  # type: ignore[dict-item]
+    return {
+        "correct": float(g is CORRECT),
+        "incorrect": float(g is INCORRECT),
+        "not_attempted": float(g is NOT_ATTEMPTED),
+    }
+
+
+# Corpus-level metrics over ScoredItems whose ``pred`` holds the judge grade, so
+# ``metrics.bootstrap_ci`` and the task spec's ``metrics:`` list can name them.
+def _item_metric(key: str):
+    def metric(items: list[ScoredItem]) -> float:
+        return factuality_scores([it.pred if it.pred is not None else JUDGE_ERROR for it in items], ci=False)[key]
+
+    metric.__name__ = f"factuality_{key.lower()}"
+    return metric
+
+
+for _k in ("CO", "NA", "IN", "CGA", "F"):
+    register_metric(f"factuality_{_k.lower()}", _item_metric(_k))
