@@ -1,0 +1,1 @@
+"""Analyses over finished runs: reasoning traces (thinking), cross-lingual gaps, option bias..."""

@@ -1,0 +1,164 @@
+"""Cross-lingual performance gap between a native-language benchmark and its English twin.
+
+Czech-Bench (Jirkovský 2024, §6.4) compares each model on benchmark pairs (ANLI/ANLI EN,
+MMLU/MMLU EN, ...) and summarises them as "an average relative performance difference":
+
+    "It is apparent that Claude 3 Haiku achieves the lowest cross-lingual performance disparity,
+    with an average relative performance difference of 6.3%. GPT-3.5 Turbo comes second with an
+    average relative difference of 10%, and Llama 3 is not far behind with 10.9%. Unsurprisingly,
+    the models usually achieve higher performance in the English benchmark variants."
+
+The thesis prints no formula. The one that reproduces all three published averages from its
+Tables 6.1 and 6.2 (every Czech/English metric pair, accuracy and macro-F1 alike; a pair with a
+missing score skipped) is
+
+    relative difference = |s_en - s_native| / max(s_en, s_native)
+
+averaged over the pairs: 9.96% (GPT-3.5 Turbo), 6.27% (Claude 3 Haiku), 10.85% (Llama 3 8B).
+Other candidates ((en-cs)/en, (en-cs)/cs, /mean, signed, accuracy only) miss at least one of
+the three; ``tests/test_compare.py`` checks the reproduction.
+
+Sign convention here: :func:`relative_gap` keeps the sign, positive when English scores higher
+(the usual case the thesis describes), so a table can show which way each pair leans; the
+average gap is taken over absolute values, as the thesis' "disparity" is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from glotbench.errors import DataError
+
+
+def _is_missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def relative_gap(score_native: float | None, score_english: float | None) -> float:
+    """Signed relative difference ``(s_en - s_native) / max(s_en, s_native)``.
+
+    Positive: the model does better in English; negative: better in the native language.
+    Its absolute value is the Czech-Bench §6.4 "relative performance difference" (see the module
+    docstring for the quote and how the formula was recovered). Scale-free: percentages and
+    fractions give the same value. Returns NaN when either score is missing (None/NaN) and 0.0
+    when both are 0.
+
+    Raises :class:`~glotbench.errors.DataError` for a negative score: the ratio is meaningless
+    for metrics that can go below zero (MCC); compare those with absolute differences.
+    """
+    if _is_missing(score_native) or _is_missing(score_english):
+        return float("nan")
+    native, english = float(score_native), float(score_english)
+    if native < 0 or english < 0:
+        raise DataError(
+            f"relative_gap: scores must be >= 0 (got native={native}, english={english}); "
+            "use an absolute difference for metrics such as MCC"
+        )
+    top = max(native, english)
+    if top == 0:
+        return 0.0
+    return (english - native) / top
+
+
+@dataclass(frozen=True)
+class GapRow:
+    """One model on one benchmark pair (e.g. ``"MMLU acc"``)."""
+
+    model: str
+    pair: str
+    native: float | None
+    english: float | None
+    difference: float  # english - native (NaN when a score is missing)
+    relative_gap: float  # signed, see relative_gap()
+
+
+@dataclass(frozen=True)
+class ModelGap:
+    model: str
+    n_pairs: int  # pairs with both scores
+    n_missing: int  # pairs skipped because a score was missing
+    average_relative_gap: float  # mean of |relative_gap|: the thesis' number
+    average_signed_gap: float  # mean of relative_gap: > 0 means English is better on average
+    n_english_higher: int
+    n_native_higher: int
+
+
+@dataclass
+class CrosslingualTable:
+    rows: list[GapRow] = field(default_factory=list)
+    models: dict[str, ModelGap] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"rows": [asdict(r) for r in self.rows], "models": {m: asdict(g) for m, g in self.models.items()}}
+
+
+_FIELDS = ("model", "pair", "native", "english")
+
+
+def _as_tuple(rec: Any, i: int) -> tuple[str, str, Any, Any]:
+    if isinstance(rec, Mapping):
+        for f in _FIELDS:
+            if f not in rec:
+                raise DataError(f"crosslingual pair #{i}: missing field {f!r} (need {', '.join(_FIELDS)})")
+        return rec["model"], rec["pair"], rec["native"], rec["english"]
+    try:
+        model, pair, native, english = rec
+    except (TypeError, ValueError):
+        raise DataError(f"crosslingual pair #{i}: expected (model, pair, native, english), got {rec!r}") from None
+    return model, pair, native, english
+
+
+def crosslingual_table(pairs: Iterable[Any]) -> CrosslingualTable:
+    """Per model: each pair's two scores, difference, signed relative gap, and the average gap.
+
+    ``pairs`` is an iterable of ``(model, pair_name, native_score, english_score)`` tuples or
+    dicts with those keys. A missing score (None/NaN, e.g. a run marked invalid for too many
+    unparseable answers) keeps its row but is left out of the averages and counted in
+    ``n_missing``. Model order follows first appearance.
+    """
+    table = CrosslingualTable()
+    per_model: dict[str, list[GapRow]] = {}
+    seen: set[tuple[str, str]] = set()
+    for i, rec in enumerate(pairs):
+        model, pair, native, english = _as_tuple(rec, i)
+        if (model, pair) in seen:
+            raise DataError(f"crosslingual pair #{i}: duplicate pair {pair!r} for model {model!r}")
+        seen.add((model, pair))
+        gap = relative_gap(native, english)
+        diff = float("nan") if math.isnan(gap) else float(english) - float(native)
+        row = GapRow(model, pair, native, english, diff, gap)
+        table.rows.append(row)
+        per_model.setdefault(model, []).append(row)
+    for model, rows in per_model.items():
+        ok = [r.relative_gap for r in rows if not math.isnan(r.relative_gap)]
+        n = len(ok)
+        table.models[model] = ModelGap(
+            model=model,
+            n_pairs=n,
+            n_missing=len(rows) - n,
+            average_relative_gap=sum(abs(g) for g in ok) / n if n else float("nan"),
+            average_signed_gap=sum(ok) / n if n else float("nan"),
+            n_english_higher=sum(g > 0 for g in ok),
+            n_native_higher=sum(g < 0 for g in ok),
+        )
+    return table
+
+
+def pairs_from_scores(
+    scores: Mapping[str, Mapping[str, float | None]],
+    pairing: Mapping[str, tuple[str, str]],
+) -> list[tuple[str, str, float | None, float | None]]:
+    """Build :func:`crosslingual_table` input from ``scores[model][metric_key]``.
+
+    ``pairing`` maps a pair name to ``(native_key, english_key)``, e.g.
+    ``{"MMLU acc": ("mmlu_cs/accuracy", "mmlu_en/accuracy")}``. A key a model lacks gives a
+    missing score (the row is kept, the average skips it).
+    """
+    out = []
+    for model, s in scores.items():
+        for name, (native_key, english_key) in pairing.items():
+            out.append((model, name, s.get(native_key), s.get(english_key)))
+    return out

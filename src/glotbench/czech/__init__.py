@@ -1,0 +1,1 @@
+"""Czech benchmark material (Czech-Bench; Klokánek)."""
