@@ -1,0 +1,40 @@
+"""Hungarian and English UI strings (all in ``translations.json``) and the language choice:
+``?lang=hu|en`` wins and is remembered in the ``lang`` cookie; then the cookie; then the
+browser's Accept-Language; then English."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+LANGS = ("en", "hu")
+DEFAULT_LANG = "en"
+COOKIE = "lang"
+
+
+@lru_cache(maxsize=1)
+def strings() -> dict[str, dict[str, str]]:
+    return json.loads((Path(__file__).with_name("translations.json")).read_text(encoding="utf-8"))
+
+
+def translator(lang: str) -> Callable[..., str]:
+    table, fallback = strings().get(lang, {}), strings()[DEFAULT_LANG]
+
+    def t(key: str, **kw) -> str:
+        text = table.get(key) or fallback.get(key) or key
+        return text.format(**kw) if kw else text
+
+    return t
+
+
+def choose_lang(query_lang: str | None, cookie_lang: str | None, accept_language: str | None) -> str:
+    for cand in (query_lang, cookie_lang):
+        if cand in LANGS:
+            return cand
+    for part in (accept_language or "").split(","):
+        code = part.split(";")[0].strip().lower()[:2]
+        if code in LANGS:
+            return code
+    return DEFAULT_LANG

@@ -1,0 +1,25 @@
+"""Scoring a validated submission against a task's hidden gold labels. The only reader of gold."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from glotbench.leaderboard.schema import GoldLabel, Task
+from glotbench.scoring.metrics import ScoredItem, get_metric
+
+TASK_METRICS = ("accuracy", "mcc", "weighted_f1", "macro_f1")
+
+
+def gold_for(db: Session, task: Task) -> dict[str, str]:
+    return dict(db.execute(select(GoldLabel.item_id, GoldLabel.label).where(GoldLabel.task_id == task.id)).all())
+
+
+def task_ids(db: Session, task: Task) -> set[str]:
+    return set(db.scalars(select(GoldLabel.item_id).where(GoldLabel.task_id == task.id)))
+
+
+def score_predictions(gold: dict[str, str], predictions: dict[str, str], metric: str) -> float:
+    """``metric`` over the items of ``gold`` (ids must match; the validator checks that first)."""
+    items = [ScoredItem(gold=g, pred=predictions.get(i)) for i, g in sorted(gold.items())]
+    return float(get_metric(metric)(items))

@@ -1,0 +1,47 @@
+"""Reading request bodies with a size limit enforced while reading (not after buffering it all)."""
+
+from __future__ import annotations
+
+from starlette.datastructures import FormData, UploadFile
+from starlette.requests import Request
+
+FORM_OVERHEAD = 64 * 1024  # room for multipart headers and the other form fields
+
+
+class TooLarge(Exception):
+    pass
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The whole body, or :class:`TooLarge` as soon as more than ``limit`` bytes arrive."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise TooLarge()
+    buf = bytearray()
+    async for chunk in request.stream():
+        buf += chunk
+        if len(buf) > limit:
+            raise TooLarge()
+    return bytes(buf)
+
+
+async def read_form(request: Request, limit: int) -> FormData:
+    """Parse a urlencoded or multipart form from a body read under ``limit``."""
+    body = await read_body(request, limit)
+    sent = False
+
+    async def receive():
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return await Request(request.scope, receive).form(max_files=2, max_fields=50)
+
+
+async def file_bytes(form: FormData, name: str) -> bytes | None:
+    value = form.get(name)
+    if isinstance(value, UploadFile):
+        return await value.read()
+    return None

@@ -1,0 +1,85 @@
+"""The REST API a CI job uses, and the ``glotbench admin`` / ``serve`` commands."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lb_helpers import (
+    ADMIN,
+    api_token,
+    fake_predictions,
+    hulu_path,
+    login,
+    register,
+    submission_json,
+)
+from typer.testing import CliRunner
+
+
+def test_ci_flow_through_the_api(cola_task, client_factory):
+    alice, admin, anon = client_factory(), client_factory(), client_factory()
+    register(alice, "alice", team="ELTE")
+    login(admin, *ADMIN)
+    ta, tadmin = api_token(alice), api_token(admin)
+    ha, hadmin = {"Authorization": f"Bearer {ta}"}, {"Authorization": f"Bearer {tadmin}"}
+    preds = fake_predictions(cola_task, ["0", "1"])
+    # multipart, with the model name as a form field and a bare list in the file
+    bare = json.dumps([{"id": i, "label": l} for i, l in preds.items()])
+    r = anon.post("/api/submissions", files={"file": ("p.json", bare)}, data={"task": "hulu.cola", "model": "puli-ci"}, headers=ha)
+    assert r.status_code == 201, r.text
+    sub = r.json()
+    assert sub["status"] == "pending" and sub["team"] == "ELTE" and sub["model"] == "puli-ci"
+    assert anon.get(f"/api/submissions/{sub['id']}", headers=ha).json()["score"] == sub["score"]
+    assert anon.get("/api/leaderboard/hulu.cola").json()["rows"] == []
+    r = anon.post(f"/api/submissions/{sub['id']}/review", json={"status": "approved"}, headers=hadmin)
+    assert r.status_code == 200 and r.json()["status"] == "approved"
+    rows = anon.get("/api/leaderboard/hulu.cola").json()["rows"]
+    assert [(x["model"], x["score"]) for x in rows] == [("puli-ci", sub["score"])]
+    overall = anon.get("/api/leaderboard").json()
+    assert overall["rows"][0]["n_tasks"] == 1 and "mean" in overall["note"]
+    assert anon.get("/api/tasks").json() == [{"name": "hulu.cola", "title": "HuCOLA (dev)", "metric": "mcc", "labels": ["0", "1"], "n_items": 910}]
+    assert anon.post(f"/api/submissions/{sub['id']}/review", json={"status": "bogus"}, headers=hadmin).status_code == 422
+
+
+def test_overall_is_the_mean_over_tasks_with_approved_results(cola_task, sessions, client_factory):
+    from glotbench.leaderboard import service
+
+    with sessions() as db:
+        service.add_task(db, "tiny", {"a": "x", "b": "y"}, "accuracy")
+        alice = service.get_user(db, "admin")
+        s1, _ = service.submit(db, alice, "tiny", json.dumps([{"id": "a", "label": "x"}, {"id": "b", "label": "x"}]).encode(), "m", 10_000)
+        s2, _ = service.submit(db, alice, "hulu.cola", submission_json("hulu.cola", "m", cola_task).encode(), None, 10**6)
+        s3, _ = service.submit(db, alice, "tiny", json.dumps([{"id": "a", "label": "y"}, {"id": "b", "label": "x"}]).encode(), "m", 10_000)
+        for s in (s1, s2, s3):
+            service.review(db, alice, s.id, "approved")
+        rows = service.overall_board(db)
+    assert len(rows) == 1 and rows[0].n_tasks == 2
+    assert rows[0].score == pytest.approx((0.5 + 1.0) / 2)  # best per task (0.5 beats 0.0), then the mean
+
+
+def test_admin_commands(tmp_path, monkeypatch):
+    from glotbench.cli import _register, app
+    from glotbench.errors import GlotbenchError
+
+    _register()
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    run = CliRunner().invoke
+    r = run(app, ["admin", "create-user", "boss", "--admin", "--password-stdin", "--db", url], input="boss-password\n")
+    assert r.exit_code == 0 and "created administrator 'boss'" in r.output
+    r = run(app, ["admin", "add-task", "hulu.cola", "--gold", str(hulu_path("cola")), "--metric", "mcc", "--db", url])
+    assert r.exit_code == 0 and "task 'hulu.cola': 910 items, metric mcc, labels 0, 1" in r.output
+    r = run(app, ["admin", "list-tasks", "--db", url])
+    assert "hulu.cola\tmcc\t910 items" in r.output
+    r = run(app, ["admin", "create-token", "boss", "--db", url])
+    assert r.exit_code == 0 and r.output.startswith("gbt_")
+    r = run(app, ["admin", "add-task", "x", "--gold", str(hulu_path("cola")), "--metric", "bleu", "--db", url])
+    assert isinstance(r.exception, GlotbenchError) and "metric 'bleu' is not one of accuracy, mcc, weighted_f1, macro_f1" in str(r.exception)
+    r = run(app, ["admin", "add-task", "x", "--gold", str(tmp_path / "nope.json"), "--metric", "mcc", "--db", url])
+    assert isinstance(r.exception, GlotbenchError) and "nope.json: cannot read gold file" in str(r.exception)
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"id": "1", "label": "a"}, {"id": "2"}]')
+    r = run(app, ["admin", "add-task", "x", "--gold", str(bad), "--metric", "mcc", "--db", url])
+    assert "bad.json: record 1 has no 'label' field" in str(r.exception)
+    r = run(app, ["serve", "--help"])
+    assert r.exit_code == 0 and "--db" in r.output
