@@ -1,0 +1,111 @@
+"""Anthropic Messages API through the official async SDK (``max_retries=0``: the engine retries).
+
+System messages are lifted out of the message list into ``system``; ``thinking`` content blocks
+become ``GenResult.reasoning``. Extended thinking and other knobs come through ``GenRequest.extra``,
+e.g. ``(("thinking", {"type": "enabled", "budget_tokens": 2048}),)``. The API has no seed, so
+``seed`` is ignored. Chat only: a plain prompt is refused rather than silently wrapped.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from glotbench.errors import ModelError, PermanentModelError
+from glotbench.models.base import GenRequest, GenResult, Model
+from glotbench.models.http_errors import map_sdk_error
+
+ANTHROPIC_URL = "https://api.anthropic.com"
+
+
+def split_system(messages: tuple[dict, ...] | list[dict]) -> tuple[str | None, list[dict]]:
+    """Separate system messages (joined by blank lines) from the user/assistant turns."""
+    system = [m["content"] for m in messages if m.get("role") == "system"]
+    rest = [{"role": m["role"], "content": m["content"]} for m in messages if m.get("role") != "system"]
+    return ("\n\n".join(system) if system else None), rest
+
+
+class AnthropicModel(Model):
+    is_chat = True
+    supports_loglikelihood = False
+
+    def __init__(self, name: str, api_key_env: str = "ANTHROPIC_API_KEY", timeout: float = 60,
+                 base_url: str | None = None, max_parallel: int | None = None, send_sampling: bool = True):
+        try:
+            import anthropic
+        except ImportError as exc:  # pragma: no cover - a declared dependency
+            raise ModelError("the anthropic package is required for anthropic models (pip install anthropic)") from exc
+        self._sdk = anthropic
+        self.name = name
+        self.base_url = (base_url or ANTHROPIC_URL).rstrip("/")
+        self.timeout = timeout
+        self.max_parallel = max_parallel
+        self.send_sampling = send_sampling
+        key = os.environ.get(api_key_env or "")
+        if not key:
+            if base_url is None:
+                raise ModelError(f"anthropic:{name}: environment variable {api_key_env} is not set")
+            key = "sk-ant-no-key-needed"
+        self.model_id = f"anthropic:{name}" + (f"@{self.base_url}" if base_url else "")
+        self._client = anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, timeout=timeout, max_retries=0)
+
+    def settings(self) -> dict:
+        return {"model_id": self.model_id, "backend": "anthropic", "name": self.name, "base_url": self.base_url}
+
+    def build_params(self, request: GenRequest) -> dict[str, Any]:
+        """The keyword arguments for ``messages.create`` (public so tests can check them).
+
+        Sampling fields (temperature, top_p, top_k and unknown ``extra`` knobs) travel in
+        ``extra_body``: recent SDK versions dropped them from the method signature although the
+        API reads them from the JSON body. ``send_sampling=False`` leaves them out for models that
+        refuse them.
+        """
+        if request.messages is None:
+            raise PermanentModelError(f"{self.model_id}: Anthropic models are chat-only; got a plain prompt")
+        system, messages = split_system(request.messages)
+        kw: dict[str, Any] = {"model": self.name, "max_tokens": request.max_tokens, "messages": messages}
+        body: dict[str, Any] = {}
+        if self.send_sampling:
+            body["temperature"] = request.temperature
+            if request.top_p is not None:
+                body["top_p"] = request.top_p
+        if system:
+            kw["system"] = system
+        if request.stop:
+            kw["stop_sequences"] = list(request.stop)
+        extra = dict(request.extra)
+        if "thinking" in extra:
+            kw["thinking"] = extra.pop("thinking")
+            body.pop("temperature", None)  # extended thinking requires the default temperature
+        for k in ("metadata", "tool_choice", "tools"):
+            if k in extra:
+                kw[k] = extra.pop(k)
+        body.update(extra)
+        if body:
+            kw["extra_body"] = body
+        return kw
+
+    async def generate(self, request: GenRequest) -> GenResult:
+        kw = self.build_params(request)
+        try:
+            resp = await self._client.messages.create(**kw)
+        except self._sdk.AnthropicError as exc:
+            mapped = map_sdk_error(exc, self._sdk, url=self.base_url, what=self.model_id)
+            raise (mapped or exc) from exc
+        texts, thoughts = [], []
+        for block in resp.content or []:
+            kind = getattr(block, "type", None)
+            if kind == "text":
+                texts.append(block.text)
+            elif kind == "thinking":
+                thoughts.append(getattr(block, "thinking", "") or "")
+            elif kind == "redacted_thinking":
+                thoughts.append("[redacted thinking]")
+        usage = resp.usage
+        return GenResult(text="".join(texts), reasoning="\n\n".join(thoughts) if thoughts else None,
+                         input_tokens=getattr(usage, "input_tokens", None) if usage else None,
+                         output_tokens=getattr(usage, "output_tokens", None) if usage else None,
+                         finish_reason=resp.stop_reason, raw={"id": resp.id, "model": resp.model})
+
+    async def aclose(self) -> None:
+        await self._client.close()

@@ -1,0 +1,239 @@
+"""In-process GGUF model through llama-cpp-python.
+
+Generation uses llama-cpp-python's high-level API (the GGUF's own chat template in chat mode).
+Log-likelihoods are computed here from raw logits, *not* through ``create_completion(echo=True,
+logprobs=...)``: that path misaligns prompt-token log-probs by one position for models whose GGUF
+says not to add a BOS token (SmolLM2, Qwen, ...) and sorts the whole vocabulary in Python for
+every token. See docs/footguns.md.
+
+One llama.cpp context serves one request at a time, so calls are serialised (``max_parallel=1``)
+and run in a worker thread so the event loop stays responsive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from glotbench.errors import ModelError, PermanentModelError
+from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
+
+# Sampling knobs llama-cpp-python accepts on create_(chat_)completion besides the GenRequest fields.
+_SAMPLING_KNOBS = {
+    "frequency_penalty", "presence_penalty", "repeat_penalty", "top_k", "min_p", "typical_p",
+    "tfs_z", "mirostat_mode", "mirostat_tau", "mirostat_eta", "logit_bias", "grammar",
+    "response_format",
+}
+# Neutral sampling unless a request says otherwise: plain temperature sampling, like the OpenAI API
+# (llama-cpp-python's own defaults are top_k=40, top_p=0.95, min_p=0.05).
+_NEUTRAL = {"top_k": 0, "min_p": 0.0, "top_p": 1.0}
+
+
+def file_fingerprint(path: Path) -> str:
+    """sha256 of the file's first MiB plus its size: cheap, and stable across machines for one file."""
+    size = path.stat().st_size
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        h.update(fh.read(1 << 20))
+    h.update(str(size).encode())
+    return h.hexdigest()[:16]
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    x = logits.astype(np.float64, copy=False)
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+def split_trailing_space(context: str, continuation: str) -> tuple[str, str]:
+    """lm-eval's rule: trailing whitespace of the context belongs to the continuation."""
+    n = len(context) - len(context.rstrip())
+    if n:
+        return context[:-n], context[-n:] + continuation
+    return context, continuation
+
+
+class LlamaCppModel(Model):
+    """A GGUF file run in-process. ``chat=True`` means prompts are rendered with the GGUF chat template."""
+
+    max_parallel = 1
+    supports_loglikelihood = True
+
+    def __init__(self, path: str | os.PathLike, n_ctx: int = 2048, n_threads: int | None = None,
+                 seed: int = 0, chat: bool = True):
+        self.path = Path(path).expanduser()
+        if not self.path.is_file():
+            raise ModelError(f"GGUF model file not found: {self.path}")
+        try:
+            import llama_cpp
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ModelError(f"cannot load {self.path}: llama-cpp-python is not installed "
+                             f"(pip install llama-cpp-python) [{exc}]") from exc
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.seed = seed
+        self.is_chat = chat
+        try:
+            self._llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=n_threads,
+                                        seed=seed, logits_all=False, verbose=False)
+        except Exception as exc:
+            raise ModelError(f"cannot load GGUF model {self.path}: {' '.join(str(exc).split())}") from exc
+        self._llama_cpp = llama_cpp
+        self._n_vocab = self._llm.n_vocab()
+        self._add_bos = bool(self._llm._model.add_bos_token())
+        self._bos = self._llm.token_bos()
+        self.model_id = f"llamacpp:{self.path.name}@{file_fingerprint(self.path)}"
+        self._thread_lock = threading.Lock()
+        self._alock: asyncio.Lock | None = None
+        self._alock_loop: asyncio.AbstractEventLoop | None = None
+
+    # ------------------------------------------------------------------ helpers
+    def settings(self) -> dict:
+        return {"model_id": self.model_id, "backend": "llamacpp", "path": str(self.path), "n_ctx": self.n_ctx,
+                "seed": self.seed, "chat": self.is_chat, "add_bos": self._add_bos}
+
+    def _lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._alock is None or self._alock_loop is not loop:
+            self._alock, self._alock_loop = asyncio.Lock(), loop
+        return self._alock
+
+    async def _run(self, fn, *args):
+        async with self._lock():
+            return await asyncio.to_thread(self._locked, fn, *args)
+
+    def _locked(self, fn, *args):
+        with self._thread_lock:
+            return fn(*args)
+
+    def tokenize(self, text: str, add_special: bool = True) -> list[int]:
+        """Token ids; ``add_special`` adds BOS only where the GGUF says so. Special tokens in text are parsed."""
+        if not text:
+            return [self._bos] if (add_special and self._add_bos) else []
+        return list(self._llm.tokenize(text.encode("utf-8"), add_bos=add_special, special=True))
+
+    def count_tokens(self, text: str) -> int | None:
+        return len(self.tokenize(text, add_special=False))
+
+    # ------------------------------------------------------------------ generate
+    def _gen_kwargs(self, request: GenRequest) -> dict[str, Any]:
+        kw: dict[str, Any] = dict(_NEUTRAL)
+        kw.update(max_tokens=request.max_tokens, temperature=request.temperature,
+                  stop=list(request.stop) or None,
+                  # Best-of-N: sample i of N must differ from sample 0, so the index shifts the seed.
+                  seed=(self.seed if request.seed is None else request.seed) + request.sample_index)
+        if request.top_p is not None:
+            kw["top_p"] = request.top_p
+        for k, v in request.extra:
+            if k not in _SAMPLING_KNOBS and k not in kw:
+                raise PermanentModelError(f"{self.model_id}: unknown extra generation knob {k!r} "
+                                          f"(known: {', '.join(sorted(_SAMPLING_KNOBS))})")
+            kw[k] = v
+        return kw
+
+    def _generate_sync(self, request: GenRequest) -> GenResult:
+        kw = self._gen_kwargs(request)
+        try:
+            if request.messages is not None:
+                out = self._llm.create_chat_completion(messages=[dict(m) for m in request.messages], **kw)
+                choice = out["choices"][0]
+                msg = choice.get("message") or {}
+                text = msg.get("content") or ""
+                reasoning = msg.get("reasoning_content") or msg.get("reasoning")
+            elif request.prompt is not None:
+                out = self._llm.create_completion(prompt=request.prompt, **kw)
+                choice = out["choices"][0]
+                text, reasoning = choice.get("text") or "", None
+            else:
+                raise PermanentModelError(f"{self.model_id}: request has neither messages nor prompt")
+        except ValueError as exc:  # e.g. prompt longer than the context window
+            raise PermanentModelError(f"{self.model_id}: {' '.join(str(exc).split())}") from exc
+        usage = out.get("usage") or {}
+        return GenResult(text=text, reasoning=reasoning, input_tokens=usage.get("prompt_tokens"),
+                         output_tokens=usage.get("completion_tokens"), finish_reason=choice.get("finish_reason"),
+                         raw={"id": out.get("id"), "model": self.model_id})
+
+    async def generate(self, request: GenRequest) -> GenResult:
+        return await self._run(self._generate_sync, request)
+
+    # ------------------------------------------------------------------ loglikelihood
+    def encode_pair(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
+        """lm-eval's split: encode the whole string; the continuation is what follows the context's tokens."""
+        context, continuation = split_trailing_space(context, continuation)
+        if not context:  # nothing to condition on: use BOS as the prefix, as lm-eval does
+            return [self._bos], self.tokenize(continuation, add_special=False)
+        whole = self.tokenize(context + continuation)
+        ctx = self.tokenize(context)
+        return ctx, whole[len(ctx):]
+
+    def _eval_logits(self, tokens: list[int], first_needed: int) -> np.ndarray:
+        """Evaluate ``tokens`` and return the logits at positions first_needed .. len(tokens)-2.
+
+        Reuses the KV cache for the longest prefix shared with what is already evaluated (options of
+        one question share their context). Only the needed positions produce logits.
+        """
+        llm, lc = self._llm, self._llama_cpp
+        total = len(tokens)
+        if total > self.n_ctx:
+            raise PermanentModelError(f"{self.model_id}: {total} tokens exceed the context window n_ctx={self.n_ctx}")
+        common = 0
+        for a, b in zip(llm.input_ids[: llm.n_tokens], tokens):
+            if a != b:
+                break
+            common += 1
+        start = min(common, first_needed)
+        if not llm._ctx.kv_cache_seq_rm(-1, start, -1):
+            start = 0
+            llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        llm.n_tokens = start
+        llm._requires_eval = True
+        rows = np.empty((total - 1 - first_needed, self._n_vocab), dtype=np.float32)
+        batch = llm._batch.batch
+        n_batch = llm.n_batch
+        pos = start
+        while pos < total:
+            chunk = tokens[pos: pos + n_batch]
+            batch.n_tokens = len(chunk)
+            for i, tok in enumerate(chunk):
+                p = pos + i
+                batch.token[i] = tok
+                batch.pos[i] = p
+                batch.seq_id[i][0] = 0
+                batch.n_seq_id[i] = 1
+                batch.logits[i] = first_needed <= p <= total - 2
+            llm._ctx.decode(llm._batch)
+            for i in range(len(chunk)):
+                p = pos + i
+                if first_needed <= p <= total - 2:
+                    ptr = lc.llama_get_logits_ith(llm._ctx.ctx, i)
+                    rows[p - first_needed] = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
+            llm.input_ids[pos: pos + len(chunk)] = chunk
+            llm.n_tokens = pos + len(chunk)
+            pos += len(chunk)
+        return rows
+
+    def _loglikelihood_sync(self, request: LoglikelihoodRequest) -> LoglikelihoodResult:
+        ctx, cont = self.encode_pair(request.context, request.continuation)
+        if not cont:
+            return LoglikelihoodResult(logprob=0.0, is_greedy=True, n_tokens=0)
+        tokens = ctx + cont
+        logits = self._eval_logits(tokens, len(ctx) - 1)
+        logp = log_softmax(logits)
+        target = np.asarray(cont)
+        token_lp = logp[np.arange(len(cont)), target]
+        greedy = bool((logits.argmax(axis=-1) == target).all())
+        return LoglikelihoodResult(logprob=float(token_lp.sum()), is_greedy=greedy, n_tokens=len(cont))
+
+    async def loglikelihood(self, request: LoglikelihoodRequest) -> LoglikelihoodResult:
+        return await self._run(self._loglikelihood_sync, request)
+
+    async def aclose(self) -> None:
+        llm, self._llm = getattr(self, "_llm", None), None
+        if llm is not None:
+            await asyncio.to_thread(llm.close)
