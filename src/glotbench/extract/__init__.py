@@ -1,0 +1,117 @@
+"""Answer extraction: turning a raw model output into the answer a scorer compares.
+
+Every extractor has one signature, so a task YAML can name it (``extractor: {name: choice}``)::
+
+    fn(text: str, *, sample: dict, pack: LanguagePack, **options) -> Any | None
+
+* ``text``: the raw model output (thinking blocks included; each extractor strips them).
+* ``sample``: the task sample. Multiple-choice extractors read ``sample["labels"]`` (the option
+  labels as shown in the prompt, e.g. ``["A", "B", "C", "D"]`` or ``["А", "Б", "В", "Г"]``) and
+  ``sample.get("choices")`` (the option texts, same order; optional). Others ignore it.
+* ``pack``: the task language's :class:`~glotbench.languages.LanguagePack` (a code also works).
+* ``options``: the extractor's own settings from the task YAML (see each one below).
+* Returns the answer, or **None when the output cannot be parsed**; the engine counts those per
+  task. No extractor raises on model output; they raise DataError on a bad ``sample`` and
+  TaskSpecError on unknown options (both one line; the caller adds the file and record).
+
+Registered extractors:
+
+``choice``
+    One of ``sample["labels"]`` (see :mod:`glotbench.extract.choice`).
+``number``
+    The final answer as a float (see :mod:`glotbench.extract.number`).
+``json``
+    The first JSON object as a dict (see :mod:`glotbench.extract.jsonobj`). Option
+    ``required_keys: [..]``: None unless the object has all of them.
+``text``
+    The answer text with thinking blocks removed and whitespace stripped; None if empty.
+    Option ``first_line: true`` keeps only the first non-empty line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from glotbench.errors import DataError, TaskSpecError
+from glotbench.extract.choice import extract_choice
+from glotbench.extract.jsonobj import first_json_object
+from glotbench.extract.number import extract_number, numbers_match, parse_number
+from glotbench.extract.refusal import is_refusal
+from glotbench.extract.thinking import reflection_counts, strip_thinking
+from glotbench.languages import LanguagePack, get_pack
+
+Extractor = Callable[..., Any]
+
+__all__ = [
+    "EXTRACTORS",
+    "Extractor",
+    "extract_choice",
+    "extract_number",
+    "first_json_object",
+    "get_extractor",
+    "is_refusal",
+    "numbers_match",
+    "parse_number",
+    "reflection_counts",
+    "register_extractor",
+    "strip_thinking",
+]
+
+
+def _choice(text: str, *, sample: dict, pack: LanguagePack | str, **options: Any) -> str | None:
+    if options:
+        raise TaskSpecError(f"extractor 'choice': unknown options {sorted(options)}")
+    labels = sample.get("labels")
+    if not labels:
+        raise DataError("extractor 'choice': the sample has no 'labels' field")
+    return extract_choice(text, labels, sample.get("choices"), get_pack(pack))
+
+
+def _number(text: str, *, sample: dict, pack: LanguagePack | str, **options: Any) -> float | None:
+    if options:
+        raise TaskSpecError(f"extractor 'number': unknown options {sorted(options)}")
+    return extract_number(text, get_pack(pack))
+
+
+def _json(text: str, *, sample: dict, pack: LanguagePack | str, required_keys: list[str] | None = None, **options: Any):
+    if options:
+        raise TaskSpecError(f"extractor 'json': unknown options {sorted(options)}")
+    answer, _trace = strip_thinking(text or "")
+    obj = first_json_object(answer)
+    if obj is not None and required_keys and any(k not in obj for k in required_keys):
+        return None
+    return obj
+
+
+def _text(text: str, *, sample: dict, pack: LanguagePack | str, first_line: bool = False, **options: Any) -> str | None:
+    if options:
+        raise TaskSpecError(f"extractor 'text': unknown options {sorted(options)}")
+    answer, _trace = strip_thinking(text or "")
+    if first_line:
+        answer = next((line.strip() for line in answer.splitlines() if line.strip()), "")
+    return answer or None
+
+
+EXTRACTORS: dict[str, Extractor] = {
+    "choice": _choice,
+    "number": _number,
+    "json": _json,
+    "text": _text,
+}
+
+
+def register_extractor(name: str, fn: Extractor) -> Extractor:
+    """Add an extractor under ``name`` (a task's Python escape hatch). Returns ``fn``."""
+    if name in EXTRACTORS and EXTRACTORS[name] is not fn:
+        raise ValueError(f"extractor {name!r} is already registered")
+    EXTRACTORS[name] = fn
+    return fn
+
+
+def get_extractor(name: str) -> Extractor:
+    """The extractor registered as ``name``; TaskSpecError naming the known ones otherwise."""
+    try:
+        return EXTRACTORS[name]
+    except KeyError:
+        raise TaskSpecError(f"unknown extractor {name!r} (known: {', '.join(sorted(EXTRACTORS))})") from None

@@ -1,0 +1,339 @@
+"""Multiple-choice answer extraction for any label set and any language pack.
+
+``extract_choice(text, labels, options, pack)`` returns one of ``labels`` or None. It tries, in
+order, and stops at the first stage that decides:
+
+1. **Explicit statements**, the last one in the text wins: an answer phrase then a label
+   ("A helyes válasz: B", "Хариулт: В", "答案是C", "Odpověď je D", "The answer is (A)",
+   ``\\boxed{C}``), or a label then a "correct" phrase ("B is correct", "C是正确答案",
+   "В бол зөв хариулт"). Answer phrases come from the task's pack plus English, because models
+   often answer in English whatever the prompt language.
+2. **A leading bare label**: "C", "C.", "(C)", "**C**", "C) Paris", "A B." (Hungarian article).
+   Skipped when the output starts by echoing the option list ("A) …\\nB) …").
+3. **A line holding only a label**, when all such lines agree.
+4. **Option text**: the text after the last answer phrase, or the whole output, equals or
+   contains exactly one option's text (normalised as the pack says). Containment is only tried
+   on short outputs (at most 40 words / 80 CJK characters).
+
+Rules that keep it precise (a wrong answer is worse than None):
+
+* Labels are case-sensitive ("a" is an article or a conjunction, "A" is a label), and a label must
+  not touch a letter or digit of an alphabetic script ("Bob" holds no "B"; "答案是C" does).
+* A label that is also a word in the language (``label_words``: English "A", Hungarian "A"/"Az",
+  Czech "A"/"V"…) followed by a space and a word is read as that word ("A good answer is C" → C),
+  unless what follows is that option's own text.
+* Two different labels joined by a list conjunction or a comma/slash ("A or B", "B és C",
+  "A、B") make the statement ambiguous → None.
+* A label followed by a negation ("В биш", "B not") is not an answer.
+* A label whose line carries another option's exact text ("B) <text of A>") is a conflict → None.
+* Homoglyphs: Latin and Cyrillic look-alikes (A/А, B/В, C/С, E/Е, H/Н, K/К, M/М, O/О, P/Р, T/Т,
+  X/Х, Y/У) map to each other, so a model writing Latin "B" for the Cyrillic label "В" is read
+  correctly, and vice versa. Letters without a look-alike (Cyrillic Б, Г, Д) are never mapped by
+  alphabet position: Latin "D" for Cyrillic labels is None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from glotbench.errors import DataError
+from glotbench.extract.text import (
+    NOT_AFTER,
+    NOT_BEFORE,
+    WORD,
+    contains_phrase,
+    count_phrase,
+    fold_width,
+    has_cjk,
+    normalize,
+    words_alternation,
+)
+from glotbench.extract.thinking import strip_thinking
+from glotbench.languages import LanguagePack, get_pack
+
+# Cyrillic letter -> Latin look-alike (upper case).
+_CYR_TO_LAT = {
+    "А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H", "К": "K", "М": "M",
+    "О": "O", "Р": "P", "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S",
+}  # fmt: skip
+_LAT_TO_CYR = {v: k for k, v in _CYR_TO_LAT.items()}
+
+MAX_CONTAIN_WORDS = 40
+MAX_CONTAIN_CJK_CHARS = 80
+
+_OPEN = r"[\s*_`\"'“”„«»‹›(\[{【（「]*"
+_CLOSE = r"[*_`\"'“”»›)\]}】）」]*"
+_GAP_CHARS = r"[\s:：=\-–—>*_`\"'“”„«»(\[【（「]"
+_AMBIGUOUS = object()
+
+
+def _variants(label: str) -> set[str]:
+    out = {label}
+    if label in _CYR_TO_LAT:
+        out.add(_CYR_TO_LAT[label])
+    if label in _LAT_TO_CYR:
+        out.add(_LAT_TO_CYR[label])
+    return out
+
+
+@dataclass(frozen=True)
+class _Matcher:
+    variant_to_label: dict[str, str]
+    label: str  # regex with a named group "label"
+    other_label: str  # regex with a named group "other"
+    forward: re.Pattern[str]
+    reverse: re.Pattern[str]
+    boxed: re.Pattern[str]
+    leading: re.Pattern[str]
+    label_line: re.Pattern[str]
+    echo_line: re.Pattern[str]
+    tail: re.Pattern[str]
+    ambiguity: re.Pattern[str]
+    negation: re.Pattern[str]
+    label_words: frozenset[str]
+    option_words: re.Pattern[str]
+    connector: re.Pattern[str]
+
+
+def _merged(pack: LanguagePack, field: str) -> list[str]:
+    words = list(getattr(pack, field))
+    if pack.code != "en":
+        words += list(getattr(get_pack("en"), field))
+    return words
+
+
+@lru_cache(maxsize=256)
+def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
+    pack = get_pack(pack_code)
+    counts: dict[str, int] = {}
+    for lab in labels:
+        for v in _variants(lab):
+            counts[v] = counts.get(v, 0) + 1
+    variant_to_label: dict[str, str] = {}
+    for lab in labels:
+        variant_to_label[lab] = lab  # a label always maps to itself
+    for lab in labels:
+        for v in _variants(lab):
+            if counts[v] == 1 and v not in variant_to_label:
+                variant_to_label[v] = lab
+    alts = "|".join(re.escape(v) for v in sorted(variant_to_label, key=len, reverse=True))
+    label = f"{NOT_BEFORE}(?P<label>{alts}){NOT_AFTER}"
+    other = f"{NOT_BEFORE}(?P<other>{alts}){NOT_AFTER}"
+
+    answer = words_alternation(_merged(pack, "answer_words"))
+    conn = words_alternation(_merged(pack, "connectors"))
+    optw = words_alternation(_merged(pack, "option_words"))
+    correct = words_alternation(_merged(pack, "correct_words"))
+    conj = words_alternation(_merged(pack, "list_conjunctions"))
+    neg = words_alternation(_merged(pack, "negation_words"))
+
+    gap = f"(?:{_GAP_CHARS}|{conn}|{optw}){{0,16}}"
+    rgap = f"(?:[\\s:：\\-–—*_]|{conn}|{optw}){{0,8}}"
+    forward = re.compile(f"{answer}{gap}{_OPEN}{label}")
+    reverse = re.compile(f"{_OPEN}{label}{_CLOSE}(?P<rgap>{rgap})(?:{correct}|{answer})")
+    boxed = re.compile(rf"\\boxed\s*\{{\s*(?:\\text(?:bf)?\s*\{{\s*)?{label}")
+    leading = re.compile(f"(?:[\\s#>*_\\-•]|{conn}|{optw})*?{_OPEN}{label}")
+    label_line = re.compile(
+        f"(?m)^[ \\t#>*_\\-•]*(?:(?:{optw}|{conn})[ \\t]*)*{_OPEN}{label}{_CLOSE}[ \\t.:：。)）]*{_CLOSE}[ \\t]*$"
+    )
+    echo_line = re.compile(f"(?m)^[ \\t*_#>\\-•]*[(\\[]?{label}[*_]*[ \\t]*[.)\\]:：]")
+    tail = re.compile(f"{answer}(?:{_GAP_CHARS}|{conn}){{0,16}}")
+    ambiguity = re.compile(
+        f"^{_CLOSE}[\\s)）]*(?:[,/|&+;，、]|{conj})\\s*(?:(?:{conj}|{conn}|{optw})\\s*){{0,3}}{_OPEN}{other}"
+    )
+    negation = re.compile(f"^{_CLOSE}[\\s)）]*{neg}")
+    return _Matcher(
+        variant_to_label=variant_to_label,
+        label=label,
+        other_label=other,
+        forward=forward,
+        reverse=reverse,
+        boxed=boxed,
+        leading=leading,
+        label_line=label_line,
+        echo_line=echo_line,
+        tail=tail,
+        ambiguity=ambiguity,
+        negation=negation,
+        label_words=frozenset(_merged(pack, "label_words")),
+        option_words=re.compile(f"^\\s*{optw}"),
+        connector=re.compile(conn),
+    )
+
+
+def _line_rest(text: str, pos: int) -> str:
+    end = text.find("\n", pos)
+    return text[pos : (end if end >= 0 else len(text))]
+
+
+def _judge(
+    m: _Matcher,
+    text: str,
+    start: int,
+    end: int,
+    options_norm: list[str] | None,
+    labels: Sequence[str],
+    pack: LanguagePack,
+    *,
+    reverse: bool = False,
+    rgap: str = "",
+):
+    """Check one label occurrence at ``text[start:end]``: a label, _AMBIGUOUS, or None (not an answer)."""
+    raw = text[start:end]
+    lab = m.variant_to_label[raw]
+    after = text[end:]
+    amb = m.ambiguity.match(after)
+    if amb and m.variant_to_label[amb.group("other")] != lab:
+        return _AMBIGUOUS
+    if m.negation.match(after):
+        return None
+    if re.match(r"[.,:]\d", after):
+        return None  # a decimal number or a time, not a label
+    if raw in m.label_words:
+        if reverse:
+            # "A is correct" is an answer, "A correct answer…" / "A helyes válasz…" is an article.
+            if not m.connector.search(rgap):
+                return None
+        elif re.match(rf"[ \t]+{WORD}", after) and not m.option_words.match(after):
+            own = options_norm[labels.index(lab)] if options_norm else None
+            rest = normalize(_line_rest(text, end), pack)
+            if not own or not (rest == own or rest.startswith(own + " ")):
+                return None
+    if options_norm and not reverse:
+        rest = normalize(re.sub(rf"^{_CLOSE}[\s.:：)）\-–—]*", "", _line_rest(text, end)), pack)
+        if rest:
+            same = [i for i, o in enumerate(options_norm) if o == rest]
+            if same and labels.index(lab) not in same:
+                return _AMBIGUOUS
+    return lab
+
+
+def _explicit(m: _Matcher, text: str, options_norm, labels, pack):
+    found: list[tuple[int, object]] = []
+    for pat in (m.forward, m.boxed):
+        for hit in pat.finditer(text):
+            s, e = hit.span("label")
+            found.append((s, _judge(m, text, s, e, options_norm, labels, pack)))
+    for hit in m.reverse.finditer(text):
+        s, e = hit.span("label")
+        verdict = _judge(m, text, s, e, options_norm, labels, pack, reverse=True, rgap=hit.group("rgap"))
+        if verdict is not _AMBIGUOUS:
+            tail_neg = m.negation.match(text[hit.end() :])
+            verdict = None if tail_neg else verdict
+        found.append((s, verdict))
+    found = [f for f in found if f[1] is not None]
+    if not found:
+        return None
+    found.sort(key=lambda f: f[0])
+    return found[-1][1]
+
+
+def _is_echo(m: _Matcher, text: str) -> bool:
+    seen = {m.variant_to_label[h.group("label")] for h in m.echo_line.finditer(text)}
+    return len(seen) >= 2
+
+
+def _leading(m: _Matcher, text: str, options_norm, labels, pack):
+    pos = 0
+    for _ in range(4):
+        hit = m.leading.match(text, pos)
+        if not hit:
+            return None
+        s, e = hit.span("label")
+        verdict = _judge(m, text, s, e, options_norm, labels, pack)
+        if verdict is not None or text[s:e] not in m.label_words:
+            return verdict
+        pos = e  # the label-like word was an article ("A B.", Hungarian): look at what follows
+    return None
+
+
+def _label_lines(m: _Matcher, text: str):
+    seen = {m.variant_to_label[h.group("label")] for h in m.label_line.finditer(text)}
+    return seen.pop() if len(seen) == 1 else None
+
+
+def _short_enough(norm: str) -> bool:
+    if has_cjk(norm):
+        return len(norm) <= MAX_CONTAIN_CJK_CHARS
+    return len(norm.split()) <= MAX_CONTAIN_WORDS
+
+
+def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | object:
+    """Index of the single option ``candidate`` equals or contains; None if none; _AMBIGUOUS if several."""
+    if not candidate:
+        return None
+    equal = [i for i, o in enumerate(options_norm) if o and o == candidate]
+    if len(equal) == 1:
+        return equal[0]
+    if len(equal) > 1:
+        return _AMBIGUOUS
+    if not _short_enough(candidate):
+        return None
+    inside = [i for i, o in enumerate(options_norm) if o and contains_phrase(candidate, o)]
+    # Drop an option found only as part of a longer option that is also present ("доллар" in "багамын доллар").
+    keep = []
+    for i in inside:
+        shadowed = any(
+            j != i
+            and len(options_norm[j]) > len(options_norm[i])
+            and contains_phrase(options_norm[j], options_norm[i])
+            and count_phrase(candidate, options_norm[i])
+            <= count_phrase(candidate, options_norm[j]) * count_phrase(options_norm[j], options_norm[i])
+            for j in inside
+        )
+        if not shadowed:
+            keep.append(i)
+    if len(keep) == 1:
+        return keep[0]
+    return _AMBIGUOUS if keep else None
+
+
+def _by_option_text(m: _Matcher, text: str, options_norm: list[str], pack: LanguagePack):
+    tails = list(m.tail.finditer(text))
+    candidates = []
+    if tails:
+        candidates.append(normalize(_line_rest(text, tails[-1].end()), pack))
+    candidates.append(normalize(text, pack))
+    for cand in candidates:
+        found = _match_option_text(cand, options_norm)
+        if found is _AMBIGUOUS:
+            return _AMBIGUOUS
+        if found is not None:
+            return found
+    return None
+
+
+def extract_choice(
+    text: str,
+    labels: Sequence[str],
+    options: Sequence[str] | None,
+    pack: LanguagePack | str,
+) -> str | None:
+    """The option label the output chose, exactly as spelled in ``labels``; None if unclear."""
+    labels = [str(lab) for lab in labels]
+    if not labels:
+        raise DataError("extract_choice: field 'labels' is empty")
+    if len(set(labels)) != len(labels):
+        raise DataError(f"extract_choice: field 'labels' repeats a label: {labels}")
+    if options is not None and len(options) != len(labels):
+        raise DataError(f"extract_choice: field 'choices' has {len(options)} options for {len(labels)} labels")
+    pack = get_pack(pack)
+    answer, _trace = strip_thinking(text or "")
+    answer = fold_width(answer)
+    if not answer:
+        return None
+    m = _matcher(pack.code, tuple(labels))
+    options_norm = [normalize(str(o), pack) for o in options] if options is not None else None
+
+    verdict = _explicit(m, answer, options_norm, labels, pack)
+    if verdict is None and not _is_echo(m, answer):
+        verdict = _leading(m, answer, options_norm, labels, pack)
+    if verdict is None:
+        verdict = _label_lines(m, answer)
+    if verdict is None and options_norm:
+        idx = _by_option_text(m, answer, options_norm, pack)
+        verdict = _AMBIGUOUS if idx is _AMBIGUOUS else (labels[idx] if idx is not None else None)
+    return None if verdict is _AMBIGUOUS else verdict

@@ -1,0 +1,100 @@
+"""Text helpers shared by the extractors: normalisation and script-aware word patterns.
+
+Python's ``\\b`` treats CJK characters as word characters, so "答案是C" has no boundary before
+"C". Here a *word character* is a letter or digit of an alphabetic script (Latin, Greek,
+Cyrillic) or a digit; CJK characters never glue onto a Latin label or number.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from glotbench.languages import LanguagePack
+
+# Letters and digits of alphabetic scripts (Latin incl. accented, Greek, Cyrillic) and ASCII digits.
+WORD_CHARS = "0-9A-Za-z\u00aa\u00b5\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u052f\u1e00-\u1eff"
+WORD = f"[{WORD_CHARS}]"
+NOT_BEFORE = f"(?<!{WORD})"  # no word character just before
+NOT_AFTER = f"(?!{WORD})"  # no word character just after
+
+_WORD_RE = re.compile(WORD)
+
+# Full-width ASCII (Ａ, １, ：, （) to ASCII; U+2212 minus and the ideographic space too.
+_WIDTH = {chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}
+_WIDTH.update({"\u2212": "-", "\u3000": " "})
+_WIDTH_TABLE = str.maketrans(_WIDTH)
+
+
+def fold_width(text: str) -> str:
+    """Map full-width ASCII forms to ASCII ("Ａ" → "A", "１２３" → "123"); nothing else changes."""
+    return text.translate(_WIDTH_TABLE)
+
+
+def is_word_char(ch: str) -> bool:
+    return bool(ch) and bool(_WORD_RE.fullmatch(ch))
+
+
+def word_pattern(word: str) -> str:
+    """A regex for ``word`` (case-insensitive) that does not match inside a longer alphabetic word.
+
+    Inner spaces match any run of whitespace. Boundaries are only required on the sides where the
+    word itself starts or ends with an alphabetic character, so CJK words glue to anything.
+    """
+    parts = [re.escape(p) for p in word.split()]
+    body = r"\s+".join(parts)
+    left = NOT_BEFORE if is_word_char(word[:1]) else ""
+    right = NOT_AFTER if is_word_char(word[-1:]) else ""
+    return f"{left}(?i:{body}){right}"
+
+
+def words_alternation(words: Iterable[str]) -> str:
+    """One non-capturing group matching any of ``words``, longest first. Empty input never matches."""
+    uniq = sorted({w.strip() for w in words if w and w.strip()}, key=len, reverse=True)
+    if not uniq:
+        return "(?!)"
+    return "(?:" + "|".join(word_pattern(w) for w in uniq) + ")"
+
+
+def normalize(text: str, pack: LanguagePack) -> str:
+    """Normalise ``text`` for comparison, as the pack's ``normalization`` settings say."""
+    cfg = pack.normalization
+    out = unicodedata.normalize(cfg.unicode_form, text)
+    if cfg.lowercase:
+        out = out.casefold()
+    if cfg.strip_diacritics:
+        out = "".join(c for c in unicodedata.normalize("NFD", out) if unicodedata.category(c) != "Mn")
+        out = unicodedata.normalize("NFC", out)
+    if cfg.strip_punctuation:
+        # Punctuation and symbols become spaces, so "ам.доллар" and "ам. доллар" compare equal.
+        out = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in out)
+    if cfg.collapse_whitespace:
+        out = " ".join(out.split())
+    return out
+
+
+def has_cjk(text: str) -> bool:
+    return any("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" or "\u3040" <= c <= "\u30ff" for c in text)
+
+
+def contains_phrase(haystack: str, needle: str) -> bool:
+    """``needle`` occurs in ``haystack`` as whole words (plain substring for CJK text). Both normalised."""
+    if not needle:
+        return False
+    if has_cjk(needle):
+        return needle in haystack
+    return f" {needle} " in f" {haystack} "
+
+
+def count_phrase(haystack: str, needle: str) -> int:
+    if not needle:
+        return 0
+    if has_cjk(needle):
+        return haystack.count(needle)
+    return f" {haystack} ".count(f" {needle} ")
+
+
+def find_phrases(text: str, phrases: Iterable[str]) -> list[re.Match[str]]:
+    """Non-overlapping matches of any of ``phrases`` in ``text`` (case-insensitive, script-aware)."""
+    return list(re.finditer(words_alternation(phrases), text))

@@ -1,0 +1,136 @@
+"""The :class:`LanguagePack` model and its YAML loader.
+
+A language pack is data: the words and rules that answer extraction, scoring and trace analysis
+need for one language. Each built-in pack is one YAML file next to this module; every field is
+described in ``docs/adding-a-language-pack.md``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from glotbench.errors import GlotbenchError
+
+
+class LanguagePackError(GlotbenchError):
+    """A language pack YAML file is broken, or a language code is not known."""
+
+
+class UnknownLanguageError(LanguagePackError):
+    """No language pack exists for the requested code."""
+
+
+Words = tuple[str, ...]
+
+
+class Normalization(BaseModel):
+    """How text is normalised before comparing an output with an option or a reference."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    unicode_form: Literal["NFC", "NFKC", "NFD", "NFKD"] = "NFKC"
+    lowercase: bool = True
+    strip_punctuation: bool = True
+    strip_diacritics: bool = False
+    collapse_whitespace: bool = True
+
+
+class LanguagePack(BaseModel):
+    """Per-language words and rules. Frozen: share one instance freely."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: str = Field(description="ISO 639-1 code, lower case (hu, cs, zh, mn, en).")
+    aliases: Words = Field(description="Other codes accepted by get_pack: ISO 639-3 / 639-2/B, English name.")
+    name: str = Field(description="English name of the language.")
+    native_name: str = Field(description="The language's name in itself.")
+    script: str = Field(description="ISO 15924 script code of the usual writing system (Latn, Hans, Cyrl).")
+    answer_words: Words = Field(description="Phrases that introduce a final answer ('a helyes válasz', '答案').")
+    connectors: Words = Field(description="Words that may stand between an answer phrase and the label ('is', 'az', 'je', '是', 'бол').")
+    option_words: Words = Field(description="Words for 'option' that may surround a label ('opció', 'možnost', '选项').")
+    correct_words: Words = Field(description="Adjectives meaning 'correct', for 'B is correct' statements.")
+    list_conjunctions: Words = Field(description="'or' / 'and' words; two labels joined by one make an ambiguous answer.")
+    negation_words: Words = Field(description="Negations; a label next to one is not taken as the answer ('not', 'nem', 'биш', '不').")
+    label_words: Words = Field(description="Label-like letters that are ordinary words (articles, conjunctions) when a word follows.")
+    option_label_sets: dict[str, Words] = Field(description="Named option label sets in common use, e.g. latin: [A, B, C, D, E].")
+    decimal_separator: Literal[",", "."] = Field(description="The decimal mark of the language.")
+    thousands_separators: Words = Field(description="Characters that group thousands (space, U+00A0, U+202F, '.', ',').")
+    numeral_systems: Words = Field(description="Numeral systems read by number extraction: 'arabic', optionally 'chinese'.")
+    refusal_phrases: Words = Field(description="Phrases by which a model declines or says it does not know.")
+    reflection_markers: Words = Field(description="Words that open a new 'thought' in a reasoning trace ('wait', 'várjunk', '等等').")
+    yes_words: Words = Field(description="Words meaning yes / true.")
+    no_words: Words = Field(description="Words meaning no / false.")
+    normalization: Normalization = Field(default_factory=Normalization, description="Text normalisation settings.")
+
+    @field_validator("code")
+    @classmethod
+    def _code_is_two_letters(cls, v: str) -> str:
+        if len(v) != 2 or not v.isalpha() or not v.islower():
+            raise ValueError("must be a lower-case ISO 639-1 code of two letters")
+        return v
+
+    @field_validator("option_label_sets")
+    @classmethod
+    def _label_sets_nonempty(cls, v: dict[str, Words]) -> dict[str, Words]:
+        for set_name, labels in v.items():
+            if not labels:
+                raise ValueError(f"label set {set_name!r} is empty")
+            if len(set(labels)) != len(labels):
+                raise ValueError(f"label set {set_name!r} repeats a label")
+        return v
+
+    @field_validator("numeral_systems")
+    @classmethod
+    def _known_numerals(cls, v: Words) -> Words:
+        unknown = set(v) - {"arabic", "chinese"}
+        if unknown:
+            raise ValueError(f"unknown numeral systems {sorted(unknown)} (known: arabic, chinese)")
+        return v
+
+    @model_validator(mode="after")
+    def _separators_distinct(self) -> LanguagePack:
+        if self.decimal_separator in self.thousands_separators:
+            raise ValueError(f"decimal_separator {self.decimal_separator!r} is also a thousands separator")
+        return self
+
+    def label_set(self, name: str) -> Words:
+        """The option labels of the named set (``latin``, ``digits``, ``cyrillic`` ...)."""
+        try:
+            return self.option_label_sets[name]
+        except KeyError:
+            raise LanguagePackError(
+                f"language pack {self.code!r}: no option label set {name!r} (has: {', '.join(self.option_label_sets)})"
+            ) from None
+
+
+def load_pack(path: str | Path) -> LanguagePack:
+    """Read and validate one pack file. Errors are one line naming the file and the field."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LanguagePackError(f"{path}: cannot read language pack ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        at = f" at line {where.line + 1}" if where is not None else ""
+        raise LanguagePackError(f"{path}: invalid YAML{at}") from None
+    if not isinstance(raw, dict):
+        raise LanguagePackError(f"{path}: a language pack must be a YAML mapping, got {type(raw).__name__}")
+    try:
+        return LanguagePack.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "<root>"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise LanguagePackError(f"{path}: field {field!r}: {err['msg']}{more}") from None
