@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -31,6 +32,9 @@ def run(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Run directory (default: runs/<model>/<hash of the command>)."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-request timeout, seconds."),
     max_retries: Optional[int] = typer.Option(None, "--max-retries"),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Judge model for judge-graded tasks (same spec syntax as --model)."),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="Server URL for an OpenAI-compatible judge."),
+    predictions_out: Optional[Path] = typer.Option(None, "--predictions-out", help="Write leaderboard submission files here (HuLU tasks)."),
     no_progress: bool = typer.Option(False, "--no-progress"),
 ) -> None:
     """Evaluate a model; re-running the same command resumes from the journal."""
@@ -43,17 +47,25 @@ def run(
         "model": model, "base_url": base_url, "api_key_env": api_key_env, "limit": limit, "seed": seed,
         "num_fewshot": num_fewshot, "concurrency": concurrency, "temperature": temperature, "max_tokens": max_tokens,
         "samples": samples, "mode": mode, "split": split, "output": str(output) if output else None, "timeout": timeout,
-        "max_retries": max_retries,
+        "max_retries": max_retries, "judge": judge,
     }
     names = list(tasks or []) + list(suite or [])
     if names:
         overrides["tasks"] = names
     cfg = RunConfig.model_validate({**cfg.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
-    console = Console(stderr=True)
+    if judge_base_url:
+        cfg.judge_args["base_url"] = judge_base_url
+    console = Console(stderr=True, soft_wrap=True)
     try:
         results, out_dir = run_evaluation(cfg, console=console, show_progress=not no_progress)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: everything finished so far is in the journal; run the same command again to resume")
         raise typer.Exit(130)
-    print_results(results, Console())
-    Console().print(f"results: {out_dir / 'results.json'} · samples: {out_dir / 'samples.jsonl'}")
+    out = Console(width=None if sys.stdout.isatty() else 160)
+    print_results(results, out)
+    out.print(f"results: {out_dir / 'results.json'} · samples: {out_dir / 'samples.jsonl'}", soft_wrap=True)
+    if predictions_out:
+        from glotbench.output.submissions import write_submissions
+
+        for path in write_submissions(out_dir, predictions_out):
+            out.print(f"submission: {path}", soft_wrap=True)

@@ -44,6 +44,7 @@ class CachedCaller:
         self.stats = CallStats()
         self._rng = random.Random(seed)
         self._inflight: dict[str, asyncio.Future] = {}
+        self.judge: "CachedCaller | None" = None  # the judge's caller, when the run has one
 
     async def __call__(self, request: GenRequest | LoglikelihoodRequest, *, task: str | None = None,
                        sample_id: str | None = None) -> GenResult | LoglikelihoodResult:

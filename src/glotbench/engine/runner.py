@@ -59,8 +59,21 @@ def _output_view(out) -> dict:
     return d
 
 
+async def judge_sample(tr: TaskRun, sample: Sample, outputs: list, judge: CachedCaller, journal: Journal) -> list[dict]:
+    """Send the judge requests for one sample (through the journal) and record one verdict per output."""
+    task = tr.task
+    requests = task.judge_requests(sample, outputs)
+    results = await asyncio.gather(*(judge(r, task=task.name, sample_id=sample.id) for r in requests))
+    verdicts = []
+    for k, out in enumerate(results):
+        verdict = {**task.parse_judgment(sample, k, out.text), "judge_request_key": requests[k].key(judge.model.model_id)}
+        journal.put_judgment(judge.model.model_id, task.name, sample.id, k, verdict)
+        verdicts.append(verdict)
+    return verdicts
+
+
 async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, settings: RunSettings, journal: Journal,
-                         is_chat: bool) -> str:
+                         is_chat: bool, judge: CachedCaller | None = None) -> str:
     task = tr.task
     requests = task.requests(sample, mode=tr.mode, chat=is_chat, settings=settings)
     base = {
@@ -81,8 +94,20 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         record = {**base, "error": str(failures[0]), "attempts": failures[0].attempts}
         journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
         return "error"
+    verdicts = None
+    if task.needs_judge:
+        try:
+            verdicts = await judge_sample(tr, sample, list(results), judge, journal)
+        except RequestFailed as err:
+            record = {**base, "outputs": [_output_view(o) for o in results], "error": f"judge request failed: {err}",
+                      "attempts": err.attempts}
+            journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
+            return "error"
     try:
-        scored = task.score(sample, list(results), mode=tr.mode)
+        if verdicts is not None:
+            scored = task.score_judged(sample, list(results), verdicts)
+        else:
+            scored = task.score(sample, list(results), mode=tr.mode)
     except Exception as err:  # a scorer bug must not lose the responses: record it as an error item
         record = {**base, "outputs": [_output_view(o) for o in results], "error": f"scoring failed: {type(err).__name__}: {err}"}
         journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
@@ -95,19 +120,28 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         "values": scored.values,
         "detail": scored.detail,
     }
+    if verdicts is not None:
+        record["judge"] = judge.model.model_id
+        record["judgments"] = verdicts
     journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "scored", record)
     return "scored"
 
 
 async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings: RunSettings, *, concurrency: int,
-                  policy, on_progress: Callable[[str], None] | None = None) -> CachedCaller:
+                  policy, on_progress: Callable[[str], None] | None = None, judge_model: Model | None = None,
+                  judge_concurrency: int | None = None) -> CachedCaller:
     caller = CachedCaller(model, journal, role="model", policy=policy, concurrency=concurrency, seed=settings.seed)
+    judge = None
+    if judge_model is not None:
+        judge = CachedCaller(judge_model, journal, role="judge", policy=policy,
+                             concurrency=judge_concurrency or judge_model.max_parallel or concurrency, seed=settings.seed)
+        caller.judge = judge
     # Bound the number of live sample coroutines too, so memory stays flat on large tasks.
     gate = asyncio.Semaphore(max(4 * concurrency, 64))
 
     async def one(tr: TaskRun, s: Sample) -> None:
         async with gate:
-            status = await process_sample(tr, s, caller, settings, journal, model.is_chat)
+            status = await process_sample(tr, s, caller, settings, journal, model.is_chat, judge)
         if on_progress:
             on_progress(status)
 
@@ -115,13 +149,18 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
     return caller
 
 
-def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed: int = 0) -> dict[str, dict]:
+def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed: int = 0,
+              out_dir: Path | None = None, records_by_task: dict[str, list[dict]] | None = None) -> dict[str, dict]:
     out = {}
     for tr in runs:
         ids = {s.id for s in tr.samples}
-        records = [r for r in journal.iter_samples(tr.run_key, tr.task.name) if r["sample_id"] in ids]
+        if records_by_task is not None:
+            records = records_by_task.get(tr.task.name, [])
+        else:
+            records = [r for r in journal.iter_samples(tr.run_key, tr.task.name) if r["sample_id"] in ids]
         summary = summarise_task(records, tr.task.metric_names(tr.mode), tr.task.spec.slice_by, len(tr.samples),
                                  n_boot=n_boot, seed=seed)
+        summary.update(tr.task.extra_summary([r for r in records if r["status"] == "scored"], out_dir))
         tokens_in = sum(o.get("input_tokens") or 0 for r in records for o in r.get("outputs", []))
         tokens_out = sum(o.get("output_tokens") or 0 for r in records for o in r.get("outputs", []))
         spec = tr.task.spec

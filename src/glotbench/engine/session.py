@@ -48,6 +48,25 @@ def load_model_from_config(cfg: RunConfig) -> Model:
     return load_model(cfg.model, **kw)
 
 
+def load_judge(spec: str, judge_args: dict, timeout: float | None = None) -> Model:
+    """A judge is any model glotbench can run; ``judge_args`` may carry base_url / api_key_env."""
+    from glotbench.models.registry import load_model
+
+    kw = dict(judge_args)
+    if timeout:
+        kw.setdefault("timeout", timeout)
+    return load_model(spec, **kw)
+
+
+def check_judge(tasks, judge_spec: str | None) -> None:
+    from glotbench.errors import GlotbenchError
+
+    need = [t.name for t in tasks if t.needs_judge]
+    if need and not judge_spec:
+        raise GlotbenchError(f"task(s) {', '.join(need)} are graded by an LLM judge: pass --judge MODEL "
+                             "(e.g. --judge openai:gpt-4o or --judge llamacpp:/path/model.gguf)")
+
+
 class _ProgressCounter:
     def __init__(self, progress: Progress | None, task_id, t0: float):
         self.progress, self.task_id, self.t0 = progress, task_id, t0
@@ -64,15 +83,20 @@ class _ProgressCounter:
 
 def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progress: bool = True,
                    model: Model | None = None) -> tuple[dict, Path]:
-    console = console or Console(stderr=True)
+    console = console or Console(stderr=True, soft_wrap=True)
     tasks = resolve(cfg.tasks or ["mm_eval"])
+    check_judge(tasks, cfg.judge)
     model = model or load_model_from_config(cfg)
+    judge_model = None
+    if cfg.judge and any(t.needs_judge for t in tasks):
+        judge_model = load_judge(cfg.judge, cfg.judge_args, cfg.timeout)
     out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg)
     out_dir.mkdir(parents=True, exist_ok=True)
     journal = Journal(out_dir / JOURNAL_NAME)
     settings = settings_of(cfg)
     try:
         journal.set_meta("config", cfg.model_dump())
+        journal.set_meta("model_settings", model.settings())
         runs = plan(tasks, settings, model.settings(), journal)
         todo = sum(len(r.todo) for r in runs)
         concurrency = cfg.concurrency or model.max_parallel or 8
@@ -92,18 +116,20 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
             counter = _ProgressCounter(progress, pid, t0)
             try:
                 caller = asyncio.run(execute(runs, model, journal, settings, concurrency=concurrency, policy=policy,
-                                             on_progress=counter))
+                                             on_progress=counter, judge_model=judge_model))
             finally:
                 if progress:
                     progress.stop()
-                try:
-                    asyncio.run(model.aclose())
-                except Exception:  # noqa: BLE001 - closing must not hide the real outcome
-                    pass
+                for m in (model, judge_model):
+                    try:
+                        if m is not None:
+                            asyncio.run(m.aclose())
+                    except Exception:  # noqa: BLE001 - closing must not hide the real outcome
+                        pass
         else:
             console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
         elapsed = time.perf_counter() - t0
-        task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed)
+        task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
         fps = {name: t["fingerprint"] for name, t in task_results.items()}
         results = {
             "glotbench_version": package_versions()["glotbench"],
@@ -119,7 +145,9 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
                 "requests_cached": caller.stats.cached if caller else 0,
                 "retries": caller.stats.retries if caller else 0,
                 "failed_requests": caller.stats.failed if caller else 0,
+                "judge_requests_sent": caller.judge.stats.sent if caller is not None and caller.judge else 0,
             },
+            "judge": judge_model.settings() if judge_model else None,
             "errors": journal.errors()[-50:],
             "tasks": task_results,
         }

@@ -233,6 +233,27 @@ class Task:
         pred, values = get_scorer(self.spec.scorer)(extracted, sample.target, sample=sample, pack=self.pack)
         return Scored(pred=pred, values=values, extracted=extracted)
 
+    # ---------------------------------------------------------------- judging
+    # Tasks graded by an LLM judge set needs_judge and override the three methods below; the
+    # engine sends judge requests through the journal like model requests (cached, resumable).
+    needs_judge: bool = False
+
+    def judge_requests(self, sample: Sample, outputs: list[GenResult]) -> list[GenRequest]:
+        """One judge request per model output (Best-of-N items have several)."""
+        raise NotImplementedError
+
+    def parse_judgment(self, sample: Sample, index: int, judge_text: str) -> dict:
+        """The judge's verdict on output ``index`` as a JSON-able dict (keep the raw text)."""
+        raise NotImplementedError
+
+    def score_judged(self, sample: Sample, outputs: list[GenResult], verdicts: list[dict]) -> Scored:
+        raise NotImplementedError
+
+    def extra_summary(self, records: list[dict], out_dir: Path | None) -> dict:
+        """Task-level analyses beyond the metric table (calibration, Best-of-N, per-category
+        tables...), merged into the task's entry in results.json. ``out_dir`` is where plots go."""
+        return {}
+
     def metric_names(self, mode: str) -> list[str]:
         if mode == "loglikelihood":
             return ["accuracy", "accuracy_norm"]
