@@ -29,6 +29,7 @@ def run(
     samples: Optional[int] = typer.Option(None, "--samples", help="Answers drawn per item (Best-of-N)."),
     mode: Optional[str] = typer.Option(None, "--mode", help="generate (parse answers) or loglikelihood (compare option log-probabilities)."),
     split: Optional[str] = typer.Option(None, "--split"),
+    prompt_lang: Optional[str] = typer.Option(None, "--prompt-lang", help="Prompt variant for tasks that ship several (OpenHuEval: hu or en)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Run directory (default: runs/<model>/<hash of the command>)."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-request timeout, seconds."),
     max_retries: Optional[int] = typer.Option(None, "--max-retries"),
@@ -46,7 +47,7 @@ def run(
     overrides = {
         "model": model, "base_url": base_url, "api_key_env": api_key_env, "limit": limit, "seed": seed,
         "num_fewshot": num_fewshot, "concurrency": concurrency, "temperature": temperature, "max_tokens": max_tokens,
-        "samples": samples, "mode": mode, "split": split, "output": str(output) if output else None, "timeout": timeout,
+        "samples": samples, "mode": mode, "split": split, "prompt_lang": prompt_lang, "output": str(output) if output else None, "timeout": timeout,
         "max_retries": max_retries, "judge": judge,
     }
     names = list(tasks or []) + list(suite or [])

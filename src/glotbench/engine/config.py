@@ -28,6 +28,7 @@ class RunConfig(BaseModel):
     samples: int = 1
     mode: Literal["generate", "loglikelihood"] = "generate"
     split: str | None = None
+    prompt_lang: str | None = None
     output: str | None = None
     timeout: float = 120.0
     max_retries: int = 5

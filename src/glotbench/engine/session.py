@@ -25,7 +25,8 @@ JOURNAL_NAME = "journal.sqlite"
 
 def settings_of(cfg: RunConfig) -> RunSettings:
     return RunSettings(limit=cfg.limit, seed=cfg.seed, num_fewshot=cfg.num_fewshot, temperature=cfg.temperature,
-                       max_tokens=cfg.max_tokens, samples=cfg.samples, mode=cfg.mode, split=cfg.split)
+                       max_tokens=cfg.max_tokens, samples=cfg.samples, mode=cfg.mode, split=cfg.split,
+                       prompt_lang=cfg.prompt_lang)
 
 
 def default_output_dir(model_id: str, cfg: RunConfig) -> Path:

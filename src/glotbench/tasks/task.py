@@ -287,6 +287,7 @@ class RunSettings:
     samples: int = 1
     mode: str = "generate"  # or "loglikelihood" for multiple-choice tasks
     split: str | None = None
+    prompt_lang: str | None = None  # prompt variant for tasks that ship several (OpenHuEval: hu | en)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
