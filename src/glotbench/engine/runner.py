@@ -145,7 +145,13 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
         if on_progress:
             on_progress(status)
 
-    await asyncio.gather(*(one(tr, s) for tr in runs for s in tr.todo))
+    try:
+        await asyncio.gather(*(one(tr, s) for tr in runs for s in tr.todo))
+    finally:
+        # close network sessions inside the loop that opened them
+        for m in (model, judge_model):
+            if m is not None:
+                await m.aclose()
     return caller
 
 

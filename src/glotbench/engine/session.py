@@ -121,12 +121,6 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
             finally:
                 if progress:
                     progress.stop()
-                for m in (model, judge_model):
-                    try:
-                        if m is not None:
-                            asyncio.run(m.aclose())
-                    except Exception:  # noqa: BLE001 - closing must not hide the real outcome
-                        pass
         else:
             console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
         elapsed = time.perf_counter() - t0

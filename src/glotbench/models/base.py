@@ -40,11 +40,18 @@ class GenRequest:
     extra: tuple[tuple[str, Any], ...] = ()  # backend-specific knobs, e.g. (("frequency_penalty", 1.0),)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["messages"] = list(self.messages) if self.messages is not None else None
-        d["stop"] = list(self.stop)
-        d["extra"] = dict(self.extra)
-        return d
+        # written out by hand: dataclasses.asdict deep-copies and was a hot spot in the engine
+        return {
+            "messages": list(self.messages) if self.messages is not None else None,
+            "prompt": self.prompt,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "stop": list(self.stop),
+            "seed": self.seed,
+            "sample_index": self.sample_index,
+            "extra": dict(self.extra),
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> "GenRequest":
@@ -61,8 +68,15 @@ class GenRequest:
         )
 
     def key(self, model_id: str) -> str:
-        """Cache key: the model's identity plus every field that changes the output."""
-        return sha256_hex(canonical_json({"kind": "generate", "model": model_id, **self.to_dict()}))
+        """Cache key: the model's identity plus every field that changes the output (memoised)."""
+        cache = self.__dict__.get("_keys")
+        if cache is None:
+            cache = {}
+            object.__setattr__(self, "_keys", cache)
+        k = cache.get(model_id)
+        if k is None:
+            k = cache[model_id] = sha256_hex(canonical_json({"kind": "generate", "model": model_id, **self.to_dict()}))
+        return k
 
 
 @dataclass
@@ -75,7 +89,8 @@ class GenResult:
     raw: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {"text": self.text, "reasoning": self.reasoning, "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens, "finish_reason": self.finish_reason, "raw": dict(self.raw)}
 
     @classmethod
     def from_dict(cls, d: dict) -> "GenResult":
