@@ -65,6 +65,12 @@ def run(
     out = Console(width=None if sys.stdout.isatty() else 160)
     print_results(results, out)
     out.print(f"results: {out_dir / 'results.json'} · samples: {out_dir / 'samples.jsonl'}", soft_wrap=True)
+    run_info = results["run"]
+    if run_info["requests_sent"] == 0 and run_info["failed_requests"] > 0:
+        # nothing got through (an unreachable server, a wrong URL or key): say so on one line
+        first = results["errors"][0]["error"] if results["errors"] else "every request failed"
+        typer.echo(f"error: no request succeeded ({run_info['failed_requests']} failed): {first}", err=True)
+        raise typer.Exit(2)
     if predictions_out:
         from glotbench.output.submissions import write_submissions
 

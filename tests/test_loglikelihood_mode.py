@@ -1,0 +1,27 @@
+"""Multiple choice scored by comparing the options' log-probabilities with the embedded model."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from glotbench.engine.config import RunConfig
+from glotbench.engine.session import run_evaluation
+
+
+def test_loglikelihood_mode_on_embedded_model(data_root, smollm2_path, tmp_path):
+    cfg = RunConfig(model="embedded", tasks=["mm_eval.semantics"], limit=4, mode="loglikelihood",
+                    output=str(tmp_path / "ll"), bootstrap=50)
+    results, out = run_evaluation(cfg, show_progress=False)
+    t = results["tasks"]["mm_eval.semantics"]
+    assert t["mode"] == "loglikelihood" and t["n_scored"] == 4 and t["n_unparseable"] == 0
+    assert set(t["metrics"]) == {"accuracy", "accuracy_norm"}
+    samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    for s in samples:
+        lps = s["extracted"]["logprobs"]
+        assert len(lps) == 4 and all(lp < 0 and math.isfinite(lp) for lp in lps)
+        # the prediction is the option with the highest log-probability
+        assert s["pred"] == "ABCD"[max(range(4), key=lambda k: lps[k])]
+        assert s["prompt"].endswith("Хариулт:")  # plain prompt with the Mongolian answer cue
+    # one loglikelihood request per option, journaled
+    assert results["run"]["requests_sent"] == 16
