@@ -53,7 +53,8 @@ def suites(extra: list[Path] | None = None) -> dict[str, list[str]]:
     for name, (spec, _) in all_specs(extra).items():
         for s in spec.suites:
             out.setdefault(s, []).append(name)
-    return {k: sorted(v) for k, v in out.items()}
+    specs = all_specs(extra)
+    return {k: sorted(v, key=lambda n: (specs[n][0].order, n)) for k, v in out.items()}
 
 
 def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:

@@ -89,6 +89,7 @@ class TaskSpec(_Strict):
     description: str = ""
     source: SourceInfo = Field(default_factory=SourceInfo)
     suites: list[str] = Field(default_factory=list)
+    order: int = 100  # position within its suites (then by name): tables follow the paper's order
     dataset: DatasetSpec
     # template variable -> path into the record ("question", "choices[*].text", "meta.level").
     # Special names: id, target, choices, labels.
