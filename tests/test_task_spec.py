@@ -123,3 +123,16 @@ def test_mm_eval_tasks_load_real_data(data_root):
     msgs = tasks["mm_eval.syntax"].chat_messages(syn)
     assert msgs[0] == {"role": "system", "content": "You are an AI assistant proficient in Mongolian."}
     assert "C. сайн байна уу?" in msgs[1]["content"]
+
+
+def test_num_fewshot_flag_adds_shots_even_when_task_default_is_zero(tmp_path):
+    recs = [{"q": f"kérdés {i}", "opts": ["x", "y"], "gold": "AB"[i % 2]} for i in range(6)]
+    text = GOOD.replace("output_type:", "fewshot: {split: test, n: 0, seed: 7}\noutput_type:")
+    task = resolve([str(write_task(tmp_path, text, recs))])[0]
+    s = task.samples()[0]
+    assert len(task.chat_messages(s)) == 1
+    msgs = task.chat_messages(s, num_fewshot=2)
+    assert [m["role"] for m in msgs] == ["user", "assistant", "user", "assistant", "user"]
+    assert all("kérdés 0" not in m["content"] for m in msgs[:-1])  # never the item itself
+    assert task.spec.prompt_hash({"num_fewshot": 2}) != task.spec.prompt_hash()
+    assert task.spec.prompt_hash({"num_fewshot": None}) == task.spec.prompt_hash()

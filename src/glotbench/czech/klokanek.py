@@ -212,7 +212,7 @@ def usable_records(path: str | Path | None = None) -> tuple[list[dict], dict]:
     return [item_record(it) for it in items if it.usable], counts(items)
 
 
-from glotbench.tasks.task import Task  # noqa: E402 - the loader above does not need it
+from glotbench.tasks.task import Task  # the loader above does not need it
 
 
 class KlokanekTask(Task):

@@ -109,7 +109,9 @@ class TaskSpec(_Strict):
     task_class: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)  # free-form knobs for a task_class
 
-    def prompt_hash(self) -> str:
+    def prompt_hash(self, run_overrides: dict | None = None) -> str:
+        """Hash of everything that shapes the prompt; ``run_overrides`` holds run-level prompt
+        settings (``num_fewshot``, ``prompt_lang``) when a run changes them."""
         payload = {
             "version": self.version,
             "fields": self.fields,
@@ -120,6 +122,9 @@ class TaskSpec(_Strict):
             "scorer": self.scorer,
             "options": self.options,
         }
+        overrides = {k: v for k, v in (run_overrides or {}).items() if v is not None}
+        if overrides:
+            payload["run"] = overrides
         return sha256_hex(canonical_json(payload))[:8]
 
 

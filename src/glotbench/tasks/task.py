@@ -145,7 +145,7 @@ class Task:
     @cached_property
     def _fewshot_pool(self) -> list[Sample]:
         fs = self.spec.fewshot
-        if not fs.n or not fs.split:
+        if not fs.split:  # the pool is built on first use, so `--num-fewshot` works even when n is 0
             return []
         return self.samples(fs.split)
 

@@ -1,0 +1,139 @@
+"""`glotbench compare`: cross-lingual gaps, rank movement and paired tests over finished runs."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from glotbench.cli import app
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:.{digits}f}"
+
+
+def pct(x: float | None, digits: int = 1, signed: bool = False) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{100 * x:+.{digits}f}%" if signed else f"{100 * x:.{digits}f}%"
+
+
+def pval(p: float | None) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "-"
+    return f"{p:.2e}" if p < 1e-3 else f"{p:.4f}"
+
+
+def _print_crosslingual(runs, console: Console) -> dict:
+    from glotbench.report.comparisons import crosslingual_from_runs
+
+    res = crosslingual_from_runs(runs)
+    t = Table(title="Cross-lingual gap (Czech-Bench §6.4): relative difference = (en - native) / max(en, native)")
+    for col in ("model", "pair", "native", "counterpart", "difference", "relative diff"):
+        t.add_column(col, justify="left" if col in ("model", "pair") else "right")
+    english_of = {p: e for p, _, e in res.pairs}
+    for r in res.table.rows:
+        t.add_row(r.model, f"{r.pair} vs {english_of.get(r.pair, '?')}", fmt(r.native), fmt(r.english),
+                  fmt(r.difference if not math.isnan(r.difference) else None), pct(r.relative_gap, signed=True))
+    console.print(t)
+    s = Table(title="Average relative gap per model (mean of |relative diff|)")
+    for col in ("model", "pairs", "missing", "average relative gap", "average signed gap", "counterpart higher", "native higher"):
+        s.add_column(col, justify="left" if col == "model" else "right")
+    for g in res.table.models.values():
+        s.add_row(g.model, str(g.n_pairs), str(g.n_missing), pct(g.average_relative_gap), pct(g.average_signed_gap, signed=True),
+                  str(g.n_english_higher), str(g.n_native_higher))
+    console.print(s)
+    for n in res.notes:
+        console.print(f"note: {n}", style="yellow")
+    return {"crosslingual": res.table.to_dict(), "pairs": res.pairs, "notes": res.notes}
+
+
+def _print_ranks(runs, a: str, b: str, metric: str | None, style: str, console: Console) -> dict:
+    from glotbench.report.comparisons import ranks_from_runs
+
+    res = ranks_from_runs(runs, a, b, metric=metric, style=style)
+    c = res.comparison
+    t = Table(title=f"Ranks: A = {a} ({res.metric_a}) vs B = {b} ({res.metric_b})")
+    for col in ("rank A", "model (A order)", "score A", "rank B", "model (B order)", "score B", "movement"):
+        t.add_column(col, justify="right" if col.startswith(("rank", "score")) else "left")
+    by_a = sorted(c.rows, key=lambda r: (r.rank_a, r.model))
+    for ra, rb in zip(by_a, c.rows):
+        t.add_row(str(ra.rank_a), ra.model, fmt(ra.score_a), str(rb.rank_b), rb.model, fmt(rb.score_b), rb.movement)
+    console.print(t)
+    console.print(f"Kendall's tau-b = {fmt(c.tau)} (p = {pval(c.p_value)}) · rank changed for {pct(c.share_changed, 0)} "
+                  f"of {len(c.rows)} models")
+    if len(res.a_tasks) > 1 or len(res.b_tasks) > 1:
+        console.print(f"A tasks: {', '.join(res.a_tasks)} · B tasks: {', '.join(res.b_tasks)}")
+    for n in res.notes + [f"only in A: {m}" for m in c.only_in_a] + [f"only in B: {m}" for m in c.only_in_b]:
+        console.print(f"note: {n}", style="yellow")
+    return {"ranks": c.to_dict(), "a": a, "b": b, "a_tasks": res.a_tasks, "b_tasks": res.b_tasks, "notes": res.notes}
+
+
+def _print_paired(runs, n_boot: int, seed: int, console: Console) -> dict:
+    from glotbench.report.comparisons import paired_rows
+
+    if len(runs) != 2:
+        from glotbench.errors import GlotbenchError
+
+        raise GlotbenchError(f"--paired compares exactly two runs (got {len(runs)})")
+    a, b = runs
+    rows, notes = paired_rows(a, b, n_boot=n_boot, seed=seed)
+    t = Table(title=f"Paired: A = {a.label} vs B = {b.label} (difference A - B, paired bootstrap 95% CI, {n_boot} resamples)")
+    for col in ("task", "metric", "n", "left out", "A", "B", "A - B", "95% CI", "McNemar b/c", "p", "test"):
+        t.add_column(col, justify="left" if col in ("task", "metric", "test") else "right")
+    for r in rows:
+        mc = f"{r.mcnemar_b}/{r.mcnemar_c}" if r.mcnemar_b is not None else "-"
+        t.add_row(r.task, r.metric, str(r.n_items), str(r.n_left_out), fmt(r.score_a), fmt(r.score_b),
+                  f"{r.difference:+.3f}", f"[{fmt(r.low)}, {fmt(r.high)}]", mc, pval(r.p_value), r.method or "-")
+    console.print(t)
+    console.print("McNemar b = items A got right and B wrong, c = the reverse; exact binomial test when b + c < 25.")
+    for n in notes:
+        console.print(f"note: {n}", style="yellow")
+    return {"paired": [r.to_dict() for r in rows], "a": str(a.path), "b": str(b.path), "notes": notes}
+
+
+@app.command("compare")
+def compare(
+    run_dirs: list[Path] = typer.Argument(..., help="Run directories (each written by `glotbench run -o DIR`)."),
+    crosslingual: bool = typer.Option(False, "--crosslingual", help="Each task vs its `counterpart` task: relative gap per model."),
+    ranks: bool = typer.Option(False, "--ranks", help="Rank the models on --a and --b side by side, with movement and Kendall's tau."),
+    paired: bool = typer.Option(False, "--paired", help="Two runs on the same items: paired bootstrap difference and McNemar test."),
+    a: Optional[str] = typer.Option(None, "--a", help="--ranks: reference task or suite."),
+    b: Optional[str] = typer.Option(None, "--b", help="--ranks: compared task or suite."),
+    metric: Optional[str] = typer.Option(None, "--metric", help="--ranks: metric to rank on (default: each task's first metric)."),
+    style: str = typer.Option("arrow", "--style", help="--ranks: movement as arrow (↑2, ↓1, -) or signed (+2, -1, 0)."),
+    n_boot: int = typer.Option(10_000, "--n-boot", help="--paired: bootstrap resamples."),
+    seed: int = typer.Option(0, "--seed", help="--paired: bootstrap seed."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
+) -> None:
+    """Compare finished runs: --crosslingual, --ranks (--a, --b) or --paired RUN_A RUN_B."""
+    from glotbench.errors import GlotbenchError
+    from glotbench.report.runs import load_runs
+
+    chosen = [n for n, on in (("crosslingual", crosslingual), ("ranks", ranks), ("paired", paired)) if on]
+    if len(chosen) != 1:
+        raise GlotbenchError("choose exactly one of --crosslingual, --ranks, --paired")
+    if ranks and not (a and b):
+        raise GlotbenchError("--ranks needs --a TASK_OR_SUITE and --b TASK_OR_SUITE")
+    if style not in ("arrow", "signed"):
+        raise GlotbenchError(f"--style must be arrow or signed, got {style!r}")
+    console = Console(width=max(Console().width, 140))
+    runs = load_runs(list(run_dirs), with_samples=paired)
+    console.print("runs: " + "; ".join(f"{r.label} = {r.path}" for r in runs))
+    if crosslingual:
+        out = _print_crosslingual(runs, console)
+    elif ranks:
+        out = _print_ranks(runs, a, b, metric, style, console)
+    else:
+        out = _print_paired(runs, n_boot, seed, console)
+    if json_out:
+        json_out.write_text(json.dumps(out, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+        console.print(f"wrote {json_out}")

@@ -1,0 +1,26 @@
+"""`glotbench report`: one self-contained HTML file from run directories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from glotbench.cli import app
+
+
+@app.command("report")
+def report(
+    run_dirs: list[Path] = typer.Argument(..., help="Run directories (each written by `glotbench run -o DIR`)."),
+    output: Path = typer.Option(Path("report.html"), "--output", "-o", help="HTML file to write."),
+    title: Optional[str] = typer.Option(None, "--title", help="Page title (default: the model names)."),
+    max_samples: int = typer.Option(2000, "--max-samples", help="Items per task and run embedded in the sample browser."),
+) -> None:
+    """Scores with intervals, per-slice plots, error counts and a sample browser, in one offline HTML file."""
+    from glotbench.report.html import write_report
+
+    path = write_report(list(run_dirs), output, title=title, max_samples_per_task=max_samples)
+    size = path.stat().st_size
+    Console().print(f"wrote {path} ({size / 1024:.0f} KiB); open it in a browser, no network needed")

@@ -1,0 +1,247 @@
+"""Comparisons over finished runs: cross-lingual gaps, rank movement, paired tests.
+
+Glue only: the statistics live in :mod:`glotbench.analysis` (crosslingual, ranks, paired);
+this module picks the numbers out of run directories and hands them over.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from glotbench.analysis.crosslingual import CrosslingualTable, crosslingual_table
+from glotbench.analysis.paired import mcnemar, paired_bootstrap
+from glotbench.analysis.ranks import RankComparison, rank_movement
+from glotbench.errors import DataError
+from glotbench.report.items import is_binary, item_vector, scored_items
+from glotbench.report.runs import (
+    LOWER_IS_BETTER,
+    RunData,
+    metric_value,
+    primary_metric,
+    scores_by_model,
+)
+from glotbench.scoring.metrics import get_metric
+
+# ----------------------------------------------------------------------------- cross-lingual
+
+
+@dataclass
+class CrosslingualResult:
+    table: CrosslingualTable
+    pairs: list[tuple[str, str, str]]  # (pair name, native task, English/counterpart task)
+    notes: list[str] = field(default_factory=list)
+
+
+def _usable(task_result: dict, metric: str) -> float | None:
+    """The score, or None when the run marked it invalid (over 50% unparseable), as Czech-Bench's "-"."""
+    if task_result.get("status") == "invalid":
+        return None
+    return metric_value(task_result, metric)
+
+
+def crosslingual_from_runs(runs: list[RunData]) -> CrosslingualResult:
+    """Every task whose ``counterpart`` is also in the same model's runs becomes a pair.
+
+    The native side is the task whose language is not English (if both or neither are English,
+    the task naming the counterpart is the native side). One pair per metric both tasks report,
+    except error-type metrics and MCC (the relative gap needs non-negative, higher-is-better
+    scores). A score the run marked invalid counts as missing.
+    """
+    per_model = scores_by_model(runs)
+    pair_defs: dict[tuple[str, str], None] = {}
+    notes: list[str] = []
+    for label, tasks in per_model.items():
+        for name, t in tasks.items():
+            cp = t.get("counterpart")
+            if not cp:
+                continue
+            if cp not in tasks:
+                note = f"{name}: counterpart {cp} is not in the runs of {label}"
+                if note not in notes:
+                    notes.append(note)
+                continue
+            native, english = name, cp
+            if t.get("language") == "en" and tasks[cp].get("language") != "en":
+                native, english = cp, name
+            pair_defs.setdefault((native, english), None)
+    if not pair_defs:
+        raise DataError("no cross-lingual pairs in these runs: a pair needs a task with `counterpart: OTHER` "
+                        "and OTHER in the runs of the same model" + (f" ({'; '.join(notes)})" if notes else ""))
+    rows = []
+    pairs = []
+    for native, english in pair_defs:
+        metric_names: list[str] = []
+        for tasks in per_model.values():
+            if native in tasks and english in tasks:
+                for m in tasks[native].get("metrics") or {}:
+                    if m in (tasks[english].get("metrics") or {}) and m not in metric_names:
+                        metric_names.append(m)
+        for m in metric_names:
+            if m in LOWER_IS_BETTER or m == "mcc":
+                notes.append(f"{native}: metric {m} left out (the relative gap needs non-negative higher-is-better scores)")
+                continue
+            pair = f"{native} {m}"
+            pairs.append((pair, native, english))
+            for label, tasks in per_model.items():
+                if native in tasks and english in tasks:
+                    rows.append((label, pair, _usable(tasks[native], m), _usable(tasks[english], m)))
+    return CrosslingualResult(crosslingual_table(rows), pairs, notes)
+
+
+# ----------------------------------------------------------------------------- ranks
+
+
+@dataclass
+class RanksResult:
+    comparison: RankComparison
+    a_label: str
+    b_label: str
+    a_tasks: list[str]
+    b_tasks: list[str]
+    metric_a: str
+    metric_b: str
+    notes: list[str] = field(default_factory=list)
+
+
+def _tasks_for(name: str, available: list[str]) -> list[str]:
+    """A task name, or a suite (registered suite, or the ``name.`` prefix of task names)."""
+    if name in available:
+        return [name]
+    members: list[str] = []
+    try:
+        from glotbench.tasks.registry import suites
+
+        members = [t for t in suites().get(name, []) if t in available]
+    except Exception:  # noqa: BLE001 - a broken task folder must not stop a comparison of finished runs
+        members = []
+    if not members:
+        members = [t for t in available if t.startswith(name + ".")]
+    if not members:
+        raise DataError(f"{name!r} is neither a task nor a suite in these runs (tasks: {', '.join(available)})")
+    return members
+
+
+def _side_scores(per_model: dict[str, dict[str, dict]], tasks: list[str], metric: str | None,
+                 notes: list[str], side: str) -> tuple[dict[str, float], str]:
+    """Score per model: the task's metric, or the mean over a suite's tasks (each task's headline metric)."""
+    out: dict[str, float] = {}
+    used = metric or ""
+    for label, res in per_model.items():
+        vals = []
+        missing = [t for t in tasks if t not in res]
+        if missing:
+            notes.append(f"{label}: left out of {side} (no results for {', '.join(missing)})")
+            continue
+        for t in tasks:
+            m = metric or primary_metric(res[t])
+            used = used or m or ""
+            v = metric_value(res[t], m)
+            if v is None:
+                break
+            vals.append(float(v))
+        else:
+            out[label] = float(np.mean(vals))
+            continue
+        notes.append(f"{label}: left out of {side} (no {metric or 'score'} for {t})")
+    if len(tasks) > 1:
+        used = f"mean of headline metrics over {len(tasks)} tasks" if metric is None else f"mean {metric} over {len(tasks)} tasks"
+    return out, used
+
+
+def ranks_from_runs(runs: list[RunData], a: str, b: str, metric: str | None = None, style: str = "arrow") -> RanksResult:
+    per_model = scores_by_model(runs)
+    available = list(dict.fromkeys(t for res in per_model.values() for t in res))
+    ta, tb = _tasks_for(a, available), _tasks_for(b, available)
+    notes: list[str] = []
+    sa, ma = _side_scores(per_model, ta, metric, notes, "A")
+    sb, mb = _side_scores(per_model, tb, metric, notes, "B")
+    if len(set(sa) & set(sb)) < 1:
+        raise DataError(f"no model has scores for both {a!r} and {b!r}")
+    # Lower-is-better only when a single error-type metric is compared on both sides.
+    higher = not (metric in LOWER_IS_BETTER)
+    cmp = rank_movement(sa, sb, higher_is_better=higher, style=style)  # type: ignore[arg-type]
+    return RanksResult(cmp, a, b, ta, tb, ma, mb, notes)
+
+
+# ----------------------------------------------------------------------------- paired
+
+
+@dataclass
+class PairedRow:
+    task: str
+    metric: str
+    n_items: int  # items both runs scored
+    n_left_out: int  # items in either run that are missing, or an error, on the other side
+    score_a: float
+    score_b: float
+    difference: float  # a - b
+    low: float
+    high: float
+    mcnemar_b: int | None = None  # A right, B wrong
+    mcnemar_c: int | None = None  # A wrong, B right
+    p_value: float | None = None
+    method: str | None = None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _by_id(records: list[dict]) -> dict[str, dict]:
+    return {str(r["sample_id"]): r for r in records}
+
+
+def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int = 0,
+                tasks: list[str] | None = None) -> tuple[list[PairedRow], list[str]]:
+    """Per task both runs hold, per metric: A - B with a paired bootstrap interval; McNemar for 0/1 metrics.
+
+    Items are joined on (task, sample_id); an item that is an error (or absent) in either run
+    is left out of both sides and counted in ``n_left_out``.
+    """
+    notes: list[str] = []
+    common = [t for t in run_a.tasks if t in run_b.tasks]
+    if tasks:
+        common = [t for t in common if t in tasks]
+    if not common:
+        raise DataError(f"{run_a.path} and {run_b.path} share no task")
+    rows: list[PairedRow] = []
+    for task in common:
+        ra, rb = _by_id(run_a.samples_of(task)), _by_id(run_b.samples_of(task))
+        if not ra or not rb:
+            notes.append(f"{task}: no samples.jsonl records in {'A' if not ra else 'B'}; left out")
+            continue
+        ids = [i for i in ra if i in rb and ra[i].get("status") == "scored" and rb[i].get("status") == "scored"]
+        left_out = len(set(ra) | set(rb)) - len(ids)
+        if not ids:
+            notes.append(f"{task}: no item scored in both runs")
+            continue
+        recs_a, recs_b = [ra[i] for i in ids], [rb[i] for i in ids]
+        metrics = list(run_a.tasks[task].get("metrics") or {}) or ["accuracy"]
+        for m in metrics:
+            va, vb = item_vector(recs_a, m), item_vector(recs_b, m)
+            if va is not None and vb is not None:
+                a = np.array([np.nan if v is None else v for v in va], dtype=float)
+                b = np.array([np.nan if v is None else v for v in vb], dtype=float)
+                boot = paired_bootstrap(a, b, metric_fn=np.nanmean, n=n_boot, seed=seed)
+                sa, sb = float(np.nanmean(a)) if not np.isnan(a).all() else math.nan, \
+                    float(np.nanmean(b)) if not np.isnan(b).all() else math.nan
+                row = PairedRow(task, m, len(ids), left_out, sa, sb, boot.difference, boot.low, boot.high)
+                if is_binary(va) and is_binary(vb):
+                    mc = mcnemar(va, vb)
+                    row.mcnemar_b, row.mcnemar_c, row.p_value, row.method = mc.b, mc.c, mc.p_value, mc.method
+            else:  # corpus metric (macro-F1, MCC): resample item indices, recompute on each side
+                fn = get_metric(m)
+                items = scored_items(recs_a) + scored_items(recs_b)
+                k = len(ids)
+
+                def corpus(idx: np.ndarray, _fn=fn, _items=items) -> float:
+                    return _fn([_items[int(j)] for j in idx])
+
+                boot = paired_bootstrap(np.arange(k), np.arange(k) + k, metric_fn=corpus,
+                                        n=min(n_boot, 2000), seed=seed)
+                row = PairedRow(task, m, k, left_out, corpus(np.arange(k)), corpus(np.arange(k) + k),
+                                boot.difference, boot.low, boot.high)
+            rows.append(row)
+    return rows, notes

@@ -1,0 +1,149 @@
+"""Read finished run directories (results.json + samples.jsonl) for reports and comparisons.
+
+Nothing here calls a model: a report or a comparison is built from what a run wrote. Each run
+directory is one model's results; runs of the same model (same ``model_id``) are merged by
+:func:`scores_by_model`. A model's display name is its ``model_id`` without the ``@...`` suffix
+(``openai:gpt-4o``, ``llamacpp:SmolLM2-135M-Instruct.Q4_1.gguf``); two different models that would
+show the same name (two servers both called ``stub``) get the name of the first run directory of
+each appended. Runs of one model that hold the same task (two prompt variants, generate vs
+loglikelihood) are not merged: each of those is labelled with its own directory name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from glotbench.errors import DataError
+
+# Metrics where a smaller value is better (everything else: larger is better).
+LOWER_IS_BETTER = frozenset({"abs_error", "rel_error", "ece", "brier", "calibration_error"})
+
+
+@dataclass
+class RunData:
+    path: Path
+    results: dict
+    samples: list[dict] = field(default_factory=list)
+    label: str = ""
+
+    @property
+    def model_id(self) -> str:
+        return str((self.results.get("model") or {}).get("model_id", "?"))
+
+    @property
+    def tasks(self) -> dict[str, dict]:
+        return self.results.get("tasks") or {}
+
+    def samples_of(self, task: str) -> list[dict]:
+        return [s for s in self.samples if s.get("task") == task]
+
+
+def primary_metric(task_result: dict) -> str | None:
+    """The first metric a task lists is its headline number."""
+    metrics = task_result.get("metrics") or {}
+    return next(iter(metrics), None)
+
+
+def metric_value(task_result: dict, metric: str | None = None) -> float | None:
+    metric = metric or primary_metric(task_result)
+    if metric is None:
+        return None
+    return ((task_result.get("metrics") or {}).get(metric) or {}).get("value")
+
+
+def _read_samples(path: Path) -> list[dict]:
+    out = []
+    if not path.is_file():
+        return out
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                raise DataError(f"{path}: line {n}: not valid JSON") from None
+            if not isinstance(rec, dict) or "task" not in rec or "sample_id" not in rec:
+                raise DataError(f"{path}: line {n}: a sample record needs fields 'task' and 'sample_id'")
+            out.append(rec)
+    return out
+
+
+def load_run(path: str | Path, with_samples: bool = True) -> RunData:
+    """One run directory; a one-line DataError naming the directory/file when it is not one."""
+    p = Path(path)
+    res_path = p / "results.json" if p.is_dir() else p
+    if p.is_file() and p.name == "results.json":
+        p = p.parent
+    if not res_path.is_file():
+        raise DataError(f"{p}: no results.json here; is it a glotbench run directory (glotbench run -o DIR)?")
+    try:
+        results = json.loads(res_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise DataError(f"{res_path}: not valid JSON (line {err.lineno})") from None
+    if not isinstance(results, dict) or not isinstance(results.get("tasks"), dict):
+        raise DataError(f"{res_path}: field 'tasks': missing; not a glotbench results file")
+    samples = _read_samples(p / "samples.jsonl") if with_samples else []
+    return RunData(path=p, results=results, samples=samples)
+
+
+def short_model_name(model_id: str) -> str:
+    return model_id.split("@", 1)[0]
+
+
+def load_runs(paths: list[str | Path], with_samples: bool = True) -> list[RunData]:
+    """Load several run directories and give each a display label (see the module docstring)."""
+    if not paths:
+        raise DataError("no run directories given")
+    runs = [load_run(p, with_samples) for p in paths]
+    by_name: dict[str, set[str]] = {}
+    first_dir: dict[str, str] = {}
+    for r in runs:
+        by_name.setdefault(short_model_name(r.model_id), set()).add(r.model_id)
+        first_dir.setdefault(r.model_id, r.path.name)
+    # Runs of one model that share a task are different variants (prompt, mode): keep them apart.
+    clash = {id(x) for i, r in enumerate(runs) for q in runs[i + 1:]
+             if q.model_id == r.model_id and set(q.tasks) & set(r.tasks) for x in (r, q)}
+    for r in runs:
+        name = short_model_name(r.model_id)
+        if id(r) in clash:
+            r.label = f"{name} ({r.path.name})"
+        else:
+            # runs of one model share a label; two models with one name get their first run's folder name
+            r.label = name if len(by_name[name]) == 1 else f"{name} ({first_dir[r.model_id]})"
+    return runs
+
+
+def scores_by_model(runs: list[RunData]) -> dict[str, dict[str, dict]]:
+    """``{label: {task: task_result}}``, runs of the same model merged (a later run's task wins)."""
+    out: dict[str, dict[str, dict]] = {}
+    for r in runs:
+        out.setdefault(r.label, {}).update(r.tasks)
+    return out
+
+
+def task_names(runs: list[RunData]) -> list[str]:
+    seen: list[str] = []
+    for r in runs:
+        for t in r.tasks:
+            if t not in seen:
+                seen.append(t)
+    return seen
+
+
+def model_labels(runs: list[RunData]) -> list[str]:
+    seen: list[str] = []
+    for r in runs:
+        if r.label not in seen:
+            seen.append(r.label)
+    return seen
+
+
+def as_float(x: Any) -> float | None:
+    try:
+        return None if x is None else float(x)
+    except (TypeError, ValueError):
+        return None
