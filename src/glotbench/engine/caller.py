@@ -45,11 +45,13 @@ class CachedCaller:
         self._rng = random.Random(seed)
         self._inflight: dict[str, asyncio.Future] = {}
         self.judge: "CachedCaller | None" = None  # the judge's caller, when the run has one
+        # Keys already answered, read once: a miss then costs no database query.
+        self._known = journal.cached_keys()
 
     async def __call__(self, request: GenRequest | LoglikelihoodRequest, *, task: str | None = None,
                        sample_id: str | None = None) -> GenResult | LoglikelihoodResult:
         key = request.key(self.model.model_id)
-        cached = self.journal.get_response(key)
+        cached = self.journal.get_response(key) if key in self._known else None
         is_gen = isinstance(request, GenRequest)
         if cached is not None:
             self.stats.cached += 1
@@ -90,6 +92,7 @@ class CachedCaller:
         if is_gen:
             self.stats.input_tokens += result.input_tokens or 0
             self.stats.output_tokens += result.output_tokens or 0
+        self._known.add(key)
         self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
                                   model_id=self.model.model_id, request=request.to_dict(), response=result.to_dict(),
                                   latency_s=latency)

@@ -57,8 +57,23 @@ def words_alternation(words: Iterable[str]) -> str:
     return "(?:" + "|".join(word_pattern(w) for w in uniq) + ")"
 
 
+_NORM_CACHE: dict[int, tuple[LanguagePack, dict[str, str]]] = {}  # the pack is kept so its id stays its own
+_NORM_CACHE_MAX = 50_000
+
+
 def normalize(text: str, pack: LanguagePack) -> str:
-    """Normalise ``text`` for comparison, as the pack's ``normalization`` settings say."""
+    """Normalise ``text`` for comparison, as the pack's ``normalization`` settings say (memoised per
+    pack: option texts are normalised again for every answer, and this was an engine hot spot)."""
+    cache = _NORM_CACHE.setdefault(id(pack), (pack, {}))[1]
+    out = cache.get(text)
+    if out is None:
+        if len(cache) >= _NORM_CACHE_MAX:
+            cache.clear()
+        out = cache[text] = _normalize(text, pack)
+    return out
+
+
+def _normalize(text: str, pack: LanguagePack) -> str:
     cfg = pack.normalization
     out = unicodedata.normalize(cfg.unicode_form, text)
     if cfg.lowercase:
