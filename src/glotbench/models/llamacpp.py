@@ -65,7 +65,7 @@ class LlamaCppModel(Model):
     max_parallel = 1
     supports_loglikelihood = True
 
-    def __init__(self, path: str | os.PathLike, n_ctx: int = 2048, n_threads: int | None = None,
+    def __init__(self, path: str | os.PathLike, n_ctx: int = 4096, n_threads: int | None = None,
                  seed: int = 0, chat: bool = True):
         self.path = Path(path).expanduser()
         if not self.path.is_file():

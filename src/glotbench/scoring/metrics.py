@@ -7,6 +7,7 @@ Classification metrics come from scikit-learn so the numbers match what users co
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -47,7 +48,11 @@ def weighted_f1(golds: list, preds: list) -> float:
 
 
 def mcc(golds: list, preds: list) -> float:
-    return float(matthews_corrcoef([str(g) for g in golds], [str(p) for p in preds]))
+    with warnings.catch_warnings():
+        # bootstrap resamples of a small or skewed set can hold one class; MCC is then 0, as defined
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(matthews_corrcoef([str(g) for g in golds], [str(p) for p in preds]))
 
 
 def _pairwise(fn: Callable[[list, list], float]) -> Callable[[list[ScoredItem]], float]:
