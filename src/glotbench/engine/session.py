@@ -59,6 +59,29 @@ def load_judge(spec: str, judge_args: dict, timeout: float | None = None) -> Mod
     return load_model(spec, **kw)
 
 
+def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]]:
+    """Tasks that came in through a suite or glob and whose data file is absent are set aside
+    (name -> the DataError's message) so the rest of the suite still runs. A task named on its
+    own, or a selection where no task has its data, fails with the DataError as before."""
+    from glotbench.errors import DataError
+
+    named = {n.strip() for raw in (cfg.tasks or []) for n in raw.split(",")}
+    keep, skipped = [], {}
+    for t in tasks:
+        if t.spec.dataset.format != "hf":
+            try:
+                t.split_path(cfg.split or t.spec.dataset.eval_split)
+            except DataError as err:
+                if t.name in named or len(tasks) == 1:
+                    raise
+                skipped[t.name] = str(err)
+                continue
+        keep.append(t)
+    if not keep:
+        raise DataError(f"no selected task has its data: {next(iter(skipped.values()))}")
+    return keep, skipped
+
+
 def check_judge(tasks, judge_spec: str | None) -> None:
     from glotbench.errors import GlotbenchError
 
@@ -85,7 +108,9 @@ class _ProgressCounter:
 def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progress: bool = True,
                    model: Model | None = None) -> tuple[dict, Path]:
     console = console or Console(stderr=True, soft_wrap=True)
-    tasks = resolve(cfg.tasks or ["mm_eval"])
+    tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
+    for name, why in skipped.items():
+        console.print(f"[yellow]skipped[/] {name}: {why}")
     check_judge(tasks, cfg.judge)
     model = model or load_model_from_config(cfg)
     judge_model = None
@@ -145,6 +170,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
             "judge": judge_model.settings() if judge_model else None,
             "errors": journal.errors()[-50:],
             "tasks": task_results,
+            "skipped_tasks": skipped,
         }
         write_json(out_dir / "results.json", results)
         export_samples(journal, out_dir / "samples.jsonl", {n: t["fingerprint"]["id"] for n, t in task_results.items()})

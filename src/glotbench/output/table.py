@@ -44,5 +44,11 @@ def print_results(results: dict, console: Console | None = None) -> None:
             notes.append(f"incomplete {name}: {t['n_scored'] + t['n_errors']}/{t['n_items']} items done")
         if t["n_errors"]:
             notes.append(f"{name}: {t['n_errors']} item(s) failed after retries and are excluded from the score (see errors in results.json)")
+    for name, why in (results.get("skipped_tasks") or {}).items():
+        notes.append(f"data missing, not run: {name}: {why}")
     for n in notes:
         console.print(n, style="yellow")
+    from glotbench.openhueval import table5
+
+    if table5.applies(results):
+        console.print(table5.table5(results))

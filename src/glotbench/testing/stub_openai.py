@@ -3,7 +3,10 @@
     python -m glotbench.testing.stub_openai --port 8765 [--answer A] [--fault-rate 0.3] [--stall 5] [--delay 0]
 
 It answers /v1/chat/completions and /v1/completions at once with a fixed answer (or, with
-``--echo-gold``, the text after "GOLD=" in the prompt, for exact-score tests). Faults are
+``--echo-gold``, the text after "GOLD=" in the prompt, for exact-score tests; with
+``--responses FILE``, a canned answer from a JSONL of ``{"match", "response", "reasoning"?}``
+lines: the first line whose ``match`` occurs in the request body answers, ``reasoning`` coming
+back as ``reasoning_content`` like DeepSeek's API). Faults are
 chosen per request body (a stable hash), so a retried request sees its own schedule:
 
 * ``500`` bodies fail with HTTP 500 on every attempt (the item ends as an error);
@@ -27,8 +30,9 @@ FAULTS = ("500", "429", "stall")
 
 class StubApp:
     def __init__(self, answer: str = "A", fault_rate: float = 0.0, stall_s: float = 5.0, echo_gold: bool = False,
-                 delay_s: float = 0.0):
+                 delay_s: float = 0.0, responses: list[dict] | None = None):
         self.answer = answer
+        self.responses = responses or []
         self.delay_s = delay_s
         self.fault_rate = fault_rate
         self.stall_s = stall_s
@@ -79,10 +83,16 @@ class StubApp:
         except json.JSONDecodeError:
             return await self._json(send, 400, {"error": {"message": "bad json"}})
         text = self._answer_for(req)
+        reasoning = None
+        canned = self._canned_for(req)
+        if canned is not None:
+            text, reasoning = canned.get("response", ""), canned.get("reasoning")
         usage = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
         if path.endswith("/chat/completions"):
             payload = {"id": "stub-" + h[:8], "object": "chat.completion", "created": int(time.time()), "model": req.get("model", "stub"),
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                       "choices": [{"index": 0, "message": {"role": "assistant", "content": text,
+                                                            **({"reasoning_content": reasoning} if reasoning else {})},
+                                    "finish_reason": "stop"}],
                        "usage": usage}
         else:
             payload = {"id": "stub-" + h[:8], "object": "text_completion", "created": int(time.time()), "model": req.get("model", "stub"),
@@ -95,6 +105,12 @@ class StubApp:
         text = json.dumps(req, ensure_ascii=False)
         m = re.search(r"GOLD=([^\s\"\\]+)", text)
         return m.group(1) if m else self.answer
+
+    def _canned_for(self, req: dict) -> dict | None:
+        if not self.responses:
+            return None
+        text = "\n".join(str(m.get("content", "")) for m in req.get("messages") or []) + str(req.get("prompt") or "")
+        return next((r for r in self.responses if r["match"] in text), None)
 
     @staticmethod
     async def _json(send, status: int, payload: dict) -> None:
@@ -115,8 +131,13 @@ def main() -> None:
     ap.add_argument("--stall", type=float, default=5.0)
     ap.add_argument("--echo-gold", action="store_true")
     ap.add_argument("--delay", type=float, default=0.0, help="seconds before every answer")
+    ap.add_argument("--responses", default=None, help="JSONL of {match, response, reasoning?}: canned answers by prompt substring")
     a = ap.parse_args()
-    app = StubApp(a.answer, a.fault_rate, a.stall, a.echo_gold, a.delay)
+    canned = None
+    if a.responses:
+        with open(a.responses, encoding="utf-8") as fh:
+            canned = [json.loads(line) for line in fh if line.strip()]
+    app = StubApp(a.answer, a.fault_rate, a.stall, a.echo_gold, a.delay, canned)
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning", access_log=False)
 
 

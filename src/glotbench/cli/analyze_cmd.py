@@ -1,0 +1,253 @@
+"""`glotbench analyze thinking RUN_DIR`: reasoning-trace statistics of a finished run.
+
+Per task and outcome (CORRECT / INCORRECT / NOT_ATTEMPTED): mean trace length (approximate
+tokens), mean number of thoughts, and the share of thought segments with explicit translation
+insertion (OpenHuEval §4; :mod:`glotbench.analysis.thinking`). Traces are a response's separate
+reasoning field or its ``<think>`` block. Thoughts are split at the language pack's reflection
+markers, or with ``--judge`` by the benchmark's own splitting prompts (HuSimpleQA: find and
+confirm thought shifts; other tasks: the HuMatchingFIB segment split), sent through the run's
+journal so a repeated analysis costs no judge calls.
+
+A task says how its records map to outcomes with ``thinking_outcome(record)`` (the OpenHuEval
+tasks do); otherwise a judge grade in ``pred`` (SimpleQA-style tasks) or a per-item
+``correct`` / ``exact_match`` value is used, an unparseable answer counting as NOT_ATTEMPTED.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from glotbench.cli import app
+from glotbench.errors import DataError
+
+analyze_app = typer.Typer(help="Analyses of a finished run (reads its journal; no model calls unless --judge).",
+                          no_args_is_help=True)
+app.add_typer(analyze_app, name="analyze")
+
+OUTCOMES = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
+
+
+# ---------------------------------------------------------------- reading the run
+
+def load_run_records(run_dir: Path) -> list[dict]:
+    """Scored sample records of the run: from journal.sqlite (only the run keys results.json
+    names, when it exists), else from samples.jsonl."""
+    from glotbench.engine.journal import Journal
+    from glotbench.engine.session import JOURNAL_NAME
+
+    journal_path, samples_path, results_path = run_dir / JOURNAL_NAME, run_dir / "samples.jsonl", run_dir / "results.json"
+    keys = None
+    if results_path.is_file():
+        try:
+            keys = {n: t["fingerprint"]["id"] for n, t in json.loads(results_path.read_text(encoding="utf-8"))["tasks"].items()}
+        except (json.JSONDecodeError, KeyError, TypeError) as err:
+            raise DataError(f"{results_path}: not a glotbench results file ({err})") from None
+    if journal_path.is_file():
+        journal = Journal(journal_path)
+        try:
+            recs = [r for r in journal.iter_samples() if keys is None or keys.get(r["task"]) == r["run_key"]]
+        finally:
+            journal.close()
+    elif samples_path.is_file():
+        recs = []
+        with samples_path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if line.strip():
+                    try:
+                        recs.append(json.loads(line))
+                    except json.JSONDecodeError as err:
+                        raise DataError(f"{samples_path}:{lineno}: invalid JSON ({err.msg})") from None
+    else:
+        raise DataError(f"{run_dir}: no {JOURNAL_NAME} or samples.jsonl here (not a glotbench run directory)")
+    return [r for r in recs if r.get("status") == "scored"]
+
+
+def _task_object(name: str):
+    from glotbench.tasks.registry import resolve
+
+    try:
+        return resolve([name])[0]
+    except Exception:  # noqa: BLE001 - a task defined in a file no longer around: use the generic rule
+        return None
+
+
+def generic_outcome(record: dict) -> str | None:
+    pred = record.get("pred")
+    if isinstance(pred, str) and pred.strip().upper() in OUTCOMES:
+        return pred.strip().upper()
+    values = record.get("values") or {}
+    for key in ("correct", "exact_match", "question_correct"):
+        if values.get(key) is not None:
+            if pred is None:
+                return "NOT_ATTEMPTED"
+            return "CORRECT" if values[key] == 1.0 else "INCORRECT"
+    return None
+
+
+def outcome_of(record: dict, task) -> str | None:
+    fn = getattr(task, "thinking_outcome", None)
+    return fn(record) if fn is not None else generic_outcome(record)
+
+
+def _question(record: dict) -> str:
+    prompt = record.get("prompt")
+    if isinstance(prompt, list):
+        users = [m.get("content", "") for m in prompt if isinstance(m, dict) and m.get("role") == "user"]
+        return users[-1] if users else ""
+    return str(prompt or "")
+
+
+def responses_by_task(records: list[dict], tasks: list[str] | None) -> tuple[dict[str, list[dict]], dict[str, int]]:
+    """task -> analysis records ({outcome, response, reasoning, question, lang}), one per output;
+    and task -> number of items without a defined outcome."""
+    by_task: dict[str, list[dict]] = defaultdict(list)
+    no_outcome: dict[str, int] = defaultdict(int)
+    objs: dict[str, object] = {}
+    for rec in records:
+        name = rec["task"]
+        if tasks and name not in tasks:
+            continue
+        if name not in objs:
+            objs[name] = _task_object(name)
+        outcome = outcome_of(rec, objs[name])
+        if outcome not in OUTCOMES:
+            no_outcome[name] += 1
+            continue
+        for k, out in enumerate(rec.get("outputs") or []):
+            by_task[name].append({"id": f"{rec['sample_id']}#{k}", "outcome": outcome, "response": out.get("text") or "",
+                                  "reasoning": out.get("reasoning"), "question": _question(rec), "lang": rec.get("lang"),
+                                  "gold": rec.get("gold")})
+    return dict(by_task), dict(no_outcome)
+
+
+# ---------------------------------------------------------------- judge-based splitting
+
+async def _judge_segments(rows: list[dict], task: str, caller) -> int:
+    """Fill ``row["segments"]`` with the judge's split of each trace; returns how many traces
+    fell back to marker splitting (the judge's answer could not be used)."""
+    from glotbench.analysis import thinking as th
+    from glotbench.models.base import GenRequest
+
+    def req(text: str, max_tokens: int = 2048) -> GenRequest:
+        return GenRequest(messages=({"role": "user", "content": text},), max_tokens=max_tokens, temperature=0.0)
+
+    fallbacks = 0
+
+    async def one(row: dict) -> None:
+        nonlocal fallbacks
+        trace, _ = th.split_trace(row["response"], row.get("reasoning"))
+        if not trace:
+            return
+        segs: list[str] = []
+        if "simpleqa" in task.lower():
+            out = await caller(req(th.build_shift_expression_request(row["question"], trace), 512), task=task, sample_id=row["id"])
+            found_lang, exprs = th.parse_shift_expressions(out.text)
+            marked, offsets = th.mark_shift_candidates(trace, exprs)
+            if offsets:
+                out2 = await caller(req(th.build_confirm_shift_request(marked), 512), task=task, sample_id=row["id"])
+                segs = th.split_at_shifts(trace, offsets, th.parse_confirmed_shift_ids(out2.text))
+            elif found_lang is not None:  # a readable answer naming no shift: one thought
+                segs = [trace]
+        else:
+            out = await caller(req(th.build_fib_split_request(trace)), task=task, sample_id=row["id"])
+            segs = [s["text"] for s in th.parse_segments(out.text) if str(s.get("text", "")).strip()]
+        if segs:
+            row["segments"] = segs
+        else:
+            fallbacks += 1
+
+    await asyncio.gather(*(one(r) for r in rows))
+    return fallbacks
+
+
+def split_with_judge(run_dir: Path, by_task: dict[str, list[dict]], judge_spec: str, judge_args: dict) -> dict[str, int]:
+    from glotbench.engine.caller import CachedCaller
+    from glotbench.engine.journal import Journal
+    from glotbench.engine.retry import RetryPolicy
+    from glotbench.engine.session import JOURNAL_NAME, load_judge
+
+    judge = load_judge(judge_spec, judge_args)
+    journal = Journal(run_dir / JOURNAL_NAME)
+
+    async def go() -> dict[str, int]:
+        caller = CachedCaller(judge, journal, role="judge", policy=RetryPolicy(),
+                              concurrency=judge.max_parallel or 8)
+        try:
+            return {t: await _judge_segments(rows, t, caller) for t, rows in by_task.items()}
+        finally:
+            await judge.aclose()
+
+    try:
+        return asyncio.run(go())
+    finally:
+        journal.close()
+
+
+# ---------------------------------------------------------------- the command
+
+def _f(x, fmt: str = "{:.1f}") -> str:
+    return "-" if x is None else fmt.format(x)
+
+
+def report_table(task: str, report: dict, no_outcome: int, lang: str) -> Table:
+    title = f"{task} · trace language {lang} vs en" + (f" · {no_outcome} item(s) without an outcome left out" if no_outcome else "")
+    t = Table(title=title)
+    for col in ("outcome", "with trace", "no trace", "mean tokens≈", "mean thoughts", "segments", "ETI share",
+                "ETI / pivot / prompt / undet."):
+        t.add_column(col, justify="left" if col == "outcome" else "right")
+    for outcome in (*OUTCOMES, "ALL"):
+        r = report[outcome]
+        counts = "/".join(str(r.get(k, "-")) for k in ("n_eti", "n_pivot_only", "n_prompt_only", "n_undetermined"))
+        t.add_row(outcome, str(r["n_responses"]), str(r["n_without_trace"]), _f(r["mean_tokens"]), _f(r["mean_thoughts"], "{:.2f}"),
+                  str(r["n_segments"]), _f(r.get("eti_share"), "{:.0%}"), counts if "n_eti" in r else "-")
+    return t
+
+
+@analyze_app.command("thinking")
+def thinking(
+    run_dir: Path = typer.Argument(..., help="A run directory (holds journal.sqlite / samples.jsonl)."),
+    task: list[str] | None = typer.Option(None, "--task", "-t", help="Only these tasks (repeatable)."),
+    judge: str | None = typer.Option(None, "--judge", help="Split traces into thoughts with this judge model and the benchmark's prompts."),
+    judge_base_url: str | None = typer.Option(None, "--judge-base-url", help="Server URL for an OpenAI-compatible judge."),
+    lang: str | None = typer.Option(None, "--lang", help="Language of the prompt material for translation detection (default: the task's)."),
+    pivot: str = typer.Option("en", "--pivot", help="The language a model may translate into while thinking."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the report here (default RUN_DIR/thinking.json)."),
+) -> None:
+    """Trace length, thoughts and translation insertion per outcome (CORRECT / INCORRECT / NOT_ATTEMPTED)."""
+    from glotbench.analysis.thinking import analyze
+
+    if not run_dir.is_dir():
+        raise DataError(f"{run_dir}: run directory not found")
+    by_task, no_outcome = responses_by_task(load_run_records(run_dir), task)
+    if not by_task:
+        raise DataError(f"{run_dir}: no scored item with a CORRECT / INCORRECT / NOT_ATTEMPTED outcome"
+                        + (f" in task(s) {', '.join(task)}" if task else ""))
+    fallbacks: dict[str, int] = {}
+    if judge:
+        fallbacks = split_with_judge(run_dir, by_task, judge, {"base_url": judge_base_url} if judge_base_url else {})
+    out = Console(width=None if sys.stdout.isatty() else 160)
+    result: dict = {"run_dir": str(run_dir), "splitting": f"judge {judge}" if judge else "reflection markers",
+                    "tokens": "approximate: whitespace words, CJK characters one each", "tasks": {}}
+    for name, rows in sorted(by_task.items()):
+        plang = lang or next((r["lang"] for r in rows if r.get("lang")), "hu")
+        report = analyze(rows, prompt_lang=plang, pivot_lang=pivot)
+        result["tasks"][name] = {"prompt_lang": plang, "n_without_outcome": no_outcome.get(name, 0),
+                                 "judge_split_fallbacks": fallbacks.get(name), "by_outcome": report}
+        out.print(report_table(name, report, no_outcome.get(name, 0), plang))
+    for name, n in sorted(no_outcome.items()):
+        if name not in by_task:
+            out.print(f"{name}: {n} item(s), none with a CORRECT / INCORRECT / NOT_ATTEMPTED outcome (left out)", style="yellow")
+    if judge and any(fallbacks.values()):
+        out.print(f"judge split unusable for {sum(fallbacks.values())} trace(s): split at reflection markers instead", style="yellow")
+    out.print(f"thoughts split by {result['splitting']}; tokens are {result['tokens']}")
+    path = json_out or run_dir / "thinking.json"
+    path.write_text(json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8")
+    out.print(f"report: {path}", soft_wrap=True)
