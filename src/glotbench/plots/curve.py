@@ -31,6 +31,10 @@ def save_accuracy_at_k(
         ax.xaxis.set_major_locator(FixedLocator(ticks))
         ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.xaxis.set_minor_formatter(NullFormatter())
+    else:
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # k is a count: no 1.5 ticks
     ax.set_xlim((1, longest) if longest > 1 else (0.5, 1.5))
     ax.set_ylim(0, 102)  # a curve that reaches 100% stays visible
     ax.set_xlabel("number of answers per question (k)")

@@ -180,7 +180,13 @@ def grade_indicators(grade: Any) -> dict[str, float]:
 # ``metrics.bootstrap_ci`` and the task spec's ``metrics:`` list can name them.
 def _item_metric(key: str):
     def metric(items: list[ScoredItem]) -> float:
-        return factuality_scores([it.pred if it.pred is not None else JUDGE_ERROR for it in items], ci=False)[key]
+        # Count raw preds first and normalise each distinct value once: the bootstrap calls this
+        # a thousand times per metric, so per-item to_grade() calls would dominate a run's summary.
+        raw = Counter(JUDGE_ERROR if it.pred is None else it.pred for it in items)
+        counts: Counter = Counter()
+        for value, k in raw.items():
+            counts[to_grade(value)] += k
+        return scores_from_counts(counts[CORRECT], counts[INCORRECT], counts[NOT_ATTEMPTED])[key]
 
     metric.__name__ = f"factuality_{key.lower()}"
     return metric

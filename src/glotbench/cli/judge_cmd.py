@@ -1,0 +1,119 @@
+"""`glotbench judge` (re-grade a run with another judge) and `glotbench compare-judges`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from glotbench.cli import app
+
+
+def _judge_args(pairs: list[str] | None, base_url: str | None) -> dict:
+    import yaml
+
+    from glotbench.errors import GlotbenchError
+
+    out: dict = {}
+    for p in pairs or []:
+        key, sep, value = p.partition("=")
+        if not sep or not key.strip():
+            raise GlotbenchError(f"--judge-arg {p!r}: expected KEY=VALUE (e.g. n_ctx=4096)")
+        out[key.strip()] = yaml.safe_load(value)
+    if base_url:
+        out["base_url"] = base_url
+    return out
+
+
+@app.command("judge")
+def judge(
+    run_dir: Path = typer.Argument(..., help="A run directory (holds journal.sqlite)."),
+    judge: str = typer.Option(..., "--judge", help="Judge model (same spec syntax as --model)."),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="Server URL for an OpenAI-compatible judge."),
+    judge_arg: Optional[list[str]] = typer.Option(None, "--judge-arg", help="KEY=VALUE passed to the judge backend (repeatable), e.g. n_ctx=4096."),
+    tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Only these tasks of the run."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-request timeout, seconds."),
+    no_progress: bool = typer.Option(False, "--no-progress"),
+) -> None:
+    """Re-grade an existing run with another judge, without calling the evaluated model.
+
+    The new judge's calls and verdicts go into the run's journal (re-running resumes); its scores
+    are written into results.json under "judges"."""
+    from glotbench.engine.rejudge import rejudge
+    from glotbench.engine.session import load_judge
+    from glotbench.factuality.tables import factuality_table
+
+    console = Console(stderr=True, soft_wrap=True)
+    names = [n.strip() for raw in (tasks or []) for n in raw.split(",") if n.strip()] or None
+    model = load_judge(judge, _judge_args(judge_arg, judge_base_url), timeout)
+    progress = None
+    if not no_progress:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        progress = Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
+        progress.start()
+        pid = progress.add_task("judging", total=None)
+    try:
+        summaries, stats = rejudge(run_dir, model, concurrency=concurrency, tasks=names,
+                                   on_item=(lambda: progress.update(pid, advance=1)) if progress else None)
+    finally:
+        if progress:
+            progress.stop()
+    out = Console(width=None if sys.stdout.isatty() else 160)
+    for name, s in summaries.items():
+        if s.get("factuality"):
+            out.print(factuality_table(name, s["factuality"]))
+        else:
+            out.print(f"{name}: {json.dumps(s.get('metrics'), ensure_ascii=False)}")
+    for name, why in stats.skipped_tasks.items():
+        out.print(f"skipped {name}: {why}", style="yellow")
+    out.print(f"judge {stats.judge_id}: {stats.items} item(s) with answers · {stats.judged} graded now · "
+              f"{stats.reused} already graded · {stats.failed} failed · {stats.not_answered} without an answer · "
+              f"judge requests sent {stats.requests_sent}, cached {stats.requests_cached}", soft_wrap=True)
+    out.print(f"results: {Path(run_dir) / 'results.json'} (under \"judges\")", soft_wrap=True)
+
+
+@app.command("compare-judges")
+def compare_judges_cmd(
+    run_dirs: list[Path] = typer.Argument(..., help="Run directories, one per model, each graded by two or more judges."),
+    metric: str = typer.Option("F", "--metric", help="Ranking metric: CO, NA, IN, CGA or F."),
+    tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Only these tasks."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON here."),
+) -> None:
+    """Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,
+    Kendall's tau between the judges' model rankings, Cohen's kappa on item grades."""
+    from glotbench.factuality.judge_compare import compare_runs
+    from glotbench.factuality.summary import clean
+    from glotbench.factuality.tables import judges_scores_table
+    from glotbench.judges.agreement import render_agreement_table
+
+    names = [n.strip() for raw in (tasks or []) for n in raw.split(",") if n.strip()] or None
+    res = compare_runs(run_dirs, metric=metric.upper(), tasks=names)
+    out = Console(width=None if sys.stdout.isatty() else 160)
+    for task, r in res.items():
+        if "skipped" in r:
+            out.print(f"{task}: {r['skipped']}", style="yellow")
+            continue
+        out.print(judges_scores_table(task, r))
+        out.print(render_agreement_table(r))
+        if len(r["models"]) < 2:
+            out.print(f"{task}: Kendall's tau needs two or more models (runs)", style="yellow")
+        miss = r.get("missing") or {}
+        if miss.get("judges_not_on_every_run"):
+            out.print(f"{task}: left out (did not grade every run): {', '.join(miss['judges_not_on_every_run'])}", style="yellow")
+        for label, n in (miss.get("items_left_out") or {}).items():
+            out.print(f"{task}: {label}: {n} item(s) not graded by every judge: left out", style="yellow")
+    if json_out:
+        json_out.write_text(json.dumps(clean(res), ensure_ascii=False, indent=2), encoding="utf-8")
+        out.print(f"written: {json_out}")

@@ -1,0 +1,67 @@
+"""The ``options:`` block of a SimpleQA-style task YAML, validated (one-line errors naming the file).
+
+    options:
+      grader: chinese_simpleqa        # judge prompt: chinese_simpleqa | chinese_simpleqa_en | husimpleqa
+      confidence: false               # the prompt asks for {"answer", "confidence_score"}: report calibration
+      judge_sees: raw                 # what the judge grades: raw (the reply, minus any thinking trace) or
+                                      #   answer (the "answer" field of a JSON reply; raw when it has none)
+      judge_max_tokens: 512
+      prompt_file:                    # the evaluated model's prompt, read from the benchmark's own file
+        path: openhueval/prompts/HuSimpleQA_infer_prompts.json   # relative to the data root
+        key: "INSTRUCTIONS.{lang}"    # dotted key; {lang} is --prompt-lang (or default_lang)
+        style: substitute             # substitute ({name} replaced once) | format (Python str.format)
+        default_lang: hu
+      calibration_bins: 10            # reliability-table bins (ECE)
+      data_hint: "..."                # added to the error when the data file is missing
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from glotbench.errors import TaskSpecError
+
+
+class PromptFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str
+    key: str
+    style: Literal["format", "substitute"] = "substitute"
+    default_lang: str | None = None
+    langs: list[str] | None = None  # variants offered, for error messages (default: whatever the file holds)
+
+
+class SimpleQAOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    grader: str
+    confidence: bool = False
+    judge_sees: Literal["raw", "answer"] = "raw"
+    judge_max_tokens: int = 512
+    prompt_file: PromptFile | None = None
+    calibration_bins: int = 10
+    data_hint: str | None = None
+
+
+def parse_options(raw: dict, where: str) -> SimpleQAOptions:
+    from glotbench.judges.prompts import GRADERS
+
+    try:
+        opts = SimpleQAOptions.model_validate(raw or {})
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        msg = "unknown field" if first["type"] == "extra_forbidden" else first["msg"]
+        raise TaskSpecError(f"{where}: field 'options.{loc}': {msg}") from None
+    if opts.grader not in GRADERS:
+        raise TaskSpecError(f"{where}: field 'options.grader': unknown grader {opts.grader!r} "
+                            f"(known: {', '.join(sorted(GRADERS))})")
+    return opts
+
+
+def where_of(spec_path: Path | None, name: str) -> str:
+    return str(spec_path) if spec_path else f"task {name}"

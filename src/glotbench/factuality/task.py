@@ -1,0 +1,126 @@
+"""SimpleQA-style short-answer factuality graded by an LLM judge (Chinese SimpleQA, HuSimpleQA,
+or any dataset with a question and a gold answer: see docs/factuality.md).
+
+The model answers each question (optionally N times, ``--samples N``); the judge grades every
+answer CORRECT / INCORRECT / NOT_ATTEMPTED with the benchmark's own grading prompt. A judge reply
+that cannot be read is a JUDGE_ERROR: counted and reported, never folded into NOT_ATTEMPTED.
+The item's grade (its first answer's) is the ``pred`` the metrics read; the others feed Best-of-N.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from glotbench.errors import DataError
+from glotbench.extract.thinking import strip_thinking
+from glotbench.factuality.options import SimpleQAOptions, parse_options, where_of
+from glotbench.factuality.prompts import FileTemplate, load_template
+from glotbench.judges.parse import parse_judge_output
+from glotbench.judges.prompts import GraderPrompt, load_grader
+from glotbench.models.base import GenRequest, GenResult
+from glotbench.scoring.calibration import parse_stated_answer
+from glotbench.scoring.factuality import JUDGE_ERROR, grade_indicators, to_grade
+from glotbench.tasks.spec import TaskSpec
+from glotbench.tasks.task import RunSettings, Sample, Scored, Task
+
+
+class SimpleQATask(Task):
+    needs_judge = True
+
+    def __init__(self, spec: TaskSpec, spec_path: Path | None = None):
+        super().__init__(spec, spec_path)
+        self.where = where_of(spec_path, spec.name)
+        self.options: SimpleQAOptions = parse_options(spec.options, self.where)
+        self._prompt_lang: str | None = None
+
+    # ---------------------------------------------------------------- data
+    def samples(self, split: str | None = None, limit: int | None = None) -> list[Sample]:
+        try:
+            return super().samples(split, limit)
+        except DataError as err:
+            if self.options.data_hint and "not found" in str(err):
+                raise DataError(f"{err}; {self.options.data_hint}") from None
+            raise
+
+    def build_sample(self, rec: dict, index: int, where: str) -> Sample:
+        sample = super().build_sample(rec, index, where)
+        for name in ("question", "target"):
+            value = sample.target if name == "target" else sample.vars.get("question")
+            if value is None or (isinstance(value, str) and not value.strip()):
+                path = self.spec.fields.get(name, name)
+                raise DataError(f"{where}: record {index} (id {sample.id}): field '{path}' ({name}) is empty")
+        return sample
+
+    # ---------------------------------------------------------------- prompts
+    @cached_property
+    def grader(self) -> GraderPrompt:
+        return load_grader(self.options.grader)
+
+    def template(self, prompt_lang: str | None = None) -> FileTemplate | None:
+        pf = self.options.prompt_file
+        return load_template(pf, prompt_lang, self.where) if pf else None
+
+    def render_user(self, sample: Sample) -> str:
+        tpl = self.template(self._prompt_lang)
+        if tpl is None:
+            return super().render_user(sample)
+        return tpl.fill(self._vars(sample), f"{self.where}: record {sample.index}")
+
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RunSettings) -> list:
+        self._prompt_lang = settings.prompt_lang
+        return super().requests(sample, mode="generate", chat=chat, settings=settings)
+
+    # ---------------------------------------------------------------- answers
+    def read_answer(self, text: str | None) -> dict[str, Any]:
+        """The reply without its thinking trace; with the confidence prompt, its answer and confidence."""
+        final, _trace = strip_thinking(text or "")
+        view: dict[str, Any] = {"text": final.strip()}
+        if self.options.confidence:
+            stated = parse_stated_answer(final)
+            view.update(answer=stated.answer, confidence=stated.confidence, confidence_error=stated.error)
+        return view
+
+    def judge_input(self, view: dict[str, Any]) -> str:
+        if self.options.judge_sees == "answer" and view.get("answer") is not None:
+            return view["answer"]
+        return view["text"]
+
+    # ---------------------------------------------------------------- judging
+    def judge_requests(self, sample: Sample, outputs: list[GenResult]) -> list[GenRequest]:
+        reqs = []
+        for out in outputs:
+            msgs = self.grader.render(sample.vars["question"], sample.target, self.judge_input(self.read_answer(out.text)))
+            # Greedy and without sample_index: the same answer to the same question gets one
+            # judge call (and one grade), whichever of the N answers it was.
+            reqs.append(GenRequest(messages=tuple(msgs), max_tokens=self.options.judge_max_tokens, temperature=0.0))
+        return reqs
+
+    def parse_judgment(self, sample: Sample, index: int, judge_text: str) -> dict:
+        verdict = parse_judge_output(self.grader.parser, judge_text)
+        return {**verdict.to_dict(), "grader": self.grader.name, "grader_version": self.grader.version}
+
+    def score_judged(self, sample: Sample, outputs: list[GenResult], verdicts: list[dict]) -> Scored:
+        grades = [to_grade(v.get("grade", JUDGE_ERROR.value), f"{self.name}: item {sample.id}: verdict {k}")
+                  for k, v in enumerate(verdicts)]
+        views = [self.read_answer(o.text) for o in outputs]
+        first = grades[0]
+        values: dict[str, Any] = grade_indicators(first)
+        detail: dict[str, Any] = {"grades": [g.value for g in grades],
+                                  "judge_reasons": [v.get("reason", "") for v in verdicts]}
+        if self.options.confidence:
+            values["confidence"] = views[0]["confidence"]
+            detail["confidence"] = [v["confidence"] for v in views]
+            detail["confidence_error"] = [v["confidence_error"] for v in views]
+        return Scored(pred=None if first is JUDGE_ERROR else first.value, values=values,
+                      extracted=self.judge_input(views[0]), detail=detail)
+
+    # ---------------------------------------------------------------- summary
+    def extra_summary(self, records: list[dict], out_dir: Path | None) -> dict:
+        from glotbench.factuality.summary import factuality_summary
+
+        return factuality_summary(self, records, out_dir)
+
+    def metric_names(self, mode: str) -> list[str]:
+        return list(self.spec.metrics)
