@@ -32,7 +32,10 @@ def settings_of(cfg: RunConfig) -> RunSettings:
 def default_output_dir(model_id: str, cfg: RunConfig) -> Path:
     """Deterministic: the same command lands in the same directory, which is what makes resume work."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id.split("@")[0])[:60].strip("_")
-    key = sha256_hex(canonical_json({"model": model_id, "tasks": cfg.tasks, **settings_of(cfg).to_dict()}))[:10]
+    ident = {"model": model_id, "tasks": cfg.tasks, **settings_of(cfg).to_dict()}
+    if cfg.judge:
+        ident["judge"] = cfg.judge  # another judge, another directory (or add one with `glotbench judge`)
+    key = sha256_hex(canonical_json(ident))[:10]
     return Path("runs") / slug / key
 
 
@@ -121,6 +124,10 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     journal = Journal(out_dir / JOURNAL_NAME)
     settings = settings_of(cfg)
     try:
+        previous = journal.get_meta("config") or {}
+        if previous.get("judge") and cfg.judge and previous["judge"] != cfg.judge:
+            console.print(f"[yellow]note[/]: {out_dir} was judged by {previous['judge']}; items already graded keep "
+                          f"that grade. To add {cfg.judge} as a second judge run: glotbench judge {out_dir} --judge {cfg.judge}")
         journal.set_meta("config", cfg.model_dump())
         journal.set_meta("model_settings", model.settings())
         runs = plan(tasks, settings, model.settings(), journal)
