@@ -110,3 +110,41 @@ def test_analyze_thinking_rejects_a_non_run_directory(tmp_path):
     res = CliRunner().invoke(app, ["analyze", "thinking", str(tmp_path / "empty")])
     assert res.exit_code != 0
     assert "not a glotbench run directory" in str(res.exception)
+
+
+REAL_FIXTURE = Path(__file__).parent / "fixtures" / "thinking_responses_smollm2.jsonl"
+
+
+def test_analyze_thinking_on_real_recorded_traces(stub_server, tmp_path):
+    """Real model output: SmolLM2-135M-Instruct continuing a pre-filled ``<think>`` on 12 real
+    HuMatchingFIB prompts (bench/record_thinking.py), served back through the stub. The small model
+    never closes its trace, so every answer is inside it: all items are NOT_ATTEMPTED."""
+    if not resolve_data_file("openhueval/HuMatchingFIB.jsonl").is_file():
+        pytest.skip("OpenHuEval data not found (openhueval/HuMatchingFIB.jsonl under the data root)")
+    records = [json.loads(line) for line in REAL_FIXTURE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(records) == 12 and all(r["provenance"].startswith("recorded from SmolLM2") for r in records)
+    canned = tmp_path / "canned.jsonl"
+    canned.write_text("".join(json.dumps({"match": r["options"], "response": r["response"]}, ensure_ascii=False) + "\n"
+                              for r in records), encoding="utf-8")
+    base = stub_server("--responses", str(canned))
+    run_dir = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "glotbench", "run", "--model", "openai:stub", "--base-url", base,
+                           "--tasks", TASK, "--prompt-lang", "hu", "--limit", "12", "-o", str(run_dir), "--no-progress"],
+                          env={**os.environ, "OPENAI_API_KEY": "x"}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    samples = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [s["outputs"][0]["text"] for s in samples] == [r["response"] for r in records]
+
+    from glotbench.cli import _register, app
+
+    _register()
+    cli = CliRunner().invoke(app, ["analyze", "thinking", str(run_dir)])
+    assert cli.exit_code == 0, cli.output
+    print(cli.output)
+    by = json.loads((run_dir / "thinking.json").read_text(encoding="utf-8"))["tasks"][TASK]["by_outcome"]
+    assert by["NOT_ATTEMPTED"]["n_responses"] == 12 and by["NOT_ATTEMPTED"]["n_without_trace"] == 0
+    # the trace is everything after "<think>" (never closed): its length is the model's output length
+    expected = th.analyze([{"response": r["response"], "outcome": "NOT_ATTEMPTED"} for r in records], prompt_lang="hu")
+    for key in ("mean_tokens", "mean_thoughts", "n_segments", "n_eti"):
+        assert by["ALL"][key] == pytest.approx(expected["ALL"][key]), key
+    assert by["ALL"]["mean_tokens"] > 40
