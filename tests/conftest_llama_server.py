@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,11 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from glotbench.testing.servers import free_port, stop
 
 
 def start_llama_server(model_path: str | os.PathLike, *, n_ctx: int = 2048, timeout: float = 90.0,
@@ -57,13 +52,7 @@ def start_llama_server(model_path: str | os.PathLike, *, n_ctx: int = 2048, time
 
 
 def stop_llama_server(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+    stop(proc)
     log = getattr(proc, "log_path", None)
     if log:
         Path(log).unlink(missing_ok=True)

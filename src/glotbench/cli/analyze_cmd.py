@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli import app
+from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError
 
 analyze_app = typer.Typer(help="Analyses of a finished run (reads its journal; no model calls unless --judge).",
@@ -57,14 +58,7 @@ def load_run_records(run_dir: Path) -> list[dict]:
         finally:
             journal.close()
     elif samples_path.is_file():
-        recs = []
-        with samples_path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    try:
-                        recs.append(json.loads(line))
-                    except json.JSONDecodeError as err:
-                        raise DataError(f"{samples_path}:{lineno}: invalid JSON ({err.msg})") from None
+        recs = [rec for _, rec in iter_jsonl(samples_path, encoding="utf-8")]
     else:
         raise DataError(f"{run_dir}: no {JOURNAL_NAME} or samples.jsonl here (not a glotbench run directory)")
     return [r for r in recs if r.get("status") == "scored"]

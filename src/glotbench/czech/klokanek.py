@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError
 from glotbench.paths import resolve_data_file
 
@@ -156,22 +157,11 @@ def _read_json(path: Path) -> list:
     return data
 
 
-def _read_jsonl(path: Path) -> list:
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise DataError(f"{path}: line {n}: not valid JSON") from None
-    return out
-
-
 def load_klokanek(path: str | Path | None = None, reviewed_path: str | Path | None = None) -> list[KlokanekItem]:
     """Load ``dataset.json`` (default: from the data root) and flag every item."""
     p = Path(path) if path else resolve_data_file(DATASET)
     rp = Path(reviewed_path) if reviewed_path else (p.parent / Path(REVIEWED).name)
-    reviewed = _read_jsonl(rp) if rp.is_file() else None
+    reviewed = [rec for _, rec in iter_jsonl(rp, encoding="utf-8")] if rp.is_file() else None
     return items_from_records(_read_json(p), str(p), reviewed)
 
 

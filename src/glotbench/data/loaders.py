@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from glotbench.errors import DataError
@@ -63,8 +64,9 @@ def _read_json(path: Path, encoding: str) -> list[dict]:
     return data
 
 
-def _read_jsonl(path: Path, encoding: str) -> list[dict]:
-    out = []
+def iter_jsonl(path: Path, encoding: str = "utf-8-sig") -> Iterator[tuple[int, dict]]:
+    """``(line number, record)`` for each non-blank line of a JSONL file; every line must hold
+    a JSON object. Callers that check fields of their own get the line number to name."""
     with path.open(encoding=encoding) as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -75,8 +77,11 @@ def _read_jsonl(path: Path, encoding: str) -> list[dict]:
                 raise DataError(f"{path}: line {lineno}: invalid JSON: {err.msg}") from None
             if not isinstance(rec, dict):
                 raise DataError(f"{path}: line {lineno}: expected an object, got {type(rec).__name__}")
-            out.append(rec)
-    return out
+            yield lineno, rec
+
+
+def _read_jsonl(path: Path, encoding: str) -> list[dict]:
+    return [rec for _, rec in iter_jsonl(path, encoding)]
 
 
 def read_hf(hf_id: str, revision: str, config: str | None, split: str) -> list[dict]:

@@ -113,6 +113,15 @@ class Journal:
         cols = ("key", "role", "task", "sample_id", "error", "attempts", "created")
         return [dict(zip(cols, r)) for r in self.conn.execute(f"SELECT {', '.join(cols)} FROM errors ORDER BY id")]
 
+    def _select(self, table: str, cols: tuple[str, ...], filters: dict[str, str | None], order_by: str):
+        """``SELECT cols FROM table`` with ``col=?`` for every filter that is not ``None``.
+        Table and column names are this module's own constants, never caller input."""
+        where = [(col, val) for col, val in filters.items() if val is not None]
+        q = f"SELECT {', '.join(cols)} FROM {table}"
+        if where:
+            q += " WHERE " + " AND ".join(f"{col}=?" for col, _ in where)
+        return self.conn.execute(f"{q} ORDER BY {order_by}", [val for _, val in where])
+
     # -- samples
     def put_sample(self, run_key: str, task: str, sample_id: str, idx: int, status: str, record: dict) -> None:
         self.conn.execute(
@@ -125,16 +134,9 @@ class Journal:
             "SELECT sample_id FROM samples WHERE run_key=? AND task=? AND status='scored'", (run_key, task))}
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
-        q = "SELECT run_key, task, sample_id, idx, status, record FROM samples"
-        conds, args = [], []
-        if run_key is not None:
-            conds.append("run_key=?"); args.append(run_key)
-        if task is not None:
-            conds.append("task=?"); args.append(task)
-        if conds:
-            q += " WHERE " + " AND ".join(conds)
-        q += " ORDER BY task, idx"
-        for run_key_, task_, sid, idx, status, rec in self.conn.execute(q, args):
+        rows = self._select("samples", ("run_key", "task", "sample_id", "idx", "status", "record"),
+                            {"run_key": run_key, "task": task}, "task, idx")
+        for run_key_, task_, sid, idx, status, rec in rows:
             yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status, **json.loads(rec)}
 
     # -- judgments (LLM-judge grades, one per judge x item x sample)
@@ -145,13 +147,7 @@ class Journal:
         )
 
     def iter_judgments(self, judge_id: str | None = None, task: str | None = None) -> Iterator[dict]:
-        q = "SELECT judge_id, task, sample_id, sample_index, record FROM judgments"
-        conds, args = [], []
-        if judge_id is not None:
-            conds.append("judge_id=?"); args.append(judge_id)
-        if task is not None:
-            conds.append("task=?"); args.append(task)
-        if conds:
-            q += " WHERE " + " AND ".join(conds)
-        for jid, task_, sid, k, rec in self.conn.execute(q + " ORDER BY task, sample_id, sample_index", args):
+        rows = self._select("judgments", ("judge_id", "task", "sample_id", "sample_index", "record"),
+                            {"judge_id": judge_id, "task": task}, "task, sample_id, sample_index")
+        for jid, task_, sid, k, rec in rows:
             yield {"judge_id": jid, "task": task_, "sample_id": sid, "sample_index": k, **json.loads(rec)}

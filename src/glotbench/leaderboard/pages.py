@@ -26,6 +26,18 @@ def _error(request: Request, db: Session, key: str, status: int, **kw):
     return render(request, db, "error.html", status=status, message=translator(request.state.lang)(key, **kw))
 
 
+async def _posted_form(request: Request, db: Session, limit: int = SMALL_FORM, overhead: int = 0):
+    """``(form, None)``, or ``(None, error page)`` when the body is over ``limit + overhead``
+    bytes (the page names ``limit``) or the CSRF token does not check out."""
+    try:
+        form = await read_form(request, limit + overhead)
+    except TooLarge:
+        return None, _error(request, db, "err_too_large", 413, limit=limit)
+    if not check_csrf(request, form):
+        return None, _error(request, db, "err_csrf", 403)
+    return form, None
+
+
 def _login_redirect(request: Request):
     return redirect(f"/login?next={quote(request.url.path)}")
 
@@ -59,12 +71,9 @@ def register_form(request: Request, db: Session = Depends(get_db)):
 
 @router.post("/register")
 async def register(request: Request, db: Session = Depends(get_db)):
-    try:
-        form = await read_form(request, SMALL_FORM)
-    except TooLarge:
-        return _error(request, db, "err_too_large", 413, limit=SMALL_FORM)
-    if not check_csrf(request, form):
-        return _error(request, db, "err_csrf", 403)
+    form, refused = await _posted_form(request, db)
+    if refused is not None:
+        return refused
     t = translator(request.state.lang)
     username, team = str(form.get("username", "")), str(form.get("team", ""))
     password, again = str(form.get("password", "")), str(form.get("password2", ""))
@@ -86,12 +95,9 @@ def login_form(request: Request, next: str = "/", db: Session = Depends(get_db))
 
 @router.post("/login")
 async def login(request: Request, db: Session = Depends(get_db)):
-    try:
-        form = await read_form(request, SMALL_FORM)
-    except TooLarge:
-        return _error(request, db, "err_too_large", 413, limit=SMALL_FORM)
-    if not check_csrf(request, form):
-        return _error(request, db, "err_csrf", 403)
+    form, refused = await _posted_form(request, db)
+    if refused is not None:
+        return refused
     username = str(form.get("username", ""))
     user = await run_in_threadpool(service.authenticate, db, username, str(form.get("password", "")))
     nxt = safe_next(str(form.get("next", "/")))
@@ -105,12 +111,9 @@ async def login(request: Request, db: Session = Depends(get_db)):
 
 @router.post("/logout")
 async def logout(request: Request, db: Session = Depends(get_db)):
-    try:
-        form = await read_form(request, SMALL_FORM)
-    except TooLarge:
-        return _error(request, db, "err_too_large", 413, limit=SMALL_FORM)
-    if not check_csrf(request, form):
-        return _error(request, db, "err_csrf", 403)
+    form, refused = await _posted_form(request, db)
+    if refused is not None:
+        return refused
     request.session.clear()
     return redirect("/")
 
@@ -128,12 +131,9 @@ async def create_token(request: Request, db: Session = Depends(get_db)):
     user = current_user(request, db)
     if user is None:
         return _login_redirect(request)
-    try:
-        form = await read_form(request, SMALL_FORM)
-    except TooLarge:
-        return _error(request, db, "err_too_large", 413, limit=SMALL_FORM)
-    if not check_csrf(request, form):
-        return _error(request, db, "err_csrf", 403)
+    form, refused = await _posted_form(request, db)
+    if refused is not None:
+        return refused
     if form.get("delete"):
         if str(form.get("delete")).isdigit():
             service.delete_token(db, user, int(str(form.get("delete"))))
@@ -228,12 +228,9 @@ async def admin_review(sub_id: int, request: Request, db: Session = Depends(get_
     admin = _admin(request, db)
     if admin is None:
         return _error(request, db, "err_forbidden", 403)
-    try:
-        form = await read_form(request, SMALL_FORM)
-    except TooLarge:
-        return _error(request, db, "err_too_large", 413, limit=SMALL_FORM)
-    if not check_csrf(request, form):
-        return _error(request, db, "err_csrf", 403)
+    form, refused = await _posted_form(request, db)
+    if refused is not None:
+        return refused
     status = str(form.get("status", ""))
     if status not in (APPROVED, REJECTED, PENDING):
         return _error(request, db, "err_forbidden", 400)
@@ -249,13 +246,9 @@ async def admin_add_task(request: Request, db: Session = Depends(get_db)):
     admin = _admin(request, db)
     if admin is None:
         return _error(request, db, "err_forbidden", 403)
-    limit = request.app.state.max_upload_bytes
-    try:
-        form = await read_form(request, limit + FORM_OVERHEAD)
-    except TooLarge:
-        return _error(request, db, "err_too_large", 413, limit=limit)
-    if not check_csrf(request, form):
-        return _error(request, db, "err_csrf", 403)
+    form, refused = await _posted_form(request, db, request.app.state.max_upload_bytes, FORM_OVERHEAD)
+    if refused is not None:
+        return refused
     ctx = dict(pending=service.all_submissions(db, PENDING), subs=service.all_submissions(db), metrics=TASK_METRICS)
     name = str(form.get("name", "")).strip()
     try:

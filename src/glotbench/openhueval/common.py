@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError
 from glotbench.extract.jsonobj import first_json_object
 from glotbench.extract.thinking import strip_thinking
 from glotbench.paths import resolve_data_file
+from glotbench.scoring.metrics import ScoredItem
 
 DATA_DIR = "openhueval"
 PROMPT_DIR = f"{DATA_DIR}/prompts"
@@ -37,21 +39,12 @@ def load_jsonl(path: str | Path, required: Iterable[str] = ()) -> list[dict]:
     if not p.is_file():
         raise DataError(f"{p}: data file not found")
     records: list[dict] = []
-    with p.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise DataError(f"{p}:{lineno}: invalid JSON ({err.msg})") from None
-            if not isinstance(rec, dict):
-                raise DataError(f"{p}:{lineno}: record is not a JSON object")
-            for name in required:
-                if name not in rec:
-                    rid = rec.get("qid") or rec.get("session_id") or f"line {lineno}"
-                    raise DataError(f"{p}:{lineno}: record {rid} lacks field {name!r}")
-            records.append(rec)
+    for lineno, rec in iter_jsonl(p, encoding="utf-8"):
+        for name in required:
+            if name not in rec:
+                rid = rec.get("qid") or rec.get("session_id") or f"line {lineno}"
+                raise DataError(f"{p}:{lineno}: record {rid} lacks field {name!r}")
+        records.append(rec)
     return records
 
 
@@ -122,6 +115,55 @@ def extract_json(text: str, reference_regex: bool) -> dict | None:
 
 def ratio(num: float, den: float) -> float:
     return num / den if den else math.nan
+
+
+def fib_scored_item(
+    record: dict,
+    gold: list,
+    pred: list | None,
+    blanks: list[bool],
+    category_fields: Iterable[str],
+    extra_values: dict[str, float] | None = None,
+) -> ScoredItem:
+    """The scored item both fill-in-the-blank tasks build: per-blank verdicts ``blanks`` (one per
+    gold blank, by position), question right only when every blank is; ``pred is None`` means the
+    output had no usable JSON object. ``extra_values`` are task-specific sums for the summary."""
+    n_right = sum(blanks)
+    return ScoredItem(
+        gold=gold,
+        pred=pred,
+        values={
+            "blank_correct": float(n_right),
+            "blank_total": float(len(gold)),
+            "question_correct": float(n_right == len(gold) and len(gold) > 0),
+            **(extra_values or {}),
+            "parse_failed": float(pred is None),
+        },
+        metadata={
+            "qid": record.get("qid"),
+            "blanks": blanks,
+            "n_returned": len(pred or []),
+            **{f: record.get(f) for f in category_fields},
+            "source_info": record.get("source_info"),
+        },
+    )
+
+
+def summarize_fib(items: list[ScoredItem], per_blank_ratios: dict[str, str] | None = None) -> dict:
+    """Blank-level and question-level accuracy (fractions in [0, 1]) plus counts, over items from
+    :func:`fib_scored_item`. ``per_blank_ratios`` adds ``{name: values key}`` sums divided by the
+    number of blanks, listed right after ``blank_accuracy``."""
+    bc = sum(i.values["blank_correct"] for i in items)
+    bt = sum(i.values["blank_total"] for i in items)
+    qc = sum(i.values["question_correct"] for i in items)
+    return {
+        "blank_accuracy": ratio(bc, bt),
+        **{name: ratio(sum(i.values[key] for i in items), bt) for name, key in (per_blank_ratios or {}).items()},
+        "question_accuracy": ratio(qc, len(items)),
+        "n_questions": len(items),
+        "n_blanks": int(bt),
+        "n_parse_failed": int(sum(i.values["parse_failed"] for i in items)),
+    }
 
 
 def breakdown(items: list, field: str, summarize: Callable[[list], dict]) -> dict[str, dict]:

@@ -12,11 +12,12 @@ from __future__ import annotations
 from glotbench.openhueval.common import (
     DATA_DIR,
     extract_json,
+    fib_scored_item,
     load_jsonl,
     load_prompts,
     pick_template,
-    ratio,
     strip_think,
+    summarize_fib,
 )
 from glotbench.scoring.metrics import ScoredItem
 
@@ -61,35 +62,9 @@ def score(record: dict, output: str, reference_regex: bool = False) -> ScoredIte
     pred = parse_answer(output, reference_regex)
     got = pred or []
     blanks = [i < len(got) and got[i] == g for i, g in enumerate(gold)]
-    n_right = sum(blanks)
-    return ScoredItem(
-        gold=gold,
-        pred=pred,
-        values={
-            "blank_correct": float(n_right),
-            "blank_total": float(len(gold)),
-            "question_correct": float(n_right == len(gold) and len(gold) > 0),
-            "parse_failed": float(pred is None),
-        },
-        metadata={
-            "qid": record.get("qid"),
-            "blanks": blanks,
-            "n_returned": len(got),
-            **{f: record.get(f) for f in CATEGORY_FIELDS},
-            "source_info": record.get("source_info"),
-        },
-    )
+    return fib_scored_item(record, gold, pred, blanks, CATEGORY_FIELDS)
 
 
 def summarize(items: list[ScoredItem]) -> dict:
     """Blank-level and question-level accuracy (fractions in [0, 1]) plus counts."""
-    bc = sum(i.values["blank_correct"] for i in items)
-    bt = sum(i.values["blank_total"] for i in items)
-    qc = sum(i.values["question_correct"] for i in items)
-    return {
-        "blank_accuracy": ratio(bc, bt),
-        "question_accuracy": ratio(qc, len(items)),
-        "n_questions": len(items),
-        "n_blanks": int(bt),
-        "n_parse_failed": int(sum(i.values["parse_failed"] for i in items)),
-    }
+    return summarize_fib(items)

@@ -66,6 +66,37 @@ def wrong_option(record: dict) -> str:
     return record["options"][1 - record["answer"]]
 
 
+def _outcome_item(record: dict, gold, pred, outcome: str, **extra_metadata) -> ScoredItem:
+    """The scored item both variants build: correct when ``outcome`` is :data:`CORRECT`."""
+    return ScoredItem(
+        gold=gold,
+        pred=pred,
+        values={"correct": float(outcome == CORRECT)},
+        metadata={
+            "qid": record.get("qid"),
+            "outcome": outcome,
+            **extra_metadata,
+            **{f: record.get(f) for f in CATEGORY_FIELDS},
+            "proverb": record["source_info"].get("proverb"),
+        },
+    )
+
+
+def _summarize_outcomes(items: list[ScoredItem], other: str) -> dict:
+    """Accuracy, incorrect ratio and the ratio of the variant's third outcome ``other``
+    (:data:`FAIL_PARSE` for 2CQ, :data:`UNCLEAR` for OE, reported as ``"<other>_ratio"``)."""
+    counts = defaultdict(int)
+    for i in items:
+        counts[i.metadata["outcome"]] += 1
+    n = len(items)
+    return {
+        "accuracy": ratio(counts[CORRECT], n),
+        "incorrect_ratio": ratio(counts[INCORRECT], n),
+        f"{other}_ratio": ratio(counts[other], n),
+        "n_items": n,
+    }
+
+
 # ---------------------------------------------------------------- 2CQ
 
 def build_2cq_prompts(record: dict, prompt_lang: str = "en") -> list[dict]:
@@ -113,31 +144,11 @@ def score_2cq(record: dict, outputs: dict[str, str]) -> ScoredItem:
         outcome = FAIL_PARSE
     else:
         outcome = INCORRECT
-    return ScoredItem(
-        gold=golds,
-        pred=preds,
-        values={"correct": float(outcome == CORRECT)},
-        metadata={
-            "qid": record.get("qid"),
-            "outcome": outcome,
-            "order_correct": right,
-            **{f: record.get(f) for f in CATEGORY_FIELDS},
-            "proverb": record["source_info"].get("proverb"),
-        },
-    )
+    return _outcome_item(record, golds, preds, outcome, order_correct=right)
 
 
 def summarize_2cq(items: list[ScoredItem]) -> dict:
-    counts = defaultdict(int)
-    for i in items:
-        counts[i.metadata["outcome"]] += 1
-    n = len(items)
-    return {
-        "accuracy": ratio(counts[CORRECT], n),
-        "incorrect_ratio": ratio(counts[INCORRECT], n),
-        "fail_parse_ratio": ratio(counts[FAIL_PARSE], n),
-        "n_items": n,
-    }
+    return _summarize_outcomes(items, FAIL_PARSE)
 
 
 # ---------------------------------------------------------------- OE
@@ -190,27 +201,8 @@ def parse_oe_verdict(judge_output: str) -> str:
 
 def score_oe(record: dict, judge_output: str) -> ScoredItem:
     verdict = parse_oe_verdict(judge_output)
-    return ScoredItem(
-        gold=correct_option(record),
-        pred=verdict,
-        values={"correct": float(verdict == CORRECT)},
-        metadata={
-            "qid": record.get("qid"),
-            "outcome": verdict,
-            **{f: record.get(f) for f in CATEGORY_FIELDS},
-            "proverb": record["source_info"].get("proverb"),
-        },
-    )
+    return _outcome_item(record, correct_option(record), verdict, verdict)
 
 
 def summarize_oe(items: list[ScoredItem]) -> dict:
-    counts = defaultdict(int)
-    for i in items:
-        counts[i.metadata["outcome"]] += 1
-    n = len(items)
-    return {
-        "accuracy": ratio(counts[CORRECT], n),
-        "incorrect_ratio": ratio(counts[INCORRECT], n),
-        "unclear_ratio": ratio(counts[UNCLEAR], n),
-        "n_items": n,
-    }
+    return _summarize_outcomes(items, UNCLEAR)

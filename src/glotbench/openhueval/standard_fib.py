@@ -44,12 +44,13 @@ from rapidfuzz import fuzz
 from glotbench.openhueval.common import (
     DATA_DIR,
     extract_json,
+    fib_scored_item,
     load_jsonl,
     load_own_prompts,
     load_prompts,
     pick_template,
-    ratio,
     strip_think,
+    summarize_fib,
 )
 from glotbench.scoring.metrics import ScoredItem
 
@@ -121,36 +122,8 @@ def score(record: dict, output: str, reference_regex: bool = False, threshold: i
         ok, hits = judge_blank(g, got[i], threshold)
         blanks.append(ok)
         variant_hits += hits
-    n_right = sum(blanks)
-    return ScoredItem(
-        gold=gold,
-        pred=pred,
-        values={
-            "blank_correct": float(n_right),
-            "blank_total": float(len(gold)),
-            "question_correct": float(n_right == len(gold) and len(gold) > 0),
-            "variant_hits": float(variant_hits),
-            "parse_failed": float(pred is None),
-        },
-        metadata={
-            "qid": record.get("qid"),
-            "blanks": blanks,
-            "n_returned": len(got),
-            **{f: record.get(f) for f in CATEGORY_FIELDS},
-            "source_info": record.get("source_info"),
-        },
-    )
+    return fib_scored_item(record, gold, pred, blanks, CATEGORY_FIELDS, {"variant_hits": float(variant_hits)})
 
 
 def summarize(items: list[ScoredItem]) -> dict:
-    bc = sum(i.values["blank_correct"] for i in items)
-    bt = sum(i.values["blank_total"] for i in items)
-    qc = sum(i.values["question_correct"] for i in items)
-    return {
-        "blank_accuracy": ratio(bc, bt),
-        "blank_accuracy_reference": ratio(sum(i.values["variant_hits"] for i in items), bt),
-        "question_accuracy": ratio(qc, len(items)),
-        "n_questions": len(items),
-        "n_blanks": int(bt),
-        "n_parse_failed": int(sum(i.values["parse_failed"] for i in items)),
-    }
+    return summarize_fib(items, {"blank_accuracy_reference": "variant_hits"})

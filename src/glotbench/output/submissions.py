@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from glotbench.data.loaders import iter_jsonl
 from glotbench.engine.journal import Journal
 from glotbench.errors import GlotbenchError
 from glotbench.leaderboard.submission_format import make_submission
@@ -83,15 +84,8 @@ def _records(run_dir: Path) -> dict[str, list[dict]]:
     by_task: dict[str, list[dict]] = {}
     samples = run_dir / "samples.jsonl"
     if samples.is_file():
-        with samples.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise GlotbenchError(f"{samples}: line {n}: invalid JSON ({err.msg})") from None
-                by_task.setdefault(rec["task"], []).append(rec)
+        for _, rec in iter_jsonl(samples, encoding="utf-8"):
+            by_task.setdefault(rec["task"], []).append(rec)
         return by_task
     journal_path = run_dir / JOURNAL_NAME
     if not journal_path.is_file():

@@ -46,6 +46,22 @@ def _style(ax) -> None:
     ax.set_axisbelow(True)
 
 
+def _group_bars(vals: list, k: int, n_s: int, size: float) -> tuple[list, list, list, list]:
+    """Series ``k`` of ``n_s`` in a grouped bar chart: bar positions (group index, shifted within
+    the group by bar ``size``), values, and the lower/upper whisker lengths from the CI
+    (0 where a bound is missing). Groups with no value are left out."""
+    pos, heights, err_lo, err_hi = [], [], [], []
+    for g, v in enumerate(vals):
+        if v is None or not _ok(v[0]):
+            continue
+        val, lo, hi = v
+        pos.append(g + (k - (n_s - 1) / 2) * size)
+        heights.append(val)
+        err_lo.append(max(0.0, val - lo) if _ok(lo) else 0.0)
+        err_hi.append(max(0.0, hi - val) if _ok(hi) else 0.0)
+    return pos, heights, err_lo, err_hi
+
+
 def grouped_hbar(groups: list[str], series: list[tuple[str, str, list]], xlabel: str, title: str = "",
                  xmax: float | None = 1.0) -> str:
     """Horizontal grouped bars. ``series`` = [(name, color, [(value, lo, hi) or None per group])]."""
@@ -54,15 +70,7 @@ def grouped_hbar(groups: list[str], series: list[tuple[str, str, list]], xlabel:
     height = 0.8 / n_s
     fig, ax = plt.subplots(figsize=(7.5, max(1.6, 0.28 * len(groups) * n_s + 0.9)))
     for k, (name, color, vals) in enumerate(series):
-        ys, xs, err_lo, err_hi = [], [], [], []
-        for g, v in enumerate(vals):
-            if v is None or not _ok(v[0]):
-                continue
-            val, lo, hi = v
-            ys.append(g + (k - (n_s - 1) / 2) * height)
-            xs.append(val)
-            err_lo.append(max(0.0, val - lo) if _ok(lo) else 0.0)
-            err_hi.append(max(0.0, hi - val) if _ok(hi) else 0.0)
+        ys, xs, err_lo, err_hi = _group_bars(vals, k, n_s, height)
         ax.barh(ys, xs, height=height * 0.92, color=color, label=name, xerr=[err_lo, err_hi],
                 error_kw={"elinewidth": 1, "capsize": 2, "ecolor": "#333"})
         for y, x, eh in zip(ys, xs, err_hi):
@@ -120,15 +128,7 @@ def slice_bars(field: str, values: list[str], series: list[tuple[str, str, list]
     width = 0.8 / n_s
     fig, ax = plt.subplots(figsize=(max(4.0, 0.55 * len(values) * n_s + 1.5), 2.8))
     for k, (name, color, vals) in enumerate(series):
-        xs, ys, lo_e, hi_e = [], [], [], []
-        for g, v in enumerate(vals):
-            if v is None or not _ok(v[0]):
-                continue
-            val, lo, hi = v
-            xs.append(g + (k - (n_s - 1) / 2) * width)
-            ys.append(val)
-            lo_e.append(max(0.0, val - lo) if _ok(lo) else 0.0)
-            hi_e.append(max(0.0, hi - val) if _ok(hi) else 0.0)
+        xs, ys, lo_e, hi_e = _group_bars(vals, k, n_s, width)
         ax.bar(xs, ys, width=width * 0.92, color=color, label=name, yerr=[lo_e, hi_e],
                error_kw={"elinewidth": 1, "capsize": 2, "ecolor": "#333"})
     labels = [f"{v}\nn={n}" for v, n in zip(values, ns)] if ns else values

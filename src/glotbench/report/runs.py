@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError
 
 # Metrics where a smaller value is better (everything else: larger is better).
@@ -58,17 +59,10 @@ def _read_samples(path: Path) -> list[dict]:
     out = []
     if not path.is_file():
         return out
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                raise DataError(f"{path}: line {n}: not valid JSON") from None
-            if not isinstance(rec, dict) or "task" not in rec or "sample_id" not in rec:
-                raise DataError(f"{path}: line {n}: a sample record needs fields 'task' and 'sample_id'")
-            out.append(rec)
+    for n, rec in iter_jsonl(path, encoding="utf-8"):
+        if "task" not in rec or "sample_id" not in rec:
+            raise DataError(f"{path}: line {n}: a sample record needs fields 'task' and 'sample_id'")
+        out.append(rec)
     return out
 
 
