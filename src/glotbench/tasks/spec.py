@@ -121,6 +121,7 @@ class TaskSpec(_Strict):
             "extractor": self.extractor.model_dump(),
             "scorer": self.scorer,
             "options": self.options,
+            "task_class": self.task_class,  # prompts built in Python differ by class
         }
         overrides = {k: v for k, v in (run_overrides or {}).items() if v is not None}
         if overrides:
