@@ -48,6 +48,12 @@ def print_results(results: dict, console: Console | None = None) -> None:
         notes.append(f"data missing, not run: {name}: {why}")
     for n in notes:
         console.print(n, style="yellow")
+    for name, t in results["tasks"].items():
+        if t.get("factuality"):  # the papers' CO / NA / IN / CGA / F table, per category field
+            from glotbench.factuality.tables import factuality_table
+
+            for field in list(t["factuality"].get("by") or {}) or [None]:
+                console.print(factuality_table(name, t["factuality"], by=field))
     from glotbench.openhueval import table5
 
     if table5.applies(results):
