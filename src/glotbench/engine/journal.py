@@ -97,11 +97,6 @@ class Journal:
             (key, role, kind, model_id, _dumps(request), _dumps(response), latency_s, time.time()),
         )
 
-    def count_responses(self, role: str | None = None) -> int:
-        if role is None:
-            return self.conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-        return self.conn.execute("SELECT COUNT(*) FROM responses WHERE role=?", (role,)).fetchone()[0]
-
     # -- errors
     def put_error(self, key: str, *, role: str, task: str | None, sample_id: str | None, error: str, attempts: int) -> None:
         self.conn.execute(

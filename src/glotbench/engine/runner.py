@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -12,7 +11,7 @@ from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.fingerprint import task_fingerprint
 from glotbench.engine.journal import Journal
-from glotbench.models.base import GenResult, Model
+from glotbench.models.base import Model
 from glotbench.tasks.task import RunSettings, Sample, Task
 
 
@@ -184,7 +183,3 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
             **summary,
         }
     return out
-
-
-def elapsed_since(t0: float) -> float:
-    return round(time.perf_counter() - t0, 3)
