@@ -145,7 +145,7 @@ def test_real_llama_judge_sigkill_while_judging_then_resume(data_root, tmp_path)
             env = {**os.environ, "OPENAI_API_KEY": "x"}
             proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             db = out / "journal.sqlite"
-            landed = wait_for(lambda: len(role_hashes(db, "judge")) >= 2, 90, proc)
+            landed = wait_for(lambda: len(role_hashes(db, "judge")) >= 2, 240, proc)
             proc.send_signal(signal.SIGKILL)
             _, err = proc.communicate()
             assert landed, f"no judge response journaled before the run ended: {err.decode()[-800:]}"
@@ -155,7 +155,7 @@ def test_real_llama_judge_sigkill_while_judging_then_resume(data_root, tmp_path)
             time.sleep(0.5)  # a request on the wire at the kill still reaches the proxy's log
             n_log = len(proxy.snapshot())
 
-            done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=150)
+            done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
             assert done.returncode == 0, done.stderr[-2000:]
 
             judged = role_hashes(db, "judge")
