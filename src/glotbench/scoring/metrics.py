@@ -117,7 +117,9 @@ def bootstrap_ci(
     fast = _vector_of(items, metric)
     if fast is not None:
         idx = rng.integers(0, n, size=(n_resamples, n))
-        stats = np.nanmean(fast[idx], axis=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a resample with no value is NaN, dropped below
+            stats = np.nanmean(fast[idx], axis=1)
     else:
         stats = np.array([metric([items[j] for j in rng.integers(0, n, size=n)]) for _ in range(n_resamples)])
     stats = stats[~np.isnan(stats)]
