@@ -137,17 +137,19 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
         judge = CachedCaller(judge_model, journal, role="judge", policy=policy,
                              concurrency=judge_concurrency or judge_model.max_parallel or concurrency, seed=settings.seed)
         caller.judge = judge
-    # Bound the number of live sample coroutines too, so memory stays flat on large tasks.
-    gate = asyncio.Semaphore(max(4 * concurrency, 64))
+    # A fixed pool of workers pulls items from one shared iterator, so the number of live sample
+    # coroutines (and memory) stays flat however large the tasks; requests stay bounded by the
+    # callers' semaphores. Several requests per item (options, Best-of-N) keep the pool larger.
+    pending = iter([(tr, s) for tr in runs for s in tr.todo])
 
-    async def one(tr: TaskRun, s: Sample) -> None:
-        async with gate:
+    async def worker() -> None:
+        for tr, s in pending:
             status = await process_sample(tr, s, caller, settings, journal, model.is_chat, judge)
-        if on_progress:
-            on_progress(status)
+            if on_progress:
+                on_progress(status)
 
     try:
-        await asyncio.gather(*(one(tr, s) for tr in runs for s in tr.todo))
+        await asyncio.gather(*(worker() for _ in range(max(4 * concurrency, 64))))
     finally:
         # close network sessions inside the loop that opened them
         for m in (model, judge_model):
