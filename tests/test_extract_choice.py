@@ -252,3 +252,13 @@ def test_bad_label_lists_are_data_errors():
         extract_choice("A", ["A", "A"], None, "en")
     with pytest.raises(DataError, match="choices"):
         extract_choice("A", ["A", "B"], ["x"], "en")
+
+
+def test_truncated_echo_of_the_option_list_is_not_an_answer():
+    """Real SmolLM2 output on MM-Eval syntax: it echoes the options and is cut at the token limit."""
+    from glotbench.extract.choice import extract_choice
+
+    opts = ["уу? сайн байна", "байна сайн уу?", "сайн байна уу?", "уу? байна сайн"]
+    assert extract_choice("A. уу? сайн та сайн, байна\nB.", list("ABCD"), opts, "mn") is None
+    # a bare label after the echo is still read
+    assert extract_choice("A. уу? сайн байна\nB. байна сайн уу?\n\nC", list("ABCD"), opts, "mn") == "C"

@@ -10,7 +10,8 @@ order, and stops at the first stage that decides:
    often answer in English whatever the prompt language.
 2. **A leading bare label**: "C", "C.", "(C)", "**C**", "C) Paris", "A B." (Hungarian article).
    Skipped when the output starts by echoing the option list ("A) …\\nB) …").
-3. **A line holding only a label**, when all such lines agree.
+3. **A line holding only a label**, when all such lines agree (in an echoed option list, a
+   lone "B." is the echo cut short, not an answer).
 4. **Option text**: the text after the last answer phrase, or the whole output, equals or
    contains exactly one option's text (normalised as the pack says). Containment is only tried
    on short outputs (at most 40 words / 80 CJK characters).
@@ -250,8 +251,13 @@ def _leading(m: _Matcher, text: str, options_norm, labels, pack):
     return None
 
 
-def _label_lines(m: _Matcher, text: str):
-    seen = {m.variant_to_label[h.group("label")] for h in m.label_line.finditer(text)}
+def _label_lines(m: _Matcher, text: str, echo: bool = False):
+    hits = list(m.label_line.finditer(text))
+    if echo:
+        # In an output that echoes the option list, "B." alone on a line is the echo cut short by
+        # the token limit, not an answer; a bare "B" still counts.
+        hits = [h for h in hits if not m.echo_line.match(h.group(0))]
+    seen = {m.variant_to_label[h.group("label")] for h in hits}
     return seen.pop() if len(seen) == 1 else None
 
 
@@ -329,10 +335,11 @@ def extract_choice(
     options_norm = [normalize(str(o), pack) for o in options] if options is not None else None
 
     verdict = _explicit(m, answer, options_norm, labels, pack)
-    if verdict is None and not _is_echo(m, answer):
+    echo = _is_echo(m, answer)
+    if verdict is None and not echo:
         verdict = _leading(m, answer, options_norm, labels, pack)
     if verdict is None:
-        verdict = _label_lines(m, answer)
+        verdict = _label_lines(m, answer, echo)
     if verdict is None and options_norm:
         idx = _by_option_text(m, answer, options_norm, pack)
         verdict = _AMBIGUOUS if idx is _AMBIGUOUS else (labels[idx] if idx is not None else None)
