@@ -8,7 +8,6 @@ escapes its JSON braces as ``{{ }}``); ``substitute`` replaces each ``{name}`` o
 
 from __future__ import annotations
 
-import json
 import re
 import string
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 
 from glotbench.errors import DataError
 from glotbench.factuality.options import PromptFile
+from glotbench.judges.prompts import read_prompt_json
 from glotbench.paths import resolve_data_file
 
 
@@ -47,15 +47,7 @@ class FileTemplate:
 
 @cache
 def _read(path: Path) -> dict:
-    if not path.is_file():
-        raise DataError(f"{path}: prompt file not found (set GLOTBENCH_DATA to the benchmark data root)")
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise DataError(f"{path}: cannot read prompt file ({err})") from None
-    if not isinstance(obj, dict):
-        raise DataError(f"{path}: a prompt file must hold a JSON object")
-    return obj
+    return read_prompt_json(path, "prompt file")
 
 
 def load_template(pf: PromptFile, prompt_lang: str | None, where: str) -> FileTemplate:

@@ -126,15 +126,23 @@ def _check_placeholders(template: str, spec: GraderSpec, path: Path) -> None:
             raise DataError(f"{path}: grading template lacks placeholder(s) {', '.join('{' + m + '}' for m in missing)}")
 
 
-@cache
-def _load(name: str, path: Path) -> GraderPrompt:
-    spec = GRADERS[name]
+def read_prompt_json(path: Path, what: str) -> dict:
+    """A benchmark prompt file (a JSON object); a one-line DataError naming the file otherwise."""
     if not path.is_file():
-        raise DataError(f"{path}: grading prompt file for {name!r} not found (set GLOTBENCH_DATA to the data root)")
+        raise DataError(f"{path}: {what} not found (set GLOTBENCH_DATA to the benchmark data root)")
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as err:
-        raise DataError(f"{path}: cannot read grading prompts ({err})") from None
+        raise DataError(f"{path}: cannot read {what} ({err})") from None
+    if not isinstance(obj, dict):
+        raise DataError(f"{path}: {what} must hold a JSON object")
+    return obj
+
+
+@cache
+def _load(name: str, path: Path) -> GraderPrompt:
+    spec = GRADERS[name]
+    obj = read_prompt_json(path, f"grading prompt file for {name!r}")
     template = "".join(_dig(obj, keys, path) for keys in spec.keys)
     _check_placeholders(template, spec, path)
     return GraderPrompt(name=name, path=path, template=template, spec=spec)
