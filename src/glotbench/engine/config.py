@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from glotbench.errors import GlotbenchError
+from glotbench.yamlfile import read_mapping, validate
 
 
 class RunConfig(BaseModel):
@@ -39,23 +39,10 @@ class RunConfig(BaseModel):
 
 
 def load_config(path: Path) -> RunConfig:
-    try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    except OSError as err:
-        raise GlotbenchError(f"{path}: cannot read config: {err.strerror}") from None
-    except yaml.YAMLError as err:
-        raise GlotbenchError(f"{path}: invalid YAML: {str(err).splitlines()[0]}") from None
-    if not isinstance(raw, dict):
-        raise GlotbenchError(f"{path}: a run config must be a YAML mapping")
+    raw = read_mapping(path, "run config", GlotbenchError, empty_ok=True)
     if isinstance(raw.get("tasks"), str):
         raw["tasks"] = [raw["tasks"]]
     if isinstance(raw.get("suites"), (list, str)):  # "suites:" is accepted as a synonym
         extra = raw.pop("suites")
         raw["tasks"] = list(raw.get("tasks") or []) + ([extra] if isinstance(extra, str) else list(extra))
-    try:
-        return RunConfig.model_validate(raw)
-    except ValidationError as err:
-        first = err.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        msg = "unknown field" if first["type"] == "extra_forbidden" else first["msg"]
-        raise GlotbenchError(f"{path}: field '{loc}': {msg}") from None
+    return validate(RunConfig, raw, path, GlotbenchError)

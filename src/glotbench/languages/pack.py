@@ -10,17 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
 from glotbench.errors import GlotbenchError
+from glotbench.yamlfile import read_mapping, validate
 
 
 class LanguagePackError(GlotbenchError):
@@ -117,20 +116,4 @@ class LanguagePack(BaseModel):
 def load_pack(path: str | Path) -> LanguagePack:
     """Read and validate one pack file. Errors are one line naming the file and the field."""
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LanguagePackError(f"{path}: cannot read language pack ({exc.strerror or exc})") from None
-    except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        at = f" at line {where.line + 1}" if where is not None else ""
-        raise LanguagePackError(f"{path}: invalid YAML{at}") from None
-    if not isinstance(raw, dict):
-        raise LanguagePackError(f"{path}: a language pack must be a YAML mapping, got {type(raw).__name__}")
-    try:
-        return LanguagePack.model_validate(raw)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "<root>"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise LanguagePackError(f"{path}: field {field!r}: {err['msg']}{more}") from None
+    return validate(LanguagePack, read_mapping(path, "language pack", LanguagePackError), path, LanguagePackError)

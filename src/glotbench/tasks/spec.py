@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from glotbench.errors import TaskSpecError
 from glotbench.models.base import canonical_json, sha256_hex
+from glotbench.yamlfile import read_mapping, validate
 
 
 class _Strict(BaseModel):
@@ -131,24 +131,4 @@ class TaskSpec(_Strict):
 
 def load_spec(path: Path) -> TaskSpec:
     """Read one task YAML; any problem becomes a one-line TaskSpecError naming file and field."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise TaskSpecError(f"{path}:{where}: invalid YAML: {problem}") from None
-    except OSError as err:
-        raise TaskSpecError(f"{path}: cannot read task file: {err.strerror}") from None
-    if not isinstance(raw, dict):
-        raise TaskSpecError(f"{path}: a task file must be a YAML mapping, got {type(raw).__name__}")
-    try:
-        return TaskSpec.model_validate(raw)
-    except ValidationError as err:
-        first = err.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        msg = first["msg"]
-        if first["type"] == "extra_forbidden":
-            msg = "unknown field"
-        more = f" (and {len(err.errors()) - 1} more problems)" if len(err.errors()) > 1 else ""
-        raise TaskSpecError(f"{path}: field '{loc}': {msg}{more}") from None
+    return validate(TaskSpec, read_mapping(path, "task file", TaskSpecError), path, TaskSpecError)

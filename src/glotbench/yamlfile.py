@@ -1,0 +1,45 @@
+"""Read a YAML mapping into a pydantic model, turning every problem into one line that names the
+file, and the line or the field (task files, run configs and language packs all go through it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from glotbench.errors import GlotbenchError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def read_mapping(path: Path, what: str, error: type[GlotbenchError], *, empty_ok: bool = False) -> dict:
+    """The YAML file's top-level mapping; ``what`` names the kind of file in messages."""
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise error(f"{path}: cannot read {what}: {err.strerror or err}") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise error(f"{path}: invalid YAML{where}: {problem}") from None
+    if raw is None and empty_ok:
+        return {}
+    if not isinstance(raw, dict):
+        raise error(f"{path}: a {what} must be a YAML mapping, got {type(raw).__name__}")
+    return raw
+
+
+def validate(model: type[M], raw: dict, path: Path, error: type[GlotbenchError]) -> M:
+    """``model.model_validate(raw)``; the first problem (and how many more) on one line."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as err:
+        problems = err.errors()
+        first = problems[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        msg = "unknown field" if first["type"] == "extra_forbidden" else first["msg"]
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise error(f"{path}: field '{loc}': {msg}{more}") from None
