@@ -69,7 +69,7 @@ def judged_task_runs(cfg: RunConfig, model_settings: dict, stats: RejudgeStats,
             stats.skipped_tasks[task.name] = str(err)
             continue
         fp = task_fingerprint(task, settings, model_settings)
-        runs.append(TaskRun(task=task, mode="generate", fingerprint=fp, samples=samples))
+        runs.append(TaskRun(task=task, mode="generate", fingerprint=fp, samples=samples, settings=settings))
     return runs
 
 

@@ -22,7 +22,7 @@ class TaskRun:
     fingerprint: dict
     samples: list[Sample]
     todo: list[Sample] = field(default_factory=list)
-    settings_prompt: dict = field(default_factory=dict)  # run-level prompt settings (num_fewshot, prompt_lang)
+    settings: RunSettings | None = None  # the run's settings (the shown prompt hash covers their prompt knobs)
 
     @property
     def run_key(self) -> str:
@@ -42,8 +42,7 @@ def plan(tasks: list[Task], settings: RunSettings, model_settings: dict, journal
         fp = task_fingerprint(task, settings, model_settings)
         done = journal.scored_ids(fp["id"], task.name)
         runs.append(TaskRun(task=task, mode=task_mode(task, settings), fingerprint=fp, samples=samples,
-                            todo=[s for s in samples if s.id not in done],
-                            settings_prompt={"num_fewshot": settings.num_fewshot, "prompt_lang": settings.prompt_lang}))
+                            todo=[s for s in samples if s.id not in done], settings=settings))
     return runs
 
 
@@ -176,8 +175,8 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
         out[tr.task.name] = {
             "language": spec.language,
             "version": spec.version,
-            "prompt_hash": spec.prompt_hash({"num_fewshot": tr.settings_prompt.get("num_fewshot"),
-                                             "prompt_lang": tr.settings_prompt.get("prompt_lang")}),
+            "prompt_hash": spec.prompt_hash({"num_fewshot": tr.settings.num_fewshot,
+                                             "prompt_lang": tr.settings.prompt_lang} if tr.settings else None),
             "mode": tr.mode,
             "fingerprint": tr.fingerprint,
             "counterpart": spec.counterpart,
