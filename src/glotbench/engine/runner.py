@@ -116,6 +116,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         **base,
         "outputs": [_output_view(o) for o in results],
         "extracted": scored.extracted,
+        "extraction_rule": scored.rule,
         "pred": scored.pred,
         "values": scored.values,
         "detail": scored.detail,

@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from glotbench.data.fields import MissingField, get_path
+from glotbench.data.fields import FieldDecodeError, MissingField, get_path, unmatched_paths
 from glotbench.data.loaders import file_sha256, locate, read_hf, read_records
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult
@@ -41,6 +41,7 @@ class Scored:
     pred: Any  # the extracted answer, None if unparseable
     values: dict[str, float]  # per-item values for metrics
     extracted: Any = None  # what the extractor returned (for inspection)
+    rule: str | None = None  # the extraction rule that produced it (samples.jsonl: extraction_rule)
     detail: dict[str, Any] = field(default_factory=dict)
 
 
@@ -97,25 +98,44 @@ class Task:
         records = self.raw_records(split)
         where = self.spec.dataset.splits.get(split, split)
         out: list[Sample] = []
+        seen: list[dict] = []
+        stop = len(records)
         for i, rec in enumerate(records):
             if self._record_fn is not None:
                 rec = self._record_fn(rec)
                 if rec is None:
                     continue
+            seen.append(rec)
             out.append(self.build_sample(rec, i, where))
             if limit is not None and len(out) >= limit:
+                stop = i + 1
                 break
+        self._check_paths_match(seen, records[stop:], where)
         ids = [s.id for s in out]
         if len(set(ids)) != len(ids):
             dup = next(x for x in ids if ids.count(x) > 1)
             raise DataError(f"{where}: task {self.name}: duplicate record id {dup!r}")
         return out
 
+    def _check_paths_match(self, seen: list[dict], unread: list[dict], where: str) -> None:
+        """A field path that matches nothing in any record is a typo (``topic: topik``): fail naming it."""
+        missing = unmatched_paths(self.spec.fields, seen)
+        if missing and unread:  # a --limit stopped early: look at the rest too
+            fn = self._record_fn
+            rest = unread if fn is None else (r for r in map(fn, unread) if r is not None)
+            missing = unmatched_paths(missing, rest)
+        if missing:
+            name, path = next(iter(missing.items()))
+            raise TaskSpecError(f"{self.spec_path or self.name}: field '{name}': path {path!r} matches nothing in any "
+                                f"record of {where} (a typo? paths: docs/adding-a-task.md)")
+
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
         for name, path in self.spec.fields.items():
             try:
                 values[name] = get_path(rec, path)
+            except FieldDecodeError as err:
+                raise DataError(f"{where}: record {index}: {err}") from None
             except MissingField:
                 if name in self.spec.required_fields or name in ("target", "choices"):
                     raise DataError(f"{where}: record {index}: missing field '{path}' (for {name})") from None
@@ -217,11 +237,15 @@ class Task:
         return get_pack(self.spec.language)
 
     def extract(self, text: str, sample: Sample) -> Any:
-        from glotbench.extract import get_extractor
+        return self.explain_extraction(text, sample).value
+
+    def explain_extraction(self, text: str, sample: Sample):
+        """The extracted answer and the rule that produced it (:class:`glotbench.extract.Extraction`)."""
+        from glotbench.extract import explain, get_extractor
 
         fn = get_extractor(self.spec.extractor.name)
         sample_view = {**sample.vars, "labels": sample.labels, "choices": sample.choices}
-        return fn(text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
+        return explain(fn, text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
 
     def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
         from glotbench.scoring.scorers import get_scorer
@@ -229,9 +253,10 @@ class Task:
         if mode == "loglikelihood":
             return score_loglikelihood(sample, outputs)
         first: GenResult = outputs[0]
-        extracted = self.extract(first.text, sample)
+        extraction = self.explain_extraction(first.text, sample)
+        extracted = extraction.value
         pred, values = get_scorer(self.spec.scorer)(extracted, sample.target, sample=sample, pack=self.pack)
-        return Scored(pred=pred, values=values, extracted=extracted)
+        return Scored(pred=pred, values=values, extracted=extracted, rule=extraction.rule)
 
     # ---------------------------------------------------------------- judging
     # Tasks graded by an LLM judge set needs_judge and override the three methods below; the
