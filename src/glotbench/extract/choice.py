@@ -96,7 +96,10 @@ class _Matcher:
     ambiguity: re.Pattern[str]
     negation: re.Pattern[str]
     negation_before: re.Pattern[str]
+    ambiguity_before: re.Pattern[str]
+    article_before: re.Pattern[str]
     contrast: tuple[re.Pattern[str], ...]
+    correction: re.Pattern[str]
     verdict: re.Pattern[str]
     lower: frozenset[str]
     label_words: frozenset[str]
@@ -171,6 +174,12 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
     )
     # "B not", "B is incorrect", "A je špatně", "A是错误的", "В биш", "A: no": not the answer.
     negation = re.compile(f"^{_CLOSE}[ \\t)）:：]*(?:(?:{conn}|{optw})[ \\t]*){{0,2}}(?:{neg}|{wrong})")
+    # "B és C is helyes", "A or B is correct": another label joined on before.
+    ambiguity_before = re.compile(
+        f"{other}{_CLOSE}[\\s)）]*(?:[,/|&+;，、]|{conj})\\s*(?:(?:{conj}|{conn}|{optw})\\s*){{0,3}}{_OPEN}$"
+    )
+    # "Az E helyes": a label-like word right after an article-like connector is a label.
+    article_before = re.compile(f"(?:^|[ \\t]){conn}[ \\t]+$")
     # "not A", "není to A", "不是A", "nem A": not the answer either.
     negation_before = re.compile(f"(?:{neg})(?:[ \\t:：]|{conn}|{optw}|{_OPEN[:-1]}){{0,6}}$")
     pre = f"(?:[ \\t:：]|{conn}|{optw}|{_OPEN[:-1]})*?"
@@ -180,6 +189,10 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         re.compile(f"{neg}{pre}{_OPEN}{label}{link}{contrast_w}{pre}{_OPEN}{other}"),
         # "А биш, харин Б", "A is wrong, rather C"
         re.compile(f"{_OPEN}{label}{_CLOSE}[ \\t]*(?:{conn}[ \\t]*)?(?:{neg}|{wrong}){link}{contrast_w}{pre}{_OPEN}{other}"),
+    )
+    fix = words_alternation(_merged(pack, "correction_words"))
+    correction = re.compile(
+        f"{fix}[\\s,，:：!！.。…\\-–—]*(?:(?:{conn}|{optw}|{answer}|it's|it is)[ \\t:：]*){{0,4}}{_OPEN}{label}"
     )
     verdict = re.compile(
         f"(?m)(?:^|[ \\t.;；。,，]){_OPEN}{label}{_CLOSE}[ \\t]*[:：=)）\\-–—][ \\t]*[*_]*(?:(?P<no>{no})|(?P<yes>{yes}))"
@@ -198,7 +211,10 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         ambiguity=ambiguity,
         negation=negation,
         negation_before=negation_before,
+        ambiguity_before=ambiguity_before,
+        article_before=article_before,
         contrast=contrast,
+        correction=correction,
         verdict=verdict,
         lower=frozenset(lower),
         label_words=frozenset(_merged(pack, "label_words")),
@@ -238,6 +254,9 @@ def _judge(
     amb = m.ambiguity.match(after)
     if amb and m.variant_to_label[amb.group("other")] != lab:
         return _AMBIGUOUS
+    amb = m.ambiguity_before.search(text, max(0, start - 60), start)
+    if amb and m.variant_to_label[amb.group("other")] != lab:
+        return _AMBIGUOUS
     if m.negation.match(after):
         return None
     if m.negation_before.search(text, max(0, start - 60), start):
@@ -246,8 +265,9 @@ def _judge(
         return None  # a decimal number or a time, not a label
     if raw in m.label_words or (raw in m.lower and raw.upper() in m.label_words):
         if reverse:
-            # "A is correct" is an answer, "A correct answer…" / "A helyes válasz…" is an article.
-            if not m.connector.search(rgap):
+            # "A is correct" is an answer, "A correct answer…" / "A helyes válasz…" is an article;
+            # "Az E helyes" (an article before it) is a label again.
+            if not m.connector.search(rgap) and not m.article_before.search(text, max(0, start - 20), start):
                 return None
         elif re.match(rf"[ \t]+{WORD}", after) and not m.option_words.match(after):
             own = options_norm[labels.index(lab)] if options_norm else None
@@ -277,6 +297,9 @@ def _explicit(m: _Matcher, text: str, options_norm, labels, pack):
             tail_neg = m.negation.match(text[hit.end() :])
             verdict = None if tail_neg else verdict
         found.append((s, verdict, "correct_phrase"))
+    for hit in m.correction.finditer(text):
+        s, e = hit.span("label")
+        found.append((s, _judge(m, text, s, e, options_norm, labels, pack), "self_correction"))
     for pat in m.contrast:
         for hit in pat.finditer(text):
             s, e = hit.span("other")
@@ -300,7 +323,9 @@ def _verdict_list(m: _Matcher, text: str):
     if len(verdicts) < 2 or any(len(v) > 1 for v in verdicts.values()):
         return None
     yes = [lab for lab, v in verdicts.items() if v == {"yes"}]
-    return yes[0] if len(yes) == 1 else None
+    if len(yes) > 1:
+        return _AMBIGUOUS  # "A: yes. B: yes."
+    return yes[0] if yes else None
 
 
 def _is_echo(m: _Matcher, text: str) -> bool:
@@ -323,13 +348,16 @@ def _leading(m: _Matcher, text: str, options_norm, labels, pack):
 
 
 def _label_lines(m: _Matcher, text: str, echo: bool = False):
+    """The label standing alone on its lines when all such lines agree; _AMBIGUOUS when they don't."""
     hits = list(m.label_line.finditer(text))
     if echo:
         # In an output that echoes the option list, "B." alone on a line is the echo cut short by
         # the token limit, not an answer; a bare "B" still counts.
         hits = [h for h in hits if not m.echo_line.match(h.group(0))]
     seen = {m.variant_to_label[h.group("label")] for h in hits}
-    return seen.pop() if len(seen) == 1 else None
+    if len(seen) > 1:
+        return _AMBIGUOUS
+    return seen.pop() if seen else None
 
 
 def _final_bare_label(m: _Matcher, text: str, options_norm, labels, pack):
@@ -419,10 +447,13 @@ def explain_choice(
     verdict, rule = _explicit(m, answer, options_norm, labels, pack)
     if verdict is None:
         verdict, rule = _verdict_list(m, answer), "verdict_list"
+    lines = _label_lines(m, answer, echo)
+    if verdict is None and lines is _AMBIGUOUS:
+        verdict, rule = _AMBIGUOUS, "label_line"  # "A\nB\nC": several labels on lines of their own
     if verdict is None and not echo:
         verdict, rule = _leading(m, answer, options_norm, labels, pack), "leading_label"
     if verdict is None:
-        verdict, rule = _label_lines(m, answer, echo), "label_line"
+        verdict, rule = lines, "label_line"
     if verdict is None and not echo:
         verdict, rule = _final_bare_label(m, answer, options_norm, labels, pack), "final_label"
     if verdict is None and options_norm:

@@ -81,6 +81,8 @@ class LanguagePack(BaseModel):
     wrong_words: Words = Field(default=(), description="Words saying an option is wrong ('incorrect', 'špatně', '错误', 'буруу'); "
                                "a label they follow ('B is incorrect') is not the answer.")
     contrast_words: Words = Field(default=(), description="'but' / 'rather' words of 'not A but C' ('hanem', 'ale', '而是', 'харин').")
+    correction_words: Words = Field(default=(), description="Words that open a self-correction ('wait', 'actually', 'počkat', '等等'); "
+                                    "a label right after one is the answer at that point ('B. Wait, D.').")
     label_words: Words = Field(description="Label-like letters that are ordinary words (articles, conjunctions) when a word follows.")
     option_label_sets: dict[str, Words] = Field(description="Named option label sets in common use, e.g. latin: [A, B, C, D, E].")
     number_locale: str | None = Field(
