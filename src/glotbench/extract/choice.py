@@ -100,6 +100,7 @@ class _Matcher:
     article_before: re.Pattern[str]
     contrast: tuple[re.Pattern[str], ...]
     correction: re.Pattern[str]
+    correction_word: re.Pattern[str]
     verdict: re.Pattern[str]
     lower: frozenset[str]
     label_words: frozenset[str]
@@ -192,7 +193,7 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
     )
     fix = words_alternation(_merged(pack, "correction_words"))
     correction = re.compile(
-        f"{fix}[\\s,，:：!！.。…\\-–—]*(?:(?:{conn}|{optw}|{answer}|it's|it is)[ \\t:：]*){{0,4}}{_OPEN}{label}"
+        f"{fix}[\\s,，:：!！.。…\\-–—]*(?:(?:{conn}|{optw}|{answer}|{neg}|{contrast_w})[\\s,，:：]*){{0,4}}{_OPEN}{label}"
     )
     verdict = re.compile(
         f"(?m)(?:^|[ \\t.;；。,，]){_OPEN}{label}{_CLOSE}[ \\t]*[:：=)）\\-–—][ \\t]*[*_]*(?:(?P<no>{no})|(?P<yes>{yes}))"
@@ -215,6 +216,7 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         article_before=article_before,
         contrast=contrast,
         correction=correction,
+        correction_word=re.compile(fix),
         verdict=verdict,
         lower=frozenset(lower),
         label_words=frozenset(_merged(pack, "label_words")),
@@ -452,6 +454,8 @@ def explain_choice(
         verdict, rule = _AMBIGUOUS, "label_line"  # "A\nB\nC": several labels on lines of their own
     if verdict is None and not echo:
         verdict, rule = _leading(m, answer, options_norm, labels, pack), "leading_label"
+        if verdict is not None and verdict is not _AMBIGUOUS and m.correction_word.search(answer):
+            verdict = None  # "B. Actually no, A.": a leading label taken back later is not the answer
     if verdict is None:
         verdict, rule = lines, "label_line"
     if verdict is None and not echo:

@@ -53,8 +53,13 @@ _AMBIGUOUS = object()
 _VULGAR = "¼½¾⅐⅑⅒⅓⅔⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞"
 _MAGNITUDE = {"百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
 # Digits the token did not take, right before or after it: "1 234,5" in English is not "1".
-_LOOSE_AFTER = re.compile(r"[ \u00a0\u202f\u2009]?\d|[/⁄]\d|[百千万亿][0-9零〇一二两三四五六七八九十]")
-_LOOSE_BEFORE = re.compile(r"\d[ \u00a0\u202f\u2009]$|\d[/⁄]$")
+_LOOSE_AFTER = re.compile(
+    r"[ \u00a0\u202f\u2009]?\d|[/⁄]\d|[百千万亿][0-9零〇一二两三四五六七八九十]"
+    r"|[eE][-+]?\d"  # 1e3: scientific notation is not read
+    r"|[ \t]*(?:[^\W\d_]+[ \t]*){1,2}[-+]?\d"  # 2 hours 30 minutes, 2小时30分钟: a compound quantity
+    r"|[ \t]+(?:and a half|a půl|és fél|хагас)\b|个?半"  # 3 and a half, 3个半
+)
+_LOOSE_BEFORE = re.compile(r"\d[ \u00a0\u202f\u2009]$|\d[/⁄]$|\d[ \t]*(?:[^\W\d_]+[ \t]*){1,2}$")
 _LATEX_FRAC = re.compile(r"\\[dt]?frac\s*\{\s*(-?\d+)\s*\}\s*\{\s*(\d+)\s*\}")
 
 
@@ -120,7 +125,7 @@ def _read_body(body: str, pack: LanguagePack):
 def _value(match: re.Match[str], pack: LanguagePack):
     """The value of a number token (fractions, vulgar fractions and 万/亿 included), or _AMBIGUOUS."""
     text = match.string
-    if _LOOSE_AFTER.match(text, match.end()) or _LOOSE_BEFORE.search(text, max(0, match.start() - 2), match.start()):
+    if _LOOSE_AFTER.match(text, match.end()) or _LOOSE_BEFORE.search(text, max(0, match.start() - 40), match.start()):
         return _AMBIGUOUS
     if match.group("mixed") is not None:
         num, den = int(match.group("mnum")), int(match.group("mden"))
