@@ -9,6 +9,7 @@ new one (``journal.sqlite.corrupt-<time>``); nothing is deleted.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -71,15 +72,27 @@ def _rows(con: sqlite3.Connection, table: str, cols: list[str], report: Report):
             row = con.execute(sel, (last,)).fetchone()
         except sqlite3.DatabaseError:
             row = None
-            # probe past the damage: rowid last+1, +2, +4, ... until a read succeeds
-            step = 1
+            # probe past the damage: rowid last+1, +2, +4, ... until a read succeeds, then
+            # narrow down (binary search) to the first readable rowid after the bad stretch
             start = max(last, 0)
+            lo, hi, step = start, None, 1
             while step < MAX_PROBE:
                 try:
                     row = con.execute(sel, (start + step,)).fetchone()
+                    hi = start + step
                     break
                 except sqlite3.DatabaseError:
+                    lo = start + step
                     step *= 2
+            while hi is not None and hi - lo > 1:
+                mid = (lo + hi) // 2
+                try:
+                    row = con.execute(sel, (mid,)).fetchone()
+                    hi = mid
+                except sqlite3.DatabaseError:
+                    lo = mid
+            if hi is not None:
+                row = con.execute(sel, (hi,)).fetchone()
             bad += 1
             if row is None:
                 break
@@ -88,6 +101,29 @@ def _rows(con: sqlite3.Connection, table: str, cols: list[str], report: Report):
         last = row[0]
         yield row[1:]
     report.unreadable[table] = bad
+
+
+def _readable_copy(path: Path) -> Path | None:
+    """A copy of the damaged file (and its WAL) whose header page count matches the file's length:
+    SQLite refuses a truncated file outright when the header promises more pages than exist."""
+    if not path.exists() or path.stat().st_size < 100:
+        return None
+    work = path.with_name(path.name + ".reading")
+    shutil.copyfile(path, work)
+    with work.open("r+b") as fh:  # streamed copy, header patched in place: memory stays flat
+        head = fh.read(100)
+        if head[:16] == b"SQLite format 3\x00":
+            page = int.from_bytes(head[16:18], "big")
+            page = 65536 if page == 1 else page
+            if page >= 512:
+                n_pages = work.stat().st_size // page
+                fh.truncate(n_pages * page)
+                fh.seek(28)
+                fh.write(n_pages.to_bytes(4, "big"))
+    wal = Path(str(path) + "-wal")
+    if wal.exists():
+        shutil.copyfile(wal, Path(str(work) + "-wal"))
+    return work
 
 
 def salvage(path: Path) -> Report:
@@ -102,9 +138,10 @@ def salvage(path: Path) -> Report:
         p.unlink(missing_ok=True)
     out = sqlite3.connect(str(fresh), isolation_level=None)
     out.executescript(SCHEMA)
-    if path.exists() and path.stat().st_size > 0:
+    work = _readable_copy(path)
+    if work is not None:
         try:
-            src = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            src = sqlite3.connect(f"file:{work}?mode=ro", uri=True)
         except sqlite3.DatabaseError:
             src = None
         if src is not None:
@@ -126,6 +163,8 @@ def salvage(path: Path) -> Report:
                     report.salvaged[table] = n
             finally:
                 src.close()
+        for p in (work, Path(str(work) + "-wal"), Path(str(work) + "-shm")):
+            p.unlink(missing_ok=True)
     out.close()
     stamp = time.strftime("%Y%m%dT%H%M%S")
     kept = path.with_name(f"{path.name}.corrupt-{stamp}")

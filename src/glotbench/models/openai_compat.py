@@ -35,6 +35,8 @@ OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "sk-no-key-needed"  # local servers ignore the key, but some proxies insist on one
 MAX_RESPONSE_BYTES = 32 << 20  # a larger body is refused while it streams in (memory stays flat)
 MAX_REDIRECTS = 3
+CONNECT_TIMEOUT_S = 20.0  # a host that does not accept the TCP connection in this long counts as unreachable
+CONNECT_TIMEOUT = getattr(aiohttp, "ConnectionTimeoutError", ())  # aiohttp >= 3.10
 
 
 def _one_line(text: object, limit: int = 300) -> str:
@@ -45,7 +47,8 @@ def _one_line(text: object, limit: int = 300) -> str:
 class OpenAICompatModel(Model):
     def __init__(self, name: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
                  chat: bool = True, timeout: float = 60, logprobs_trusted: bool = False,
-                 max_parallel: int | None = None, max_response_bytes: int = MAX_RESPONSE_BYTES):
+                 max_parallel: int | None = None, max_response_bytes: int = MAX_RESPONSE_BYTES,
+                 connect_timeout: float = CONNECT_TIMEOUT_S):
         self.name = name
         self.base_url = (base_url or OPENAI_URL).rstrip("/")
         self.is_chat = chat
@@ -54,6 +57,7 @@ class OpenAICompatModel(Model):
         self.supports_loglikelihood = logprobs_trusted
         self.max_parallel = max_parallel
         self.max_response_bytes = int(max_response_bytes)
+        self.connect_timeout = min(float(connect_timeout), float(timeout))
         key = os.environ.get(api_key_env or "") if api_key_env else None
         if not key:
             if base_url is None:
@@ -76,7 +80,7 @@ class OpenAICompatModel(Model):
             # a session belongs to one event loop; a new loop (a new asyncio.run) gets a new one
             connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(connector=connector, headers=self._headers,
-                                                  timeout=aiohttp.ClientTimeout(total=self.timeout),
+                                                  timeout=aiohttp.ClientTimeout(total=self.timeout, sock_connect=self.connect_timeout),
                                                   json_serialize=lambda o: json.dumps(o, ensure_ascii=False))
             self._loop = loop
         return self._session
@@ -85,6 +89,9 @@ class OpenAICompatModel(Model):
         url = f"{self.base_url}{path}"
         try:
             status, headers, raw, url = await self._post_following(url, payload)
+        except CONNECT_TIMEOUT as exc:  # no TCP connection within connect_timeout: the server is not there
+            raise TransientModelError(f"{self.model_id}: cannot reach {url} (no connection within "
+                                      f"{self.connect_timeout:g}s: {type(exc).__name__})", connection=True) from None
         except asyncio.TimeoutError:
             raise TransientModelError(f"{self.model_id}: request to {url} timed out after {self.timeout:g}s") from None
         except aiohttp.ClientConnectionError as exc:
