@@ -15,7 +15,7 @@ from glotbench.engine.lock import RunLock, RunLocked
 
 def _cmd(base, out, *extra):
     return [sys.executable, "-m", "glotbench", "run", "--model", "openai:stub", "--base-url", base,
-            "--tasks", "mm_eval.semantics", "--limit", "30", "--concurrency", "2", "--output", str(out),
+            "--tasks", "mm_eval.semantics", "--limit", "20", "--concurrency", "2", "--output", str(out),
             "--no-progress", *extra]
 
 
@@ -31,7 +31,7 @@ def _wait_for_lock(out, proc, timeout=60):
 
 
 def test_second_run_on_same_directory_is_refused(stub_server, data_root, tmp_path):
-    base = stub_server("--delay", "0.1")
+    base = stub_server("--delay", "1.5")  # the first run lasts ~15 s: longer than the second's start-up
     out = tmp_path / "run"
     env = {**os.environ, "OPENAI_API_KEY": "x"}
     first = subprocess.Popen(_cmd(base, out), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -42,16 +42,17 @@ def test_second_run_on_same_directory_is_refused(stub_server, data_root, tmp_pat
         lines = [x for x in second.stderr.splitlines() if x.strip()]
         assert len(lines) == 1 and f"PID {first.pid}" in lines[0] and "--wait" in lines[0], second.stderr
         assert "Traceback" not in second.stderr
+        assert first.poll() is None, "the first run should still be running"
     finally:
         first.wait(timeout=120)
     assert first.returncode == 0
     # every request went out exactly once
     log = httpx.get(base.replace("/v1", "/_log")).json()["log"]
-    assert len(log) == 30 and len({e["hash"] for e in log}) == 30
+    assert len(log) == 20 and len({e["hash"] for e in log}) == 20
 
 
 def test_wait_queues_behind_the_holder_and_sends_nothing_twice(stub_server, data_root, tmp_path):
-    base = stub_server("--delay", "0.05")
+    base = stub_server("--delay", "1.5")
     out = tmp_path / "run"
     env = {**os.environ, "OPENAI_API_KEY": "x"}
     first = subprocess.Popen(_cmd(base, out), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -61,7 +62,7 @@ def test_wait_queues_behind_the_holder_and_sends_nothing_twice(stub_server, data
     assert first.returncode == 0 and second.returncode == 0, second.stderr
     assert f"waiting: PID {first.pid}" in second.stderr and "no model calls" in second.stderr
     log = httpx.get(base.replace("/v1", "/_log")).json()["log"]
-    assert len(log) == 30 and len({e["hash"] for e in log}) == 30
+    assert len(log) == 20 and len({e["hash"] for e in log}) == 20
 
 
 def test_lock_is_released_by_a_killed_holder(tmp_path):

@@ -12,9 +12,10 @@ import textwrap
 
 def _peak_rss_mb(code: str, env: dict | None = None) -> tuple[float, str]:
     """Run ``code`` in a fresh interpreter; return (peak RSS in MB, its stdout)."""
+    # VmHWM, not ru_maxrss: the latter survives exec and would count the parent's memory at fork
     wrapper = code + textwrap.dedent("""
-        import resource
-        print("PEAK", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        hwm = next(x for x in open("/proc/self/status") if x.startswith("VmHWM"))
+        print("PEAK", int(hwm.split()[1]) / 1024)
     """)
     done = subprocess.run([sys.executable, "-c", wrapper], capture_output=True, text=True, timeout=300,
                           env={**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(sys.path)})
@@ -64,7 +65,10 @@ def test_huge_dataset_line_is_refused_with_flat_memory(tmp_path):
     path = tmp_path / "big.jsonl"
     with path.open("w") as fh:
         fh.write(json.dumps({"id": 1, "q": "ok"}) + "\n")
-        fh.write('{"id": 2, "q": "' + "x" * (300 << 20) + '"}\n')  # one 300 MB line
+        fh.write('{"id": 2, "q": "')  # one 300 MB line, written in pieces
+        for _ in range(300):
+            fh.write("x" * (1 << 20))
+        fh.write('"}\n')
     code = textwrap.dedent(f"""
         from pathlib import Path
         from glotbench.data.loaders import read_records
