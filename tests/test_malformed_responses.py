@@ -110,3 +110,50 @@ def test_unexpected_exception_from_a_backend_is_an_item_error(data_root, tmp_pat
     results, _ = run_evaluation(cfg, show_progress=False, model=Flaky())
     t = results["tasks"]["mm_eval.syntax"]
     assert t["n_errors"] == 3 and t["n_scored"] == 18
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"content": "A"}, "'content' must be a list of blocks, got str"),
+    ({"content": [{"type": "text", "text": 42}]}, "a text block's 'text' must be a string, got int"),
+    ({"content": [{"type": "text", "text": "ok"}], "usage": {"input_tokens": "x", "output_tokens": 1}},
+     "'usage.input_tokens' must be an integer"),
+])
+def test_anthropic_malformed_body_is_a_transient_error(body, words):
+    """The same rule for the Anthropic backend (the official SDK does not validate the body)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from glotbench.models.anthropic_api import AnthropicModel
+
+    payload = json.dumps({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+                          "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}, **body}).encode()
+
+    class H(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        m = AnthropicModel("m", base_url=f"http://127.0.0.1:{server.server_address[1]}", api_key_env="NO_SUCH_KEY_X")
+
+        async def go():
+            try:
+                await m.generate(CHAT)
+            finally:
+                await m.aclose()
+
+        with pytest.raises(TransientModelError, match="malformed") as info:
+            asyncio.run(go())
+        assert words in str(info.value)
+    finally:
+        server.shutdown()
+        server.server_close()
