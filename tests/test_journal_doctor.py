@@ -49,6 +49,10 @@ def test_zero_byte_journal_is_corrupt_not_empty(stub_server, data_root, tmp_path
     lines = [x for x in done.stderr.splitlines() if x.strip()]
     assert len(lines) == 1 and "0-byte file" in lines[0] and f"glotbench doctor {out}" in lines[0]
     assert _log(base) == []  # nothing re-sent
+    doc = subprocess.run([sys.executable, "-m", "glotbench", "doctor", str(out)], capture_output=True, text=True,
+                         timeout=60)
+    assert doc.returncode == 0 and "0-byte file" in doc.stdout and "nothing was readable" in doc.stdout
+    assert Journal(out / "journal.sqlite").cached_keys() == set()  # a fresh, healthy journal
 
 
 def test_garbage_journal_is_one_line_with_the_recovery_command(tmp_path):

@@ -34,12 +34,16 @@ def doctor(
     with RunLock(path.parent):
         report = salvage(path)
     typer.echo(f"{path}: corrupt ({problem})")
+    if not report.salvaged:
+        typer.echo("  nothing was readable: a fresh, empty journal replaces it (the rerun sends every request again)")
     for table, n in report.salvaged.items():
         lost = report.unreadable.get(table, 0)
         note = f", {lost} unreadable stretch(es) skipped" if lost else ""
         typer.echo(f"  {table}: {n} row(s) salvaged{note}")
     if report.kept_as:
         typer.echo(f"  damaged file kept as {report.kept_as}")
-    lost_any = any(report.unreadable.values()) or not report.salvaged.get("responses")
-    typer.echo("  lost: " + ("the rows in unreadable stretches (see above); " if lost_any else "nothing readable was lost; ")
-               + "rerun the same `glotbench run` command: it sends only the requests whose answers are not in the journal")
+    if report.salvaged:
+        lost_any = any(report.unreadable.values())
+        typer.echo("  lost: " + ("the rows in the unreadable stretches above" if lost_any else "nothing readable was lost")
+                   + "; rerun the same `glotbench run` command: it sends only the requests whose answers are not "
+                     "in the journal")
