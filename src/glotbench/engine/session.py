@@ -131,22 +131,6 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     journal is one line naming ``glotbench doctor``; a run stopped by the circuit breaker writes
     results for what finished, then raises :class:`RunStopped`."""
     console = console or Console(stderr=True, soft_wrap=True)
-    out_dir = Path(cfg.output) if cfg.output else None
-    if out_dir is None:
-        model = model or load_model_from_config(cfg)
-        out_dir = default_output_dir(model.model_id, cfg)
-    lock = RunLock(out_dir).acquire(
-        wait=wait_lock, on_wait=lambda pid: console.print(f"waiting: PID {pid} holds {out_dir}"))
-    try:
-        return _run_locked(cfg, out_dir, console=console, show_progress=show_progress, model=model)
-    except sqlite3.DatabaseError as err:
-        raise JournalCorrupt(corrupt_message(out_dir / JOURNAL_NAME, err)) from None
-    finally:
-        lock.release()
-
-
-def _run_locked(cfg: RunConfig, out_dir: Path, *, console: Console, show_progress: bool,
-                model: Model | None) -> tuple[dict, Path]:
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
@@ -155,6 +139,20 @@ def _run_locked(cfg: RunConfig, out_dir: Path, *, console: Console, show_progres
     judge_model = None
     if cfg.judge and any(t.needs_judge for t in tasks):
         judge_model = load_judge(cfg.judge, cfg.judge_args, cfg.timeout)
+    out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg)
+    lock = RunLock(out_dir).acquire(
+        wait=wait_lock, on_wait=lambda pid: console.print(f"waiting: PID {pid} holds {out_dir}"))
+    try:
+        return _run_locked(cfg, out_dir, tasks, skipped, model, judge_model, console=console,
+                           show_progress=show_progress)
+    except sqlite3.DatabaseError as err:
+        raise JournalCorrupt(corrupt_message(out_dir / JOURNAL_NAME, err)) from None
+    finally:
+        lock.release()
+
+
+def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model: Model, judge_model: Model | None,
+                *, console: Console, show_progress: bool) -> tuple[dict, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     journal = Journal(out_dir / JOURNAL_NAME)
     settings = settings_of(cfg)
