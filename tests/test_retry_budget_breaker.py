@@ -84,22 +84,29 @@ def test_item_budget_bounds_a_never_ending_stream(stub_server):
     assert time.monotonic() - t0 < 2.0 + 0.5 + 1.0  # budget + one attempt + slack
 
 
-def test_run_budget_stops_retrying():
+def test_run_budget_stops_the_run():
     async def always_fails():
         raise TransientModelError("HTTP 503")
 
     guard = RunGuard(RetryPolicy(base_delay=0.01, run_budget_s=0.05, max_attempts=1000, item_budget_s=None))
 
     async def go():
-        with pytest.raises(RetriesExhausted) as info:
+        with pytest.raises(RunStopped, match="retry budget of 0.05s per run is used up.*HTTP 503"):
             await with_retries(always_fails, guard.policy, guard=guard)
-        return info.value
 
-    exc = asyncio.run(go())
-    assert "per run used up" in exc.why
-    # the budget is spent for everyone: a new request gets its first try only
-    exc2 = asyncio.run(go())
-    assert exc2.attempts == 1
+    asyncio.run(go())
+    assert guard.stopped
+    asyncio.run(go())  # every later request stops at once too
+
+
+def test_run_budget_ends_a_run_against_a_never_ending_stream(stub_server, data_root, tmp_path):
+    base = stub_server("--bad", "endless")
+    cfg = RunConfig(model="openai:stub", base_url=base, tasks=["mm_eval.semantics"], limit=50, concurrency=4,
+                    timeout=0.5, max_retries=20, retry_base_delay=0.01, retry_budget_run=4,
+                    output=str(tmp_path / "run"), bootstrap=20)
+    with pytest.raises(RunStopped, match="per run is used up"):
+        run_evaluation(cfg, show_progress=False)
+    assert len(_log(base)) < 30  # not 50 items x 21 attempts
 
 
 def test_unreachable_server_stops_the_run_early_and_resumes(data_root, tmp_path):

@@ -35,7 +35,7 @@ class RunConfig(BaseModel):
     retry_base_delay: float = Field(1.0, ge=0)
     # fail fast (see docs/footguns.md): Retry-After cap, retry-time budgets, circuit breaker
     max_retry_after: float = Field(120.0, ge=0)
-    retry_budget_item: float | None = Field(600.0, gt=0)
+    retry_budget_item: float | None = Field(300.0, gt=0)
     retry_budget_run: float | None = Field(3600.0, gt=0)
     breaker_failures: int = Field(10, ge=0)  # 0: never stop early on connection failures
     journal_flush_wait: float = Field(60.0, ge=0)  # disk full: how long to retry held writes

@@ -3,8 +3,8 @@ a total time budget per item and per run, and a circuit breaker that stops the w
 
 * Per item: a request stops being retried once ``item_budget_s`` seconds have passed since its
   first try (the attempt count still applies too).
-* Per run: all retry waiting and all failed attempts together may cost ``run_budget_s``; past it,
-  failures are no longer retried (the item ends as an error; a rerun retries it).
+* Per run: all retry waiting and all failed attempts together (summed over requests) may cost
+  ``run_budget_s``; past it the run stops early like a tripped breaker (a rerun resumes).
 * Circuit breaker: ``breaker_failures`` consecutive attempts that could not reach the server
   (connection refused, DNS, connect timeout), or any 401/403, trip it; every request then stops
   at once with :class:`~glotbench.errors.RunStopped` and the run ends early with one line.
@@ -31,7 +31,7 @@ class RetryPolicy:
     max_delay: float = 30.0
     timeout: float = 120.0  # per attempt, seconds
     max_retry_after: float = 120.0  # a server's Retry-After is honoured up to this many seconds
-    item_budget_s: float | None = 600.0  # retries of one request stop after this long
+    item_budget_s: float | None = 300.0  # retries of one request stop after this long
     run_budget_s: float | None = 3600.0  # retry waits + failed attempts over the whole run
     breaker_failures: int = 10  # consecutive unreachable-server attempts that stop the run
 
@@ -122,7 +122,11 @@ async def with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, *, r
             if policy.item_budget_s is not None and elapsed + wait > policy.item_budget_s:
                 raise RetriesExhausted(err, attempt, f"retry budget of {policy.item_budget_s:g}s per item used up") from None
             if not guard.budget_left():
-                raise RetriesExhausted(err, attempt, f"retry budget of {policy.run_budget_s:g}s per run used up") from None
+                # the server has failed for longer than the whole run may spend on it: stop the run
+                # (this item is left for the rerun, like every other unsent one)
+                guard.trip(f"the retry budget of {policy.run_budget_s:g}s per run is used up "
+                           f"(failed attempts and waits so far); last error: {err}")
+                guard.check()
             if on_retry:
                 on_retry(attempt, err)
             guard.spent_s += wait
