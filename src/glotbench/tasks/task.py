@@ -58,6 +58,7 @@ class Task:
         self.spec = spec
         self.spec_path = spec_path
         self.name = spec.name
+        self.load_warnings: list[str] = []  # shown once by the run (one-option items, ...)
 
     # ---------------------------------------------------------------- data
     @cached_property
@@ -108,15 +109,41 @@ class Task:
             raise DataError(f"{where}: task {self.name}: duplicate record id {dup!r}")
         return out
 
+    @cached_property
+    def prompt_variables(self) -> set[str]:
+        """Names the prompt templates use: a null there would be rendered as the text "None"."""
+        import jinja2
+        from jinja2 import meta
+
+        p = self.spec.prompt
+        env = jinja2.Environment()
+        names: set[str] = set()
+        for src in (p.system, p.user, p.plain, self.spec.fewshot.answer):
+            if src:
+                try:
+                    names |= meta.find_undeclared_variables(env.parse(src))
+                except jinja2.TemplateSyntaxError:
+                    pass  # reported with its line when the template is rendered
+        return names
+
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
+        defaults = self.spec.default
         for name, path in self.spec.fields.items():
             try:
                 values[name] = get_path(rec, path)
             except MissingField:
+                if name in defaults:
+                    values[name] = defaults[name]
+                    continue
                 if name in self.spec.required_fields or name in ("target", "choices"):
                     raise DataError(f"{where}: record {index}: missing field '{path}' (for {name})") from None
                 values[name] = None
+            if values[name] is None and name in defaults:
+                values[name] = defaults[name]
+            if values[name] is None and name in self.prompt_variables:
+                raise DataError(f"{where}: record {index}: field '{path}' (for {name}) is missing or null but the prompt "
+                                f"uses it; fix the record or give a value under 'default: {{{name}: ...}}' in the task file")
         sid = values.pop("id", None)
         sid = str(index) if sid is None else str(sid)
         choices = values.get("choices")
@@ -124,6 +151,12 @@ class Task:
         if self.spec.output_type == "multiple_choice":
             if not isinstance(choices, list) or not choices:
                 raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}' must be a non-empty list")
+            if any(c is None for c in choices):
+                k = next(k for k, c in enumerate(choices) if c is None)
+                raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}': option {k} is null")
+            if len(choices) == 1:
+                self.load_warnings.append(f"{where}: record {index}: only one option: the item scores 100% for any "
+                                          f"model that answers it")
             if labels is None:
                 default = self.spec.default_labels or [chr(ord("A") + k) for k in range(len(choices))]
                 labels = default[: len(choices)]
