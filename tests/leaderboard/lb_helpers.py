@@ -64,9 +64,12 @@ def login(client, username: str, password: str) -> None:
     assert r.status_code == 303, r.text
 
 
-def upload(client, task: str, content: str | bytes, model: str = ""):
+META = {"model_size": "135M", "paper_url": "https://example.org/paper", "description": "a test model"}
+
+
+def upload(client, task: str, content: str | bytes, model: str = "", meta: dict | None = None):
     token = csrf_of(client.get("/submit").text)
-    return client.post("/submit", data={"csrf_token": token, "task": task, "model": model},
+    return client.post("/submit", data={"csrf_token": token, "task": task, "model": model, **(META if meta is None else meta)},
                        files={"file": ("predictions.json", content, "application/json")}, follow_redirects=False)
 
 
