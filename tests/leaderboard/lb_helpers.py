@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 ADMIN = ("admin", "admin-pass-123")
+META = {"model_size": "135M", "paper_url": "https://example.org/paper", "description": "a test model"}
 CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
 HULU = {
     "cola": ("HuCOLA/cola_dev.json", "mcc"),
@@ -41,8 +42,10 @@ def fake_predictions(gold: dict[str, str], labels: list[str]) -> dict[str, str]:
     return out
 
 
-def submission_json(task: str, model: str, preds: dict[str, str]) -> str:
-    return json.dumps({"task": task, "model": model, "predictions": [{"id": i, "label": l} for i, l in preds.items()]})
+def submission_json(task: str, model: str, preds: dict[str, str], meta: bool = True) -> str:
+    """A submission document; with ``meta`` it carries the required model metadata too."""
+    return json.dumps({"task": task, "model": model, **(META if meta else {}),
+                       "predictions": [{"id": i, "label": l} for i, l in preds.items()]})
 
 
 def csrf_of(html: str) -> str:
@@ -62,9 +65,6 @@ def login(client, username: str, password: str) -> None:
     token = csrf_of(client.get("/login").text)
     r = client.post("/login", data={"csrf_token": token, "username": username, "password": password}, follow_redirects=False)
     assert r.status_code == 303, r.text
-
-
-META = {"model_size": "135M", "paper_url": "https://example.org/paper", "description": "a test model"}
 
 
 def upload(client, task: str, content: str | bytes, model: str = "", meta: dict | None = None):

@@ -7,6 +7,7 @@ import json
 import pytest
 from lb_helpers import (
     ADMIN,
+    META,
     api_token,
     fake_predictions,
     hulu_path,
@@ -26,31 +27,47 @@ def test_ci_flow_through_the_api(cola_task, client_factory):
     preds = fake_predictions(cola_task, ["0", "1"])
     # multipart, with the model name as a form field and a bare list in the file
     bare = json.dumps([{"id": i, "label": l} for i, l in preds.items()])
-    r = anon.post("/api/submissions", files={"file": ("p.json", bare)}, data={"task": "hulu.cola", "model": "puli-ci"}, headers=ha)
+    r = anon.post("/api/submissions", files={"file": ("p.json", bare)}, data={"task": "hulu.cola", "model": "puli-ci", **META}, headers=ha)
     assert r.status_code == 201, r.text
     sub = r.json()
     assert sub["status"] == "pending" and sub["team"] == "ELTE" and sub["model"] == "puli-ci"
+    assert sub["model_size"] == META["model_size"] and sub["score"] == round(sub["score"], 3)
     assert anon.get(f"/api/submissions/{sub['id']}", headers=ha).json()["score"] == sub["score"]
     assert anon.get("/api/leaderboard/hulu.cola").json()["rows"] == []
     r = anon.post(f"/api/submissions/{sub['id']}/review", json={"status": "approved"}, headers=hadmin)
     assert r.status_code == 200 and r.json()["status"] == "approved"
     rows = anon.get("/api/leaderboard/hulu.cola").json()["rows"]
     assert [(x["model"], x["score"]) for x in rows] == [("puli-ci", sub["score"])]
+    lo, hi = rows[0]["ci95"]
+    assert lo < sub["score"] < hi
     overall = anon.get("/api/leaderboard").json()
     assert overall["rows"][0]["n_tasks"] == 1 and "mean" in overall["note"]
-    assert anon.get("/api/tasks").json() == [{"name": "hulu.cola", "title": "HuCOLA (dev)", "metric": "mcc", "labels": ["0", "1"], "n_items": 910}]
+    assert overall["rows"][0]["cells"]["hulu.cola"]["ci95"] == [lo, hi]
+    assert anon.get("/api/tasks").json() == [{"name": "hulu.cola", "title": "HuCOLA (dev)", "metric": "mcc", "labels": ["0", "1"],
+                                              "n_items": 910, "public_share": None, "description": {"en": "", "hu": ""}, "downloads": {}}]
+    csv_text = anon.get("/api/export.csv").text.splitlines()
+    assert csv_text[0].startswith("model,team,user,average,n_tasks,date,hulu.cola,hulu.cola_ci_low")
+    assert csv_text[1].startswith(f"puli-ci,ELTE,alice,{sub['score']},1,")
+    assert anon.get("/api/export.json").json() == overall
+    assert anon.get("/api/models/puli-ci").json()["submissions"][0]["id"] == sub["id"]
+    audit = anon.get("/api/admin/audit", headers=hadmin).json()
+    assert audit[0]["user"] == "alice" and audit[0]["day"] == 1
+    assert anon.get("/api/admin/audit", headers=ha).status_code == 403
     assert anon.post(f"/api/submissions/{sub['id']}/review", json={"status": "bogus"}, headers=hadmin).status_code == 422
 
 
 def test_overall_is_the_mean_over_tasks_with_approved_results(cola_task, sessions, client_factory):
     from glotbench.leaderboard import service
 
+    from glotbench.leaderboard.config import Settings
+
+    cfg = Settings(max_upload_bytes=10**6)
     with sessions() as db:
         service.add_task(db, "tiny", {"a": "x", "b": "y"}, "accuracy")
         alice = service.get_user(db, "admin")
-        s1, _ = service.submit(db, alice, "tiny", json.dumps([{"id": "a", "label": "x"}, {"id": "b", "label": "x"}]).encode(), "m", 10_000)
-        s2, _ = service.submit(db, alice, "hulu.cola", submission_json("hulu.cola", "m", cola_task).encode(), None, 10**6)
-        s3, _ = service.submit(db, alice, "tiny", json.dumps([{"id": "a", "label": "y"}, {"id": "b", "label": "x"}]).encode(), "m", 10_000)
+        s1, _, _ = service.submit(db, alice, service.Upload("tiny", "m", META), json.dumps([{"id": "a", "label": "x"}, {"id": "b", "label": "x"}]).encode(), cfg)
+        s2, _, _ = service.submit(db, alice, service.Upload("hulu.cola", "", META), submission_json("hulu.cola", "m", cola_task).encode(), cfg)
+        s3, _, _ = service.submit(db, alice, service.Upload("tiny", "m", META), json.dumps([{"id": "a", "label": "y"}, {"id": "b", "label": "x"}]).encode(), cfg)
         for s in (s1, s2, s3):
             service.review(db, alice, s.id, "approved")
         rows = service.overall_board(db)

@@ -291,7 +291,8 @@ def submit(db: Session, user: User, up: Upload, raw: bytes, settings: Settings) 
         except InputError as err:
             problems.append(str(err) + ".")
     meta, meta_problems = _metadata(up, parsed.extra if parsed else {})
-    problems += meta_problems
+    if parsed is not None:  # metadata is asked for once the file itself is right
+        problems += meta_problems
     if problems or parsed is None:
         return None, problems, 422
     info = parsed.extra.get("glotbench") if isinstance(parsed.extra.get("glotbench"), dict) else {}
