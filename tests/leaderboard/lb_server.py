@@ -29,6 +29,7 @@ class Server:
     port: int
     proc: subprocess.Popen
     log: Path
+    db_url: str = ""
 
     def stop(self, timeout: float = 15) -> float:
         """SIGTERM and wait; returns the seconds it took to exit."""
@@ -54,7 +55,7 @@ def start_server(db_url: str, tmp: Path, *args: str) -> Server:
     for _ in range(600):
         try:
             urllib.request.urlopen(base + "/api/tasks", timeout=2)
-            return Server(base, port, proc, log)
+            return Server(base, port, proc, log, db_url)
         except OSError:
             if proc.poll() is not None:
                 raise RuntimeError(f"server exited: {log.read_text()}")

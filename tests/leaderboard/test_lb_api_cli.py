@@ -100,3 +100,36 @@ def test_admin_commands(tmp_path, monkeypatch):
     assert "bad.json: record 1 has no 'label' field" in str(r.exception)
     r = run(app, ["serve", "--help"])
     assert r.exit_code == 0 and "--db" in r.output
+
+
+def test_create_user_as_the_readme_writes_it_works_without_a_tty(tmp_path):
+    """``glotbench admin create-user admin --admin --db ...`` in a script (fresh process, no TTY):
+    nothing on stdin -> a generated password is printed; a piped line or $GLOTBENCH_PASSWORD is used."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from glotbench.leaderboard import service
+    from glotbench.leaderboard.db import open_db
+
+    repo = Path(__file__).resolve().parents[2]
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    env = {k: v for k, v in os.environ.items() if k != "GLOTBENCH_PASSWORD"}
+    env["PYTHONPATH"] = str(repo / "src")
+
+    def run(args, stdin=subprocess.DEVNULL, input=None, extra_env=None):
+        return subprocess.run([sys.executable, "-m", "glotbench", "admin", "create-user", *args, "--db", url],
+                              stdin=None if input is not None else stdin, input=input, capture_output=True, text=True,
+                              timeout=120, env={**env, **(extra_env or {})})
+
+    r = run(["admin", "--admin"])
+    assert r.returncode == 0, r.stderr
+    generated = r.stdout.split("password: ", 1)[1].strip()
+    r2 = run(["piped"], input="piped-password-1\n")
+    r3 = run(["fromenv"], extra_env={"GLOTBENCH_PASSWORD": "env-password-12"})
+    assert r2.returncode == 0 and r3.returncode == 0 and "password:" not in r2.stdout + r3.stdout, (r2.stderr, r3.stderr)
+    with open_db(url)() as db:
+        assert service.authenticate(db, "admin", generated).is_admin
+        assert service.authenticate(db, "piped", "piped-password-1") is not None
+        assert service.authenticate(db, "fromenv", "env-password-12") is not None

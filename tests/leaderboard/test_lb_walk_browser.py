@@ -111,7 +111,6 @@ def test_read_download_run_upload_approve_and_see_the_cell(site, browser, tmp_pa
     assert "Winograd NLI" in about and page.locator("#task-about strong").count() >= 1
     assert page.inner_text("#task-metric").lower() == "accuracy" and page.inner_text("#task-labels") == "0, 1"
     assert '"predictions"' in page.inner_text("#example") and '"model_size"' in page.inner_text("#example")
-    _shot(page, "leaderboard-task-page.png")
 
     # download the test set (no labels) and the train set (the harness takes few-shot examples from it)
     data = tmp_path / "data" / "hulu" / "HuWNLI"
@@ -124,7 +123,7 @@ def test_read_download_run_upload_approve_and_see_the_cell(site, browser, tmp_pa
     assert len(test_records) == N_TEST and all("label" not in r for r in test_records)
     assert "label" in json.loads((data / "train.json").read_text(encoding="utf-8"))[0]
     page.goto(base + "/downloads")
-    assert "hulu.wnli" in page.inner_text("#downloads")
+    assert "hulu.wnli_test.json" in page.inner_text("#downloads")
     _shot(page, "leaderboard-downloads.png")
 
     # run the embedded model on the downloaded test set and write the submission file
@@ -169,11 +168,25 @@ def test_read_download_run_upload_approve_and_see_the_cell(site, browser, tmp_pa
     admin.goto(base + "/admin/audit")
     assert "alice" in admin.inner_text("#audit")
 
+    # a second, approved result (a constant baseline stored through the service), so the grid has two rows
+    from glotbench.leaderboard import service
+    from glotbench.leaderboard.config import Settings
+    from glotbench.leaderboard.db import open_db
+
+    with open_db(site.db_url)() as db:
+        boss = service.get_user(db, ADMIN[0])
+        baseline = {"task": "hulu.wnli", "model": "majority-baseline", "model_size": "0", "code_url": "https://example.org/baseline",
+                    "description": "Always the train split's majority label.",
+                    "predictions": [{"id": r["id"], "label": "0"} for r in test_records]}
+        sub, problems, _ = service.submit(db, boss, service.Upload(), json.dumps(baseline).encode(), Settings())
+        assert not problems, problems
+        service.review(db, boss, sub.id, "approved")
+
     # the grid shows the cell with its interval
     anon = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US").new_page()
     anon.goto(base + "/")
-    cell = anon.locator('#grid td.cell[data-task="hulu.wnli"]').first
-    text = cell.inner_text()
+    anon_cells = anon.locator('#grid td.cell[data-task="hulu.wnli"][data-model="SmolLM2-135M-Instruct"]')
+    text = anon_cells.inner_text()
     assert re.fullmatch(r"\d\.\d{3}\s*\[\d\.\d{3}, \d\.\d{3}\]", text.strip()), text
     score, lo, hi = (float(x) for x in re.findall(r"\d\.\d{3}", text))
     assert lo <= score <= hi
@@ -181,5 +194,8 @@ def test_read_download_run_upload_approve_and_see_the_cell(site, browser, tmp_pa
     anon.click("text=SmolLM2-135M-Instruct")
     assert "135M" in anon.inner_text("#model-meta") and "hulu.wnli" in anon.inner_text("#history")
     _shot(anon, "leaderboard-model-page.png")
+    anon.goto(base + "/tasks/hulu.wnli")
+    assert "SmolLM2-135M-Instruct" in anon.inner_text("#board")
+    _shot(anon, "leaderboard-task-page.png")
     anon.goto(base + "/tasks/hulu.wnli?lang=hu")
     assert "Winograd-sémák" in anon.inner_text("#task-about")

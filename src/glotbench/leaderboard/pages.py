@@ -94,10 +94,13 @@ def download(name: str, split: str, db: Session = Depends(get_db)):
 
 
 def _example_for(task) -> str:
+    """An example file for ``task``: metadata fields, then one prediction per line."""
     doc = make_submission(task.name, "my-model", {"0": task.labels[0], "1": task.labels[-1]})
-    doc.update({"model_size": "135M parameters", "paper_url": "https://example.org/paper",
-                "description": "What the model is and how it was run."})
-    return json.dumps(doc, ensure_ascii=False, indent=1)
+    head = {"task": doc["task"], "model": doc["model"], "model_size": "135M parameters",
+            "paper_url": "https://example.org/paper", "description": "What the model is and how it was run."}
+    lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
+    preds = [f"  {json.dumps(p, ensure_ascii=False)}," for p in doc["predictions"]] + ["  ..."]
+    return "{\n" + "\n".join(lines) + '\n "predictions": [\n' + "\n".join(preds) + "\n ]\n}"
 
 
 @router.get("/tasks/{name}")
