@@ -37,6 +37,7 @@ def run(
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="Server URL for an OpenAI-compatible judge."),
     predictions_out: Optional[Path] = typer.Option(None, "--predictions-out", help="Write leaderboard submission files here (HuLU tasks)."),
     no_progress: bool = typer.Option(False, "--no-progress"),
+    wait: bool = typer.Option(False, "--wait", help="If another process is running on the same directory, wait for it instead of refusing."),
 ) -> None:
     """Evaluate a model; re-running the same command resumes from the journal."""
     from glotbench.engine.config import RunConfig, load_config
@@ -53,12 +54,16 @@ def run(
     names = list(tasks or []) + list(suite or [])
     if names:
         overrides["tasks"] = names
-    cfg = RunConfig.model_validate({**cfg.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
+    from glotbench.errors import GlotbenchError
+    from glotbench.yamlfile import validate
+
+    cfg = validate(RunConfig, {**cfg.model_dump(), **{k: v for k, v in overrides.items() if v is not None}},
+                   config or Path("command line"), GlotbenchError)
     if judge_base_url:
         cfg.judge_args["base_url"] = judge_base_url
     console = Console(stderr=True, soft_wrap=True)
     try:
-        results, out_dir = run_evaluation(cfg, console=console, show_progress=not no_progress)
+        results, out_dir = run_evaluation(cfg, console=console, show_progress=not no_progress, wait_lock=wait)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: everything finished so far is in the journal; run the same command again to resume")
         raise typer.Exit(130)

@@ -23,16 +23,22 @@ class RunConfig(BaseModel):
     seed: int = 1234
     num_fewshot: int | None = None
     concurrency: int | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    samples: int = 1
+    temperature: float | None = Field(None, ge=0)
+    max_tokens: int | None = Field(None, ge=1)
+    samples: int = Field(1, ge=1)
     mode: Literal["generate", "loglikelihood"] = "generate"
     split: str | None = None
     prompt_lang: str | None = None
     output: str | None = None
-    timeout: float = 120.0
-    max_retries: int = 5
-    retry_base_delay: float = 1.0
+    timeout: float = Field(120.0, gt=0)
+    max_retries: int = Field(5, ge=0)
+    retry_base_delay: float = Field(1.0, ge=0)
+    # fail fast (see docs/footguns.md): Retry-After cap, retry-time budgets, circuit breaker
+    max_retry_after: float = Field(120.0, ge=0)
+    retry_budget_item: float | None = Field(300.0, gt=0)
+    retry_budget_run: float | None = Field(3600.0, gt=0)
+    breaker_failures: int = Field(10, ge=0)  # 0: never stop early on connection failures
+    journal_flush_wait: float = Field(60.0, ge=0)  # disk full: how long to retry held writes
     bootstrap: int = 1000
     judge: str | None = None
     judge_args: dict[str, Any] = Field(default_factory=dict)

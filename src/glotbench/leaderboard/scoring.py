@@ -36,3 +36,13 @@ def score_interval(gold: dict[str, str], predictions: dict[str, str], metric: st
     items = [ScoredItem(gold=g, pred=predictions.get(i)) for i, g in sorted(gold.items())]
     lo, hi = bootstrap_ci(items, get_metric(metric), n_resamples=n_resamples, seed=seed)
     return (None, None) if math.isnan(lo) or math.isnan(hi) else (lo, hi)
+
+
+def higher_is_better(metric: str) -> bool:
+    """The metric's declared direction (glotbench.scoring.metrics.Metric)."""
+    return get_metric(metric).higher_is_better
+
+
+def better(metric: str, a: float, b: float) -> bool:
+    """Is score ``a`` better than ``b`` under ``metric``'s direction?"""
+    return a > b if higher_is_better(metric) else a < b

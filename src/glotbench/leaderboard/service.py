@@ -34,7 +34,7 @@ from glotbench.leaderboard.config import Settings
 from glotbench.leaderboard.db import LeaderboardError
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, GoldLabel, Submission, Task, TaskFile, User, utcnow
-from glotbench.leaderboard.scoring import TASK_METRICS, gold_for, score_interval, score_predictions, task_ids
+from glotbench.leaderboard.scoring import TASK_METRICS, better, gold_for, higher_is_better, score_interval, score_predictions, task_ids
 from glotbench.leaderboard.submission_format import validate_submission
 
 TASK_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
@@ -396,7 +396,8 @@ def approved(db: Session, task: Task | None = None, model: str | None = None) ->
 def task_board(db: Session, task: Task) -> list[Row]:
     rows = [Row(s.model_name, s.team, s.user.username, s.score, s.created_at, 1, s.id, s.ci_low, s.ci_high)
             for s in approved(db, task)]
-    return sorted(rows, key=lambda r: (-r.score, r.date))
+    sign = -1 if higher_is_better(task.metric) else 1  # the metric's declared direction
+    return sorted(rows, key=lambda r: (sign * r.score, r.date))
 
 
 @dataclass
@@ -415,7 +416,7 @@ def grid(db: Session) -> list[GridRow]:
     best: dict[tuple[str, int], dict[str, Submission]] = {}
     for s in approved(db):
         cells = best.setdefault((s.model_name, s.user_id), {})
-        if s.task.name not in cells or s.score > cells[s.task.name].score:
+        if s.task.name not in cells or better(s.task.metric, s.score, cells[s.task.name].score):
             cells[s.task.name] = s
     rows = []
     for (model, _uid), cells in best.items():

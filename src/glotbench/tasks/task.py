@@ -7,7 +7,6 @@ YAML. Odd tasks subclass it (``task_class: module:Class`` in the YAML) and overr
 
 from __future__ import annotations
 
-import importlib
 import random
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -49,11 +48,9 @@ Output = GenResult | LoglikelihoodResult
 
 
 def import_object(ref: str, *, where: str) -> Any:
-    mod_name, _, attr = ref.partition(":")
-    try:
-        return getattr(importlib.import_module(mod_name), attr)
-    except (ImportError, AttributeError) as err:
-        raise TaskSpecError(f"{where}: cannot import {ref!r}: {err}") from None
+    from glotbench.registry import import_ref
+
+    return import_ref(ref, where=where)
 
 
 class Task:
@@ -61,6 +58,7 @@ class Task:
         self.spec = spec
         self.spec_path = spec_path
         self.name = spec.name
+        self.load_warnings: list[str] = []  # shown once by the run (one-option items, ...)
 
     # ---------------------------------------------------------------- data
     @cached_property
@@ -111,15 +109,41 @@ class Task:
             raise DataError(f"{where}: task {self.name}: duplicate record id {dup!r}")
         return out
 
+    @cached_property
+    def prompt_variables(self) -> set[str]:
+        """Names the prompt templates use: a null there would be rendered as the text "None"."""
+        import jinja2
+        from jinja2 import meta
+
+        p = self.spec.prompt
+        env = jinja2.Environment()
+        names: set[str] = set()
+        for src in (p.system, p.user, p.plain, self.spec.fewshot.answer):
+            if src:
+                try:
+                    names |= meta.find_undeclared_variables(env.parse(src))
+                except jinja2.TemplateSyntaxError:
+                    pass  # reported with its line when the template is rendered
+        return names
+
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
+        defaults = self.spec.default
         for name, path in self.spec.fields.items():
             try:
                 values[name] = get_path(rec, path)
             except MissingField:
+                if name in defaults:
+                    values[name] = defaults[name]
+                    continue
                 if name in self.spec.required_fields or name in ("target", "choices"):
                     raise DataError(f"{where}: record {index}: missing field '{path}' (for {name})") from None
                 values[name] = None
+            if values[name] is None and name in defaults:
+                values[name] = defaults[name]
+            if values[name] is None and name in self.prompt_variables:
+                raise DataError(f"{where}: record {index}: field '{path}' (for {name}) is missing or null but the prompt "
+                                f"uses it; fix the record or give a value under 'default: {{{name}: ...}}' in the task file")
         sid = values.pop("id", None)
         sid = str(index) if sid is None else str(sid)
         choices = values.get("choices")
@@ -127,6 +151,12 @@ class Task:
         if self.spec.output_type == "multiple_choice":
             if not isinstance(choices, list) or not choices:
                 raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}' must be a non-empty list")
+            if any(c is None for c in choices):
+                k = next(k for k, c in enumerate(choices) if c is None)
+                raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}': option {k} is null")
+            if len(choices) == 1:
+                self.load_warnings.append(f"{where}: record {index}: only one option: the item scores 100% for any "
+                                          f"model that answers it")
             if labels is None:
                 default = self.spec.default_labels or [chr(ord("A") + k) for k in range(len(choices))]
                 labels = default[: len(choices)]
@@ -216,21 +246,34 @@ class Task:
 
         return get_pack(self.spec.language)
 
-    def extract(self, text: str, sample: Sample) -> Any:
+    @property
+    def spec_where(self) -> str:
+        """How messages name this task's file."""
+        return str(self.spec_path or self.name)
+
+    @cached_property
+    def extractor(self):
         from glotbench.extract import get_extractor
 
-        fn = get_extractor(self.spec.extractor.name)
+        return get_extractor(self.spec.extractor.name, where=f"{self.spec_where}: field 'extractor.name'")
+
+    @cached_property
+    def scorer(self):
+        from glotbench.scoring.scorers import get_scorer
+
+        return get_scorer(self.spec.scorer, where=f"{self.spec_where}: field 'scorer'")
+
+    def extract(self, text: str, sample: Sample) -> Any:
+        fn = self.extractor
         sample_view = {**sample.vars, "labels": sample.labels, "choices": sample.choices}
         return fn(text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
 
     def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
-        from glotbench.scoring.scorers import get_scorer
-
         if mode == "loglikelihood":
             return score_loglikelihood(sample, outputs)
         first: GenResult = outputs[0]
         extracted = self.extract(first.text, sample)
-        pred, values = get_scorer(self.spec.scorer)(extracted, sample.target, sample=sample, pack=self.pack)
+        pred, values = self.scorer(extracted, sample.target, sample=sample, pack=self.pack, **self.spec.scorer_options)
         return Scored(pred=pred, values=values, extracted=extracted)
 
     # ---------------------------------------------------------------- judging
