@@ -4,12 +4,12 @@ file: before the fixes each of these answered 500, froze, leaked or let the atta
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
-import threading
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -118,10 +118,6 @@ class Browser:
 
     def cookie(self) -> str:
         return next(c.value for c in self.jar if c.name == "glotbench_session")
-
-
-import urllib.error  # noqa: E402
-import urllib.request  # noqa: E402
 
 
 # 1. half-sent uploads held open must not starve the database pool

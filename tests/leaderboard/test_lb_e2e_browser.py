@@ -6,16 +6,11 @@ Screenshots go to ``test-artifacts/`` in the repository root."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from lb_helpers import ADMIN, fake_predictions, hulu_gold, hulu_path, submission_json
+from lb_server import start_server
 from sklearn.metrics import matthews_corrcoef
 
 CHROMIUM = "/usr/bin/chromium"
@@ -25,12 +20,6 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--
         "--disable-component-update", "--disable-sync"]
 
 pytestmark = pytest.mark.slow
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -43,24 +32,9 @@ def server(tmp_path):
     with open_db(url)() as db:
         service.create_user(db, *ADMIN, is_admin=True)
         service.add_task(db, "hulu.cola", service.load_gold_file(hulu_path("cola")), "mcc", title="HuCOLA (dev)")
-    port = _free_port()
-    env = dict(os.environ, PYTHONPATH=str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    log = open(tmp_path / "server.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "glotbench", "serve", "--host", "127.0.0.1", "--port", str(port), "--db", url],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(base + "/api/tasks", timeout=1)
-            break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail(f"server exited: {(tmp_path / 'server.log').read_text()}")
-            time.sleep(0.05)
-    yield base
-    proc.terminate()
-    proc.wait(timeout=10)
-    log.close()
+    srv = start_server(url, tmp_path)  # waits until it answers (a loaded machine may take a while)
+    yield srv.base
+    srv.stop()
 
 
 @pytest.fixture
