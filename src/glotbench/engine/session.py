@@ -71,7 +71,7 @@ def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]
     named = {n.strip() for raw in (cfg.tasks or []) for n in raw.split(",")}
     keep, skipped = [], {}
     for t in tasks:
-        if t.spec.dataset.format != "hf":
+        if t.spec.dataset.format != "hf" or t.spec.dataset.splits:  # a Hub dataset kept in a local folder counts too
             try:
                 t.split_path(cfg.split or t.spec.dataset.eval_split)
             except DataError as err:
