@@ -75,7 +75,7 @@ def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]
             try:
                 t.split_path(cfg.split or t.spec.dataset.eval_split)
             except DataError as err:
-                if t.name in named or len(tasks) == 1:
+                if (t.name in named and not cfg.skip_missing_data) or len(tasks) == 1:
                     raise
                 skipped[t.name] = str(err)
                 continue
@@ -161,6 +161,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         results = {
             "glotbench_version": package_versions()["glotbench"],
             "fingerprint": run_fingerprint(fps),
+            "note": cfg.note,
             "model": model.settings(),
             "config": cfg.model_dump(),
             "settings": settings.to_dict(),
