@@ -36,6 +36,7 @@ def run(
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge model for judge-graded tasks (same spec syntax as --model)."),
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="Server URL for an OpenAI-compatible judge."),
     predictions_out: Optional[Path] = typer.Option(None, "--predictions-out", help="Write leaderboard submission files here (HuLU tasks)."),
+    note: Optional[str] = typer.Option(None, "--note", help="Free-text note stored in results.json and shown in the report."),
     no_progress: bool = typer.Option(False, "--no-progress"),
     wait: bool = typer.Option(False, "--wait", help="If another process is running on the same directory, wait for it instead of refusing."),
 ) -> None:
@@ -49,7 +50,7 @@ def run(
         "model": model, "base_url": base_url, "api_key_env": api_key_env, "limit": limit, "seed": seed,
         "num_fewshot": num_fewshot, "concurrency": concurrency, "temperature": temperature, "max_tokens": max_tokens,
         "samples": samples, "mode": mode, "split": split, "prompt_lang": prompt_lang, "output": str(output) if output else None, "timeout": timeout,
-        "max_retries": max_retries, "judge": judge,
+        "max_retries": max_retries, "judge": judge, "note": note,
     }
     names = list(tasks or []) + list(suite or [])
     if names:

@@ -42,10 +42,16 @@ class RunConfig(BaseModel):
     bootstrap: int = 1000
     judge: str | None = None
     judge_args: dict[str, Any] = Field(default_factory=dict)
+    skip_missing_data: bool = False  # set named tasks whose data is absent aside (Czech-Bench configs) instead of failing
+    note: str | None = None  # free text stored in results.json and shown in the report (Czech-Bench's -n)
 
 
 def load_config(path: Path) -> RunConfig:
     raw = read_mapping(path, "run config", GlotbenchError, empty_ok=True)
+    from glotbench.czech.run_config import from_framework, is_framework_config
+
+    if is_framework_config(raw):  # Czech-Bench's eval_config.yml shape
+        raw = from_framework(raw, str(path))
     if isinstance(raw.get("tasks"), str):
         raw["tasks"] = [raw["tasks"]]
     if isinstance(raw.get("suites"), (list, str)):  # "suites:" is accepted as a synonym

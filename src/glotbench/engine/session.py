@@ -74,11 +74,11 @@ def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]
     named = {n.strip() for raw in (cfg.tasks or []) for n in raw.split(",")}
     keep, skipped = [], {}
     for t in tasks:
-        if t.spec.dataset.format != "hf":
+        if t.spec.dataset.format != "hf" or t.spec.dataset.splits:  # a Hub dataset kept in a local folder counts too
             try:
                 t.split_path(cfg.split or t.spec.dataset.eval_split)
             except DataError as err:
-                if t.name in named or len(tasks) == 1:
+                if (t.name in named and not cfg.skip_missing_data) or len(tasks) == 1:
                     raise
                 skipped[t.name] = str(err)
                 continue
@@ -206,6 +206,7 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
         results = {
             "glotbench_version": package_versions()["glotbench"],
             "fingerprint": run_fingerprint(fps),
+            "note": cfg.note,
             "model": model.settings(),
             "config": cfg.model_dump(),
             "settings": settings.to_dict(),

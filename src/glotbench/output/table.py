@@ -36,6 +36,8 @@ def results_table(results: dict, title: str = "") -> Table:
 def print_results(results: dict, console: Console | None = None) -> None:
     console = console or Console()
     console.print(results_table(results, title=f"{results['model']['model_id']}  ·  run {results['fingerprint']}"))
+    if results.get("note"):
+        console.print(f"note: {results['note']}", markup=False)
     notes = []
     for name, t in results["tasks"].items():
         if t["status"] == "flagged":
