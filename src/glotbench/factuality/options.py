@@ -6,6 +6,8 @@
       judge_sees: raw                 # what the judge grades: raw (the reply, minus any thinking trace) or
                                       #   answer (the "answer" field of a JSON reply; raw when it has none)
       judge_max_tokens: 512
+      judge_rule: reference           # headline grade: reference (the benchmark's own reply rule) | strict
+                                      #   (glotbench's parse, judge errors apart); the other is scored beside it
       prompt_file:                    # the evaluated model's prompt, read from the benchmark's own file
         path: openhueval/prompts/HuSimpleQA_infer_prompts.json   # relative to the data root
         key: "INSTRUCTIONS.{lang}"    # dotted key; {lang} is --prompt-lang (or default_lang)
@@ -42,6 +44,7 @@ class SimpleQAOptions(BaseModel):
     confidence: bool = False
     judge_sees: Literal["raw", "answer"] = "raw"
     judge_max_tokens: int = 512
+    judge_rule: Literal["reference", "strict"] = "reference"
     prompt_file: PromptFile | None = None
     calibration_bins: int = 10
     data_hint: str | None = None

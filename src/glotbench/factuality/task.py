@@ -17,7 +17,9 @@ from glotbench.errors import DataError
 from glotbench.extract.thinking import strip_thinking
 from glotbench.factuality.options import SimpleQAOptions, parse_options, where_of
 from glotbench.factuality.prompts import FileTemplate, load_template
+from glotbench.factuality import strict_metrics  # noqa: F401  (registers the *_strict metrics)
 from glotbench.judges.parse import parse_judge_output
+from glotbench.judges.reference_parse import reference_grade
 from glotbench.judges.prompts import GraderPrompt, load_grader
 from glotbench.models.base import GenRequest, GenResult
 from glotbench.scoring.calibration import parse_stated_answer
@@ -98,8 +100,18 @@ class SimpleQATask(Task):
         return reqs
 
     def parse_judgment(self, sample: Sample, index: int, judge_text: str) -> dict:
+        """``grade`` is the headline grade: the benchmark's own reply rule (``judge_rule: reference``,
+        the default) or glotbench's strict parse; both are kept (``reference_grade``, ``strict_grade``)."""
         verdict = parse_judge_output(self.grader.parser, judge_text)
-        return {**verdict.to_dict(), "grader": self.grader.name, "grader_version": self.grader.version}
+        ref, ref_reason = reference_grade(self.grader.parser, judge_text)
+        strict = verdict.to_dict()
+        out = {**strict, "strict_grade": strict["grade"], "strict_reason": strict["reason"],
+               "reference_grade": ref.value, "reference_reason": ref_reason,
+               "judge_rule": self.options.judge_rule,
+               "grader": self.grader.name, "grader_version": self.grader.version}
+        if self.options.judge_rule == "reference":
+            out.update(grade=ref.value, reason=ref_reason)
+        return out
 
     def score_judged(self, sample: Sample, outputs: list[GenResult], verdicts: list[dict]) -> Scored:
         grades = [to_grade(v.get("grade", JUDGE_ERROR.value), f"{self.name}: item {sample.id}: verdict {k}")
@@ -107,8 +119,14 @@ class SimpleQATask(Task):
         views = [self.read_answer(o.text) for o in outputs]
         first = grades[0]
         values: dict[str, Any] = grade_indicators(first)
+        strict = to_grade(verdicts[0].get("strict_grade", verdicts[0].get("grade", JUDGE_ERROR.value)),
+                          f"{self.name}: item {sample.id}: strict verdict")
+        values.update({f"strict_{k}": v for k, v in grade_indicators(strict).items()})
         detail: dict[str, Any] = {"grades": [g.value for g in grades],
-                                  "judge_reasons": [v.get("reason", "") for v in verdicts]}
+                                  "judge_reasons": [v.get("reason", "") for v in verdicts],
+                                  "judge_rule": verdicts[0].get("judge_rule", "strict"),
+                                  "strict_grades": [v.get("strict_grade", v.get("grade")) for v in verdicts],
+                                  "reference_grades": [v.get("reference_grade") for v in verdicts]}
         if self.options.confidence:
             values["confidence"] = views[0]["confidence"]
             detail["confidence"] = [v["confidence"] for v in views]
@@ -123,4 +141,6 @@ class SimpleQATask(Task):
         return factuality_summary(self, records, out_dir)
 
     def metric_names(self, mode: str) -> list[str]:
-        return list(self.spec.metrics)
+        """The YAML's metrics, then glotbench's strict-parse variants of them beside."""
+        names = list(self.spec.metrics)
+        return names + [f"{n}_strict" for n in names if f"{n}_strict" in strict_metrics.NAMES and f"{n}_strict" not in names]
