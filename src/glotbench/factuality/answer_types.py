@@ -13,9 +13,12 @@ import re
 
 TYPES = ("date", "number", "person", "place", "organization", "other")
 
-_DATE_ANSWER = re.compile(r"(\d{1,4}\s*年|\d{1,2}\s*月|\d{1,2}\s*[日号]|世纪|年代|朝|\b\d{3,4}\b(?!\s*[%万亿个人]))")
+_DATE_ANSWER = re.compile(r"\d{1,4}\s*年|\d{1,2}\s*月|\d{1,2}\s*[日号]|世纪|年代|\b\d{4}-\d{2}-\d{2}\b")
+_YEAR_ONLY = re.compile(r"^(公元前?)?\d{3,4}$")
+_YEAR_QUESTION = re.compile(r"年|year|when", re.I)
 _EN_MONTH = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November|December)\b", re.I)
-_NUMBER_ANSWER = re.compile(r"^[\s约大概]*[-+]?[\d一二三四五六七八九十百千万亿两零〇.,，%]+\s*\S{0,4}$")
+_NUMBER_ANSWER = re.compile(r"^[约大概]*[-+]?(\d[\d.,，]*|[一二三四五六七八九十百千万亿两零〇]+)\s*"
+                            r"(%|万|亿|千|百|个|人|种|次|位|名|座|条|岁|米|千米|公里|平方千米|吨|克|千克|元|美元|度|倍|部|本|章|集|届)?$")
 _Q = [
     ("date", re.compile(r"哪一年|哪年|何时|什么时候|哪个朝代|哪一天|哪个世纪|\bwhen\b|what year|which year|what date", re.I)),
     ("number", re.compile(r"多少|几[个位次种年岁名座条]|\bhow (many|much|long|tall|old)\b", re.I)),
@@ -30,7 +33,7 @@ def answer_type(question: str, answer: str, given: str | None = None) -> str:
     if given:
         return str(given).strip().lower()
     a = (answer or "").strip()
-    if _EN_MONTH.search(a) or (_DATE_ANSWER.search(a) and len(a) <= 16):
+    if _EN_MONTH.search(a) or (_DATE_ANSWER.search(a) and len(a) <= 16) or (_YEAR_ONLY.match(a) and _YEAR_QUESTION.search(question or "")):
         return "date"
     if _NUMBER_ANSWER.match(a):
         return "number"

@@ -40,6 +40,7 @@ class OptionOrderOptions(BaseModel):
     n_options: int = 4
     seed: int = 1234
     answer_type_field: str | None = None
+    or_word: str = "or"  # joins the last two labels in {{ labels_text }}
 
 
 class OptionOrderTask(Task):
@@ -103,7 +104,7 @@ class OptionOrderTask(Task):
             vars_ = {**s.vars, "choices": options, "labels": labels, "answer_type": atype, "gold_text": gold,
                      "choices_block": choices_block(labels, options, self.spec.prompt.choice_format,
                                                     self.spec.prompt.choice_separator, task=self.name),
-                     "labels_text": ", ".join(labels[:-1]) + f" {self.spec.options.get('or_word', 'or')} " + labels[-1]}
+                     "labels_text": ", ".join(labels[:-1]) + f" {self.opts.or_word} " + labels[-1]}
             meta = {f: (atype if f == "answer_type" else s.metadata.get(f, s.vars.get(f))) for f in self.spec.slice_by}
             out.append(Sample(task=self.name, id=s.id, index=s.index, vars=vars_, target=target, choices=options,
                               labels=labels, metadata=meta))

@@ -14,6 +14,12 @@
         style: substitute             # substitute ({name} replaced once) | format (Python str.format)
         default_lang: hu
       calibration_bins: 10            # reliability-table bins (ECE)
+      retrieval:                      # retrieval-augmented mode (docs/factuality.md)
+        retriever: bm25               # built-in local BM25 (bm25s) | "module:factory"
+        docs: rag_docs/               # folder of .txt/.md documents (data root or absolute; $GLOTBENCH_RAG_DOCS wins)
+        k: 3
+      literal_fields: [metadata]      # CSV columns holding Python literals (simple-evals' metadata column)
+      fewshot_pool: chinese_simpleqa_fewshot.jsonl   # solved examples for base models (factuality/pools/ or a path)
       data_hint: "..."                # added to the error when the data file is missing
 """
 
@@ -37,6 +43,17 @@ class PromptFile(BaseModel):
     langs: list[str] | None = None  # variants offered, for error messages (default: whatever the file holds)
 
 
+class RetrievalOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    retriever: str = "bm25"
+    docs: str
+    k: int = 3
+    args: dict = {}
+    # {passages} and {question}; the question part is the task's own prompt
+    template: str = "请参考以下资料回答问题。\n\n{passages}\n\n{question}"
+
+
 class SimpleQAOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -47,6 +64,9 @@ class SimpleQAOptions(BaseModel):
     judge_rule: Literal["reference", "strict"] = "reference"
     prompt_file: PromptFile | None = None
     calibration_bins: int = 10
+    retrieval: RetrievalOptions | None = None
+    literal_fields: list[str] = []
+    fewshot_pool: str | None = None
     data_hint: str | None = None
 
 
