@@ -9,6 +9,7 @@ resolving a name imports only the class a task file uses.
 from __future__ import annotations
 
 import glotbench.extract  # noqa: F401  choice, number, json, text
+import glotbench.factuality.strict_metrics  # noqa: F401  factuality_*_strict
 import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
 import glotbench.scoring.factuality  # noqa: F401  factuality_co, _na, _in, _cga, _f
 import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
