@@ -16,6 +16,20 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from glotbench import __version__
+
+        typer.echo(f"glotbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", help="Print the glotbench version and exit.",
+                                       callback=_version, is_eager=True)) -> None:
+    """Evaluate language models on native-language benchmarks."""
+
+
 def _register() -> None:
     # One import per command module; each module decorates functions with @app.command().
     import importlib
