@@ -14,6 +14,7 @@ import glotbench.models.anthropic_api  # noqa: F401  model backend anthropic:
 import glotbench.models.embedded  # noqa: F401  model backend embedded
 import glotbench.models.llamacpp  # noqa: F401  model backend llamacpp: / gguf:
 import glotbench.models.openai_compat  # noqa: F401  model backends openai: / vllm: / ollama:
+import glotbench.models.recorded  # noqa: F401  model backend recorded: (answers from a file)
 import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
 import glotbench.scoring.factuality  # noqa: F401  factuality_co, _na, _in, _cga, _f
 import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
