@@ -152,10 +152,13 @@ def translate_records(records: list[dict], fields: list[str], model: Model, out_
 
         async def go():
             done = []
-            for i, rec in enumerate(records):  # record by record, so a kill loses at most one record's work
-                done.append(await tr.record(rec, fields, i))
-                if on_record:
-                    on_record(i)
+            try:
+                for i, rec in enumerate(records):  # record by record, so a kill loses at most one record's work
+                    done.append(await tr.record(rec, fields, i))
+                    if on_record:
+                        on_record(i)
+            finally:
+                await model.aclose()
             return done
 
         return asyncio.run(go()), tr
