@@ -3,41 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from glotbench.errors import GlotbenchError
+from glotbench.settings import RunSettings
 from glotbench.yamlfile import read_mapping, validate
 
+__all__ = ["RunConfig", "RunSettings", "load_config"]
 
-class RunConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
-    model: str = "embedded"
-    base_url: str | None = None
-    api_key_env: str | None = None
-    model_args: dict[str, Any] = Field(default_factory=dict)
-    tasks: list[str] = Field(default_factory=list)
-    limit: int | None = None
-    seed: int = 1234
-    num_fewshot: int | None = None
-    concurrency: int | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    samples: int = 1
-    mode: Literal["generate", "loglikelihood"] = "generate"
-    split: str | None = None
-    prompt_lang: str | None = None
-    output: str | None = None
-    timeout: float = 120.0
-    max_retries: int = 5
-    retry_base_delay: float = 1.0
-    bootstrap: int = 1000
-    judge: str | None = None
-    judge_args: dict[str, Any] = Field(default_factory=dict)
-    skip_missing_data: bool = False  # set named tasks whose data is absent aside (Czech-Bench configs) instead of failing
-    note: str | None = None  # free text stored in results.json and shown in the report (Czech-Bench's -n)
+# The run config is the run's one settings object (fields, flags and help: glotbench.settings).
+RunConfig = RunSettings
 
 
 def load_config(path: Path) -> RunConfig:
