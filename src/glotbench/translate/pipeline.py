@@ -45,7 +45,10 @@ class TranslateStats:
 
 
 def split_sentences(text: str) -> list[str]:
-    import pysbd
+    try:
+        import pysbd
+    except ImportError:
+        raise GlotbenchError("glotbench translate splits sentences with pysbd: pip install 'glotbench[czech]'") from None
 
     seg = pysbd.Segmenter(language="en", clean=False)
     return [s.strip() for s in seg.segment(text) if s.strip()]
