@@ -26,6 +26,7 @@ BUILTIN_TASK_CLASSES = {
     "simpleqa": "glotbench.factuality.task:SimpleQATask",
     "hulu": "glotbench.hulu.task:HuluTask",
     "klokanek": "glotbench.czech.klokanek:KlokanekTask",
+    "czech_bench": "glotbench.czech.bench:CzechBenchTask",
     "openhueval.matching_fib": "glotbench.openhueval.tasks:MatchingFIBTask",
     "openhueval.standard_fib": "glotbench.openhueval.tasks:StandardFIBTask",
     "openhueval.proverb_rea_2cq": "glotbench.openhueval.tasks:ProverbRea2CQTask",
@@ -34,3 +35,11 @@ BUILTIN_TASK_CLASSES = {
 }
 for _name, _ref in BUILTIN_TASK_CLASSES.items():
     TASK_CLASSES.register_lazy(_name, _ref)
+
+# Czech-Bench's cb_* metrics (its reference parse rules and denominators), imported on first lookup
+from glotbench.scoring.metrics import METRICS  # noqa: E402
+
+CZECH_BENCH_METRICS = ("cb_accuracy", "cb_macro_f1", "cb_topic_accuracy", "cb_mae", "cb_mre", "cb_parsed", "cb_na_accuracy",
+                       "cb_na_macro_f1", "cb_em_raw", "cb_f1_raw", "cb_em_lemma", "cb_f1_lemma", "cb_em_root", "cb_f1_root")
+for _name in CZECH_BENCH_METRICS:
+    METRICS.register_lazy(_name, f"glotbench.czech.reference_rules:CB.{_name}")
