@@ -9,7 +9,7 @@ resolving a name imports only the class a task file uses.
 from __future__ import annotations
 
 import glotbench.extract  # noqa: F401  choice, number, json, text
-import glotbench.factuality.strict_metrics  # noqa: F401  factuality_*_strict
+import glotbench.scoring.factuality_strict  # noqa: F401  factuality_*_strict
 import glotbench.models.anthropic_api  # noqa: F401  model backend anthropic:
 import glotbench.models.embedded  # noqa: F401  model backend embedded
 import glotbench.models.llamacpp  # noqa: F401  model backend llamacpp: / gguf:
