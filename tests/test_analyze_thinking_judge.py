@@ -79,3 +79,17 @@ def test_analyze_thinking_with_a_judge_prints_every_table(stub_server, tmp_path)
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
     assert again.returncode == 0
     assert json.loads((run_dir / "thinking.json").read_text(encoding="utf-8"))["tasks"][TASK]["judge_analysis"] == rep
+
+
+def test_token_counts_use_the_run_models_own_tokenizer(tmp_path, smollm2_path):
+    from glotbench.analysis.thinking import approx_token_count
+    from glotbench.cli.analyze_cmd import token_counter
+
+    (tmp_path / "results.json").write_text(json.dumps({"model": {"model_id": "llamacpp:SmolLM2"}, "config": {"model": "embedded"}}))
+    count, label = token_counter(tmp_path)
+    assert label.startswith("the model's own tokenizer")
+    text = "Várjunk, a #0# helyére az 'isteni' szó kerül."
+    assert count(text) > approx_token_count(text)  # subword tokens, not words
+    (tmp_path / "results.json").write_text(json.dumps({"model": {"model_id": "openai:gpt-4o"}, "config": {"model": "openai:gpt-4o"}}))
+    count, label = token_counter(tmp_path)
+    assert label.startswith("approximate") and count(text) == approx_token_count(text)
