@@ -9,7 +9,7 @@ denominator). Registered as ``factuality_co_strict`` and friends.
 from __future__ import annotations
 
 from glotbench.scoring.factuality import scores_from_counts
-from glotbench.scoring.metrics import ScoredItem, register_metric
+from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
 
 _KEYS = ("CO", "NA", "IN", "CGA", "F")
 NAMES = tuple(f"factuality_{k.lower()}_strict" for k in _KEYS)
@@ -27,13 +27,12 @@ def _counts(items: list[ScoredItem]) -> tuple[float, float, float]:
     return c, i, n
 
 
-def _metric(key: str):
-    def metric(items: list[ScoredItem]) -> float:
-        return scores_from_counts(*_counts(items))[key]
-
-    metric.__name__ = f"factuality_{key.lower()}_strict"
-    return metric
+def factuality_strict_metric(items: list[ScoredItem], key: str) -> float:
+    """CO / NA / IN / CGA / F over the items the strict parse could read."""
+    return scores_from_counts(*_counts(items))[key]
 
 
+_DIRECTION = {"CO": "higher", "NA": "lower", "IN": "lower", "CGA": "higher", "F": "higher"}
 for _k in _KEYS:
-    register_metric(f"factuality_{_k.lower()}_strict", _metric(_k))
+    register_metric(Metric(f"factuality_{_k.lower()}_strict", fn=factuality_strict_metric, params={"key": _k},
+                           direction=_DIRECTION[_k], description=f"SimpleQA {_k} under glotbench's strict judge-reply parse"))

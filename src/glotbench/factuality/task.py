@@ -139,7 +139,8 @@ class SimpleQATask(Task):
         view: dict[str, Any] = {"text": final.strip()}
         if self.options.confidence:
             stated = parse_stated_answer(final)
-            view.update(answer=stated.answer, confidence=stated.confidence, confidence_error=stated.error)
+            view.update(answer=stated.answer, confidence=stated.confidence, confidence_error=stated.error,
+                        confidence_scale=stated.scale)
         return view
 
     def judge_input(self, view: dict[str, Any]) -> str:
@@ -191,6 +192,7 @@ class SimpleQATask(Task):
             values["confidence"] = views[0]["confidence"]
             detail["confidence"] = [v["confidence"] for v in views]
             detail["confidence_error"] = [v["confidence_error"] for v in views]
+            detail["confidence_scale"] = [v["confidence_scale"] for v in views]
         return Scored(pred=None if first is JUDGE_ERROR else first.value, values=values,
                       extracted=self.judge_input(views[0]), detail=detail)
 
