@@ -2,7 +2,7 @@
 
 The settings options are built from :class:`glotbench.settings.RunSettings` (each field names its
 flag and help), so a new setting needs no edit here. Only options that are not run settings
-(``--config``, ``--write-out``, ``--predictions-out``, ``--no-progress``) are declared below.
+(``--config``, ``--write-out``, ``--predictions-out``, ``--no-progress``, ``--wait``) are declared below.
 """
 
 from __future__ import annotations
@@ -72,11 +72,14 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
             flag = ((field.json_schema_extra or {}).get("cli") or [name])[0]
             v = {**(base.get(name) or {}), **parse_key_values(v, flag)}
         over[name] = v
-    return RunSettings.model_validate({**base, **over})
+    from glotbench.errors import GlotbenchError
+    from glotbench.yamlfile import validate
+
+    return validate(RunSettings, {**base, **over}, config or Path("command line"), GlotbenchError)
 
 
 def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: Optional[Path], no_progress: bool,
-         **values: Any) -> None:
+         wait: bool, **values: Any) -> None:
     """Evaluate a model; re-running the same command resumes from the journal."""
     from glotbench.engine.session import run_evaluation
     from glotbench.output.table import print_results
@@ -89,7 +92,7 @@ def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: O
         return
     console = Console(stderr=True, soft_wrap=True)
     try:
-        results, out_dir = run_evaluation(cfg, console=console, show_progress=not no_progress)
+        results, out_dir = run_evaluation(cfg, console=console, show_progress=not no_progress, wait_lock=wait)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: everything finished so far is in the journal; run the same command again to resume")
         raise typer.Exit(130)
@@ -120,6 +123,9 @@ def _command_signature() -> inspect.Signature:
                           default=typer.Option(None, "--predictions-out", help="Write leaderboard submission files here (HuLU tasks).")),
         inspect.Parameter("no_progress", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
                           default=typer.Option(False, "--no-progress")),
+        inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+                          default=typer.Option(False, "--wait", help="If another process is running on the same "
+                                               "directory, wait for it instead of refusing.")),
     ]
     return inspect.Signature(settings_parameters() + own)
 

@@ -17,6 +17,10 @@ RunConfig = RunSettings
 
 def load_config(path: Path) -> RunConfig:
     raw = read_mapping(path, "run config", GlotbenchError, empty_ok=True)
+    from glotbench.czech.run_config import from_framework, is_framework_config
+
+    if is_framework_config(raw):  # Czech-Bench's eval_config.yml shape
+        raw = from_framework(raw, str(path))
     if isinstance(raw.get("tasks"), str):
         raw["tasks"] = [raw["tasks"]]
     if isinstance(raw.get("suites"), (list, str)):  # "suites:" is accepted as a synonym

@@ -70,8 +70,8 @@ class PromptSpec(_Strict):
 
 
 class GenerationSpec(_Strict):
-    max_tokens: int = 256
-    temperature: float = 0.0
+    max_tokens: int = Field(256, ge=1)
+    temperature: float = Field(0.0, ge=0)
     top_p: float | None = None
     stop: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)
@@ -95,6 +95,9 @@ class TaskSpec(_Strict):
     # Special names: id, target, choices, labels.
     fields: dict[str, str] = Field(default_factory=dict)
     required_fields: list[str] = Field(default_factory=list)
+    # value used when a record lacks a mapped field or holds null there; without one, a missing or
+    # null field that a prompt template uses is an error (it would be rendered as the text "None")
+    default: dict[str, Any] = Field(default_factory=dict)
     output_type: Literal["generate", "multiple_choice"] = "generate"
     default_labels: list[str] | None = None  # MC labels when the record has none
     prompt: PromptSpec = Field(default_factory=PromptSpec)
@@ -128,6 +131,8 @@ class TaskSpec(_Strict):
         }
         if self.scorer_options:  # only when set, so existing tasks keep their hash
             payload["scorer_options"] = self.scorer_options
+        if self.default:  # only when set, so the hashes of tasks without defaults stay as they were
+            payload["default"] = self.default
         overrides = {k: v for k, v in (run_overrides or {}).items() if v is not None}
         if overrides:
             payload["run"] = overrides
