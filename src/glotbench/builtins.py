@@ -19,6 +19,7 @@ import glotbench.scoring.factuality_strict  # noqa: F401  factuality_*_strict
 import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
 import glotbench.scoring.scorers  # noqa: F401  label, numeric, exact_match, option_value
 import glotbench.scoring.task_metrics  # noqa: F401  OpenHuEval's blank_accuracy, question_accuracy, ...
+from glotbench.output.hooks import RESULT_TABLES
 from glotbench.tasks.classes import TASK_CLASSES
 
 BUILTIN_TASK_CLASSES = {
@@ -33,3 +34,11 @@ BUILTIN_TASK_CLASSES = {
 }
 for _name, _ref in BUILTIN_TASK_CLASSES.items():
     TASK_CLASSES.register_lazy(_name, _ref)
+
+# tables printed below the results table, in this order (imported only when a run is printed)
+for _name, _ref in {
+    "factuality": "glotbench.factuality.tables:console_tables",
+    "mm_eval.abilities": "glotbench.analysis.mm_eval_abilities:console_tables",
+    "openhueval.table5": "glotbench.openhueval.table5:console_tables",
+}.items():
+    RESULT_TABLES.register_lazy(_name, _ref)

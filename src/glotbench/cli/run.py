@@ -106,7 +106,7 @@ def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: O
         typer.echo(f"error: no request succeeded ({run_info['failed_requests']} failed): {first}", err=True)
         raise typer.Exit(2)
     if predictions_out:
-        from glotbench.output.submissions import write_submissions
+        from glotbench.engine.submissions import write_submissions
 
         for path in write_submissions(out_dir, predictions_out):
             out.print(f"submission: {path}", soft_wrap=True)

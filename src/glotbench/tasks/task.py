@@ -314,6 +314,9 @@ class Task:
     # Tasks graded by an LLM judge set needs_judge and override the three methods below; the
     # engine sends judge requests through the journal like model requests (cached, resumable).
     needs_judge: bool = False
+    # `glotbench analyze thinking --judge`: how a reasoning trace is cut into thoughts
+    # ("fib_split": the judge splits it; "shift_expression": the judge names thought-shift phrases)
+    thinking_segmenting: str = "fib_split"
 
     def judge_requests(self, sample: Sample, outputs: list[GenResult]) -> list[GenRequest]:
         """One judge request per model output (Best-of-N items have several)."""
