@@ -24,7 +24,7 @@ _FINGERPRINT_ALWAYS = ("limit", "seed", "num_fewshot", "temperature", "max_token
 def setting(default: Any = None, help: str = "", *flags: str, request: bool = False, factory: Any = None,
             **constraints: Any) -> Any:
     """A settings field: its default, help text, command-line flags, whether it shapes requests, and
-    pydantic constraints (``ge=0`` ...)."""
+    pydantic constraints (``ge=0`` ...) checked before any model call."""
     extra = {"cli": list(flags), "request": request}
     if factory is not None:
         return Field(default_factory=factory, description=help, json_schema_extra=extra, **constraints)
@@ -59,8 +59,7 @@ class RunSettings(BaseModel):
                                       "--prompt-lang", request=True)
     temperature: float | None = setting(None, "Sampling temperature (default: each task's own, usually 0).",
                                         "--temperature", request=True, ge=0)
-    max_tokens: int | None = setting(None, "Output token limit (default: each task's own).", "--max-tokens", request=True,
-                                     ge=1)
+    max_tokens: int | None = setting(None, "Output token limit (default: each task's own).", "--max-tokens", request=True, ge=1)
     samples: int = setting(1, "Answers drawn per item (Best-of-N).", "--samples", request=True, ge=1)
     mode: Literal["generate", "loglikelihood"] = setting(
         "generate", "generate (parse answers) or loglikelihood (compare option log-probabilities).", "--mode", request=True)
@@ -70,20 +69,20 @@ class RunSettings(BaseModel):
     timeout: float = setting(120.0, "Per-request timeout, seconds.", "--timeout", gt=0)
     max_retries: int = setting(5, "Retries on timeouts, connection errors, HTTP 429 and 5xx.", "--max-retries", ge=0)
     retry_base_delay: float = setting(1.0, "Exponential backoff base, seconds (with jitter).", "--retry-base-delay", ge=0)
-    # fail fast (see docs/footguns.md): Retry-After cap, retry-time budgets, circuit breaker
-    max_retry_after: float = setting(120.0, "Longest Retry-After a server may ask for, seconds.", "--max-retry-after", ge=0)
-    retry_budget_item: float | None = setting(300.0, "Seconds of retrying one item may use.", "--retry-budget-item", gt=0)
-    retry_budget_run: float | None = setting(3600.0, "Seconds of retrying the whole run may use.", "--retry-budget-run", gt=0)
-    breaker_failures: int = setting(10, "Stop after this many connection failures in a row (0: never).",
+    # fail fast (docs/footguns.md): Retry-After cap, retry-time budgets, circuit breaker, disk-full holding
+    max_retry_after: float = setting(120.0, "Longest Retry-After honoured, seconds.", "--max-retry-after", ge=0)
+    retry_budget_item: float | None = setting(300.0, "Total retry time per item, seconds.", "--retry-budget-item", gt=0)
+    retry_budget_run: float | None = setting(3600.0, "Total retry time per run, seconds.", "--retry-budget-run", gt=0)
+    breaker_failures: int = setting(10, "Consecutive connection failures that stop the run (0: never).",
                                     "--breaker-failures", ge=0)
     journal_flush_wait: float = setting(60.0, "Disk full: how long to retry held journal writes, seconds.",
                                         "--journal-flush-wait", ge=0)
-    skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing.",
-                                             "--skip-missing-data")
     # ---- output
     output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals.", "--bootstrap")
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
+    skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
+                                      "(Czech-Bench configs).", "--skip-missing-data")
     # ---- judge
     judge: str | None = setting(None, "Judge model for judge-graded tasks (same syntax as --model).", "--judge")
     judge_args: dict[str, Any] = setting(None, "Judge backend option KEY=VALUE (repeat), e.g. base_url=http://...:8080/v1.",

@@ -79,7 +79,7 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
 
 
 def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: Optional[Path], no_progress: bool,
-         wait: bool, **values: Any) -> None:
+         wait: bool = False, **values: Any) -> None:
     """Evaluate a model; re-running the same command resumes from the journal."""
     from glotbench.engine.session import run_evaluation
     from glotbench.output.table import print_results
