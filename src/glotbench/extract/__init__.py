@@ -40,6 +40,7 @@ from glotbench.extract.number import extract_number, numbers_match, parse_number
 from glotbench.extract.refusal import is_refusal
 from glotbench.extract.thinking import reflection_counts, strip_thinking
 from glotbench.languages import LanguagePack, get_pack
+from glotbench.registry import Registry
 
 Extractor = Callable[..., Any]
 
@@ -93,25 +94,26 @@ def _text(text: str, *, sample: dict, pack: LanguagePack | str, first_line: bool
     return answer or None
 
 
-EXTRACTORS: dict[str, Extractor] = {
-    "choice": _choice,
-    "number": _number,
-    "json": _json,
-    "text": _text,
-}
+def _coerce_extractor(obj: Any, name: str, where: str) -> Extractor:
+    if callable(obj):
+        return obj
+    prefix = f"{where}: " if where else ""
+    raise TaskSpecError(f"{prefix}{name!r} is not an extractor function")
+
+
+EXTRACTORS: Registry[Extractor] = Registry("extractor", coerce=_coerce_extractor)
+for _name, _fn in (("choice", _choice), ("number", _number), ("json", _json), ("text", _text)):
+    EXTRACTORS.register(_name, _fn)
 
 
 def register_extractor(name: str, fn: Extractor) -> Extractor:
-    """Add an extractor under ``name`` (a task's Python escape hatch). Returns ``fn``."""
-    if name in EXTRACTORS and EXTRACTORS[name] is not fn:
-        raise ValueError(f"extractor {name!r} is already registered")
-    EXTRACTORS[name] = fn
+    """Add an extractor under ``name`` (a task's Python escape hatch). Returns ``fn``; a taken
+    name raises :class:`~glotbench.registry.RegistryError`."""
+    EXTRACTORS.register(name, fn)
     return fn
 
 
-def get_extractor(name: str) -> Extractor:
-    """The extractor registered as ``name``; TaskSpecError naming the known ones otherwise."""
-    try:
-        return EXTRACTORS[name]
-    except KeyError:
-        raise TaskSpecError(f"unknown extractor {name!r} (known: {', '.join(sorted(EXTRACTORS))})") from None
+def get_extractor(name: str, *, where: str = "") -> Extractor:
+    """The extractor registered as ``name`` (or a ``"module:attr"`` function); TaskSpecError
+    naming ``where`` and the known ones otherwise."""
+    return EXTRACTORS.resolve(name, where=where)

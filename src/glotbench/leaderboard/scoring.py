@@ -23,3 +23,13 @@ def score_predictions(gold: dict[str, str], predictions: dict[str, str], metric:
     """``metric`` over the items of ``gold`` (ids must match; the validator checks that first)."""
     items = [ScoredItem(gold=g, pred=predictions.get(i)) for i, g in sorted(gold.items())]
     return float(get_metric(metric)(items))
+
+
+def higher_is_better(metric: str) -> bool:
+    """The metric's declared direction (glotbench.scoring.metrics.Metric)."""
+    return get_metric(metric).higher_is_better
+
+
+def better(metric: str, a: float, b: float) -> bool:
+    """Is score ``a`` better than ``b`` under ``metric``'s direction?"""
+    return a > b if higher_is_better(metric) else a < b

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from glotbench.leaderboard.db import LeaderboardError
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, ApiToken, GoldLabel, Submission, Task, User, utcnow
-from glotbench.leaderboard.scoring import TASK_METRICS, gold_for, score_predictions, task_ids
+from glotbench.leaderboard.scoring import TASK_METRICS, better, gold_for, higher_is_better, score_predictions, task_ids
 from glotbench.leaderboard.security import hash_password, new_api_token, token_hash, verify_password
 from glotbench.leaderboard.submission_format import validate_submission
 
@@ -240,7 +240,8 @@ def approved(db: Session, task: Task | None = None) -> list[Submission]:
 
 def task_board(db: Session, task: Task) -> list[Row]:
     rows = [Row(s.model_name, s.team, s.user.username, s.score, s.created_at, 1, s.id) for s in approved(db, task)]
-    return sorted(rows, key=lambda r: (-r.score, r.date))
+    sign = -1 if higher_is_better(task.metric) else 1  # the metric's declared direction
+    return sorted(rows, key=lambda r: (sign * r.score, r.date))
 
 
 def overall_board(db: Session) -> list[Row]:
@@ -249,7 +250,7 @@ def overall_board(db: Session) -> list[Row]:
     best: dict[tuple[str, int], dict[int, Submission]] = {}
     for s in approved(db):
         per_task = best.setdefault((s.model_name, s.user_id), {})
-        if s.task_id not in per_task or s.score > per_task[s.task_id].score:
+        if s.task_id not in per_task or better(s.task.metric, s.score, per_task[s.task_id].score):
             per_task[s.task_id] = s
     rows = []
     for (model, _uid), per_task in best.items():

@@ -28,32 +28,14 @@ from glotbench.openhueval import matching_fib, proverb_rea, standard_fib, wildbe
 from glotbench.openhueval.common import PROMPT_DIR, strip_think
 from glotbench.paths import resolve_data_file
 from glotbench.prompts.render import plain_from_chat
-from glotbench.scoring.metrics import ScoredItem, mean_of, register_metric
+from glotbench.scoring.metrics import ScoredItem
 from glotbench.tasks.task import Output, RunSettings, Sample, Scored, Task
 
 PROMPT_LANGS = ("en", "hu")
 
 
-# ---------------------------------------------------------------- metrics (registered on import)
-
-def _ratio_of_sums(num: str, den: str, name: str):
-    def metric(items: list[ScoredItem]) -> float:
-        d = sum(i.values.get(den) or 0.0 for i in items)
-        return sum(i.values.get(num) or 0.0 for i in items) / d if d else float("nan")
-
-    metric.__name__ = name
-    return metric
-
-
-# Blank-level accuracy pools blanks over questions (sum right / sum blanks), as the reference does.
-register_metric("blank_accuracy", _ratio_of_sums("blank_correct", "blank_total", "blank_accuracy"))
-register_metric("blank_accuracy_reference", _ratio_of_sums("variant_hits", "blank_total", "blank_accuracy_reference"))
-register_metric("question_accuracy", mean_of("question_correct"))
-register_metric("accuracy_2cq", mean_of("correct"))
-register_metric("fail_parse_rate", mean_of("fail_parse"))
-register_metric("accuracy_oe", mean_of("correct"))
-register_metric("unclear_rate", mean_of("unclear"))
-register_metric("wb_score", mean_of("wb_score"))  # per item: judge score x 10 (paper §2.2)
+# The metrics these tasks feed (blank_accuracy, question_accuracy, accuracy_2cq, wb_score ...)
+# are declared in glotbench.scoring.task_metrics, registered by the package itself.
 
 
 # ---------------------------------------------------------------- shared base

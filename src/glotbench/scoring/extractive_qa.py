@@ -51,7 +51,7 @@ from functools import lru_cache
 from typing import Iterable, Literal, Sequence
 
 from glotbench.errors import DataError
-from glotbench.scoring.metrics import accuracy, macro_f1, mean_of, register_metric
+from glotbench.scoring.metrics import accuracy, macro_f1
 
 Profile = Literal["glotbench", "squad"]
 STEPS = ("raw", "normalized", "lemmatized")
@@ -182,10 +182,6 @@ def item_values(
     out["no_answer_gold"] = float(not any(normalize_answer(g, lang, profile) for g in golds))
     out["no_answer_pred"] = float(is_no_answer(prediction, no_answer_strings))
     return out
-
-
-for _name in ("bow_f1", "exact_match_raw", "bow_f1_raw", "exact_match_lemma", "bow_f1_lemma"):
-    register_metric(_name, mean_of(_name))
 
 
 @dataclass

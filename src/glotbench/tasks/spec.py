@@ -104,11 +104,14 @@ class TaskSpec(_Strict):
     fewshot: FewshotSpec = Field(default_factory=FewshotSpec)
     generation: GenerationSpec = Field(default_factory=GenerationSpec)
     extractor: ExtractorSpec = Field(default_factory=ExtractorSpec)
-    scorer: str = "label"  # per-item scorer, see glotbench.scoring.scorers
+    # per-item scorer: a registered name (glotbench.scoring.scorers) or "module:function"
+    scorer: str = "label"
+    scorer_options: dict[str, Any] = Field(default_factory=dict)  # keyword options for the scorer
+    # registered metric names, "mean:<value key>", or "module:attr" naming a Metric
     metrics: list[str] = Field(default_factory=lambda: ["accuracy"])
     slice_by: list[str] = Field(default_factory=list)
     counterpart: str | None = None  # the same task in another language (cross-lingual pairs)
-    # Python escape hatch: "module:Class", a subclass of glotbench.tasks.task.Task
+    # Python escape hatch: a registered task class name or "module:Class" (a glotbench Task subclass)
     task_class: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)  # free-form knobs for a task_class
 
@@ -126,6 +129,8 @@ class TaskSpec(_Strict):
             "options": self.options,
             "task_class": self.task_class,  # prompts built in Python differ by class
         }
+        if self.scorer_options:  # only when set, so existing tasks keep their hash
+            payload["scorer_options"] = self.scorer_options
         if self.default:  # only when set, so the hashes of tasks without defaults stay as they were
             payload["default"] = self.default
         overrides = {k: v for k, v in (run_overrides or {}).items() if v is not None}

@@ -7,7 +7,6 @@ YAML. Odd tasks subclass it (``task_class: module:Class`` in the YAML) and overr
 
 from __future__ import annotations
 
-import importlib
 import random
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -49,11 +48,9 @@ Output = GenResult | LoglikelihoodResult
 
 
 def import_object(ref: str, *, where: str) -> Any:
-    mod_name, _, attr = ref.partition(":")
-    try:
-        return getattr(importlib.import_module(mod_name), attr)
-    except (ImportError, AttributeError) as err:
-        raise TaskSpecError(f"{where}: cannot import {ref!r}: {err}") from None
+    from glotbench.registry import import_ref
+
+    return import_ref(ref, where=where)
 
 
 class Task:
@@ -249,21 +246,34 @@ class Task:
 
         return get_pack(self.spec.language)
 
-    def extract(self, text: str, sample: Sample) -> Any:
+    @property
+    def spec_where(self) -> str:
+        """How messages name this task's file."""
+        return str(self.spec_path or self.name)
+
+    @cached_property
+    def extractor(self):
         from glotbench.extract import get_extractor
 
-        fn = get_extractor(self.spec.extractor.name)
+        return get_extractor(self.spec.extractor.name, where=f"{self.spec_where}: field 'extractor.name'")
+
+    @cached_property
+    def scorer(self):
+        from glotbench.scoring.scorers import get_scorer
+
+        return get_scorer(self.spec.scorer, where=f"{self.spec_where}: field 'scorer'")
+
+    def extract(self, text: str, sample: Sample) -> Any:
+        fn = self.extractor
         sample_view = {**sample.vars, "labels": sample.labels, "choices": sample.choices}
         return fn(text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
 
     def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
-        from glotbench.scoring.scorers import get_scorer
-
         if mode == "loglikelihood":
             return score_loglikelihood(sample, outputs)
         first: GenResult = outputs[0]
         extracted = self.extract(first.text, sample)
-        pred, values = get_scorer(self.spec.scorer)(extracted, sample.target, sample=sample, pack=self.pack)
+        pred, values = self.scorer(extracted, sample.target, sample=sample, pack=self.pack, **self.spec.scorer_options)
         return Scored(pred=pred, values=values, extracted=extracted)
 
     # ---------------------------------------------------------------- judging
