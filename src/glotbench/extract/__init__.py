@@ -10,7 +10,10 @@ Every extractor has one signature, so a task YAML can name it (``extractor: {nam
   ``sample.get("choices")`` (the option texts, same order; optional). Others ignore it.
 * ``pack``: the task language's :class:`~glotbench.languages.LanguagePack` (a code also works).
 * ``options``: the extractor's own settings from the task YAML (see each one below).
-* Returns the answer, or **None when the output cannot be parsed**; the engine counts those per
+* Returns the answer, or **None when the output cannot be parsed**. An extractor may carry an
+  ``explain`` attribute, a twin with the same signature returning an
+  :class:`~glotbench.extract.result.Extraction` (value + the rule that decided); the engine
+  records that rule in samples.jsonl (``extraction_rule``). ``choice`` and ``number`` have one; the engine counts those per
   task. No extractor raises on model output; they raise DataError on a bad ``sample`` and
   TaskSpecError on unknown options (both one line; the caller adds the file and record).
 
@@ -34,10 +37,12 @@ from collections.abc import Callable
 from typing import Any
 
 from glotbench.errors import DataError, TaskSpecError
-from glotbench.extract.choice import extract_choice
+from glotbench.extract.choice import explain_choice, extract_choice
+from glotbench.extract.confidence import StatedConfidence, read_confidence
 from glotbench.extract.jsonobj import first_json_object
-from glotbench.extract.number import extract_number, numbers_match, parse_number
+from glotbench.extract.number import explain_number, extract_number, numbers_match, parse_number
 from glotbench.extract.refusal import is_refusal
+from glotbench.extract.result import Extraction, explain
 from glotbench.extract.thinking import reflection_counts, strip_thinking
 from glotbench.languages import LanguagePack, get_pack
 from glotbench.registry import Registry
@@ -46,7 +51,12 @@ Extractor = Callable[..., Any]
 
 __all__ = [
     "EXTRACTORS",
+    "Extraction",
     "Extractor",
+    "StatedConfidence",
+    "explain",
+    "explain_choice",
+    "explain_number",
     "extract_choice",
     "extract_number",
     "first_json_object",
@@ -54,6 +64,7 @@ __all__ = [
     "is_refusal",
     "numbers_match",
     "parse_number",
+    "read_confidence",
     "reflection_counts",
     "register_extractor",
     "strip_thinking",
@@ -69,10 +80,30 @@ def _choice(text: str, *, sample: dict, pack: LanguagePack | str, **options: Any
     return extract_choice(text, labels, sample.get("choices"), get_pack(pack))
 
 
+def _explain_choice(text: str, *, sample: dict, pack: LanguagePack | str, **options: Any) -> Extraction:
+    if options:
+        raise TaskSpecError(f"extractor 'choice': unknown options {sorted(options)}")
+    labels = sample.get("labels")
+    if not labels:
+        raise DataError("extractor 'choice': the sample has no 'labels' field")
+    return explain_choice(text, labels, sample.get("choices"), get_pack(pack))
+
+
 def _number(text: str, *, sample: dict, pack: LanguagePack | str, **options: Any) -> float | None:
     if options:
         raise TaskSpecError(f"extractor 'number': unknown options {sorted(options)}")
     return extract_number(text, get_pack(pack))
+
+
+def _explain_number(text: str, *, sample: dict, pack: LanguagePack | str, **options: Any) -> Extraction:
+    if options:
+        raise TaskSpecError(f"extractor 'number': unknown options {sorted(options)}")
+    return explain_number(text, get_pack(pack))
+
+
+# Each built-in extractor's twin that also says which rule decided (glotbench.extract.result).
+_choice.explain = _explain_choice  # type: ignore[attr-defined]
+_number.explain = _explain_number  # type: ignore[attr-defined]
 
 
 def _json(text: str, *, sample: dict, pack: LanguagePack | str, required_keys: list[str] | None = None, **options: Any):

@@ -13,11 +13,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from glotbench.data.fields import MissingField, get_path
+from glotbench.data.fields import FieldDecodeError, MissingField, get_path, unmatched_paths
 from glotbench.data.loaders import file_sha256, locate, read_hf, read_records
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult
 from glotbench.prompts.render import choices_block, plain_from_chat, render
+from glotbench.settings import RunSettings  # noqa: F401  (re-exported: tasks take the run's settings)
 from glotbench.tasks.spec import TaskSpec
 
 
@@ -40,6 +41,7 @@ class Scored:
     pred: Any  # the extracted answer, None if unparseable
     values: dict[str, float]  # per-item values for metrics
     extracted: Any = None  # what the extractor returned (for inspection)
+    rule: str | None = None  # the extraction rule that produced it (samples.jsonl: extraction_rule)
     detail: dict[str, Any] = field(default_factory=dict)
 
 
@@ -95,19 +97,36 @@ class Task:
         records = self.raw_records(split)
         where = self.spec.dataset.splits.get(split, split)
         out: list[Sample] = []
+        seen: list[dict] = []
+        stop = len(records)
         for i, rec in enumerate(records):
             if self._record_fn is not None:
                 rec = self._record_fn(rec)
                 if rec is None:
                     continue
+            seen.append(rec)
             out.append(self.build_sample(rec, i, where))
             if limit is not None and len(out) >= limit:
+                stop = i + 1
                 break
+        self._check_paths_match(seen, records[stop:], where)
         ids = [s.id for s in out]
         if len(set(ids)) != len(ids):
             dup = next(x for x in ids if ids.count(x) > 1)
             raise DataError(f"{where}: task {self.name}: duplicate record id {dup!r}")
         return out
+
+    def _check_paths_match(self, seen: list[dict], unread: list[dict], where: str) -> None:
+        """A field path that matches nothing in any record is a typo (``topic: topik``): fail naming it."""
+        missing = unmatched_paths(self.spec.fields, seen)
+        if missing and unread:  # a --limit stopped early: look at the rest too
+            fn = self._record_fn
+            rest = unread if fn is None else (r for r in map(fn, unread) if r is not None)
+            missing = unmatched_paths(missing, rest)
+        if missing:
+            name, path = next(iter(missing.items()))
+            raise TaskSpecError(f"{self.spec_path or self.name}: field '{name}': path {path!r} matches nothing in any "
+                                f"record of {where} (a typo? paths: docs/adding-a-task.md)")
 
     @cached_property
     def prompt_variables(self) -> set[str]:
@@ -126,12 +145,21 @@ class Task:
                     pass  # reported with its line when the template is rendered
         return names
 
+    def run_samples(self, settings: "RunSettings") -> list[Sample]:
+        """The items a run with ``settings`` evaluates: the split, then ``limit`` (a count or a share)."""
+        if isinstance(settings.limit, float):
+            every = self.samples(settings.split)
+            return every[:settings.items_for(len(every))]
+        return self.samples(settings.split, settings.limit)
+
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
         defaults = self.spec.default
         for name, path in self.spec.fields.items():
             try:
                 values[name] = get_path(rec, path)
+            except FieldDecodeError as err:
+                raise DataError(f"{where}: record {index}: {err}") from None
             except MissingField:
                 if name in defaults:
                     values[name] = defaults[name]
@@ -264,17 +292,23 @@ class Task:
         return get_scorer(self.spec.scorer, where=f"{self.spec_where}: field 'scorer'")
 
     def extract(self, text: str, sample: Sample) -> Any:
-        fn = self.extractor
+        return self.explain_extraction(text, sample).value
+
+    def explain_extraction(self, text: str, sample: Sample):
+        """The extracted answer and the rule that produced it (:class:`glotbench.extract.Extraction`)."""
+        from glotbench.extract import explain
+
         sample_view = {**sample.vars, "labels": sample.labels, "choices": sample.choices}
-        return fn(text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
+        return explain(self.extractor, text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
 
     def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
         if mode == "loglikelihood":
             return score_loglikelihood(sample, outputs)
         first: GenResult = outputs[0]
-        extracted = self.extract(first.text, sample)
+        extraction = self.explain_extraction(first.text, sample)
+        extracted = extraction.value
         pred, values = self.scorer(extracted, sample.target, sample=sample, pack=self.pack, **self.spec.scorer_options)
-        return Scored(pred=pred, values=values, extracted=extracted)
+        return Scored(pred=pred, values=values, extracted=extracted, rule=extraction.rule)
 
     # ---------------------------------------------------------------- judging
     # Tasks graded by an LLM judge set needs_judge and override the three methods below; the
@@ -316,21 +350,3 @@ def score_loglikelihood(sample: Sample, outputs: list[LoglikelihoodResult]) -> S
         values={"correct": float(pred == str(sample.target)), "correct_norm": float(sample.labels[norm] == str(sample.target))},
         extracted={"logprobs": lps, "pred_norm": sample.labels[norm]},
     )
-
-
-@dataclass
-class RunSettings:
-    """Run-wide knobs that change requests (they go into the fingerprint)."""
-
-    limit: int | None = None
-    seed: int = 1234
-    num_fewshot: int | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    samples: int = 1
-    mode: str = "generate"  # or "loglikelihood" for multiple-choice tasks
-    split: str | None = None
-    prompt_lang: str | None = None  # prompt variant for tasks that ship several (OpenHuEval: hu | en)
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
