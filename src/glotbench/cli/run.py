@@ -72,7 +72,11 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
             flag = ((field.json_schema_extra or {}).get("cli") or [name])[0]
             v = {**(base.get(name) or {}), **parse_key_values(v, flag)}
         over[name] = v
-    return RunSettings.model_validate({**base, **over})
+    from glotbench.errors import GlotbenchError
+    from glotbench.yamlfile import validate
+
+    # a bad value (negative max_tokens or temperature, ...) is one line naming the field, exit 2
+    return validate(RunSettings, {**base, **over}, config or Path("command line"), GlotbenchError)
 
 
 def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: Optional[Path], no_progress: bool,
