@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from glotbench.errors import DataError
 from glotbench.scoring.metrics import ScoredItem, register_metric
+from glotbench.scoring.resample_forms import answered_form
 from glotbench.scoring.scorers import register_scorer
 
 
@@ -33,6 +34,8 @@ def answered(items: list[ScoredItem]) -> float:
         return float("nan")
     return sum(1 for i in items if i.pred is not None) / len(items)
 
+
+answered.resample = answered_form  # type: ignore[attr-defined]
 
 register_scorer("option_value", option_value)
 register_metric("answered", answered)

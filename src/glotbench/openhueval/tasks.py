@@ -29,6 +29,7 @@ from glotbench.openhueval.common import PROMPT_DIR, strip_think
 from glotbench.paths import resolve_data_file
 from glotbench.prompts.render import plain_from_chat
 from glotbench.scoring.metrics import ScoredItem, mean_of, register_metric
+from glotbench.scoring.resample_forms import ratio_of_sums_form
 from glotbench.tasks.task import Output, RunSettings, Sample, Scored, Task
 
 PROMPT_LANGS = ("en", "hu")
@@ -42,6 +43,7 @@ def _ratio_of_sums(num: str, den: str, name: str):
         return sum(i.values.get(num) or 0.0 for i in items) / d if d else float("nan")
 
     metric.__name__ = name
+    metric.resample = ratio_of_sums_form(num, den)  # type: ignore[attr-defined]
     return metric
 
 

@@ -26,6 +26,8 @@ import numpy as np
 
 from glotbench.errors import DataError
 from glotbench.scoring.metrics import ScoredItem, register_metric
+from glotbench.scoring.resample import count_stats
+from glotbench.scoring.resample_forms import category_form
 
 
 class Grade(StrEnum):
@@ -125,12 +127,8 @@ def bootstrap_factuality_ci(
     m = codes.size
     if m < 2:
         return {k: [float("nan"), float("nan")] for k in metrics}
-    rng = np.random.default_rng(seed)
-    sample = codes[rng.integers(0, m, size=(n_resamples, m))]
-    c = (sample == 0).sum(axis=1)
-    i = (sample == 1).sum(axis=1)
-    n = (sample == 2).sum(axis=1)
-    rates = _rates(c, i, n)
+    counts = count_stats(codes, 3, lambda k: k, n_resamples, seed)  # (n_resamples, 3), in bounded memory
+    rates = _rates(counts[:, 0], counts[:, 1], counts[:, 2])
     out = {}
     for k in metrics:
         v = rates[k][~np.isnan(rates[k])]
@@ -189,7 +187,13 @@ def _item_metric(key: str):
         return scores_from_counts(counts[CORRECT], counts[INCORRECT], counts[NOT_ATTEMPTED])[key]
 
     metric.__name__ = f"factuality_{key.lower()}"
+    metric.resample = category_form(_grade_code, 4, lambda k: _rates(k[:, 0], k[:, 1], k[:, 2])[key])  # type: ignore[attr-defined]
     return metric
+
+
+def _grade_code(item: ScoredItem) -> int:
+    """0 correct, 1 incorrect, 2 not attempted, 3 judge error (left out of every rate)."""
+    return _CODE.get(JUDGE_ERROR if item.pred is None else to_grade(item.pred), 3)
 
 
 for _k in ("CO", "NA", "IN", "CGA", "F"):

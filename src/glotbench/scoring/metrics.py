@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
-from sklearn.metrics import f1_score, matthews_corrcoef
+
+from glotbench.scoring import resample_forms
+from glotbench.scoring.resample import percentile_interval
 
 UNPARSEABLE = "<unparseable>"
 
@@ -38,16 +40,22 @@ def accuracy(golds: list, preds: list) -> float:
 
 
 def macro_f1(golds: list, preds: list) -> float:
+    from sklearn.metrics import f1_score
+
     labels = sorted({str(g) for g in golds})
     return float(f1_score([str(g) for g in golds], [str(p) for p in preds], labels=labels, average="macro", zero_division=0))
 
 
 def weighted_f1(golds: list, preds: list) -> float:
+    from sklearn.metrics import f1_score
+
     labels = sorted({str(g) for g in golds})
     return float(f1_score([str(g) for g in golds], [str(p) for p in preds], labels=labels, average="weighted", zero_division=0))
 
 
 def mcc(golds: list, preds: list) -> float:
+    from sklearn.metrics import matthews_corrcoef
+
     with warnings.catch_warnings():
         # bootstrap resamples of a small or skewed set can hold one class; MCC is then 0, as defined
         warnings.simplefilter("ignore", UserWarning)
@@ -61,6 +69,7 @@ def _pairwise(fn: Callable[[list, list], float]) -> Callable[[list[ScoredItem]],
         return fn(golds, preds)
 
     metric.__name__ = fn.__name__
+    metric.resample = resample_forms.LABEL_FORMS.get(fn.__name__)  # type: ignore[attr-defined]
     return metric
 
 
@@ -72,6 +81,7 @@ def mean_of(value_name: str) -> Callable[[list[ScoredItem]], float]:
         return float(np.mean(vals)) if vals else float("nan")
 
     metric.__name__ = f"mean_{value_name}"
+    metric.resample = resample_forms.mean_form(value_name)  # type: ignore[attr-defined]
     return metric
 
 
@@ -108,32 +118,18 @@ def bootstrap_ci(
     alpha: float = 0.05,
     seed: int = 0,
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval (resampling items with replacement)."""
+    """Percentile bootstrap interval (resampling items with replacement).
+
+    A metric with a ``resample`` form (see :mod:`glotbench.scoring.resample_forms`) is computed
+    for all resamples at once in bounded memory; any other metric is called once per resample.
+    Both draw the same indices, so a given seed gives the same interval either way.
+    """
     n = len(items)
     if n < 2:
         return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    # Fast paths for per-item means and accuracy: vectorised resampling.
-    fast = _vector_of(items, metric)
-    if fast is not None:
-        idx = rng.integers(0, n, size=(n_resamples, n))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a resample with no value is NaN, dropped below
-            stats = np.nanmean(fast[idx], axis=1)
-    else:
+    form = getattr(metric, "resample", None)
+    stats = form(items, n_resamples, seed) if form is not None else None
+    if stats is None:
+        rng = np.random.default_rng(seed)
         stats = np.array([metric([items[j] for j in rng.integers(0, n, size=n)]) for _ in range(n_resamples)])
-    stats = stats[~np.isnan(stats)]
-    if stats.size == 0:
-        return (float("nan"), float("nan"))
-    return (float(np.quantile(stats, alpha / 2)), float(np.quantile(stats, 1 - alpha / 2)))
-
-
-def _vector_of(items: list[ScoredItem], metric) -> np.ndarray | None:
-    name = getattr(metric, "__name__", "")
-    if name == "accuracy":
-        golds, preds = _labels(items)
-        return np.array([g == p for g, p in zip(golds, preds)], dtype=float)
-    if name.startswith("mean_"):
-        key = name[len("mean_"):]
-        return np.array([i.values.get(key, np.nan) if i.values.get(key) is not None else np.nan for i in items], dtype=float)
-    return None
+    return percentile_interval(stats, alpha)
