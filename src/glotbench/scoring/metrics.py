@@ -2,19 +2,25 @@
 
 Every metric is a function ``fn(items) -> float`` where ``items`` is a list of
 :class:`ScoredItem`; that shape lets one bootstrap routine put an interval on any of them.
-Classification metrics come from scikit-learn so the numbers match what users compute by hand.
+Classification metrics use scikit-learn's definitions and arithmetic (checked against
+``sklearn.metrics`` in tests/test_resample.py), computed from confusion matrices so that
+neither a run nor its bootstrap needs to import scikit-learn.
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
 from glotbench.scoring import resample_forms
-from glotbench.scoring.resample import percentile_interval
+from glotbench.scoring.resample import (
+    macro_f1_from_confusion,
+    mcc_from_confusion,
+    percentile_interval,
+    weighted_f1_from_confusion,
+)
 
 UNPARSEABLE = "<unparseable>"
 
@@ -39,28 +45,18 @@ def accuracy(golds: list, preds: list) -> float:
     return float(np.mean([str(g) == str(p) for g, p in zip(golds, preds)]))
 
 
+# Macro/weighted F1 and MCC are computed from the confusion matrix with scikit-learn's arithmetic
+# (glotbench.scoring.resample); tests/test_resample.py checks them against sklearn.metrics.
 def macro_f1(golds: list, preds: list) -> float:
-    from sklearn.metrics import f1_score
-
-    labels = sorted({str(g) for g in golds})
-    return float(f1_score([str(g) for g in golds], [str(p) for p in preds], labels=labels, average="macro", zero_division=0))
+    return resample_forms.label_point(macro_f1_from_confusion, golds, preds)
 
 
 def weighted_f1(golds: list, preds: list) -> float:
-    from sklearn.metrics import f1_score
-
-    labels = sorted({str(g) for g in golds})
-    return float(f1_score([str(g) for g in golds], [str(p) for p in preds], labels=labels, average="weighted", zero_division=0))
+    return resample_forms.label_point(weighted_f1_from_confusion, golds, preds)
 
 
 def mcc(golds: list, preds: list) -> float:
-    from sklearn.metrics import matthews_corrcoef
-
-    with warnings.catch_warnings():
-        # bootstrap resamples of a small or skewed set can hold one class; MCC is then 0, as defined
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(matthews_corrcoef([str(g) for g in golds], [str(p) for p in preds]))
+    return resample_forms.label_point(mcc_from_confusion, golds, preds)
 
 
 def _pairwise(fn: Callable[[list, list], float]) -> Callable[[list[ScoredItem]], float]:

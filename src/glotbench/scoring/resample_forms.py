@@ -41,6 +41,17 @@ def confusion_form(stat: Callable[[np.ndarray], np.ndarray]) -> Form:
     return form
 
 
+def label_point(stat: Callable[[np.ndarray], np.ndarray], golds: Sequence[Any], preds: Sequence[Any]) -> float:
+    """A confusion-matrix metric on the whole set (the same arithmetic as each resample's value)."""
+    if not golds:
+        return float("nan")
+    labels = sorted({str(g) for g in golds} | {str(p) for p in preds})
+    code = {lab: k for k, lab in enumerate(labels)}
+    k = len(labels)
+    pair = np.fromiter((code[str(g)] * k + code[str(p)] for g, p in zip(golds, preds)), np.intp, len(golds))
+    return float(stat(np.bincount(pair, minlength=k * k).reshape(1, k, k))[0])
+
+
 def accuracy_form(items, n_resamples, seed):
     gold, pred, _ = _label_codes(items)
     return rs.mean_stats((gold == pred).astype(float), n_resamples, seed)
