@@ -1,8 +1,9 @@
 """The vectorised bootstrap gives the same intervals as the plain per-resample loop, for every built-in metric.
 
 ``reference_bootstrap_ci`` below is the implementation glotbench used before the vectorised engine
-(scikit-learn called on every resample, whole index matrix in memory), kept verbatim as the plain
-statement of what an interval is. Every comparison is exact (==), not approximate.
+(the whole index matrix in memory for per-item means, the metric called on every resample
+otherwise), kept verbatim as the plain statement of what an interval is; label metrics are
+computed by scikit-learn on every resample. Every comparison is exact (==), not approximate.
 """
 
 from __future__ import annotations
@@ -12,23 +13,15 @@ import warnings
 import numpy as np
 import pytest
 
-import glotbench.hulu.scoring  # noqa: F401  registers "answered"
-import glotbench.openhueval.tasks  # noqa: F401  registers blank_accuracy*
-import glotbench.scoring.factuality  # noqa: F401  registers factuality_*
+import glotbench.builtins  # noqa: F401  every built-in metric
+import glotbench.factuality.strict_metrics  # noqa: F401  factuality_*_strict
 from glotbench.scoring import resample as rs
-from glotbench.scoring.metrics import METRICS, ScoredItem, _labels, bootstrap_ci, get_metric
+from glotbench.scoring.metrics import METRICS, Metric, ScoredItem, _labels, bootstrap_ci, get_metric
+from glotbench.scoring.resample_forms import form_for
 
 
 def _reference_vector_of(items, metric):
-    name = getattr(metric, "__name__", "")
-    if name == "accuracy":
-        golds, preds = _labels(items)
-        return np.array([g == p for g, p in zip(golds, preds)], dtype=float)
-    if name.startswith("mean_"):
-        key = name[len("mean_"):]
-        return np.array([i.values.get(key, np.nan) if i.values.get(key) is not None else np.nan for i in items],
-                        dtype=float)
-    return None
+    return metric.vector(items) if isinstance(metric, Metric) else None
 
 
 def reference_bootstrap_ci(items, metric, n_resamples=1000, alpha=0.05, seed=0):
@@ -115,7 +108,7 @@ def test_label_metrics_match_the_plain_loop(case, name):
     n, k, unp, skew = case
     items = _label_items(np.random.default_rng(n * 31 + k), n, k, unp, skew)
     fn = get_metric(name)
-    assert fn.resample is not None
+    assert form_for(fn) is not None
     seed = n % 5
     ref = reference_bootstrap_ci(items, _ref_fn(name), n_resamples=150, seed=seed)
     got = bootstrap_ci(items, fn, n_resamples=150, seed=seed)
@@ -160,13 +153,13 @@ def _value_items(rng, n, keys, p_missing=0.1, whole=False):
     return items
 
 
-MEAN_METRICS = sorted(name for name, fn in METRICS.items() if fn.__name__.startswith("mean_"))
+MEAN_METRICS = sorted(name for name in METRICS.names() if get_metric(name).key is not None)
 
 
 @pytest.mark.parametrize("name", MEAN_METRICS + ["mean:wb_score"])
 def test_mean_metrics_match_the_plain_loop(name):
-    key = name.split(":", 1)[1] if name.startswith("mean:") else get_metric(name).__name__[len("mean_"):]
     fn = get_metric(name)
+    key = fn.key
     items = _value_items(np.random.default_rng(len(name)), 173, [key])
     assert _same(bootstrap_ci(items, fn, n_resamples=250, seed=2), reference_bootstrap_ci(items, fn, 250, seed=2))
     empty = [ScoredItem(gold="x", pred="x")] * 3  # no item has the value: no interval
@@ -180,14 +173,14 @@ def test_ratio_metrics_match_the_plain_loop(name):
     assert _same(bootstrap_ci(whole, fn, 300, seed=4), reference_bootstrap_ci(whole, fn, 300, seed=4))
     # fractional values: the vectorised form declines and the loop runs (same answer by construction)
     frac = _value_items(np.random.default_rng(10), 40, ["blank_correct", "blank_total", "variant_hits"])
-    assert fn.resample(frac, 10, 0) is None
+    assert form_for(fn)(frac, 10, 0) is None
     assert _same(bootstrap_ci(frac, fn, 60, seed=4), reference_bootstrap_ci(frac, fn, 60, seed=4))
 
 
 def test_every_builtin_metric_has_a_vectorised_form():
-    missing = [name for name, fn in METRICS.items()
-               if fn.__module__.startswith("glotbench") and getattr(fn, "resample", None) is None]
-    assert missing == []
+    missing = sorted(name for name in METRICS.names() if form_for(get_metric(name)) is None)
+    # extractive QA's "is it unanswerable?" metrics filter items first: they keep the per-resample loop
+    assert missing == ["no_answer_accuracy", "no_answer_macro_f1"]
 
 
 def test_chunks_are_the_rows_of_one_draw_and_bounded():
@@ -221,3 +214,23 @@ def test_factuality_summary_intervals_match_the_whole_matrix_draw():
     got = bootstrap_factuality_ci(grades, seed=3, metrics=("CO", "NA", "IN", "CGA", "F"))
     for k, (lo, hi) in got.items():
         assert (lo, hi) == (float(np.quantile(rates[k], 0.025)), float(np.quantile(rates[k], 0.975)))
+
+
+@pytest.mark.parametrize("name", ["factuality_co_strict", "factuality_cga_strict", "factuality_f_strict"])
+def test_strict_factuality_metrics_match_the_plain_loop(name):
+    rng = np.random.default_rng(8)
+    items = []
+    for g in rng.choice(["c", "i", "n", "err"], size=180, p=[0.4, 0.3, 0.2, 0.1]):
+        vals = ({"strict_correct": None} if g == "err" else
+                {"strict_correct": float(g == "c"), "strict_incorrect": float(g == "i"), "strict_not_attempted": float(g == "n")})
+        items.append(ScoredItem(gold=None, pred=None, values=vals))
+    fn = get_metric(name)
+    assert form_for(fn) is not None
+    assert _same(bootstrap_ci(items, fn, 200, seed=1), reference_bootstrap_ci(items, fn, 200, seed=1))
+
+
+def test_a_finished_runs_metric_definition_gets_the_same_form():
+    m = Metric.from_dict(get_metric("factuality_cga").to_dict())  # function imported lazily by reference
+    items = [ScoredItem(gold=None, pred=g) for g in ["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "CORRECT"] * 10]
+    assert form_for(m) is not None
+    assert _same(bootstrap_ci(items, m, 100, seed=2), reference_bootstrap_ci(items, m, 100, seed=2))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
 import time
 from pathlib import Path
 
@@ -12,27 +13,22 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import run_fingerprint
-from glotbench.engine.journal import Journal
+from glotbench.engine.journal import Journal, corrupt_message
+from glotbench.engine.lock import RunLock
 from glotbench.engine.retry import RetryPolicy
+from glotbench.errors import JournalCorrupt, RunStopped
 from glotbench.engine.runner import execute, plan, summarise
 from glotbench.models.base import Model, canonical_json, sha256_hex
 from glotbench.output.results import export_samples, package_versions, write_json
 from glotbench.tasks.registry import resolve
-from glotbench.tasks.task import RunSettings
 
 JOURNAL_NAME = "journal.sqlite"
-
-
-def settings_of(cfg: RunConfig) -> RunSettings:
-    return RunSettings(limit=cfg.limit, seed=cfg.seed, num_fewshot=cfg.num_fewshot, temperature=cfg.temperature,
-                       max_tokens=cfg.max_tokens, samples=cfg.samples, mode=cfg.mode, split=cfg.split,
-                       prompt_lang=cfg.prompt_lang)
 
 
 def default_output_dir(model_id: str, cfg: RunConfig) -> Path:
     """Deterministic: the same command lands in the same directory, which is what makes resume work."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id.split("@")[0])[:60].strip("_")
-    ident = {"model": model_id, "tasks": cfg.tasks, **settings_of(cfg).to_dict()}
+    ident = {"model": model_id, "tasks": cfg.tasks, **cfg.request_settings()}
     if cfg.judge:
         ident["judge"] = cfg.judge  # another judge, another directory (or add one with `glotbench judge`)
     key = sha256_hex(canonical_json(ident))[:10]
@@ -71,11 +67,11 @@ def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]
     named = {n.strip() for raw in (cfg.tasks or []) for n in raw.split(",")}
     keep, skipped = [], {}
     for t in tasks:
-        if t.spec.dataset.format != "hf":
+        if t.spec.dataset.format != "hf" or t.spec.dataset.splits:  # a Hub dataset kept in a local folder counts too
             try:
                 t.split_path(cfg.split or t.spec.dataset.eval_split)
             except DataError as err:
-                if t.name in named or len(tasks) == 1:
+                if (t.name in named and not cfg.skip_missing_data) or len(tasks) == 1:
                     raise
                 skipped[t.name] = str(err)
                 continue
@@ -94,6 +90,20 @@ def check_judge(tasks, judge_spec: str | None) -> None:
                              "(e.g. --judge openai:gpt-4o or --judge llamacpp:/path/model.gguf)")
 
 
+def _flush_held_writes(journal: Journal, console: Console, wait_s: float) -> bool:
+    """Retry writing what the journal holds in memory (a full disk) for up to ``wait_s`` seconds,
+    so answers already paid for are written, not sent again."""
+    console.print(f"[red]journal write failed[/] ({journal.write_error}): holding {journal.pending} write(s) in memory; "
+                  f"retrying for {wait_s:g}s: free disk space now")
+    deadline = time.monotonic() + wait_s
+    while not journal.flush():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.5)
+    console.print("journal: the held writes are now on disk")
+    return True
+
+
 class _ProgressCounter:
     def __init__(self, progress: Progress | None, task_id, t0: float):
         self.progress, self.task_id, self.t0 = progress, task_id, t0
@@ -109,7 +119,10 @@ class _ProgressCounter:
 
 
 def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progress: bool = True,
-                   model: Model | None = None) -> tuple[dict, Path]:
+                   model: Model | None = None, wait_lock: bool = False) -> tuple[dict, Path]:
+    """Run (or resume) the evaluation. The run directory is locked for the whole run; a corrupt
+    journal is one line naming ``glotbench doctor``; a run stopped by the circuit breaker writes
+    results for what finished, then raises :class:`RunStopped`."""
     console = console or Console(stderr=True, soft_wrap=True)
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
     for name, why in skipped.items():
@@ -118,11 +131,24 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     model = model or load_model_from_config(cfg)
     judge_model = None
     if cfg.judge and any(t.needs_judge for t in tasks):
-        judge_model = load_judge(cfg.judge, cfg.judge_args, cfg.timeout)
+        judge_model = load_judge(cfg.judge, cfg.judge_options(), cfg.timeout)
     out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg)
+    lock = RunLock(out_dir).acquire(
+        wait=wait_lock, on_wait=lambda pid: console.print(f"waiting: PID {pid} holds {out_dir}"))
+    try:
+        return _run_locked(cfg, out_dir, tasks, skipped, model, judge_model, console=console,
+                           show_progress=show_progress)
+    except sqlite3.DatabaseError as err:
+        raise JournalCorrupt(corrupt_message(out_dir / JOURNAL_NAME, err)) from None
+    finally:
+        lock.release()
+
+
+def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model: Model, judge_model: Model | None,
+                *, console: Console, show_progress: bool) -> tuple[dict, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     journal = Journal(out_dir / JOURNAL_NAME)
-    settings = settings_of(cfg)
+    settings = cfg
     try:
         previous = journal.get_meta("config") or {}
         if previous.get("judge") and cfg.judge and previous["judge"] != cfg.judge:
@@ -131,9 +157,16 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         journal.set_meta("config", cfg.model_dump())
         journal.set_meta("model_settings", model.settings())
         runs = plan(tasks, settings, model.settings(), journal)
+        for tr in runs:
+            warns = list(dict.fromkeys(getattr(tr.task, "load_warnings", [])))
+            if warns:
+                more = f" (and {len(warns) - 1} more)" if len(warns) > 1 else ""
+                console.print(f"[yellow]warning[/] {tr.task.name}: {warns[0]}{more}")
         todo = sum(len(r.todo) for r in runs)
         concurrency = cfg.concurrency or model.max_parallel or 8
-        policy = RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout)
+        policy = RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout,
+                             max_retry_after=cfg.max_retry_after, item_budget_s=cfg.retry_budget_item,
+                             run_budget_s=cfg.retry_budget_run, breaker_failures=cfg.breaker_failures)
         t0 = time.perf_counter()
         caller = None
         if todo:
@@ -156,14 +189,20 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         else:
             console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
         elapsed = time.perf_counter() - t0
+        stopped = caller.guard.stopped if caller is not None else None
+        if journal.pending and not _flush_held_writes(journal, console, cfg.journal_flush_wait):
+            raise RunStopped(f"cannot write the journal {journal.path} ({journal.write_error}): "
+                             f"{journal.pending} write(s) held in memory were lost; free disk space and rerun "
+                             f"(only those requests are sent again)")
         task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
         fps = {name: t["fingerprint"] for name, t in task_results.items()}
         results = {
             "glotbench_version": package_versions()["glotbench"],
             "fingerprint": run_fingerprint(fps),
+            "note": cfg.note,
             "model": model.settings(),
             "config": cfg.model_dump(),
-            "settings": settings.to_dict(),
+            "settings": settings.request_settings(),
             "versions": package_versions(),
             "run": {
                 "output_dir": str(out_dir),
@@ -181,6 +220,9 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         }
         write_json(out_dir / "results.json", results)
         export_samples(journal, out_dir / "samples.jsonl", {n: t["fingerprint"]["id"] for n, t in task_results.items()})
+        if stopped:
+            raise RunStopped(f"run stopped early: {stopped}. Everything answered is in {out_dir / JOURNAL_NAME}; "
+                             f"rerun the same command to resume")
         return results, out_dir
     finally:
         journal.close()

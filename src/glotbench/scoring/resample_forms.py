@@ -1,9 +1,11 @@
-"""Resample forms: how a corpus metric turns scored items into arrays for the vectorised bootstrap.
+"""Resample forms: how a metric turns scored items into arrays for the vectorised bootstrap.
 
-A metric function may carry a ``resample`` attribute: ``form(items, n_resamples, seed)`` returns
-one statistic per resample (NaN where undefined), computed by :mod:`glotbench.scoring.resample`,
-or ``None`` when the data does not allow an exact vectorised form (then ``bootstrap_ci`` calls
-the metric once per resample). A form must give the same numbers as calling the metric on each
+A form is ``form(items, n_resamples, seed)``: one statistic per resample (NaN where undefined),
+computed by :mod:`glotbench.scoring.resample`, or ``None`` when the data does not allow an exact
+vectorised form (then ``bootstrap_ci`` calls the metric once per resample). :func:`form_for`
+finds a metric's form: a metric that is the mean of a per-item value (``Metric.key`` or
+``Metric.per_item``) gets :func:`mean_stats`; a corpus metric gets the form registered for its
+function (``"module:function"``, see :func:`register_corpus_form`) with the metric's params. A form must give the same numbers as calling the metric on each
 resample drawn by ``np.random.default_rng(seed).integers(0, n, size=n)`` in turn;
 tests/test_resample.py checks every built-in metric against that plain loop.
 """
@@ -57,14 +59,6 @@ def accuracy_form(items, n_resamples, seed):
     return rs.mean_stats((gold == pred).astype(float), n_resamples, seed)
 
 
-LABEL_FORMS: dict[str, Form] = {
-    "accuracy": accuracy_form,
-    "macro_f1": confusion_form(rs.macro_f1_from_confusion),
-    "weighted_f1": confusion_form(rs.weighted_f1_from_confusion),
-    "mcc": confusion_form(rs.mcc_from_confusion),
-}
-
-
 def item_values(items: Sequence[Any], key: str) -> np.ndarray:
     """``item.values[key]`` per item as floats, NaN where missing or None."""
     out = np.empty(len(items))
@@ -115,3 +109,84 @@ def category_form(code_of: Callable[[Any], int], n_codes: int, stat: Callable[[n
         return rs.count_stats(codes, n_codes, stat, n_resamples, seed)
 
     return form
+
+
+# ---------------------------------------------------------------- corpus functions -> forms
+
+_CORPUS: dict[str, Callable[..., Form]] = {}
+
+
+def register_corpus_form(ref: str, factory: Callable[..., Form]) -> None:
+    """``factory(**metric.params) -> form`` for the corpus function ``ref`` ("module:function")."""
+    _CORPUS[ref] = factory
+
+
+def _ref_of(fn: Any) -> str | None:
+    ref = getattr(fn, "ref", None)  # a finished run's lazily imported function
+    if isinstance(ref, str):
+        return ref
+    mod, qual = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    return f"{mod}:{qual}" if mod and qual else None
+
+
+def form_for(metric: Any) -> Form | None:
+    explicit = getattr(metric, "resample", None)
+    if explicit is not None:
+        return explicit
+    if getattr(metric, "per_item_mean", False):
+        return lambda items, n_resamples, seed: rs.mean_stats(metric.vector(items), n_resamples, seed)
+    factory = _CORPUS.get(_ref_of(getattr(metric, "fn", None)) or "")
+    return factory(**dict(getattr(metric, "params", ()) or ())) if factory is not None else None
+
+
+def _grade_code(item: Any) -> int:
+    """0 correct, 1 incorrect, 2 not attempted, 3 judge error (left out of every rate)."""
+    from glotbench.scoring.factuality import _CODE, JUDGE_ERROR, to_grade
+
+    return _CODE.get(JUDGE_ERROR if item.pred is None else to_grade(item.pred), 3)
+
+
+def _rate(key: str) -> Callable[[np.ndarray], np.ndarray]:
+    def stat(k: np.ndarray) -> np.ndarray:
+        from glotbench.scoring.factuality import _rates
+
+        return _rates(k[:, 0], k[:, 1], k[:, 2])[key]
+
+    return stat
+
+
+def factuality_form(key: str) -> Form:
+    """CO / NA / IN / CGA / F from the judge grade in ``pred`` (per-resample grade counts)."""
+    return category_form(_grade_code, 4, _rate(key))
+
+
+def strict_factuality_form(key: str) -> Form:
+    """The same from one-hot ``strict_correct / strict_incorrect / strict_not_attempted`` values
+    (None: left out); declines anything that is not one-hot 0/1."""
+
+    def form(items, n_resamples, seed):
+        codes = np.empty(len(items), dtype=np.intp)
+        for k, it in enumerate(items):
+            v = it.values
+            if v.get("strict_correct") is None:
+                codes[k] = 3
+                continue
+            trio = (v["strict_correct"], v.get("strict_incorrect") or 0.0, v.get("strict_not_attempted") or 0.0)
+            if any(x not in (0, 1) for x in trio) or sum(trio) > 1:
+                return None
+            codes[k] = trio.index(1) if 1 in trio else 3
+        return rs.count_stats(codes, 4, _rate(key), n_resamples, seed)
+
+    return form
+
+
+_M = "glotbench.scoring.metrics"
+register_corpus_form(f"{_M}:accuracy_items", lambda: accuracy_form)
+register_corpus_form(f"{_M}:macro_f1_items", lambda: confusion_form(rs.macro_f1_from_confusion))
+register_corpus_form(f"{_M}:weighted_f1_items", lambda: confusion_form(rs.weighted_f1_from_confusion))
+register_corpus_form(f"{_M}:mcc_items", lambda: confusion_form(rs.mcc_from_confusion))
+register_corpus_form(f"{_M}:answered", lambda: answered_form)
+register_corpus_form(f"{_M}:ratio_of_sums", lambda num, den: ratio_of_sums_form(num, den))
+register_corpus_form("glotbench.scoring.factuality:factuality_metric", lambda key: factuality_form(key))
+register_corpus_form("glotbench.factuality.strict_metrics:factuality_strict_metric",
+                     lambda key: strict_factuality_form(key))
