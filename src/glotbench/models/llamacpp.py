@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from glotbench.errors import ModelError, PermanentModelError
+from glotbench.errors import ModelError, PermanentModelError, TransientModelError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
 from glotbench.models.backends import construct, register_backend
 
@@ -201,7 +201,10 @@ class LlamaCppModel(Model):
                                  prompt=request.prompt, knobs=kw)
         except ValueError as exc:  # e.g. prompt longer than the context window
             raise PermanentModelError(f"{self.model_id}: {' '.join(str(exc).split())}") from exc
-        text, n_in, n_out, finish = await asyncio.wrap_future(fut)
+        try:
+            text, n_in, n_out, finish = await asyncio.wrap_future(fut)
+        except RuntimeError as exc:  # llama_decode failed for this batch (e.g. no free KV cells): worth a retry
+            raise TransientModelError(f"{self.model_id}: {exc}") from exc
         return GenResult(text=text, reasoning=None, input_tokens=n_in, output_tokens=n_out, finish_reason=finish,
                          raw={"model": self.model_id})
 

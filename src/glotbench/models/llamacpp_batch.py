@@ -148,27 +148,33 @@ class BatchGenerator:
             self.ctx.close()
 
     # ------------------------------------------------------------------ the decode loop
+    def _common(self, slot: int, job: _Job) -> int:
+        n = 0
+        for a, b in zip(self._slots[slot], job.prompt):
+            if a != b:
+                break
+            n += 1
+        return n
+
     def _admit(self, job: _Job, free: list[int]) -> None:
         """Give the job the free slot whose cached tokens share the longest prefix with its prompt."""
-        def common(slot: int) -> int:
-            n = 0
-            for a, b in zip(self._slots[slot], job.prompt):
-                if a != b:
-                    break
-                n += 1
-            return n
-
-        slot = max(free, key=common)
+        slot = max(free, key=lambda s: self._common(s, job))
         free.remove(slot)
-        keep = min(common(slot), len(job.prompt) - 1)  # the last prompt token is decoded for its logits
+        keep = min(self._common(slot, job), len(job.prompt) - 1)  # the last prompt token is decoded for its logits
         if not self.ctx.kv_cache_seq_rm(slot, keep, -1):
             self.ctx.kv_cache_seq_rm(slot, 0, -1)
             keep = 0
         self._slots[slot] = job.prompt[:keep]
         job.slot, job.fed = slot, keep
 
-    def _cells_used(self) -> int:
-        return sum(len(s) for s in self._slots)
+    def _make_room(self, need: int, free: list[int], job: _Job) -> None:
+        """Forget what idle slots hold (least useful to this job first) until ``need`` cells fit beside them."""
+        for s in sorted(free, key=lambda s: self._common(s, job)):
+            if need + sum(len(self._slots[f]) for f in free) <= self.n_ctx:
+                return
+            if self._slots[s]:
+                self.ctx.kv_cache_seq_rm(s, 0, -1)
+                self._slots[s] = []
 
     def _loop(self) -> None:
         active: list[_Job] = []
@@ -190,14 +196,11 @@ class BatchGenerator:
             free = [s for s in range(self.n_seq) if all(j.slot != s for j in active)]
             while waiting and free:
                 job = waiting[0]
+                # cells the active jobs and this one may reach (prompt + max_tokens each)
                 need = sum(j.max_tokens + len(j.prompt) for j in active) + len(job.prompt) + job.max_tokens
                 if need > self.n_ctx and active:
                     break
-                idle = [s for s in free if self._slots[s]]
-                if self._cells_used() + len(job.prompt) + job.max_tokens > self.n_ctx:
-                    for s in idle:  # make room: forget what idle slots hold
-                        self.ctx.kv_cache_seq_rm(s, 0, -1)
-                        self._slots[s] = []
+                self._make_room(need, free, job)
                 waiting.pop(0)
                 self._admit(job, free)
                 active.append(job)
