@@ -36,12 +36,11 @@ def model():
 
 
 def _mm_eval_requests(per_level: int):
-    from glotbench.engine.config import RunConfig
-    from glotbench.engine.session import settings_of
     from glotbench.errors import DataError
+    from glotbench.settings import RunSettings
     from glotbench.tasks.registry import resolve
 
-    settings = settings_of(RunConfig())
+    settings = RunSettings()
     out = []
     for name in ("mm_eval.syntax", "mm_eval.semantics", "mm_eval.knowledge"):
         task = resolve([name])[0]
