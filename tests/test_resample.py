@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import glotbench.builtins  # noqa: F401  every built-in metric
-import glotbench.factuality.strict_metrics  # noqa: F401  factuality_*_strict
+import glotbench.scoring.factuality_strict  # noqa: F401  factuality_*_strict
 from glotbench.scoring import resample as rs
 from glotbench.scoring.metrics import METRICS, Metric, ScoredItem, _labels, bootstrap_ci, get_metric
 from glotbench.scoring.resample_forms import form_for

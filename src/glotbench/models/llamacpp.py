@@ -9,9 +9,9 @@ every token. See docs/footguns.md.
 Log-likelihood calls share one llama.cpp context, so they are serialised and run in a worker
 thread so the event loop stays responsive; when several options are one token each (" A" .. " D")
 after the same context, their log-probs are read from one logits row. Generation goes through
-:class:`~glotbench.models.llamacpp_batch.BatchGenerator` (several sequences per llama.cpp batch,
-``max_parallel = n_seq``); requests it cannot serve exactly (grammars, other chat formats) take
-the serial high-level path.
+:class:`~glotbench.models.llamacpp_batch.BatchGenerator` when ``n_seq > 1`` (opt-in; several
+sequences per llama.cpp batch, ``max_parallel = n_seq``); the default and requests it cannot serve
+exactly (grammars, other chat formats) take the serial high-level path.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class LlamaCppModel(Model):
     supports_loglikelihood = True
 
     def __init__(self, path: str | os.PathLike, n_ctx: int = 4096, n_threads: int | None = None,
-                 seed: int = 0, chat: bool = True, n_gpu_layers: int = 0, n_seq: int = 8):
+                 seed: int = 0, chat: bool = True, n_gpu_layers: int = 0, n_seq: int = 1):
         self.path = Path(path).expanduser()
         if not self.path.is_file():
             raise ModelError(f"GGUF model file not found: {self.path}")
@@ -94,7 +94,9 @@ class LlamaCppModel(Model):
         self.n_ctx = n_ctx
         self.n_threads = n_threads or default_threads()
         self.n_seq = max(1, int(n_seq))
-        self.max_parallel = self.n_seq  # the batch generator decodes this many requests at once
+        # n_seq > 1: the batch generator decodes this many requests at once (opt-in: its predictions
+        # differed on 9 of 60 MM-Eval items in tests/test_llamacpp_batch.py, see docs/footguns.md)
+        self.max_parallel = self.n_seq
         self.seed = seed
         self.is_chat = chat
         self.n_gpu_layers = n_gpu_layers
@@ -185,7 +187,7 @@ class LlamaCppModel(Model):
                          raw={"id": out.get("id"), "model": self.model_id})
 
     def _batch_generator(self):
-        if self._batcher is None and self._llm is not None:
+        if self._batcher is None and self._llm is not None and self.n_seq > 1:
             from glotbench.models.llamacpp_batch import BatchGenerator
 
             self._batcher = BatchGenerator(self._llm, n_seq=self.n_seq)

@@ -188,5 +188,5 @@ register_corpus_form(f"{_M}:mcc_items", lambda: confusion_form(rs.mcc_from_confu
 register_corpus_form(f"{_M}:answered", lambda: answered_form)
 register_corpus_form(f"{_M}:ratio_of_sums", lambda num, den: ratio_of_sums_form(num, den))
 register_corpus_form("glotbench.scoring.factuality:factuality_metric", lambda key: factuality_form(key))
-register_corpus_form("glotbench.factuality.strict_metrics:factuality_strict_metric",
+register_corpus_form("glotbench.scoring.factuality_strict:factuality_strict_metric",
                      lambda key: strict_factuality_form(key))
