@@ -31,6 +31,7 @@ from glotbench.tasks.task import RunSettings, Sample, Scored, Task
 
 
 class SimpleQATask(Task):
+    thinking_segmenting = "shift_expression"  # analyze thinking: the Chinese SimpleQA paper's split
     needs_judge = True
 
     def __init__(self, spec: TaskSpec, spec_path: Path | None = None):
