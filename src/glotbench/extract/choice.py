@@ -349,9 +349,17 @@ def _leading(m: _Matcher, text: str, options_norm, labels, pack):
     return None
 
 
+def _after_option_line(m: _Matcher, text: str, pos: int) -> bool:
+    before = text[:pos].rstrip("\n").rsplit("\n", 1)[-1]
+    hit = m.echo_line.match(before)
+    return bool(hit) and bool(before[hit.end():].strip())
+
+
 def _label_lines(m: _Matcher, text: str, echo: bool = False):
     """The label standing alone on its lines when all such lines agree; _AMBIGUOUS when they don't."""
     hits = list(m.label_line.finditer(text))
+    # A label line right after an option line ("A) 2\nB" at the end) is the echo cut short.
+    hits = [h for h in hits if not _after_option_line(m, text, h.start())]
     if echo:
         # In an output that echoes the option list, "B." alone on a line is the echo cut short by
         # the token limit, not an answer; a bare "B" still counts.
@@ -377,6 +385,11 @@ def _short_enough(norm: str) -> bool:
     return len(norm.split()) <= MAX_CONTAIN_WORDS
 
 
+def _wordy(option_norm: str) -> bool:
+    letters = sum(ch.isalpha() for ch in option_norm)
+    return letters >= 3 or (has_cjk(option_norm) and letters >= 2)
+
+
 def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | object:
     """Index of the single option ``candidate`` equals or contains; None if none; _AMBIGUOUS if several."""
     if not candidate:
@@ -388,7 +401,9 @@ def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | 
         return _AMBIGUOUS
     if not _short_enough(candidate):
         return None
-    inside = [i for i, o in enumerate(options_norm) if o and contains_phrase(candidate, o)]
+    # Containment only for options with words in them: a numeric option ("2") found inside a
+    # restated question ("číslic 1, 2 a 3") says nothing; such options are read only when equal.
+    inside = [i for i, o in enumerate(options_norm) if o and _wordy(o) and contains_phrase(candidate, o)]
     # Drop an option found only as part of a longer option that is also present ("доллар" in "багамын доллар").
     keep = []
     for i in inside:

@@ -234,6 +234,16 @@ def _read_boxed(content: str, pack: LanguagePack):
     return _first_number(content, pack)
 
 
+def _ends_near(text: str, pos: int) -> bool:
+    """The last number closes the output: at most one short line (12 words / 24 CJK characters) follows.
+    A restated question cut off by the token limit ("… 2 боолт цэнхэр … утас.\n\nНэ") has none."""
+    rest = text[pos:].strip()
+    if "\n" in rest:
+        return False
+    cjk = sum(1 for c in rest if "\u3400" <= c <= "\u9fff")
+    return len(rest.split()) <= 12 and cjk <= 24
+
+
 def explain_number(text: str, pack: LanguagePack | str) -> Extraction:
     """:func:`extract_number` with the rule that decided (``number:<rule>``; docs/extraction.md)."""
     pack = get_pack(pack)
@@ -262,8 +272,10 @@ def explain_number(text: str, pack: LanguagePack | str) -> Extraction:
                     break
         else:
             tokens = list(g.token.finditer(answer))
-            if tokens:
+            if tokens and _ends_near(answer, tokens[-1].end()):
                 found, rule = _value(tokens[-1], pack), "last_number"
+            elif tokens:
+                found, rule = _AMBIGUOUS, "last_number_not_at_end"
             elif "chinese" in pack.numeral_systems and (cn := _CN_RUN.fullmatch(answer.strip(" 。.\n"))):
                 value = chinese_numeral(cn.group(0))
                 found, rule = (float(value) if value is not None else None), "chinese_numeral"
