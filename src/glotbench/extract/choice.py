@@ -259,7 +259,11 @@ def _judge(
     amb = m.ambiguity_before.search(text, max(0, start - 60), start)
     if amb and m.variant_to_label[amb.group("other")] != lab:
         return _AMBIGUOUS
-    if m.negation.match(after):
+    own_text = False
+    if options_norm and not reverse:
+        rest = normalize(re.sub(rf"^{_CLOSE}[\s.:：)）\-–—]*", "", _line_rest(text, end)), pack)
+        own_text = bool(rest) and rest == options_norm[labels.index(lab)]
+    if m.negation.match(after) and not own_text:  # "B) False" is option B's text "False", not a negation
         return None
     if m.negation_before.search(text, max(0, start - 60), start):
         return None
@@ -350,7 +354,9 @@ def _leading(m: _Matcher, text: str, options_norm, labels, pack):
 
 
 def _after_option_line(m: _Matcher, text: str, pos: int) -> bool:
-    before = text[:pos].rstrip("\n").rsplit("\n", 1)[-1]
+    head = text[:pos]
+    head = head[:-1] if head.endswith("\n") else head
+    before = head.rsplit("\n", 1)[-1]  # the line just before, with no blank line between
     hit = m.echo_line.match(before)
     return bool(hit) and bool(before[hit.end():].strip())
 
@@ -359,7 +365,7 @@ def _label_lines(m: _Matcher, text: str, echo: bool = False):
     """The label standing alone on its lines when all such lines agree; _AMBIGUOUS when they don't."""
     hits = list(m.label_line.finditer(text))
     # A label line right after an option line ("A) 2\nB" at the end) is the echo cut short.
-    hits = [h for h in hits if not _after_option_line(m, text, h.start())]
+    hits = [h for h in hits if not _after_option_line(m, text, text.rfind("\n", 0, h.start("label")) + 1)]
     if echo:
         # In an output that echoes the option list, "B." alone on a line is the echo cut short by
         # the token limit, not an answer; a bare "B" still counts.
@@ -422,12 +428,24 @@ def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | 
     return _AMBIGUOUS if keep else None
 
 
+def _names_label(m: _Matcher, text: str) -> bool:
+    for hit in re.finditer(m.label, text):
+        raw = hit.group("label")
+        if raw in m.label_words and re.match(rf"[ \t]+{WORD}", text[hit.end():]):
+            continue  # an article or a pronoun ("A bird", "I think")
+        return True
+    return False
+
+
 def _by_option_text(m: _Matcher, text: str, options_norm: list[str], pack: LanguagePack, whole_text: bool = True):
     tails = list(m.tail.finditer(text))
     candidates = []
     if tails:
         candidates.append(normalize(_line_rest(text, tails[-1].end()), pack))
-    if whole_text:  # not in an echoed option list: it holds every option's text
+    if whole_text and not _names_label(m, text):
+        # Not in an echoed option list (it holds every option's text), and not when the output
+        # talks in labels: "B is false." (options True/False) is about label B, which the label
+        # rules could not read.
         candidates.append(normalize(text, pack))
     for cand in candidates:
         found = _match_option_text(cand, options_norm)
@@ -436,6 +454,13 @@ def _by_option_text(m: _Matcher, text: str, options_norm: list[str], pack: Langu
         if found is not None:
             return found
     return None
+
+
+def _without(text: str, options: Sequence[str] | None) -> str:
+    """``text`` with the option texts blanked (a correction word inside an option is no correction)."""
+    for o in sorted((str(o) for o in options or () if str(o).strip()), key=len, reverse=True):
+        text = text.replace(o, " ")
+    return text
 
 
 def explain_choice(
@@ -469,7 +494,7 @@ def explain_choice(
         verdict, rule = _AMBIGUOUS, "label_line"  # "A\nB\nC": several labels on lines of their own
     if verdict is None and not echo:
         verdict, rule = _leading(m, answer, options_norm, labels, pack), "leading_label"
-        if verdict is not None and verdict is not _AMBIGUOUS and m.correction_word.search(answer):
+        if verdict is not None and verdict is not _AMBIGUOUS and m.correction_word.search(_without(answer, options)):
             verdict = None  # "B. Actually no, A.": a leading label taken back later is not the answer
     if verdict is None:
         verdict, rule = lines, "label_line"
