@@ -135,6 +135,8 @@ def _value(match: re.Match[str], pack: LanguagePack):
     elif match.group("vonly") is not None:
         v = unicodedata.numeric(match.group("vonly"))
     else:
+        if sum(ch.isdigit() for ch in match.group(0)) > 15:
+            return _AMBIGUOUS  # a runaway string of digits (cut by the token limit), beyond float precision
         v = _read_body(match.group("body"), pack)
         if v is _AMBIGUOUS:
             return v
@@ -234,13 +236,20 @@ def _read_boxed(content: str, pack: LanguagePack):
     return _first_number(content, pack)
 
 
+_FINAL_CHARS = set(".!?。！？…)）]】*_\"'»”“%$€£¥₮`")
+
+
 def _ends_near(text: str, pos: int) -> bool:
-    """The last number closes the output: at most one short line (12 words / 24 CJK characters) follows.
+    """The last number closes the output: at most one short line (12 words / 24 CJK characters)
+    follows, ending like a sentence (a final mark, a closing bracket or a currency/percent sign)
+    unless it is a single word (a unit: "1,000 доллар", "1200 Ft").
     A restated question cut off by the token limit ("… 2 боолт цэнхэр … утас.\n\nНэ") has none."""
     rest = text[pos:].strip()
     if "\n" in rest:
         return False
     cjk = sum(1 for c in rest if "\u3400" <= c <= "\u9fff")
+    if rest and rest[-1] not in _FINAL_CHARS and (len(rest.split()) > 1 or cjk > 3):
+        return False  # cut mid-sentence by the token limit: "… 80,000 доллар за"; a unit alone is fine
     return len(rest.split()) <= 12 and cjk <= 24
 
 
