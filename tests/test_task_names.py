@@ -207,7 +207,7 @@ def test_metric_definition_round_trips_and_drives_direction():
         m = get_metric(name)
         again = Metric.from_dict(json.loads(json.dumps(m.to_dict())))
         assert again.to_dict() == m.to_dict()
-        if name != "abs_error":
+        if name not in ("abs_error", "factuality_f"):  # (these items carry no errors or judge grades)
             assert again(items) == pytest.approx(m(items), nan_ok=True)
     assert get_metric("blank_accuracy")(items) == pytest.approx(3 / 4)
     assert not get_metric("abs_error").higher_is_better and get_metric("accuracy").higher_is_better

@@ -1,4 +1,4 @@
-"""Every built-in extractor, scorer, metric and task class, registered by the package itself.
+"""Every built-in extractor, scorer, metric, task class and model backend, registered by the package itself.
 
 :func:`glotbench.registry.load_builtins` imports this module on the first registry lookup, so a
 name resolves the same in every process whichever modules were imported before. Add a module
@@ -9,6 +9,11 @@ resolving a name imports only the class a task file uses.
 from __future__ import annotations
 
 import glotbench.extract  # noqa: F401  choice, number, json, text
+import glotbench.factuality.strict_metrics  # noqa: F401  factuality_*_strict
+import glotbench.models.anthropic_api  # noqa: F401  model backend anthropic:
+import glotbench.models.embedded  # noqa: F401  model backend embedded
+import glotbench.models.llamacpp  # noqa: F401  model backend llamacpp: / gguf:
+import glotbench.models.openai_compat  # noqa: F401  model backends openai: / vllm: / ollama:
 import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
 import glotbench.scoring.factuality  # noqa: F401  factuality_co, _na, _in, _cga, _f
 import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...

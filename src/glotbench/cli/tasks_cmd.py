@@ -12,7 +12,8 @@ from glotbench.cli import app
 
 
 @app.command("tasks")
-def list_tasks(pattern: str = typer.Argument("*", help="Glob over task names.")) -> None:
+def list_tasks(pattern: str = typer.Argument("*", help="Glob over task names."),
+               suite: str = typer.Option(None, "--suite", help="Only the tasks of this suite, in the suite's order.")) -> None:
     """List tasks with language, item count, metrics, version and source."""
     import fnmatch
 
@@ -22,16 +23,27 @@ def list_tasks(pattern: str = typer.Argument("*", help="Glob over task names."))
     table = Table(title="glotbench tasks")
     for col in ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source"):
         table.add_column(col)
-    for name, (spec, path) in sorted(all_specs().items()):
+    specs = all_specs()
+    names = sorted(specs)
+    if suite:
+        if suite not in suites():
+            raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(sorted(suites()))}", param_hint="--suite")
+        names = suites()[suite]
+    missing: list[str] = []
+    for name in names:
+        spec, path = specs[name]
         if not fnmatch.fnmatch(name, pattern):
             continue
         try:
             count = str(len(make_task(spec, path).raw_records(spec.dataset.eval_split)))
-        except DataError:
+        except DataError as err:
             count = "data missing"
+            missing.append(f"{name}: {err}")
         table.add_row(name, spec.language, count, ", ".join(spec.metrics), spec.version, spec.prompt_hash(),
                       ", ".join(spec.suites), spec.source.name or spec.source.url)
     Console().print(table)
+    for line in missing:
+        Console(soft_wrap=True).print(line, markup=False)
     s = suites()
     if s:
         Console().print("suites: " + "; ".join(f"{k} ({len(v)})" for k, v in sorted(s.items())))

@@ -40,7 +40,7 @@ def task_mode(task: Task, settings: RunSettings) -> str:
 def plan(tasks: list[Task], settings: RunSettings, model_settings: dict, journal: Journal) -> list[TaskRun]:
     runs = []
     for task in tasks:
-        samples = task.samples(settings.split, settings.limit)
+        samples = task.run_samples(settings)
         fp = task_fingerprint(task, settings, model_settings)
         done = journal.scored_ids(fp["id"], task.name)
         runs.append(TaskRun(task=task, mode=task_mode(task, settings), fingerprint=fp, samples=samples,

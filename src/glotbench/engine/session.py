@@ -21,21 +21,14 @@ from glotbench.engine.runner import execute, plan, summarise
 from glotbench.models.base import Model, canonical_json, sha256_hex
 from glotbench.output.results import export_samples, package_versions, write_json
 from glotbench.tasks.registry import resolve
-from glotbench.tasks.task import RunSettings
 
 JOURNAL_NAME = "journal.sqlite"
-
-
-def settings_of(cfg: RunConfig) -> RunSettings:
-    return RunSettings(limit=cfg.limit, seed=cfg.seed, num_fewshot=cfg.num_fewshot, temperature=cfg.temperature,
-                       max_tokens=cfg.max_tokens, samples=cfg.samples, mode=cfg.mode, split=cfg.split,
-                       prompt_lang=cfg.prompt_lang)
 
 
 def default_output_dir(model_id: str, cfg: RunConfig) -> Path:
     """Deterministic: the same command lands in the same directory, which is what makes resume work."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id.split("@")[0])[:60].strip("_")
-    ident = {"model": model_id, "tasks": cfg.tasks, **settings_of(cfg).to_dict()}
+    ident = {"model": model_id, "tasks": cfg.tasks, **cfg.request_settings()}
     if cfg.judge:
         ident["judge"] = cfg.judge  # another judge, another directory (or add one with `glotbench judge`)
     key = sha256_hex(canonical_json(ident))[:10]
@@ -74,11 +67,11 @@ def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]
     named = {n.strip() for raw in (cfg.tasks or []) for n in raw.split(",")}
     keep, skipped = [], {}
     for t in tasks:
-        if t.spec.dataset.format != "hf":
+        if t.spec.dataset.format != "hf" or t.spec.dataset.splits:  # a Hub dataset kept in a local folder counts too
             try:
                 t.split_path(cfg.split or t.spec.dataset.eval_split)
             except DataError as err:
-                if t.name in named or len(tasks) == 1:
+                if (t.name in named and not cfg.skip_missing_data) or len(tasks) == 1:
                     raise
                 skipped[t.name] = str(err)
                 continue
@@ -138,7 +131,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     model = model or load_model_from_config(cfg)
     judge_model = None
     if cfg.judge and any(t.needs_judge for t in tasks):
-        judge_model = load_judge(cfg.judge, cfg.judge_args, cfg.timeout)
+        judge_model = load_judge(cfg.judge, cfg.judge_options(), cfg.timeout)
     out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg)
     lock = RunLock(out_dir).acquire(
         wait=wait_lock, on_wait=lambda pid: console.print(f"waiting: PID {pid} holds {out_dir}"))
@@ -155,7 +148,7 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
                 *, console: Console, show_progress: bool) -> tuple[dict, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     journal = Journal(out_dir / JOURNAL_NAME)
-    settings = settings_of(cfg)
+    settings = cfg
     try:
         previous = journal.get_meta("config") or {}
         if previous.get("judge") and cfg.judge and previous["judge"] != cfg.judge:
@@ -206,9 +199,10 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
         results = {
             "glotbench_version": package_versions()["glotbench"],
             "fingerprint": run_fingerprint(fps),
+            "note": cfg.note,
             "model": model.settings(),
             "config": cfg.model_dump(),
-            "settings": settings.to_dict(),
+            "settings": settings.request_settings(),
             "versions": package_versions(),
             "run": {
                 "output_dir": str(out_dir),

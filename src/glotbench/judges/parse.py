@@ -6,12 +6,16 @@ in two places: a letter counts only when it stands alone (not inside a Latin wor
 "CORRECT" is not read as C), and no match gives JUDGE_ERROR, never NOT_ATTEMPTED. When no
 lone letter is present, an unambiguous label word (正确/错误/未尝试, CORRECT/INCORRECT/
 NOT_ATTEMPTED) is accepted. ``Verdict.reference_letter`` keeps what the reference would read.
+A reply that names more than one label (two different lone letters, e.g. a small judge echoing
+the prompt's ``A:【正确】 B:【错误】 C:【未尝试】`` list) chose nothing: JUDGE_ERROR, where the
+reference would read its first letter, "A", as CORRECT.
 
 ``evaluation_json`` (HuSimpleQA). The reference (OpenCompass ``HuSimpleQAEvaluator``) strips a
 ```json fence, ``json.loads`` the reply and lower-cases its ``"evaluation"``; anything but
 correct / incorrect / not_attempted is a parse failure. We read the first JSON object anywhere
 in the reply (text around it allowed), accept a one-element list (the prompt's own
-``["CORRECT"/...]`` scaffold) and "NOT ATTEMPTED" with a space.
+``["CORRECT"/...]`` scaffold) and "NOT ATTEMPTED" with a space. A reply whose ``"evaluation"``
+fields disagree (an echo of the prompt's worked examples) is JUDGE_ERROR.
 """
 
 from __future__ import annotations
@@ -65,9 +69,12 @@ def parse_abc(text: str) -> Verdict:
     ref = re.search(r"(A|B|C)", raw)
     ref_letter = ref.group(0) if ref else "C"
     body = _strip_thinking(raw)
-    m = _LONE_LETTER.search(body)
-    if m:
-        return Verdict(_LETTER[m.group(1)], raw, f"letter {m.group(1)}", ref_letter)
+    letters = list(dict.fromkeys(m.group(1) for m in _LONE_LETTER.finditer(body)))
+    if len(letters) > 1:  # "A:\nB:\nC:" - the label list echoed back, not a choice
+        return Verdict(JUDGE_ERROR, raw, f"several labels ({', '.join(letters)}): the reply lists the labels "
+                       "instead of choosing one", ref_letter)
+    if letters:
+        return Verdict(_LETTER[letters[0]], raw, f"letter {letters[0]}", ref_letter)
     found = _words(body)
     if len(found) == 1:
         g = found.pop()
@@ -76,9 +83,17 @@ def parse_abc(text: str) -> Verdict:
     return Verdict(JUDGE_ERROR, raw, why, ref_letter)
 
 
+_EVALUATION = re.compile(r'"evaluation"\s*:\s*\[?\s*"([^"]*)"')
+
+
 def parse_evaluation_json(text: str) -> Verdict:
     raw = text if isinstance(text, str) else ""
-    obj = first_json_object(_strip_thinking(raw))
+    body = _strip_thinking(raw)
+    named = {v.strip().upper().replace(" ", "_") for v in _EVALUATION.findall(body)}
+    if len(named) > 1:  # the prompt's examples (or its ["CORRECT"/"INCORRECT"/...] scaffold) echoed back
+        return Verdict(JUDGE_ERROR, raw, f"several evaluations ({', '.join(sorted(named))}): the reply repeats "
+                       "the prompt instead of grading")
+    obj = first_json_object(body)
     if obj is None:
         return Verdict(JUDGE_ERROR, raw, "no JSON object in reply")
     if "evaluation" not in obj:

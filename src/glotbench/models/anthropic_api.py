@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from glotbench.errors import ModelError, PermanentModelError, TransientModelError
+from glotbench.models.backends import construct, register_backend
 from glotbench.models.base import GenRequest, GenResult, Model
 from glotbench.models.http_errors import map_sdk_error
 
@@ -130,3 +131,16 @@ class AnthropicModel(Model):
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+@register_backend("anthropic")
+def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+    """``anthropic:NAME``: the Anthropic Messages API."""
+    opts = dict(kw)
+    if timeout is not None:
+        opts["timeout"] = timeout
+    if api_key_env is not None:
+        opts["api_key_env"] = api_key_env
+    if base_url is not None:
+        opts["base_url"] = base_url
+    return construct(spec, AnthropicModel, rest, **opts)

@@ -27,6 +27,7 @@ from urllib.parse import urljoin
 import aiohttp
 
 from glotbench.errors import AuthModelError, ModelError, PermanentModelError, TransientModelError
+from glotbench.models.backends import construct, register_backend
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
 from glotbench.models.http_errors import parse_retry_after, read_capped, same_origin, server_message
 from glotbench.models.response_shape import chat_fields, completion_fields, logprobs_field
@@ -210,3 +211,25 @@ class OpenAICompatModel(Model):
         if self._session is not None and not self._session.closed and self._loop is asyncio.get_running_loop():
             await self._session.close()
         self._session = None
+
+
+OLLAMA_URL = "http://127.0.0.1:11434/v1"
+
+
+@register_backend("openai", "vllm", "ollama")
+def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+    """``openai:NAME`` (OpenAI or any compatible server with base_url), ``vllm:NAME`` (base_url
+    required), ``ollama:NAME`` (default http://127.0.0.1:11434/v1)."""
+    prefix = spec.partition(":")[0].strip().lower()
+    if prefix == "ollama":
+        base_url = base_url or OLLAMA_URL
+    if prefix == "vllm" and not base_url:
+        raise ModelError(f"model spec {spec!r}: a vLLM server needs base_url (e.g. http://127.0.0.1:8000/v1)")
+    opts = dict(kw)
+    if timeout is not None:
+        opts["timeout"] = timeout
+    if api_key_env is not None:
+        opts["api_key_env"] = api_key_env
+    elif prefix != "openai":
+        opts["api_key_env"] = f"{prefix.upper()}_API_KEY"
+    return construct(spec, OpenAICompatModel, rest, base_url=base_url, **opts)

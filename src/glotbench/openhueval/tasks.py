@@ -88,12 +88,14 @@ class OpenHuEvalTask(Task):
         return GenRequest(prompt=text, **common)
 
     def judge_request(self, messages: list[dict]) -> GenRequest:
-        return GenRequest(messages=tuple(messages), max_tokens=int(self.spec.options.get("judge_max_tokens", 1024)),
-                          temperature=0.0)
+        """Judge limits as the reference configs set them (``judge_max_tokens``, ``judge_temperature``
+        in the YAML; docs/openhueval.md lists the values and where they come from)."""
+        return GenRequest(messages=tuple(messages), max_tokens=int(self.spec.options.get("judge_max_tokens", 8192)),
+                          temperature=float(self.spec.options.get("judge_temperature", 0.0)))
 
     @property
     def reference_regex(self) -> bool:
-        return bool(self.spec.options.get("reference_regex", False))
+        return bool(self.spec.options.get("reference_regex", True))
 
     @staticmethod
     def record(sample: Sample) -> dict:
@@ -108,10 +110,21 @@ class OpenHuEvalTask(Task):
 # ---------------------------------------------------------------- FIB
 
 class _FibTask(OpenHuEvalTask):
+    """The headline numbers read the answer with ``options.reference_regex`` (default true: the
+    reference's ``\\{.*?\\}`` + strict ``json.loads``); the repairing reader (first balanced
+    object, quotes and trailing commas fixed) is scored beside it as ``*_repaired``."""
+
     def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
-        item = self.module.score(self.record(sample), outputs[0].text, reference_regex=self.reference_regex)
-        return Scored(pred=item.pred, values=item.values, extracted=item.pred,
-                      detail={"blanks": item.metadata["blanks"], "n_returned": item.metadata["n_returned"]})
+        rec, text = self.record(sample), outputs[0].text
+        item = self.module.score(rec, text, reference_regex=self.reference_regex)
+        repaired = item if not self.reference_regex else self.module.score(rec, text, reference_regex=False)
+        values = {**item.values,
+                  "blank_correct_repaired": repaired.values["blank_correct"],
+                  "question_correct_repaired": repaired.values["question_correct"]}
+        return Scored(pred=item.pred, values=values, extracted=item.pred,
+                      detail={"blanks": item.metadata["blanks"], "n_returned": item.metadata["n_returned"],
+                              "reader": "reference" if self.reference_regex else "repairing",
+                              "blanks_repaired": repaired.metadata["blanks"]})
 
     def thinking_outcome(self, record: dict) -> str | None:
         if record.get("pred") is None:

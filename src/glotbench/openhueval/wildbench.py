@@ -36,7 +36,8 @@ JUDGE_FILE = "HuWildBench_judge_prompts.json"
 GROUPS_FILE = "HuWildBench_task_groups.json"
 REQUIRED = ("session_id", "turn", "checklist", "primary_tag", "secondary_tag")
 _SCORE = re.compile(r"\"score\": \"(.*?)\"")
-_LENIENT_SCORE = re.compile(r"[\"']?score[\"']?\s*:\s*[\"']?\[?\s*(\d+(?:\.\d+)?)")
+# a number, not the start of a range: the prompt's own placeholder "[1~10]" echoed back is no score
+_LENIENT_SCORE = re.compile(r"[\"']?score[\"']?\s*:\s*[\"']?\[?\s*(\d+(?:\.\d+)?)(?!\s*[~\-–]\s*\d)(?![\d.])")
 
 
 def load(path: str = DATA_FILE) -> list[dict]:

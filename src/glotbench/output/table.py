@@ -36,6 +36,8 @@ def results_table(results: dict, title: str = "") -> Table:
 def print_results(results: dict, console: Console | None = None) -> None:
     console = console or Console()
     console.print(results_table(results, title=f"{results['model']['model_id']}  ·  run {results['fingerprint']}"))
+    if results.get("note"):
+        console.print(f"note: {results['note']}", markup=False)
     notes = []
     for name, t in results["tasks"].items():
         if t["status"] == "flagged":
@@ -56,6 +58,10 @@ def print_results(results: dict, console: Console | None = None) -> None:
 
             for field in list(t["factuality"].get("by") or {}) or [None]:
                 console.print(factuality_table(name, t["factuality"], by=field))
+    from glotbench.analysis import mm_eval_abilities
+
+    if mm_eval_abilities.applies(results):  # language (syntax + semantics) vs cognitive (knowledge + reasoning)
+        console.print(mm_eval_abilities.abilities_table(results))
     from glotbench.openhueval import table5
 
     if table5.applies(results):

@@ -125,7 +125,7 @@ def build_context(runs: list[RunData], title: str | None = None, max_samples_per
             "label": r.label, "color": colors[r.label], "model_id": r.model_id, "path": str(r.path),
             "fingerprint": r.results.get("fingerprint", ""), "version": r.results.get("glotbench_version", ""),
             "elapsed_s": info.get("elapsed_s"), "sent": info.get("requests_sent"), "cached": info.get("requests_cached"),
-            "failed": info.get("failed_requests"), "n_samples": len(r.samples),
+            "failed": info.get("failed_requests"), "n_samples": len(r.samples), "note": r.results.get("note") or "",
             "settings": ", ".join(f"{k}={v}" for k, v in (r.results.get("settings") or {}).items() if v is not None),
         })
 

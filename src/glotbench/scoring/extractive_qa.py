@@ -28,8 +28,9 @@ Steps reported here (each an (EM, F1) pair, fractions in [0, 1]):
     answer's language: en ``a an the``; hu ``a az`` (not ``egy``, which is also the numeral
     "one"); cs and the rest none.
 ``lemmatized``
-    the normalised tokens lemmatised with ``simplemma`` (a dictionary lemmatiser that works
-    offline, standing in for MorphoDiTa), lowercased. Only for languages simplemma supports
+    the normalised tokens lemmatised, lowercased: Czech with MorphoDiTa + MorfFlex CZ 2.0
+    (:mod:`glotbench.czech.morpho`, when installed and the dictionary is found), other languages
+    with ``simplemma`` (a dictionary lemmatiser that works offline). Only for languages simplemma supports
     (cs, hu, en, ru, ...; not zh or mn): otherwise the step is left out and a note says so.
 
 The thesis' third step (DeriNet word-formation roots) has no offline equivalent here and is not
@@ -104,7 +105,19 @@ def tokens_of(text: str, lang: str = "en") -> list[str]:
     return text.split()
 
 
+def _own_lemmatizer(lang: str):
+    """A dedicated lemmatiser for ``lang`` when one is installed: Czech uses MorphoDiTa with the
+    MorfFlex CZ 2.0 dictionary (glotbench.czech.morpho), as Czech-Bench does; None otherwise."""
+    if lang.split("-")[0].lower() == "cs":
+        from glotbench.czech.morpho import czech_lemmatizer
+
+        return czech_lemmatizer()
+    return None
+
+
 def lemmatizer_supports(lang: str) -> bool:
+    if _own_lemmatizer(lang) is not None:
+        return True
     try:
         from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
     except ImportError:  # simplemma missing, or its layout changed
@@ -114,6 +127,9 @@ def lemmatizer_supports(lang: str) -> bool:
 
 @lru_cache(maxsize=200_000)
 def _lemma(token: str, lang: str) -> str:
+    own = _own_lemmatizer(lang)
+    if own is not None:
+        return own(token)
     import simplemma
 
     return simplemma.lemmatize(token, lang=lang).lower()

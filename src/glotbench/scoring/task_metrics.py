@@ -16,6 +16,10 @@ TASK_METRICS: tuple[Metric, ...] = (
     Metric("blank_accuracy_reference", fn=ratio_of_sums, params={"num": "variant_hits", "den": "blank_total"},
            description="the reference's blank accuracy (variant hits / blanks)"),
     mean_of("question_correct", "question_accuracy"),
+    # glotbench's repairing JSON reader beside the reference's \{.*?\} + strict json.loads
+    Metric("blank_accuracy_repaired", fn=ratio_of_sums, params={"num": "blank_correct_repaired", "den": "blank_total"},
+           description="blank accuracy with glotbench's repairing JSON reader"),
+    mean_of("question_correct_repaired", "question_accuracy_repaired"),
     # HuProverbRea
     mean_of("correct", "accuracy_2cq"),
     mean_of("fail_parse", "fail_parse_rate", direction="lower"),

@@ -18,6 +18,7 @@ from glotbench.data.loaders import file_sha256, locate, read_hf, read_records
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult
 from glotbench.prompts.render import choices_block, plain_from_chat, render
+from glotbench.settings import RunSettings  # noqa: F401  (re-exported: tasks take the run's settings)
 from glotbench.tasks.spec import TaskSpec
 
 
@@ -143,6 +144,13 @@ class Task:
                 except jinja2.TemplateSyntaxError:
                     pass  # reported with its line when the template is rendered
         return names
+
+    def run_samples(self, settings: "RunSettings") -> list[Sample]:
+        """The items a run with ``settings`` evaluates: the split, then ``limit`` (a count or a share)."""
+        if isinstance(settings.limit, float):
+            every = self.samples(settings.split)
+            return every[:settings.items_for(len(every))]
+        return self.samples(settings.split, settings.limit)
 
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
@@ -342,21 +350,3 @@ def score_loglikelihood(sample: Sample, outputs: list[LoglikelihoodResult]) -> S
         values={"correct": float(pred == str(sample.target)), "correct_norm": float(sample.labels[norm] == str(sample.target))},
         extracted={"logprobs": lps, "pred_norm": sample.labels[norm]},
     )
-
-
-@dataclass
-class RunSettings:
-    """Run-wide knobs that change requests (they go into the fingerprint)."""
-
-    limit: int | None = None
-    seed: int = 1234
-    num_fewshot: int | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    samples: int = 1
-    mode: str = "generate"  # or "loglikelihood" for multiple-choice tasks
-    split: str | None = None
-    prompt_lang: str | None = None  # prompt variant for tasks that ship several (OpenHuEval: hu | en)
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
