@@ -232,9 +232,12 @@ def _span(hit: re.Match[str]) -> tuple[int, int]:
     return hit.span("label")
 
 
+_REST_MAX = 400  # only compared with option texts: a longer rest of line cannot equal one
+
+
 def _line_rest(text: str, pos: int) -> str:
-    end = text.find("\n", pos)
-    return text[pos : (end if end >= 0 else len(text))]
+    end = text.find("\n", pos, pos + _REST_MAX + 1)
+    return text[pos : (end if end >= 0 else min(len(text), pos + _REST_MAX))]
 
 
 def _judge(
