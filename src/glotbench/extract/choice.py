@@ -42,6 +42,7 @@ from functools import lru_cache
 
 from glotbench.errors import DataError
 from glotbench.extract.text import (
+    cut_continuation,
     NOT_AFTER,
     NOT_BEFORE,
     WORD,
@@ -485,6 +486,7 @@ def explain_choice(
     answer = fold_width(answer)
     if not answer:
         return Extraction(None, "choice:empty")
+    answer = cut_continuation(answer)
     m = _matcher(pack.code, tuple(labels))
     options_norm = [normalize(str(o), pack) for o in options] if options is not None else None
 

@@ -36,7 +36,7 @@ import unicodedata
 from typing import Any
 
 from glotbench.errors import DataError
-from glotbench.extract.text import WORD_CHARS, fold_width, words_alternation
+from glotbench.extract.text import WORD_CHARS, cut_continuation, fold_width, words_alternation
 from glotbench.extract.result import Extraction
 from glotbench.extract.thinking import strip_thinking
 from glotbench.languages import LanguagePack, get_pack
@@ -247,6 +247,9 @@ def _ends_near(text: str, pos: int) -> bool:
     rest = text[pos:].strip()
     if "\n" in rest:
         return False
+    last_line = text.rstrip().rsplit("\n", 1)[-1]
+    if "\n" in text.strip() and len(last_line.split()) > 4 and text.rstrip()[-1:] not in _FINAL_CHARS:
+        return False  # reasoning cut off mid-line by the token limit: "… is $80,000 - $50,000 = $15,000"
     cjk = sum(1 for c in rest if "\u3400" <= c <= "\u9fff")
     if rest and rest[-1] not in _FINAL_CHARS and (len(rest.split()) > 1 or cjk > 3):
         return False  # cut mid-sentence by the token limit: "… 80,000 доллар за"; a unit alone is fine
@@ -260,6 +263,7 @@ def explain_number(text: str, pack: LanguagePack | str) -> Extraction:
     answer = fold_width(answer)
     if not answer.strip():
         return Extraction(None, "number:empty")
+    answer = cut_continuation(answer)
     answer = _LATEX_FRAC.sub(lambda m: f"{m.group(1)}/{m.group(2)}", answer)
     found: Any = None
     rule = "none"
