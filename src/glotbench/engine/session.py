@@ -194,6 +194,9 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
             raise RunStopped(f"cannot write the journal {journal.path} ({journal.write_error}): "
                              f"{journal.pending} write(s) held in memory were lost; free disk space and rerun "
                              f"(only those requests are sent again)")
+        model_notes = model.run_notes()
+        for line in model_notes:
+            console.print(f"[yellow]note[/] {line}")
         task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
         fps = {name: t["fingerprint"] for name, t in task_results.items()}
         results = {
@@ -214,6 +217,7 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
                 "judge_requests_sent": caller.judge.stats.sent if caller is not None and caller.judge else 0,
             },
             "judge": judge_model.settings() if judge_model else None,
+            "model_notes": model_notes,
             "errors": journal.errors()[-50:],
             "tasks": task_results,
             "skipped_tasks": skipped,

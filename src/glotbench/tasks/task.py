@@ -116,6 +116,13 @@ class Task:
             raise DataError(f"{where}: task {self.name}: duplicate record id {dup!r}")
         return out
 
+    def run_samples(self, settings: "RunSettings") -> list[Sample]:
+        """The items a run with ``settings`` evaluates: the split, then ``limit`` (a count or a share)."""
+        if isinstance(settings.limit, float):
+            every = self.samples(settings.split)
+            return every[:settings.items_for(len(every))]
+        return self.samples(settings.split, settings.limit)
+
     def _check_paths_match(self, seen: list[dict], unread: list[dict], where: str) -> None:
         """A field path that matches nothing in any record is a typo (``topic: topik``): fail naming it."""
         missing = unmatched_paths(self.spec.fields, seen)
@@ -123,6 +130,15 @@ class Task:
             fn = self._record_fn
             rest = unread if fn is None else (r for r in map(fn, unread) if r is not None)
             missing = unmatched_paths(missing, rest)
+        for other in self.spec.dataset.splits:  # an unlabelled split (a hidden test set) is no typo
+            if not missing or other == where or self.spec.dataset.splits.get(other) == where:
+                continue
+            try:
+                recs = self.raw_records(other)
+            except Exception:  # noqa: BLE001 - a split that cannot be read cannot vouch for a path
+                continue
+            fn = self._record_fn
+            missing = unmatched_paths(missing, recs if fn is None else (r for r in map(fn, recs) if r is not None))
         if missing:
             name, path = next(iter(missing.items()))
             raise TaskSpecError(f"{self.spec_path or self.name}: field '{name}': path {path!r} matches nothing in any "
@@ -144,13 +160,6 @@ class Task:
                 except jinja2.TemplateSyntaxError:
                     pass  # reported with its line when the template is rendered
         return names
-
-    def run_samples(self, settings: "RunSettings") -> list[Sample]:
-        """The items a run with ``settings`` evaluates: the split, then ``limit`` (a count or a share)."""
-        if isinstance(settings.limit, float):
-            every = self.samples(settings.split)
-            return every[:settings.items_for(len(every))]
-        return self.samples(settings.split, settings.limit)
 
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
@@ -314,6 +323,9 @@ class Task:
     # Tasks graded by an LLM judge set needs_judge and override the three methods below; the
     # engine sends judge requests through the journal like model requests (cached, resumable).
     needs_judge: bool = False
+    # `glotbench analyze thinking --judge`: how a reasoning trace is cut into thoughts
+    # ("fib_split": the judge splits it; "shift_expression": the judge names thought-shift phrases)
+    thinking_segmenting: str = "fib_split"
 
     def judge_requests(self, sample: Sample, outputs: list[GenResult]) -> list[GenRequest]:
         """One judge request per model output (Best-of-N items have several)."""
