@@ -14,7 +14,9 @@ from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import run_fingerprint
 from glotbench.engine.journal import Journal
 from glotbench.engine.retry import RetryPolicy
-from glotbench.engine.runner import execute, plan, summarise
+from glotbench.engine.run_checks import check_mode, check_same_model, model_identity
+from glotbench.engine.run_stats import record_session, run_block, session_entry
+from glotbench.engine.runner import execute, plan, summarise, task_mode
 from glotbench.models.base import Model, canonical_json, sha256_hex
 from glotbench.output.results import export_samples, package_versions, write_json
 from glotbench.tasks.registry import resolve
@@ -29,10 +31,13 @@ def settings_of(cfg: RunConfig) -> RunSettings:
                        prompt_lang=cfg.prompt_lang)
 
 
-def default_output_dir(model_id: str, cfg: RunConfig) -> Path:
-    """Deterministic: the same command lands in the same directory, which is what makes resume work."""
+def default_output_dir(model_id: str, cfg: RunConfig, model_settings: dict | None = None) -> Path:
+    """Deterministic: the same command lands in the same directory, which is what makes resume work.
+    The model's settings (chat or plain, ...) are part of it: another setting, another directory."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id.split("@")[0])[:60].strip("_")
     ident = {"model": model_id, "tasks": cfg.tasks, **settings_of(cfg).to_dict()}
+    if model_settings:
+        ident["model_settings"] = model_identity(model_settings)
     if cfg.judge:
         ident["judge"] = cfg.judge  # another judge, another directory (or add one with `glotbench judge`)
     key = sha256_hex(canonical_json(ident))[:10]
@@ -85,6 +90,14 @@ def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]
     return keep, skipped
 
 
+def _check_journal_model(out_dir: Path, current: dict) -> None:
+    journal = Journal(out_dir / JOURNAL_NAME)
+    try:
+        check_same_model(journal.get_meta("model_settings"), current, out_dir)
+    finally:
+        journal.close()
+
+
 def check_judge(tasks, judge_spec: str | None) -> None:
     from glotbench.errors import GlotbenchError
 
@@ -115,14 +128,20 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
     check_judge(tasks, cfg.judge)
+    settings = settings_of(cfg)
     model = model or load_model_from_config(cfg)
+    if getattr(model, "notice", None):
+        console.print(f"[yellow]note[/]: {model.notice}")
+    for note in check_mode(tasks, settings.mode, model, lambda t: task_mode(t, settings)):
+        console.print(f"[yellow]note[/]: {note}")
     judge_model = None
     if cfg.judge and any(t.needs_judge for t in tasks):
         judge_model = load_judge(cfg.judge, cfg.judge_args, cfg.timeout)
-    out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg)
+    out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg, model.settings())
+    if cfg.output and (out_dir / JOURNAL_NAME).is_file():
+        _check_journal_model(out_dir, model.settings())
     out_dir.mkdir(parents=True, exist_ok=True)
     journal = Journal(out_dir / JOURNAL_NAME)
-    settings = settings_of(cfg)
     try:
         previous = journal.get_meta("config") or {}
         if previous.get("judge") and cfg.judge and previous["judge"] != cfg.judge:
@@ -132,12 +151,14 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         journal.set_meta("model_settings", model.settings())
         runs = plan(tasks, settings, model.settings(), journal)
         todo = sum(len(r.todo) for r in runs)
+        done = sum(len(r.samples) for r in runs) - todo
         concurrency = cfg.concurrency or model.max_parallel or 8
         policy = RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout)
-        t0 = time.perf_counter()
+        t0, started = time.perf_counter(), time.time()
         caller = None
         if todo:
-            console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {todo} item(s) to run · output {out_dir}")
+            already = f"{done} already done, " if done else ""
+            console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {already}{todo} item(s) to run · output {out_dir}")
             progress = None
             if show_progress:
                 progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -150,12 +171,16 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
             try:
                 caller = asyncio.run(execute(runs, model, journal, settings, concurrency=concurrency, policy=policy,
                                              on_progress=counter, judge_model=judge_model))
+            except KeyboardInterrupt:
+                record_session(journal, out_dir, session_entry(started, time.perf_counter() - t0, interrupted=True,
+                                                               journal=journal))
+                raise
             finally:
                 if progress:
                     progress.stop()
         else:
             console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
-        elapsed = time.perf_counter() - t0
+        sessions = record_session(journal, out_dir, session_entry(started, time.perf_counter() - t0, caller))
         task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
         fps = {name: t["fingerprint"] for name, t in task_results.items()}
         results = {
@@ -165,15 +190,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
             "config": cfg.model_dump(),
             "settings": settings.to_dict(),
             "versions": package_versions(),
-            "run": {
-                "output_dir": str(out_dir),
-                "elapsed_s": round(elapsed, 3),
-                "requests_sent": caller.stats.sent if caller else 0,
-                "requests_cached": caller.stats.cached if caller else 0,
-                "retries": caller.stats.retries if caller else 0,
-                "failed_requests": caller.stats.failed if caller else 0,
-                "judge_requests_sent": caller.judge.stats.sent if caller is not None and caller.judge else 0,
-            },
+            "run": run_block(out_dir, sessions),  # totals over every session of this run, and the sessions
             "judge": judge_model.settings() if judge_model else None,
             "errors": journal.errors()[-50:],
             "tasks": task_results,

@@ -7,7 +7,15 @@ says not to add a BOS token (SmolLM2, Qwen, ...) and sorts the whole vocabulary 
 every token. See docs/footguns.md.
 
 One llama.cpp context serves one request at a time, so calls are serialised (``max_parallel=1``)
-and run in a worker thread so the event loop stays responsive.
+and run in a worker thread so the event loop stays responsive. ``aclose`` takes the same thread
+lock, so an interrupted run (Ctrl-C cancels the tasks, not the thread) never frees the context
+while a decode is still running in the worker thread; it first raises a flag that stops that
+decode at its next token (the answer was cancelled anyway), so Ctrl-C does not wait for it.
+
+Chat or plain: by default a GGUF that carries a chat template (``tokenizer.chat_template``) runs
+as a chat model and one without runs as a plain-completion model, with a one-line ``notice``;
+llama-cpp-python would otherwise format its messages with a generic Llama-2 ``[INST] <<SYS>>``
+template that the model never saw. ``chat=True`` on a GGUF without a template is refused.
 """
 
 from __future__ import annotations
@@ -35,6 +43,10 @@ _SAMPLING_KNOBS = {
 _NEUTRAL = {"top_k": 0, "min_p": 0.0, "top_p": 1.0}
 
 
+class ModelClosing(RuntimeError):
+    """The model is being closed: the generation in progress stops at its next token."""
+
+
 def file_fingerprint(path: Path) -> str:
     """sha256 of the file's first MiB plus its size: cheap, and stable across machines for one file."""
     size = path.stat().st_size
@@ -60,13 +72,14 @@ def split_trailing_space(context: str, continuation: str) -> tuple[str, str]:
 
 
 class LlamaCppModel(Model):
-    """A GGUF file run in-process. ``chat=True`` means prompts are rendered with the GGUF chat template."""
+    """A GGUF file run in-process. ``chat=True`` means prompts are rendered with the GGUF chat template;
+    ``chat=None`` (default) decides from whether the file has one."""
 
     max_parallel = 1
     supports_loglikelihood = True
 
     def __init__(self, path: str | os.PathLike, n_ctx: int = 4096, n_threads: int | None = None,
-                 seed: int = 0, chat: bool = True):
+                 seed: int = 0, chat: bool | None = None):
         self.path = Path(path).expanduser()
         if not self.path.is_file():
             raise ModelError(f"GGUF model file not found: {self.path}")
@@ -78,20 +91,43 @@ class LlamaCppModel(Model):
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.seed = seed
-        self.is_chat = chat
         try:
             self._llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=n_threads,
                                         seed=seed, logits_all=False, verbose=False)
         except Exception as exc:
             raise ModelError(f"cannot load GGUF model {self.path}: {' '.join(str(exc).split())}") from exc
         self._llama_cpp = llama_cpp
+        self.is_chat, self.notice = self._chat_mode(chat)
         self._n_vocab = self._llm.n_vocab()
         self._add_bos = bool(self._llm._model.add_bos_token())
         self._bos = self._llm.token_bos()
         self.model_id = f"llamacpp:{self.path.name}@{file_fingerprint(self.path)}"
         self._thread_lock = threading.Lock()
+        self._closing = threading.Event()
+        llm_eval = self._llm.eval  # llama-cpp-python evaluates every generated token through eval()
+
+        def eval_unless_closing(tokens):
+            if self._closing.is_set():
+                raise ModelClosing(f"{self.model_id} is closing")
+            return llm_eval(tokens)
+
+        self._llm.eval = eval_unless_closing
         self._alock: asyncio.Lock | None = None
         self._alock_loop: asyncio.AbstractEventLoop | None = None
+
+    def _chat_mode(self, chat: bool | None) -> tuple[bool, str | None]:
+        has_template = bool((self._llm.metadata or {}).get("tokenizer.chat_template"))
+        if has_template:
+            return (True if chat is None else bool(chat)), None
+        if chat:
+            self._llm.close()
+            raise ModelError(f"{self.path.name} has no chat template (tokenizer.chat_template), so chat: true would "
+                             "format prompts with a generic [INST] template the model never saw; leave chat out "
+                             "to run it as a plain-completion model")
+        if chat is None:
+            return False, (f"{self.path.name} has no chat template: running it as a plain-completion model "
+                           "(a base model); prompts are plain text with few-shot examples")
+        return False, None
 
     # ------------------------------------------------------------------ helpers
     def settings(self) -> dict:
@@ -198,6 +234,8 @@ class LlamaCppModel(Model):
         n_batch = llm.n_batch
         pos = start
         while pos < total:
+            if self._closing.is_set():
+                raise ModelClosing(f"{self.model_id} is closing")
             chunk = tokens[pos: pos + n_batch]
             batch.n_tokens = len(chunk)
             for i, tok in enumerate(chunk):
@@ -236,4 +274,7 @@ class LlamaCppModel(Model):
     async def aclose(self) -> None:
         llm, self._llm = getattr(self, "_llm", None), None
         if llm is not None:
-            await asyncio.to_thread(llm.close)
+            # A decode may still run in a worker thread (its task was cancelled, the thread was not):
+            # stop it at its next token, and free the context only under the lock it holds.
+            self._closing.set()
+            await asyncio.to_thread(self._locked, llm.close)

@@ -6,6 +6,14 @@ from rich.console import Console
 from rich.table import Table
 
 
+def unclipped(table: Table) -> Table:
+    """Let every cell wrap (long words fold) instead of ending in "…" when the terminal is narrow:
+    task and model names must stay whole, in 80 columns as in a pipe."""
+    for col in table.columns:
+        col.overflow = "fold"
+    return table
+
+
 def _fmt(metric: dict) -> str:
     v = metric.get("value")
     if v is None:
@@ -33,7 +41,7 @@ def results_table(results: dict, title: str = "") -> Table:
 
 def print_results(results: dict, console: Console | None = None) -> None:
     console = console or Console()
-    console.print(results_table(results, title=f"{results['model']['model_id']}  ·  run {results['fingerprint']}"))
+    console.print(unclipped(results_table(results, title=f"{results['model']['model_id']}  ·  run {results['fingerprint']}")))
     notes = []
     for name, t in results["tasks"].items():
         if t["status"] == "flagged":
@@ -54,7 +62,28 @@ def print_results(results: dict, console: Console | None = None) -> None:
 
             for field in list(t["factuality"].get("by") or {}) or [None]:
                 console.print(factuality_table(name, t["factuality"], by=field))
+    for name, t in results["tasks"].items():
+        if t.get("calibration"):
+            console.print(calibration_line(name, t["calibration"]), soft_wrap=True)
     from glotbench.openhueval import table5
 
     if table5.applies(results):
         console.print(table5.table5(results))
+
+
+def _num(x, pattern: str) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and x != x) else pattern.format(x)
+
+
+def calibration_line(task: str, cal: dict) -> str:
+    """One line for a task's stated-confidence calibration (ECE, Brier, confidence vs accuracy)."""
+    left_out = [f"{cal[k]} {label}" for k, label in (("unparseable_confidence", "without a readable confidence"),
+                                                     ("judge_error", "judge errors")) if cal.get(k)]
+    line = (f"{task}: calibration of stated confidence: ECE {_num(cal.get('ece'), '{:.3f}')} · "
+            f"Brier {_num(cal.get('brier'), '{:.3f}')} · mean confidence {_num(cal.get('mean_confidence'), '{:.0%}')} "
+            f"vs accuracy {_num(cal.get('accuracy'), '{:.0%}')} · {cal.get('n_used', 0)} item(s) used")
+    if left_out:
+        line += f" ({', '.join(left_out)} left out)"
+    if cal.get("plot"):
+        line += f" · reliability diagram: {cal['plot']}"
+    return line

@@ -21,6 +21,8 @@ from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, L
 from glotbench.prompts.render import choices_block, plain_from_chat, render
 from glotbench.tasks.spec import TaskSpec
 
+_BUILTIN_DEFS = (Path(__file__).parent / "defs").resolve()
+
 
 @dataclass
 class Sample:
@@ -73,7 +75,16 @@ class Task:
         rel = self.spec.dataset.splits.get(split)
         if rel is None:
             raise DataError(f"task {self.name}: no split {split!r} (splits: {', '.join(self.spec.dataset.splits) or 'none'})")
-        return locate(rel, self.name)
+        return locate(rel, self.name, self.yaml_dir)
+
+    @property
+    def yaml_dir(self) -> Path | None:
+        """The folder of a user's task YAML (its relative data paths are looked up there first);
+        None for the built-in tasks, whose data lives under the data root."""
+        if self.spec_path is None:
+            return None
+        folder = Path(self.spec_path).resolve().parent
+        return None if folder.is_relative_to(_BUILTIN_DEFS) else folder
 
     def raw_records(self, split: str) -> list[dict]:
         ds = self.spec.dataset
