@@ -97,7 +97,7 @@ def test_analyze_thinking_on_a_stub_run(stub_server, tmp_path):
     assert judged["tasks"][TASK]["by_outcome"]["ALL"]["mean_thoughts"] == 2.0
     log_url = judge_base.rsplit("/v1", 1)[0] + "/_log"
     n_calls = len(httpx.get(log_url).json()["log"])
-    assert n_calls == 5  # one per trace
+    assert n_calls == 5 + 10  # one split per trace, then one thought assessment per segment (Fig. 6)
     again = CliRunner(env={"OPENAI_API_KEY": "x"}).invoke(app, args)
     assert again.exit_code == 0 and len(httpx.get(log_url).json()["log"]) == n_calls  # cached in the journal
 

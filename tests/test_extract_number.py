@@ -51,11 +51,13 @@ from glotbench.paths import resolve_data_file
         ("答案是十八", "zh", 18),
         ("她每天赚 9 × 2 = 18 美元。", "zh", 18),
         ("答案是-7", "zh", -7),
-        # Mongolian: decimal comma, space thousands
+        # Mongolian (CLDR mn): decimal point, comma groups thousands; spaces group too
         ("Хариулт: 18 доллар", "mn", 18),
+        ("Хариулт: 70,000", "mn", 70_000),
+        ("Хариулт: $1,596", "mn", 1596),
+        ("Хариулт: 2.5 цаг", "mn", 2.5),
         ("Жанет өдөрт 16 - 3 - 4 = 9 өндөг зарна. 9 * 2 = 18 доллар.", "mn", 18),
         ("Тэр өдөр бүр 1 234 төгрөг олдог.", "mn", 1234),
-        ("Хариулт: 2,5 цаг", "mn", 2.5),
     ],
 )
 def test_extract_number(text, lang, want):
@@ -68,6 +70,9 @@ def test_extract_number(text, lang, want):
     [
         ("no numbers here", "en"),
         ("3,5", "en"),  # decimal comma in English: ambiguous
+        ("Хариулт: 2,5 цаг", "mn"),  # decimal comma in Mongolian (CLDR: ".") : ambiguous
+        ("The answer is 1 234,5", "en"),  # not "1": digits the number did not take
+        ("2024/05/16", "en"),
         ("2024.05.16", "hu"),  # a date, not a number
         ("H2O and km2", "en"),  # digits glued to letters are not numbers
         ("<think>so it is 5</think>", "en"),  # nothing after thinking

@@ -20,7 +20,7 @@ def test_uniform_signature():
     assert get_extractor("choice")("Хариулт: В", sample=MC, pack=mn) == "B"
     assert get_extractor("choice")("парис", sample=MC, pack="mn") == "B"
     assert get_extractor("choice")("???", sample=MC, pack=mn) is None
-    assert get_extractor("number")("Хариулт: 1 234,5", sample={}, pack=mn) == 1234.5
+    assert get_extractor("number")("Хариулт: 1 234.5", sample={}, pack=mn) == 1234.5  # CLDR mn: decimal point
     assert get_extractor("json")('<think>{"x": 0}</think> ok {"a": 1}', sample={}, pack=mn) == {"a": 1}
     assert get_extractor("json")('{"a": 1}', sample={}, pack=mn, required_keys=["a", "b"]) is None
     assert get_extractor("text")("<think>hm</think>\n  Budapest \n", sample={}, pack=mn) == "Budapest"

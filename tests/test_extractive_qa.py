@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import string
+
 import pytest
 
 from glotbench.errors import DataError
@@ -19,16 +22,62 @@ def test_squad_profile_is_the_official_normalisation():
     assert squad_normalize("The  Cat, sat!") == "cat sat"
     # The official function strips English articles whatever the language: Czech "a" (and) goes.
     assert normalize_answer("Petr a Pavel", "cs", profile="squad") == "petr pavel"
-    assert normalize_answer("Petr a Pavel", "cs") == "petr a pavel"
+    assert normalize_answer("Petr a Pavel", "cs") == "petr pavel"  # squad is the default
+    assert normalize_answer("Petr a Pavel", "cs", profile="lenient") == "petr a pavel"
     # ... and only ASCII punctuation, so Czech quotes stay.
     assert normalize_answer("„Praha“", "cs", profile="squad") == "„praha“"
-    assert normalize_answer("„Praha“ – město…", "cs") == "praha město"
+    assert normalize_answer("„Praha“ – město…", "cs", profile="lenient") == "praha město"
+    assert normalize_answer("„Praha“ – město…", "cs", profile="glotbench") == "praha město"  # old name
+
+
+def _reference_normalize_answer(s):
+    """SQuAD v1.1 evaluate-v1.1.py / HF evaluate ``normalize_answer``, re-stated."""
+
+    def remove_articles(text):
+        return re.sub(r"\b(a|an|the)\b", " ", text)
+
+    def white_space_fix(text):
+        return " ".join(text.split())
+
+    def remove_punc(text):
+        exclude = set(string.punctuation)
+        return "".join(ch for ch in text if ch not in exclude)
+
+    def lower(text):
+        return text.lower()
+
+    return white_space_fix(remove_articles(remove_punc(lower(s))))
+
+
+NORMALISER_CASES = [
+    "U.S.", "US", "don't", "dont", "twenty-one", "twenty one", "„Praha“", "Praha", "The Cat, sat!",
+    "Petr a Pavel", "an apple", "A Duna", "  Karlův   most ", "most Karla IV.", "28. října 1918",
+    "$1,000", "(Budapest)", "Mount Everest's height", "e-mail", "北京", "Улаанбаатар", "",
+]
+
+
+@pytest.mark.parametrize("text", NORMALISER_CASES)
+def test_default_normaliser_is_squads_exactly(text):
+    assert len(NORMALISER_CASES) == 22
+    assert normalize_answer(text, "cs") == _reference_normalize_answer(text)
+    assert normalize_answer(text, "en") == _reference_normalize_answer(text)
+    assert score_answer(text, ["U.S."], "cs") == score_answer(text, ["U.S."], "cs", profile="squad")
+
+
+def test_default_profile_differs_from_lenient_on_the_four_audit_cases():
+    # SQuAD deletes punctuation; the lenient profile turns it into a space.
+    assert normalize_answer("U.S.") == "us" and normalize_answer("U.S.", profile="lenient") == "u s"
+    assert normalize_answer("don't") == "dont" and normalize_answer("don't", profile="lenient") == "don t"
+    assert normalize_answer("twenty-one") == "twentyone"
+    assert normalize_answer("„Praha“", "cs") == "„praha“" and normalize_answer("„Praha“", "cs", profile="lenient") == "praha"
+    with pytest.raises(ValueError, match="lenient"):
+        normalize_answer("x", profile="loose")
 
 
 def test_articles_per_language():
-    assert normalize_answer("The Danube", "en") == "danube"
-    assert normalize_answer("A Duna az ország folyója", "hu") == "duna ország folyója"
-    assert normalize_answer("egy", "hu") == "egy"  # numeral "one", kept
+    assert normalize_answer("The Danube", "en", profile="lenient") == "danube"
+    assert normalize_answer("A Duna az ország folyója", "hu", profile="lenient") == "duna ország folyója"
+    assert normalize_answer("egy", "hu", profile="lenient") == "egy"  # numeral "one", kept
 
 
 def test_bag_of_words_f1_hand_computed():

@@ -134,21 +134,24 @@ def test_judge_sees_answer_field_when_configured(data_root, tmp_path):
     assert '"confidence_score": 95' in req_raw.messages[0]["content"]  # default: the raw reply, as the reference
 
 
-@pytest.mark.parametrize("reply,grade", [
-    ("A", "CORRECT"), ("B", "INCORRECT"), ("C", "NOT_ATTEMPTED"), ("答案：B", "INCORRECT"),
-    ("CORRECT", "CORRECT"), ("I think the answer is right", "JUDGE_ERROR"), ("", "JUDGE_ERROR"),
+@pytest.mark.parametrize("reply,strict,reference", [
+    ("A", "CORRECT", "CORRECT"), ("B", "INCORRECT", "INCORRECT"), ("C", "NOT_ATTEMPTED", "NOT_ATTEMPTED"),
+    ("答案：B", "INCORRECT", "INCORRECT"), ("CORRECT", "CORRECT", "NOT_ATTEMPTED"),
+    ("I think the answer is right", "JUDGE_ERROR", "NOT_ATTEMPTED"), ("", "JUDGE_ERROR", "NOT_ATTEMPTED"),
 ])
-def test_abc_judge_reply_to_grade(data_root, reply, grade):
+def test_abc_judge_reply_to_grade(data_root, reply, strict, reference):
     task = resolve(["chinese_simpleqa"])[0]
     s = task.samples(limit=1)[0]
     v = task.parse_judgment(s, 0, reply)
-    assert v["grade"] == grade and v["raw"] == reply and v["grader"] == "chinese_simpleqa"
-    if grade == "JUDGE_ERROR":  # never silently NOT_ATTEMPTED (the reference defaults to "C")
-        assert v["reason"]
+    # headline: the reference rule (first A/B/C anywhere, "C" by default); the strict parse beside it
+    assert v["grade"] == reference and v["reference_grade"] == reference and v["strict_grade"] == strict
+    assert v["raw"] == reply and v["grader"] == "chinese_simpleqa"
+    if strict == "JUDGE_ERROR":  # the strict parse never makes an unreadable reply NOT_ATTEMPTED
+        assert v["strict_reason"]
 
 
 def test_json_judge_reply_to_grade(data_root, tmp_path):
-    task = hu_task(tmp_path)
+    task = hu_task(tmp_path, options__judge_rule="strict")
     s = task.samples()[0]
     assert task.parse_judgment(s, 0, '```json\n{"evaluation": ["INCORRECT"]}\n```')["grade"] == "INCORRECT"
     assert task.parse_judgment(s, 0, '{"evaluation": "NOT ATTEMPTED"}')["grade"] == "NOT_ATTEMPTED"
@@ -163,7 +166,8 @@ def test_score_judged_first_answer_is_the_item_grade(data_root, tmp_path):
     verdicts = [{"grade": "CORRECT"}, {"grade": "INCORRECT"}, {"grade": "JUDGE_ERROR"}]
     sc = task.score_judged(s, outs, verdicts)
     assert sc.pred == "CORRECT"
-    assert sc.values == {"correct": 1.0, "incorrect": 0.0, "not_attempted": 0.0, "confidence": 90.0}
+    assert sc.values == {"correct": 1.0, "incorrect": 0.0, "not_attempted": 0.0, "confidence": 90.0,
+                         "strict_correct": 1.0, "strict_incorrect": 0.0, "strict_not_attempted": 0.0}
     assert sc.detail["grades"] == ["CORRECT", "INCORRECT", "JUDGE_ERROR"]
     assert sc.detail["confidence"] == [90.0, None, None]
     assert sc.detail["confidence_error"][1] == "no confidence_score field"
@@ -295,6 +299,9 @@ def test_csv_yaml_task_runs_end_to_end_with_a_judge(data_root, tmp_path, stub_se
     assert done.returncode == 0, done.stderr
     t = json.loads((out / "results.json").read_text())["tasks"]["my_trivia"]
     f = t["factuality"]["overall"]
-    assert f["counts"] == {"CORRECT": 1, "INCORRECT": 1, "NOT_ATTEMPTED": 0, "JUDGE_ERROR": 1}
-    assert t["metrics"]["factuality_co"]["value"] == 0.5 and t["n_unparseable"] == 1
+    # The headline follows the reference rule: no A/B/C in "I cannot grade this" -> "C" (NOT_ATTEMPTED),
+    # every item in the denominator; the strict parse (judge error apart) is reported beside it.
+    assert f["counts"] == {"CORRECT": 1, "INCORRECT": 1, "NOT_ATTEMPTED": 1, "JUDGE_ERROR": 0}
+    assert t["metrics"]["factuality_co"]["value"] == pytest.approx(1 / 3, abs=1e-6) and t["n_unparseable"] == 0
+    assert t["metrics"]["factuality_co_strict"]["value"] == 0.5
     assert set(t["factuality"]["by"]["topic"]) == {"geo", "lit", "math"}

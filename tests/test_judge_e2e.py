@@ -259,7 +259,8 @@ def test_rejudge_and_compare_judges(data_root, tmp_path, stub_server):
     fa = judges[ida]["tasks"]["trivia"]["factuality"]["overall"]
     fb = judges[idb]["tasks"]["trivia"]["factuality"]["overall"]
     assert fa["counts"] == {"CORRECT": 2, "INCORRECT": 1, "NOT_ATTEMPTED": 1, "JUDGE_ERROR": 0}
-    assert fb["counts"] == {"CORRECT": 3, "INCORRECT": 0, "NOT_ATTEMPTED": 0, "JUDGE_ERROR": 1}
+    # the reference rule: a reply without A/B/C is "C" (NOT_ATTEMPTED), every item counted
+    assert fb["counts"] == {"CORRECT": 3, "INCORRECT": 0, "NOT_ATTEMPTED": 1, "JUDGE_ERROR": 0}
     assert res["tasks"]["trivia"]["factuality"]["overall"]["counts"] == fa["counts"]  # the run's own table is kept
     rows = journal_rows(db, "SELECT judge_id, COUNT(*) FROM judgments GROUP BY 1")
     assert sorted(n for _, n in rows) == [4, 4]

@@ -1,4 +1,6 @@
-"""The cs.klokanek task on the real data: items left out and counted, Czech prompt, per-category accuracy."""
+"""The cs.klokanek task on the real data, Czech-Bench's way: the reference prompt with its five
+exemplars, the exemplars left out of the scored items, per-category accuracy, unparseable
+answers out of the headline's denominator (glotbench's accuracy beside it)."""
 
 from __future__ import annotations
 
@@ -20,45 +22,39 @@ def task():
     return resolve(["cs.klokanek"])[0]
 
 
-def test_unusable_items_are_left_out_and_counted(task):
+def test_items_unusable_and_exemplars_left_out(task):
     samples = task.samples()
     c = counts(load_klokanek())
-    assert len(samples) == c["usable"] == 877
-    assert task.excluded == {k: c[k] for k in ("total", "needs_picture", "broken_options", "dropped_in_review", "usable")}
-    left_out = c["total"] - c["usable"]
-    # the count a user sees in `glotbench tasks` / the task description matches the data
-    assert f"{left_out} are left out" in " ".join(task.spec.description.split())
-    assert f"{c['usable']} items" in task.spec.description
-    usable_ids = {it.id for it in load_klokanek() if it.usable}
-    assert {s.id for s in samples} == usable_ids
+    assert c["usable"] == 877 and len(samples) == 872  # five exemplars out
+    assert "872 items" in task.spec.description
     assert all(s.labels == ["A", "B", "C", "D", "E"] and len(s.choices) == 5 for s in samples)
+    assert "czech_bench" in task.spec.suites and task.spec.slice_by == ["category"]
+    assert task.spec.metrics[0] == "cb_accuracy" and "accuracy" in task.spec.metrics
 
 
-def test_czech_prompt(task):
+def test_reference_prompt_ends_with_the_answer_cue(task):
     s = task.samples(limit=1)[0]
     msgs = task.chat_messages(s)
     assert [m["role"] for m in msgs] == ["system", "user"]
-    assert "Matematický klokan" in msgs[0]["content"]
-    user = msgs[1]["content"]
-    assert "A, B, C, D nebo E" in user and "Odpověz pouze písmenem" in user and s.vars["question"] in user
-    assert "E) " + s.choices[4] in user
-    assert task.plain_prompt(s).rstrip().endswith("Odpověď:")
-    assert task.spec.extractor.name == "choice" and task.spec.scorer == "label" and task.spec.slice_by == ["category"]
+    assert msgs[0]["content"].count("Úloha:\n") == 5 and msgs[0]["content"].endswith("Odpověď:\nE\n\n")
+    assert msgs[1]["content"].endswith("E) " + s.choices[4] + "\nOdpověď:\n")
 
 
 def test_run_scores_overall_and_per_category(task, stub_server, tmp_path):
-    base = stub_server("--answer", "Správná odpověď je C.")
+    base = stub_server("--answer", "C")
     cfg = RunConfig(model="openai:stub", base_url=base, tasks=["cs.klokanek"], limit=40, output=str(tmp_path / "run"),
                     bootstrap=50)
     results, out = run_evaluation(cfg, show_progress=False)
     t = results["tasks"]["cs.klokanek"]
     samples = [json.loads(line) for line in (out / "samples.jsonl").open()]
-    assert all(s["pred"] == "C" for s in samples)  # the Czech answer phrase is read
-    assert t["metrics"]["accuracy"]["value"] == pytest.approx(sum(s["gold"] == "C" for s in samples) / 40, abs=1e-6)
+    assert all(s["pred"] == "C" for s in samples)
+    want = sum(s["gold"] == "C" for s in samples) / 40
+    assert t["metrics"]["cb_accuracy"]["value"] == pytest.approx(want, abs=1e-6)
+    assert t["metrics"]["accuracy"]["value"] == pytest.approx(want, abs=1e-6)
     by_cat: dict[str, list] = {}
     for s in samples:
         by_cat.setdefault(str(s["metadata"]["category"]), []).append(s["gold"] == "C")
     assert set(t["slices"]["category"]) == set(by_cat) and len(by_cat) > 2
     for cat, hits in by_cat.items():
         assert t["slices"]["category"][cat]["n"] == len(hits)
-        assert t["slices"]["category"][cat]["metrics"]["accuracy"]["value"] == pytest.approx(sum(hits) / len(hits), abs=1e-6)
+        assert t["slices"]["category"][cat]["metrics"]["cb_accuracy"]["value"] == pytest.approx(sum(hits) / len(hits), abs=1e-6)

@@ -22,7 +22,7 @@ from glotbench.languages.pack import Normalization
 PACK_DIR = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "languages"
 DOC = Path(__file__).resolve().parents[1] / "docs" / "adding-a-language-pack.md"
 # Fields that may be empty, as the docs say (no label-like letter is a common word in zh or mn).
-MAY_BE_EMPTY = {"label_words"}
+MAY_BE_EMPTY = {"label_words", "extra_thousands_separators"}
 
 
 def test_the_five_first_languages_are_available():
@@ -88,14 +88,41 @@ def test_unknown_language_is_a_clear_one_line_error():
 
 
 def test_number_formats_follow_the_language():
-    for code in ("hu", "cs", "mn"):
+    for code in ("hu", "cs"):
         pack = get_pack(code)
         assert pack.decimal_separator == ","
         assert {" ", "\u00a0", "\u202f", "."} <= set(pack.thousands_separators)
-    for code in ("en", "zh"):
+    for code in ("en", "zh", "mn"):  # Mongolian per CLDR: "70,000" is seventy thousand
         pack = get_pack(code)
         assert pack.decimal_separator == "."
         assert "," in pack.thousands_separators
+
+
+@pytest.mark.parametrize("code", ["hu", "cs", "zh", "mn", "en"])
+def test_number_marks_come_from_cldr_via_babel(code):
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    from glotbench.languages.pack import SPACES
+
+    pack = get_pack(code)
+    assert pack.number_locale == code
+    assert pack.decimal_separator == get_decimal_symbol(code)
+    group = get_group_symbol(code)
+    cldr = set(SPACES) if group in SPACES else {group}
+    extra = set()
+    for mark in pack.extra_thousands_separators:
+        extra |= set(SPACES) if mark in SPACES else {mark}
+    assert set(pack.thousands_separators) == cldr | extra
+    text = (PACK_DIR / f"{code}.yaml").read_text(encoding="utf-8")
+    assert "decimal_separator:" not in text and "thousands_separators:" not in text.replace("extra_thousands_separators:", "")
+
+
+def test_a_pack_cannot_both_name_a_cldr_locale_and_write_the_marks(tmp_path):
+    p = _write(tmp_path, _valid_yaml().replace('decimal_separator: "."', 'decimal_separator: "."\nnumber_locale: en'))
+    with pytest.raises(LanguagePackError, match="number_locale"):
+        load_pack(p)
+
+
     assert "chinese" in get_pack("zh").numeral_systems
 
 
@@ -129,7 +156,9 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 def _valid_yaml() -> str:
-    return (PACK_DIR / "en.yaml").read_text(encoding="utf-8")
+    """en.yaml with its number marks written out (a pack may do that instead of naming a CLDR locale)."""
+    text = (PACK_DIR / "en.yaml").read_text(encoding="utf-8")
+    return text.replace("number_locale: en\n", 'decimal_separator: "."\nthousands_separators: [",", "\\u00a0"]\n')
 
 
 def test_bad_pack_errors_name_the_file_and_the_field(tmp_path):

@@ -78,7 +78,10 @@ def test_suite_on_embedded_model_prints_table5(suite_copy, smollm2_path, tmp_pat
     assert all(t["n_errors"] == 0 for t in own.values()), {n: t["n_errors"] for n, t in own.items()}
     assert results["run"]["judge_requests_sent"] >= 3 * LIMIT  # OE, WildBench and SimpleQA are judged
     fib = results["tasks"]["openhueval.hu_matchingfib"]
-    assert set(fib["metrics"]) == {"blank_accuracy", "question_accuracy"} and "hu_specific_dim" in fib["slices"]
+    # the reference reader's numbers, and the repairing reader's beside them
+    assert set(fib["metrics"]) == {"blank_accuracy", "question_accuracy", "blank_accuracy_repaired",
+                                   "question_accuracy_repaired"} and "hu_specific_dim" in fib["slices"]
+    assert "glotbench variant" in printed
     wb = results["tasks"]["openhueval.hu_wildbench"]
     assert "wb_score" in wb["metrics"] and "by_task_group" in wb
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()]

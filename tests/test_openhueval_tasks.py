@@ -63,7 +63,7 @@ def test_matchingfib_samples_and_prompts(mfib):
     assert "#0#" in s.vars["record"]["question"] and s.vars["record"]["question"] in text and "'A.isteni'" in text
     [plain] = t.requests(s, mode="generate", chat=False, settings=HU)
     assert plain.prompt != text and s.vars["record"]["question"] in plain.prompt  # the Hungarian variant
-    assert chat.max_tokens == 1024
+    assert chat.max_tokens == 8192  # the paper's output length for reasoning models (§3.1)
     assert t.requests(s, mode="generate", chat=True, settings=RunSettings(max_tokens=7))[0].max_tokens == 7
     with pytest.raises(TaskSpecError, match="prompt language 'de'"):
         t.requests(s, mode="generate", chat=True, settings=RunSettings(prompt_lang="de"))
@@ -102,10 +102,12 @@ def test_reference_regex_option_changes_extraction(mfib):
     t, samples = mfib
     s = samples[0]
     text = 'Megoldás {lásd lent}: ' + json.dumps({"answer": s.target})
-    assert t.score(s, [out(text)], mode="generate").values["question_correct"] == 1.0
-    ref = task("openhueval.hu_matchingfib")
-    ref.spec = ref.spec.model_copy(update={"options": {**ref.spec.options, "reference_regex": True}})
-    assert ref.score(s, [out(text)], mode="generate").pred is None  # \{.*?\} stops at the first "}"
+    # Default: the reference reader (\{.*?\} stops at the first "}"); the repairing reader beside it.
+    ref = t.score(s, [out(text)], mode="generate")
+    assert ref.pred is None and ref.values["question_correct"] == 0.0 and ref.values["question_correct_repaired"] == 1.0
+    lenient = task("openhueval.hu_matchingfib")
+    lenient.spec = lenient.spec.model_copy(update={"options": {**lenient.spec.options, "reference_regex": False}})
+    assert lenient.score(s, [out(text)], mode="generate").values["question_correct"] == 1.0
 
 
 # ---------------------------------------------------------------- HuStandardFIB
@@ -174,7 +176,7 @@ def test_oe_judge_hooks(proverb):
     assert system["role"] == "system" and "YES" in system["content"]
     assert s.vars["record"]["options"][s.vars["record"]["answer"]] in user["content"]
     assert "vállalja a következményeket" in user["content"] and "Let me think" not in user["content"]
-    assert jr.max_tokens == 16 and jr.temperature == 0.0
+    assert jr.max_tokens == 8192 and jr.temperature == 0.1  # the reference judge config
     verdicts = [t.parse_judgment(s, 0, "YES")]
     sc = t.score_judged(s, outputs, verdicts)
     assert sc.pred == "correct" and sc.values["correct"] == 1.0

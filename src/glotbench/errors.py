@@ -24,8 +24,28 @@ class ModelError(GlotbenchError):
 
 
 class TransientModelError(ModelError):
-    """A request failed in a way worth retrying: timeout, connection error, HTTP 429 or 5xx."""
+    """A request failed in a way worth retrying: timeout, connection error, HTTP 429 or 5xx, or a
+    malformed answer. ``retry_after``: seconds the server asked us to wait (``Retry-After``);
+    ``connection``: the server could not be reached at all (counts toward the circuit breaker)."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, connection: bool = False):
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.connection = connection
 
 
 class PermanentModelError(ModelError):
     """A request failed in a way retrying will not fix (HTTP 4xx other than 429, bad request)."""
+
+
+class AuthModelError(PermanentModelError):
+    """HTTP 401/403: every further request would fail the same way, so the run stops at once."""
+
+
+class RunStopped(GlotbenchError):
+    """The circuit breaker stopped the run early (server unreachable, auth refused, disk full).
+    Nothing answered is lost: rerunning the same command resumes."""
+
+
+class JournalCorrupt(GlotbenchError):
+    """The run journal cannot be read; ``glotbench doctor RUN`` salvages what is readable."""

@@ -14,10 +14,42 @@ from glotbench.errors import GlotbenchError
 M = TypeVar("M", bound=BaseModel)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a mapping key given twice (plain YAML keeps the last silently)."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    seen: dict = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            hash(key)
+        except TypeError:
+            continue  # the base constructor reports unhashable keys itself
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first at line {seen[key] + 1})", key_node.start_mark)
+        seen[key] = key_node.start_mark.line
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_yaml(text: str):
+    """``yaml.safe_load`` that raises on duplicate keys."""
+    return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+
+
 def read_mapping(path: Path, what: str, error: type[GlotbenchError], *, empty_ok: bool = False) -> dict:
     """The YAML file's top-level mapping; ``what`` names the kind of file in messages."""
     try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        raw = load_yaml(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise error(f"{path}: cannot read {what}: not UTF-8 (byte {err.start})") from None
+    except RecursionError:
+        raise error(f"{path}: cannot read {what}: nested too deeply") from None
     except OSError as err:
         raise error(f"{path}: cannot read {what}: {err.strerror or err}") from None
     except yaml.YAMLError as err:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 ADMIN = ("admin", "admin-pass-123")
+META = {"model_size": "135M", "paper_url": "https://example.org/paper", "description": "a test model"}
 CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
 HULU = {
     "cola": ("HuCOLA/cola_dev.json", "mcc"),
@@ -41,8 +42,10 @@ def fake_predictions(gold: dict[str, str], labels: list[str]) -> dict[str, str]:
     return out
 
 
-def submission_json(task: str, model: str, preds: dict[str, str]) -> str:
-    return json.dumps({"task": task, "model": model, "predictions": [{"id": i, "label": l} for i, l in preds.items()]})
+def submission_json(task: str, model: str, preds: dict[str, str], meta: bool = True) -> str:
+    """A submission document; with ``meta`` it carries the required model metadata too."""
+    return json.dumps({"task": task, "model": model, **(META if meta else {}),
+                       "predictions": [{"id": i, "label": l} for i, l in preds.items()]})
 
 
 def csrf_of(html: str) -> str:
@@ -64,9 +67,9 @@ def login(client, username: str, password: str) -> None:
     assert r.status_code == 303, r.text
 
 
-def upload(client, task: str, content: str | bytes, model: str = ""):
+def upload(client, task: str, content: str | bytes, model: str = "", meta: dict | None = None):
     token = csrf_of(client.get("/submit").text)
-    return client.post("/submit", data={"csrf_token": token, "task": task, "model": model},
+    return client.post("/submit", data={"csrf_token": token, "task": task, "model": model, **(META if meta is None else meta)},
                        files={"file": ("predictions.json", content, "application/json")}, follow_redirects=False)
 
 

@@ -7,6 +7,7 @@ import json
 import pytest
 from lb_helpers import (
     ADMIN,
+    META,
     api_token,
     fake_predictions,
     hulu_path,
@@ -26,31 +27,47 @@ def test_ci_flow_through_the_api(cola_task, client_factory):
     preds = fake_predictions(cola_task, ["0", "1"])
     # multipart, with the model name as a form field and a bare list in the file
     bare = json.dumps([{"id": i, "label": l} for i, l in preds.items()])
-    r = anon.post("/api/submissions", files={"file": ("p.json", bare)}, data={"task": "hulu.cola", "model": "puli-ci"}, headers=ha)
+    r = anon.post("/api/submissions", files={"file": ("p.json", bare)}, data={"task": "hulu.cola", "model": "puli-ci", **META}, headers=ha)
     assert r.status_code == 201, r.text
     sub = r.json()
     assert sub["status"] == "pending" and sub["team"] == "ELTE" and sub["model"] == "puli-ci"
+    assert sub["model_size"] == META["model_size"] and sub["score"] == round(sub["score"], 3)
     assert anon.get(f"/api/submissions/{sub['id']}", headers=ha).json()["score"] == sub["score"]
     assert anon.get("/api/leaderboard/hulu.cola").json()["rows"] == []
     r = anon.post(f"/api/submissions/{sub['id']}/review", json={"status": "approved"}, headers=hadmin)
     assert r.status_code == 200 and r.json()["status"] == "approved"
     rows = anon.get("/api/leaderboard/hulu.cola").json()["rows"]
     assert [(x["model"], x["score"]) for x in rows] == [("puli-ci", sub["score"])]
+    lo, hi = rows[0]["ci95"]
+    assert lo < sub["score"] < hi
     overall = anon.get("/api/leaderboard").json()
     assert overall["rows"][0]["n_tasks"] == 1 and "mean" in overall["note"]
-    assert anon.get("/api/tasks").json() == [{"name": "hulu.cola", "title": "HuCOLA (dev)", "metric": "mcc", "labels": ["0", "1"], "n_items": 910}]
+    assert overall["rows"][0]["cells"]["hulu.cola"]["ci95"] == [lo, hi]
+    assert anon.get("/api/tasks").json() == [{"name": "hulu.cola", "title": "HuCOLA (dev)", "metric": "mcc", "labels": ["0", "1"],
+                                              "n_items": 910, "public_share": None, "description": {"en": "", "hu": ""}, "downloads": {}}]
+    csv_text = anon.get("/api/export.csv").text.splitlines()
+    assert csv_text[0].startswith("model,team,user,average,n_tasks,date,hulu.cola,hulu.cola_ci_low")
+    assert csv_text[1].startswith(f"puli-ci,ELTE,alice,{sub['score']},1,")
+    assert anon.get("/api/export.json").json() == overall
+    assert anon.get("/api/models/puli-ci").json()["submissions"][0]["id"] == sub["id"]
+    audit = anon.get("/api/admin/audit", headers=hadmin).json()
+    assert audit[0]["user"] == "alice" and audit[0]["day"] == 1
+    assert anon.get("/api/admin/audit", headers=ha).status_code == 403
     assert anon.post(f"/api/submissions/{sub['id']}/review", json={"status": "bogus"}, headers=hadmin).status_code == 422
 
 
 def test_overall_is_the_mean_over_tasks_with_approved_results(cola_task, sessions, client_factory):
     from glotbench.leaderboard import service
 
+    from glotbench.leaderboard.config import Settings
+
+    cfg = Settings(max_upload_bytes=10**6)
     with sessions() as db:
         service.add_task(db, "tiny", {"a": "x", "b": "y"}, "accuracy")
         alice = service.get_user(db, "admin")
-        s1, _ = service.submit(db, alice, "tiny", json.dumps([{"id": "a", "label": "x"}, {"id": "b", "label": "x"}]).encode(), "m", 10_000)
-        s2, _ = service.submit(db, alice, "hulu.cola", submission_json("hulu.cola", "m", cola_task).encode(), None, 10**6)
-        s3, _ = service.submit(db, alice, "tiny", json.dumps([{"id": "a", "label": "y"}, {"id": "b", "label": "x"}]).encode(), "m", 10_000)
+        s1, _, _ = service.submit(db, alice, service.Upload("tiny", "m", META), json.dumps([{"id": "a", "label": "x"}, {"id": "b", "label": "x"}]).encode(), cfg)
+        s2, _, _ = service.submit(db, alice, service.Upload("hulu.cola", "", META), submission_json("hulu.cola", "m", cola_task).encode(), cfg)
+        s3, _, _ = service.submit(db, alice, service.Upload("tiny", "m", META), json.dumps([{"id": "a", "label": "y"}, {"id": "b", "label": "x"}]).encode(), cfg)
         for s in (s1, s2, s3):
             service.review(db, alice, s.id, "approved")
         rows = service.overall_board(db)
@@ -83,3 +100,36 @@ def test_admin_commands(tmp_path, monkeypatch):
     assert "bad.json: record 1 has no 'label' field" in str(r.exception)
     r = run(app, ["serve", "--help"])
     assert r.exit_code == 0 and "--db" in r.output
+
+
+def test_create_user_as_the_readme_writes_it_works_without_a_tty(tmp_path):
+    """``glotbench admin create-user admin --admin --db ...`` in a script (fresh process, no TTY):
+    nothing on stdin -> a generated password is printed; a piped line or $GLOTBENCH_PASSWORD is used."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from glotbench.leaderboard import service
+    from glotbench.leaderboard.db import open_db
+
+    repo = Path(__file__).resolve().parents[2]
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    env = {k: v for k, v in os.environ.items() if k != "GLOTBENCH_PASSWORD"}
+    env["PYTHONPATH"] = str(repo / "src")
+
+    def run(args, stdin=subprocess.DEVNULL, input=None, extra_env=None):
+        return subprocess.run([sys.executable, "-m", "glotbench", "admin", "create-user", *args, "--db", url],
+                              stdin=None if input is not None else stdin, input=input, capture_output=True, text=True,
+                              timeout=120, env={**env, **(extra_env or {})})
+
+    r = run(["admin", "--admin"])
+    assert r.returncode == 0, r.stderr
+    generated = r.stdout.split("password: ", 1)[1].strip()
+    r2 = run(["piped"], input="piped-password-1\n")
+    r3 = run(["fromenv"], extra_env={"GLOTBENCH_PASSWORD": "env-password-12"})
+    assert r2.returncode == 0 and r3.returncode == 0 and "password:" not in r2.stdout + r3.stdout, (r2.stderr, r3.stderr)
+    with open_db(url)() as db:
+        assert service.authenticate(db, "admin", generated).is_admin
+        assert service.authenticate(db, "piped", "piped-password-1") is not None
+        assert service.authenticate(db, "fromenv", "env-password-12") is not None

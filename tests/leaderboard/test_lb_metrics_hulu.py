@@ -46,4 +46,8 @@ def test_score_matches_sklearn_on_hulu_dev(key, sessions, client_factory):
     assert r.status_code == 201, r.text
     body = r.json()
     assert body["metric"] == metric and body["n_items"] == len(gold)
-    assert body["score"] == pytest.approx(expected, abs=1e-12)
+    assert body["score"] == round(expected, 3)  # shown rounded (--score-digits 3) ...
+    from glotbench.leaderboard.schema import Submission
+
+    with sessions() as db:  # ... and stored exactly
+        assert db.get(Submission, body["id"]).score == pytest.approx(expected, abs=1e-12)

@@ -16,6 +16,20 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from glotbench import __version__
+
+        typer.echo(f"glotbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", help="Print the glotbench version and exit.",
+                                       callback=_version, is_eager=True)) -> None:
+    """Evaluate language models on native-language benchmarks."""
+
+
 def _register() -> None:
     # One import per command module; each module decorates functions with @app.command().
     import importlib
@@ -25,10 +39,12 @@ def _register() -> None:
 
 
 # Add a module name here when you add a command module.
-COMMAND_MODULES: list[str] = ["run", "tasks_cmd", "serve", "report_cmd", "compare_cmd", "estimate_cmd", "submission_cmd", "judge_cmd", "analyze_cmd", ]
+COMMAND_MODULES: list[str] = ["run", "tasks_cmd", "serve", "report_cmd", "compare_cmd", "estimate_cmd", "submission_cmd", "judge_cmd", "analyze_cmd", "analyze_factuality_cmd", "doctor_cmd", "translate_cmd", ]
 
 
 def main() -> None:
+    import sqlite3
+
     from glotbench.errors import GlotbenchError
 
     _register()
@@ -36,4 +52,7 @@ def main() -> None:
         app()
     except GlotbenchError as err:
         typer.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    except sqlite3.DatabaseError as err:  # a journal damaged in a page read after it opened
+        typer.echo(f"error: SQLite: {err}; if this is a run journal, salvage it with: glotbench doctor RUN_DIR", err=True)
         sys.exit(2)

@@ -118,11 +118,50 @@ def responses_by_task(records: list[dict], tasks: list[str] | None) -> tuple[dic
         for k, out in enumerate(rec.get("outputs") or []):
             by_task[name].append({"id": f"{rec['sample_id']}#{k}", "outcome": outcome, "response": out.get("text") or "",
                                   "reasoning": out.get("reasoning"), "question": _question(rec), "lang": rec.get("lang"),
-                                  "gold": rec.get("gold")})
+                                  "gold": rec.get("gold"), "pred": rec.get("pred"), "sample_id": rec["sample_id"]})
     return dict(by_task), dict(no_outcome)
 
 
 # ---------------------------------------------------------------- judge-based splitting
+
+def _add_options(name: str, rows: list[dict]) -> None:
+    """The item's option list (HuMatchingFIB), for the four-dimension tagging prompt."""
+    task = _task_object(name)
+    if task is None or not rows:
+        return
+    try:
+        by_id = {s.id: s for s in task.samples()}
+    except Exception:  # noqa: BLE001 - data gone since the run: tag without options
+        return
+    for r in rows:
+        s = by_id.get(str(r.get("sample_id")))
+        rec = (s.vars.get("record") if s is not None else None) or {}
+        r["options"] = list(rec.get("options") or [])
+
+
+def token_counter(run_dir: Path):
+    """(count function, label): the run model's own tokenizer when it is a local GGUF (embedded /
+    llamacpp), else the labelled word approximation."""
+    from glotbench.analysis.thinking import approx_token_count
+
+    approx = (approx_token_count, "approximate: whitespace words, CJK characters one each")
+    try:
+        res = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+        spec = (res.get("config") or {}).get("model") or res["model"].get("spec") or ""
+    except (OSError, json.JSONDecodeError, KeyError, TypeError):
+        return approx
+    if not (spec in ("embedded", "default") or spec.startswith(("embedded:", "llamacpp:"))):
+        return approx
+    try:
+        from glotbench.models.registry import load_model
+
+        model = load_model(spec)
+    except Exception:  # noqa: BLE001 - the GGUF is not on this machine: approximate, labelled
+        return approx
+    if model.count_tokens("x") is None:
+        return approx
+    return (lambda text: model.count_tokens(text) or 0), f"the model's own tokenizer ({res['model'].get('model_id', spec)})"
+
 
 async def _judge_segments(rows: list[dict], task: str, caller) -> int:
     """Fill ``row["segments"]`` with the judge's split of each trace; returns how many traces
@@ -175,7 +214,12 @@ def split_with_judge(run_dir: Path, by_task: dict[str, list[dict]], judge_spec: 
         caller = CachedCaller(judge, journal, role="judge", policy=RetryPolicy(),
                               concurrency=judge.max_parallel or 8)
         try:
-            return {t: await _judge_segments(rows, t, caller) for t, rows in by_task.items()}
+            from glotbench.analysis.thinking_judge import analyse_rows
+
+            for t, rows in by_task.items():
+                await analyse_rows(rows, t, caller)
+            return {t: sum(1 for r in rows if r.get("judge_unreadable") and not r.get("segments"))
+                    for t, rows in by_task.items()}
         finally:
             await judge.aclose()
 
@@ -191,10 +235,10 @@ def _f(x, fmt: str = "{:.1f}") -> str:
     return "-" if x is None else fmt.format(x)
 
 
-def report_table(task: str, report: dict, no_outcome: int, lang: str) -> Table:
+def report_table(task: str, report: dict, no_outcome: int, lang: str, exact_tokens: bool = False) -> Table:
     title = f"{task} · trace language {lang} vs en" + (f" · {no_outcome} item(s) without an outcome left out" if no_outcome else "")
     t = Table(title=title)
-    for col in ("outcome", "with trace", "no trace", "mean tokens≈", "mean thoughts", "segments", "ETI share",
+    for col in ("outcome", "with trace", "no trace", "mean tokens" + ("" if exact_tokens else "≈"), "mean thoughts", "segments", "ETI share",
                 "ETI / pivot / prompt / undet."):
         t.add_column(col, justify="left" if col == "outcome" else "right")
     for outcome in (*OUTCOMES, "ALL"):
@@ -226,16 +270,29 @@ def thinking(
                         + (f" in task(s) {', '.join(task)}" if task else ""))
     fallbacks: dict[str, int] = {}
     if judge:
+        for name, rows in by_task.items():
+            if "fib" in name.lower():
+                _add_options(name, rows)
         fallbacks = split_with_judge(run_dir, by_task, judge, {"base_url": judge_base_url} if judge_base_url else {})
     out = Console(width=None if sys.stdout.isatty() else 160)
     result: dict = {"run_dir": str(run_dir), "splitting": f"judge {judge}" if judge else "reflection markers",
-                    "tokens": "approximate: whitespace words, CJK characters one each", "tasks": {}}
+                    "tokens": "", "tasks": {}}
+    count, result["tokens"] = token_counter(run_dir)
+    exact = not result["tokens"].startswith("approximate")
     for name, rows in sorted(by_task.items()):
         plang = lang or next((r["lang"] for r in rows if r.get("lang")), "hu")
-        report = analyze(rows, prompt_lang=plang, pivot_lang=pivot)
+        report = analyze(rows, prompt_lang=plang, pivot_lang=pivot, count_tokens=count)
         result["tasks"][name] = {"prompt_lang": plang, "n_without_outcome": no_outcome.get(name, 0),
                                  "judge_split_fallbacks": fallbacks.get(name), "by_outcome": report}
-        out.print(report_table(name, report, no_outcome.get(name, 0), plang))
+        out.print(report_table(name, report, no_outcome.get(name, 0), plang, exact))
+        if judge:
+            from glotbench.analysis.thinking_judge import summarise
+            from glotbench.cli.thinking_tables import judge_tables
+
+            jrep = summarise(rows)
+            result["tasks"][name]["judge_analysis"] = jrep
+            for table in judge_tables(name, jrep):
+                out.print(table)
     for name, n in sorted(no_outcome.items()):
         if name not in by_task:
             out.print(f"{name}: {n} item(s), none with a CORRECT / INCORRECT / NOT_ATTEMPTED outcome (left out)", style="yellow")

@@ -1,64 +1,95 @@
-"""`glotbench run`: evaluate a model on tasks and suites."""
+"""`glotbench run`: evaluate a model on tasks and suites.
+
+The settings options are built from :class:`glotbench.settings.RunSettings` (each field names its
+flag and help), so a new setting needs no edit here. Only options that are not run settings
+(``--config``, ``--write-out``, ``--predictions-out``, ``--no-progress``) are declared below.
+"""
 
 from __future__ import annotations
 
+import inspect
 import sys
+import types
+import typing
 from pathlib import Path
-from typing import Optional
+from typing import Any, Literal, Optional
 
 import typer
 from rich.console import Console
 
 from glotbench.cli import app
+from glotbench.settings import RunSettings
 
 
-@app.command()
-def run(
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="embedded (default SmolLM2), llamacpp:/path.gguf, openai:NAME, anthropic:NAME, vllm:NAME, ollama:NAME"),
-    tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Task, suite or glob names; repeat or comma-separate."),
-    suite: Optional[list[str]] = typer.Option(None, "--suite", help="Suite names (same as --tasks)."),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Run config YAML; flags override it."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1"),
-    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="Environment variable holding the API key."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N items of each task."),
-    seed: Optional[int] = typer.Option(None, "--seed"),
-    num_fewshot: Optional[int] = typer.Option(None, "--num-fewshot"),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
-    temperature: Optional[float] = typer.Option(None, "--temperature"),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
-    samples: Optional[int] = typer.Option(None, "--samples", help="Answers drawn per item (Best-of-N)."),
-    mode: Optional[str] = typer.Option(None, "--mode", help="generate (parse answers) or loglikelihood (compare option log-probabilities)."),
-    split: Optional[str] = typer.Option(None, "--split"),
-    prompt_lang: Optional[str] = typer.Option(None, "--prompt-lang", help="Prompt variant for tasks that ship several (OpenHuEval: hu or en)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Run directory (default: runs/<model>/<hash of the command>)."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-request timeout, seconds."),
-    max_retries: Optional[int] = typer.Option(None, "--max-retries"),
-    judge: Optional[str] = typer.Option(None, "--judge", help="Judge model for judge-graded tasks (same spec syntax as --model)."),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="Server URL for an OpenAI-compatible judge."),
-    predictions_out: Optional[Path] = typer.Option(None, "--predictions-out", help="Write leaderboard submission files here (HuLU tasks)."),
-    no_progress: bool = typer.Option(False, "--no-progress"),
-) -> None:
+def _cli_type(annotation: Any) -> Any:
+    """The type typer parses a settings field's flag as (dicts are repeated KEY=VALUE strings)."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    origin = typing.get_origin(annotation)
+    if origin in (dict,) or annotation is dict:
+        return Optional[list[str]]
+    if origin in (list,):
+        return Optional[list[str]]
+    if origin is Literal:
+        return Optional[str]
+    if origin in (typing.Union, types.UnionType):
+        if float in args:
+            return Optional[float]  # int | float | None (limit): a count or a share
+        return _cli_type(args[0]) if len(args) == 1 else Optional[str]
+    return Optional[annotation]
+
+
+def _help(field) -> str:
+    default = field.get_default(call_default_factory=True)
+    shown = "" if default in (None, [], {}) else f" (default: {default})"
+    return f"{field.description}{shown}"
+
+
+def settings_parameters() -> list[inspect.Parameter]:
+    """One keyword parameter per RunSettings field that declares a flag."""
+    params = []
+    for name, field in RunSettings.model_fields.items():
+        flags = (field.json_schema_extra or {}).get("cli") or []
+        if not flags:
+            continue
+        option = typer.Option(None, *flags, help=_help(field), show_default=False)
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option,
+                                        annotation=_cli_type(field.annotation)))
+    return params
+
+
+def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSettings:
+    """The run's settings: the config file (if any), then every flag given on top of it."""
+    from glotbench.engine.config import load_config
+    from glotbench.settings import parse_key_values
+
+    base = load_config(config).model_dump(exclude_unset=True) if config else {}
+    over: dict[str, Any] = {}
+    for name, field in RunSettings.model_fields.items():
+        v = values.get(name)
+        if v is None or v == []:
+            continue
+        if typing.get_origin(field.annotation) is dict:
+            flag = ((field.json_schema_extra or {}).get("cli") or [name])[0]
+            v = {**(base.get(name) or {}), **parse_key_values(v, flag)}
+        over[name] = v
+    return RunSettings.model_validate({**base, **over})
+
+
+def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: Optional[Path], no_progress: bool,
+         wait: bool = False, **values: Any) -> None:
     """Evaluate a model; re-running the same command resumes from the journal."""
-    from glotbench.engine.config import RunConfig, load_config
     from glotbench.engine.session import run_evaluation
     from glotbench.output.table import print_results
 
-    cfg = load_config(config) if config else RunConfig()
-    overrides = {
-        "model": model, "base_url": base_url, "api_key_env": api_key_env, "limit": limit, "seed": seed,
-        "num_fewshot": num_fewshot, "concurrency": concurrency, "temperature": temperature, "max_tokens": max_tokens,
-        "samples": samples, "mode": mode, "split": split, "prompt_lang": prompt_lang, "output": str(output) if output else None, "timeout": timeout,
-        "max_retries": max_retries, "judge": judge,
-    }
-    names = list(tasks or []) + list(suite or [])
-    if names:
-        overrides["tasks"] = names
-    cfg = RunConfig.model_validate({**cfg.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
-    if judge_base_url:
-        cfg.judge_args["base_url"] = judge_base_url
+    cfg = settings_from_cli(values, config)
+    if write_out:
+        from glotbench.engine.preview import write_out as preview
+
+        preview(cfg, write_out, Console(width=None if sys.stdout.isatty() else 160, soft_wrap=True))
+        return
     console = Console(stderr=True, soft_wrap=True)
     try:
-        results, out_dir = run_evaluation(cfg, console=console, show_progress=not no_progress)
+        results, out_dir = run_evaluation(cfg, console=console, show_progress=not no_progress, wait_lock=wait)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: everything finished so far is in the journal; run the same command again to resume")
         raise typer.Exit(130)
@@ -83,3 +114,31 @@ def run(
                 console.print(f"[yellow]warning[/]: {s.path} covers {s.n_items - s.n_missing} of {s.n_items} "
                               f"{s.split} items ({s.n_missing} never run: --limit or an interrupted run); "
                               "the leaderboard rejects a partial file")
+
+
+def _command_signature() -> inspect.Signature:
+    own = [
+        inspect.Parameter("config", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[Path],
+                          default=typer.Option(None, "--config", "-c", help="Run config YAML; flags override it.")),
+        inspect.Parameter("write_out", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[int],
+                          default=typer.Option(None, "--write-out", help="Print the prompts of the first N items of each "
+                                               "task and stop; no model is loaded or called.")),
+        inspect.Parameter("predictions_out", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[Path],
+                          default=typer.Option(None, "--predictions-out", help="Write leaderboard submission files here (HuLU tasks).")),
+        inspect.Parameter("no_progress", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+                          default=typer.Option(False, "--no-progress")),
+        inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+                          default=typer.Option(False, "--wait", help="If another process is running on the same "
+                                               "directory, wait for it instead of refusing.")),
+    ]
+    return inspect.Signature(settings_parameters() + own)
+
+
+def run(**kwargs: Any) -> None:
+    _run(**kwargs)
+
+
+run.__signature__ = _command_signature()  # type: ignore[attr-defined]
+run.__annotations__ = {p.name: p.annotation for p in run.__signature__.parameters.values()}  # type: ignore[attr-defined]
+run.__doc__ = _run.__doc__
+app.command("run")(run)

@@ -32,16 +32,28 @@ def serve(
     secret_key: str = typer.Option(None, envvar="GLOTBENCH_SECRET_KEY",
                                    help="Key that signs session cookies (default: one generated once and kept in the database)."),
     https_only: bool = typer.Option(False, help="Send the session cookie only over HTTPS (set this behind a TLS proxy)."),
+    max_per_day: int = typer.Option(5, help="Uploads per user and task per day (0: no limit)."),
+    max_per_month: int = typer.Option(30, help="Uploads per user and task per 30 days (0: no limit)."),
+    score_digits: int = typer.Option(3, min=0, max=10, help="Decimals scores are shown with (pages, API, export)."),
+    body_timeout: float = typer.Option(30.0, help="Seconds a client has to send a whole request body (then 408)."),
+    login_max_failures: int = typer.Option(5, help="Wrong passwords in a row that lock an account."),
+    login_lockout: int = typer.Option(900, help="Seconds a locked account stays locked."),
+    shutdown_timeout: float = typer.Option(10.0, help="On SIGTERM/SIGINT: seconds to let open requests finish before closing them."),
 ) -> None:
     """Start the leaderboard web service (pages and REST API)."""
     import uvicorn
 
     from glotbench.leaderboard.app import create_app
+    from glotbench.leaderboard.config import Settings
 
     url = _db_url(db)
-    web = create_app(url, secret_key=secret_key, max_upload_bytes=int(max_upload_mb * 1024 * 1024), https_only=https_only)
+    settings = Settings(max_upload_bytes=int(max_upload_mb * 1024 * 1024), https_only=https_only, max_per_day=max_per_day,
+                        max_per_month=max_per_month, score_digits=score_digits, body_timeout_s=body_timeout,
+                        login_max_failures=login_max_failures, login_lockout_s=login_lockout)
+    web = create_app(url, secret_key=secret_key, settings=settings)
     typer.echo(f"glotbench leaderboard on http://{host}:{port}/ (database {_hide_password(url)})")
-    uvicorn.run(web, host=host, port=port, log_level="info", proxy_headers=True)
+    uvicorn.run(web, host=host, port=port, log_level="info", proxy_headers=True,
+                timeout_graceful_shutdown=max(1, int(shutdown_timeout + 0.999)))
 
 
 def _hide_password(url: str) -> str:
@@ -59,12 +71,38 @@ def _session(db: str | None):
     return open_db(_db_url(db))()
 
 
-def _password(password: str | None, stdin: bool) -> str:
-    if stdin:
-        return sys.stdin.readline().rstrip("\n")
+def _password(password: str | None, stdin: bool) -> tuple[str, bool]:
+    """``(password, generated)``: from --password-stdin, --password/GLOTBENCH_PASSWORD, a prompt on a
+    terminal, a line piped on stdin, or, with none of those (no TTY, nothing piped), a new random one."""
+    import secrets
+
+    if stdin or (not password and not sys.stdin.isatty() and not _stdin_empty()):
+        line = sys.stdin.readline().rstrip("\r\n")
+        if line:
+            return line, False
+        if stdin:
+            raise typer.BadParameter("--password-stdin: stdin had no password line")
     if password:
-        return password
-    return typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+        return password, False
+    if sys.stdin.isatty():
+        return typer.prompt("Password", hide_input=True, confirmation_prompt=True), False
+    return secrets.token_urlsafe(18), True
+
+
+def _stdin_empty() -> bool:
+    """True when stdin is closed, /dev/null or has nothing to read right now (a script with no pipe)."""
+    import select
+
+    try:
+        ready, _, _ = select.select([sys.stdin], [], [], 0.2)
+    except (OSError, ValueError):
+        return True
+    if not ready:
+        return True
+    try:
+        return not sys.stdin.buffer.peek(1)
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 @admin_app.command("create-user")
@@ -79,9 +117,12 @@ def create_user(
     """Create a user account (an administrator with --admin)."""
     from glotbench.leaderboard import service
 
+    pw, generated = _password(password, password_stdin)
     with _session(db) as s:
-        user = service.create_user(s, username, _password(password, password_stdin), team, is_admin=admin)
+        user = service.create_user(s, username, pw, team, is_admin=admin)
     typer.echo(f"created {'administrator' if user.is_admin else 'user'} {user.username!r}")
+    if generated:  # no terminal to ask on and no password given: print a generated one, once
+        typer.echo(f"password: {pw}")
 
 
 @admin_app.command("set-admin")
@@ -116,17 +157,41 @@ def add_task(
     title: str = typer.Option("", "--title", help="A longer title shown on the task page."),
     id_field: str = typer.Option("id", "--id-field", help="Field holding the item id."),
     label_field: str = typer.Option("label", "--label-field", help="Field holding the gold label."),
-    replace: bool = typer.Option(False, "--replace", help="Replace the gold labels of an existing task."),
+    replace: bool = typer.Option(False, "--replace", help="Replace the gold labels of an existing task (every stored submission is scored again)."),
+    public_share: float = typer.Option(None, "--public-share", help="Share (0-1) of test items a submitter sees the score on; the rest count only on the board."),
+    train: Path = typer.Option(None, "--train", help="Train file offered for download (with labels)."),
+    dev: Path = typer.Option(None, "--dev", help="Validation file offered for download (with labels)."),
+    test: Path = typer.Option(None, "--test", help="Test file offered for download; its label field is removed first."),
+    description_en: Path = typer.Option(None, "--description-en", help="Markdown file: the task page text in English."),
+    description_hu: Path = typer.Option(None, "--description-hu", help="Markdown file: the task page text in Hungarian."),
     db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV),
 ) -> None:
-    """Register a task with its hidden gold labels and its metric."""
+    """Register a task with its hidden gold labels and its metric (and its downloads and page text)."""
     from glotbench.leaderboard import service
 
     gold_labels = service.load_gold_file(gold, id_field, label_field)
     label_set = [x.strip() for x in labels.split(",") if x.strip()] if labels else None
     with _session(db) as s:
-        task = service.add_task(s, name, gold_labels, metric, label_set, title, replace=replace)
-    typer.echo(f"task {task.name!r}: {task.n_items} items, metric {task.metric}, labels {', '.join(task.labels)}")
+        n_before = len(service.all_submissions(s)) if replace else 0
+        task = service.add_task(s, name, gold_labels, metric, label_set, title, replace=replace, public_share=public_share)
+        for split, path in (("train", train), ("dev", dev), ("test", test)):
+            if path:
+                service.add_task_file(s, task, split, path.name, _read(path), label_field)
+        if description_en or description_hu:
+            service.set_task_text(s, task, _read(description_en).decode() if description_en else task.description_en,
+                                  _read(description_hu).decode() if description_hu else task.description_hu)
+        typer.echo(f"task {task.name!r}: {task.n_items} items, metric {task.metric}, labels {', '.join(task.labels)}")
+        if replace and n_before:
+            typer.echo("stored submissions of the task were scored again against the new gold labels")
+
+
+def _read(path: Path) -> bytes:
+    from glotbench.leaderboard.db import LeaderboardError
+
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise LeaderboardError(f"{path}: cannot read ({err.strerror})") from None
 
 
 @admin_app.command("list-tasks")

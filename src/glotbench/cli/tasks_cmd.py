@@ -14,24 +14,34 @@ from glotbench.cli import app
 COLUMNS = ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source")
 
 
-def task_rows(pattern: str = "*") -> list[dict]:
-    """One dict per task matching ``pattern``: the columns of ``glotbench tasks``, full values."""
+def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
+    """One dict per task matching ``pattern`` (and in ``suite``, in the suite's order): the columns
+    of ``glotbench tasks`` with full values; ``data_error`` says why a task's data is missing."""
     import fnmatch
 
     from glotbench.errors import DataError
-    from glotbench.tasks.registry import all_specs, make_task
+    from glotbench.tasks.registry import all_specs, make_task, suites
 
+    specs = all_specs()
+    names = sorted(specs)
+    if suite:
+        if suite not in suites():
+            raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(sorted(suites()))}", param_hint="--suite")
+        names = suites()[suite]
     rows = []
-    for name, (spec, path) in sorted(all_specs().items()):
+    for name in names:
+        spec, path = specs[name]
         if not fnmatch.fnmatch(name, pattern):
             continue
+        error = None
         try:
             count: int | None = len(make_task(spec, path).raw_records(spec.dataset.eval_split))
-        except DataError:
-            count = None
+        except DataError as err:
+            count, error = None, str(err)
         rows.append({"task": name, "lang": spec.language, "items": count, "metrics": list(spec.metrics),
                      "version": spec.version, "prompt": spec.prompt_hash(), "suites": list(spec.suites),
-                     "source": spec.source.name or spec.source.url, "description": spec.description})
+                     "source": spec.source.name or spec.source.url, "description": spec.description,
+                     "data_error": error})
     return rows
 
 
@@ -57,6 +67,7 @@ def tasks_table(rows: list[dict]) -> Table:
 @app.command("tasks")
 def list_tasks(
     pattern: str = typer.Argument("*", help="Glob over task names."),
+    suite: str = typer.Option(None, "--suite", help="Only the tasks of this suite, in the suite's order."),
     json_out: bool = typer.Option(False, "--json", help="Print the tasks and suites as JSON (for scripts)."),
     plain: bool = typer.Option(False, "--plain", help="Tab-separated lines, one per task, full values "
                                "(the default when the output is not a terminal)."),
@@ -67,20 +78,25 @@ def list_tasks(
 
     from glotbench.tasks.registry import suites
 
-    rows = task_rows(pattern)
+    rows = task_rows(pattern, suite)
     s = suites()
     if json_out:
         typer.echo(json.dumps({"tasks": rows, "suites": s}, ensure_ascii=False, indent=2))
         return
+    missing = [f"{r['task']}: {r['data_error']}" for r in rows if r["data_error"]]
     if plain or not sys.stdout.isatty():
         typer.echo("\t".join(COLUMNS))
         for r in rows:
             typer.echo("\t".join(_cell(r, c) for c in COLUMNS))
         if s:
             typer.echo("suites: " + "; ".join(f"{k} ({len(v)})" for k, v in sorted(s.items())))
+        for line in missing:
+            typer.echo(line, err=True)
         return
     console = Console()
     console.print(tasks_table(rows))
+    for line in missing:
+        Console(soft_wrap=True).print(line, markup=False)
     if s:
         console.print("suites: " + "; ".join(f"{k} ({len(v)})" for k, v in sorted(s.items())))
 

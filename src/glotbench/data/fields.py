@@ -3,26 +3,58 @@
 ``question`` -> record["question"]; ``meta.level`` -> record["meta"]["level"];
 ``choices[*].text`` -> [c["text"] for c in record["choices"]]; ``choices[0]`` -> first element;
 ``=literal`` -> the literal string.
+
+A step may end in ``|json`` or ``|python-literal`` to decode a *stringified* cell before going
+on: ``metadata|python-literal.topic`` reads ``topic`` out of a CSV cell holding
+``"{'topic': 'Art', 'answer_type': 'Person'}"`` (the SimpleQA CSV's ``metadata`` column);
+``meta|json.level`` does the same for a JSON string. A cell that is already a dict or list passes
+through; a string that does not decode is a :class:`FieldDecodeError` (one line naming the path
+and the decoder). ``python-literal`` uses :func:`ast.literal_eval` (literals only, no code runs).
+
+A path that matches nothing in *any* record is almost always a typo (``topic: topik``): tasks
+check that with :func:`unmatched_paths` when they load, and fail naming the field.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from glotbench.errors import DataError
+
 _MISSING = object()
-_TOKEN = re.compile(r"([^.\[\]]+)|\[(\*|-?\d+)\]")
+_TOKEN = re.compile(r"([^.\[\]|]+)|\[(\*|-?\d+)\]|\|([a-z-]+)")
+
+DECODERS = ("json", "python-literal")
 
 
 class MissingField(KeyError):
     pass
 
 
-def _parse(path: str) -> list[str | int]:
-    steps: list[str | int] = []
-    for name, idx in _TOKEN.findall(path):
+class FieldDecodeError(DataError):
+    """A ``|json`` / ``|python-literal`` step met a string that does not decode."""
+
+
+class _Decode:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        if name not in DECODERS:
+            raise DataError(f"field path: unknown decoder '|{name}' (known: {', '.join('|' + d for d in DECODERS)})")
+        self.name = name
+
+
+def _parse(path: str) -> list[Any]:
+    steps: list[Any] = []
+    for name, idx, dec in _TOKEN.findall(path):
         if name:
             steps.append(name)
+        elif dec:
+            steps.append(_Decode(dec))
         elif idx == "*":
             steps.append("*")
         else:
@@ -30,8 +62,23 @@ def _parse(path: str) -> list[str | int]:
     return steps
 
 
+def _decode(value: Any, dec: _Decode, path: str) -> Any:
+    if not isinstance(value, str):
+        return value  # already structured (a JSON record): nothing to decode
+    try:
+        if dec.name == "json":
+            return json.loads(value)
+        return ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as err:
+        short = value if len(value) <= 60 else value[:57] + "..."
+        raise FieldDecodeError(f"field '{path}': cell {short!r} is not {dec.name} ({type(err).__name__})") from None
+
+
 def _walk(value: Any, steps: list, path: str) -> Any:
     for i, step in enumerate(steps):
+        if isinstance(step, _Decode):
+            value = _decode(value, step, path)
+            continue
         if step == "*":
             if not isinstance(value, list):
                 raise MissingField(path)
@@ -48,7 +95,33 @@ def _walk(value: Any, steps: list, path: str) -> Any:
 
 
 def get_path(record: dict, path: str) -> Any:
-    """Return the value at ``path``; raise MissingField when any step is absent."""
+    """Return the value at ``path``; raise MissingField when any step is absent, FieldDecodeError
+    when a ``|json`` / ``|python-literal`` cell does not decode."""
     if path.startswith("="):
         return path[1:]
     return _walk(record, _parse(path), path)
+
+
+def has_path(record: dict, path: str) -> bool:
+    """Whether ``path`` reaches a value in ``record`` (a cell that does not decode counts as absent)."""
+    try:
+        get_path(record, path)
+    except (MissingField, FieldDecodeError):
+        return False
+    return True
+
+
+def unmatched_paths(fields: Mapping[str, str], records: Iterable[dict]) -> dict[str, str]:
+    """The ``{name: path}`` entries of ``fields`` that match nothing in any of ``records``.
+
+    Stops looking at a field as soon as one record has it, so a typical task costs one record.
+    No records at all: nothing is reported (an empty split is reported elsewhere).
+    """
+    left = {n: p for n, p in fields.items() if not p.startswith("=")}
+    seen_any = False
+    for rec in records:
+        seen_any = True
+        left = {n: p for n, p in left.items() if not has_path(rec, p)}
+        if not left:
+            break
+    return left if seen_any else {}

@@ -3,9 +3,11 @@ into a list of record dicts. Problems name the file, and the line or record at f
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,14 +37,42 @@ def locate(rel: str, task: str, base: Path | None = None) -> Path:
     return path
 
 
+MAX_RECORD_BYTES = 16 << 20  # one JSONL line / CSV row; GLOTBENCH_MAX_RECORD_BYTES overrides
+MAX_JSON_FILE_BYTES = 1 << 30  # a JSON array file is read whole; GLOTBENCH_MAX_JSON_FILE_BYTES overrides
+
+
+def _cap(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    try:
+        return int(raw) if raw else default
+    except ValueError:
+        raise DataError(f"environment variable {name}={raw!r}: expected a number of bytes") from None
+
+
+def _check_encoding(path: Path, encoding: str) -> None:
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise DataError(f"{path}: unknown encoding {encoding!r} (dataset.encoding; e.g. utf-8, utf-8-sig, cp1250)") from None
+
+
 def read_records(path: Path, fmt: str, encoding: str = "utf-8-sig") -> list[dict]:
+    """All records of a dataset file. An empty file, undecodable bytes, a record nested too deeply
+    or larger than the record cap is a DataError naming the file and the line or record."""
+    _check_encoding(path, encoding)
+    records = _read_any(path, fmt, encoding)
+    if not records:
+        raise DataError(f"{path}: the dataset holds no records")
+    return records
+
+
+def _read_any(path: Path, fmt: str, encoding: str) -> list[dict]:
     if fmt == "json":
         return _read_json(path, encoding)
     if fmt == "jsonl":
         return _read_jsonl(path, encoding)
     if fmt in ("csv", "tsv"):
-        with path.open(encoding=encoding, newline="") as fh:
-            return [dict(r) for r in csv.DictReader(fh, delimiter="\t" if fmt == "tsv" else ",")]
+        return _read_csv(path, encoding, "\t" if fmt == "tsv" else ",")
     if fmt == "parquet":
         try:
             import pyarrow.parquet as pq
@@ -52,11 +82,46 @@ def read_records(path: Path, fmt: str, encoding: str = "utf-8-sig") -> list[dict
     raise DataError(f"{path}: unknown dataset format {fmt!r}")
 
 
-def _read_json(path: Path, encoding: str) -> list[dict]:
+def _read_csv(path: Path, encoding: str, delimiter: str) -> list[dict]:
+    limit = _cap("GLOTBENCH_MAX_RECORD_BYTES", MAX_RECORD_BYTES)
+    old = csv.field_size_limit()
+    csv.field_size_limit(limit)
+    rows: list[dict] = []
     try:
-        data = json.loads(path.read_text(encoding=encoding))
+        with path.open(encoding=encoding, newline="") as fh:
+            reader = csv.DictReader(fh, delimiter=delimiter)
+            try:
+                for r in reader:
+                    rows.append(dict(r))
+            except csv.Error as err:
+                raise DataError(f"{path}: line {reader.line_num}: {err} (record cap {limit} bytes: "
+                                f"GLOTBENCH_MAX_RECORD_BYTES)") from None
+            except UnicodeDecodeError as err:
+                raise DataError(f"{path}: record {len(rows)} (after line {reader.line_num}): not valid {encoding}: "
+                                f"{err.reason}") from None
+    finally:
+        csv.field_size_limit(old)
+    return rows
+
+
+def _read_json(path: Path, encoding: str) -> list[dict]:
+    limit = _cap("GLOTBENCH_MAX_JSON_FILE_BYTES", MAX_JSON_FILE_BYTES)
+    size = path.stat().st_size
+    if size > limit:
+        raise DataError(f"{path}: {size} bytes, over the {limit}-byte cap for JSON array files "
+                        f"(convert it to JSONL, or raise GLOTBENCH_MAX_JSON_FILE_BYTES)")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise DataError(f"{path}: line {line}: not valid {encoding} (byte {err.start}: {err.reason})") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as err:
         raise DataError(f"{path}: line {err.lineno}: invalid JSON: {err.msg}") from None
+    except RecursionError:
+        raise DataError(f"{path}: a record is nested too deeply to read") from None
     if isinstance(data, dict):
         # {"data": [...]} or {"id": {...}, ...}
         lists = [v for v in data.values() if isinstance(v, list)]
@@ -72,14 +137,30 @@ def _read_json(path: Path, encoding: str) -> list[dict]:
 def iter_jsonl(path: Path, encoding: str = "utf-8-sig") -> Iterator[tuple[int, dict]]:
     """``(line number, record)`` for each non-blank line of a JSONL file; every line must hold
     a JSON object. Callers that check fields of their own get the line number to name."""
-    with path.open(encoding=encoding) as fh:
-        for lineno, line in enumerate(fh, 1):
+    _check_encoding(path, encoding)
+    limit = _cap("GLOTBENCH_MAX_RECORD_BYTES", MAX_RECORD_BYTES)
+    with path.open("rb") as fh:  # bytes, a bounded line at a time: a huge line never sits in memory
+        lineno = 0
+        while True:
+            raw = fh.readline(limit + 1)
+            if not raw:
+                break
+            lineno += 1
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                raise DataError(f"{path}: line {lineno}: record larger than the {limit}-byte cap "
+                                f"(raise GLOTBENCH_MAX_RECORD_BYTES if it is meant to be)")
+            try:
+                line = raw.decode(encoding)
+            except UnicodeDecodeError as err:
+                raise DataError(f"{path}: line {lineno}: not valid {encoding} (column {err.start + 1}: {err.reason})") from None
             if not line.strip():
                 continue
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as err:
                 raise DataError(f"{path}: line {lineno}: invalid JSON: {err.msg}") from None
+            except RecursionError:
+                raise DataError(f"{path}: line {lineno}: record nested too deeply to read") from None
             if not isinstance(rec, dict):
                 raise DataError(f"{path}: line {lineno}: expected an object, got {type(rec).__name__}")
             yield lineno, rec

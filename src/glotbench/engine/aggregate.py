@@ -24,7 +24,7 @@ def metric_block(records: list[dict], metric_names: list[str], *, n_boot: int = 
     items = _items(records)
     out: dict[str, Any] = {}
     for name in metric_names:
-        fn = get_metric(name)
+        fn = get_metric(name, where=f"metric {name!r}")
         value = fn(items) if items else float("nan")
         lo, hi = bootstrap_ci(items, fn, n_resamples=n_boot, seed=seed) if items else (float("nan"), float("nan"))
         out[name] = {"value": _clean(value), "ci95": [_clean(lo), _clean(hi)]}
@@ -49,6 +49,9 @@ def summarise_task(records: list[dict], metric_names: list[str], slice_by: list[
         "status": status,
         "flag": {"ok": "", "flagged": "*", "invalid": "invalid", "incomplete": "incomplete"}[status],
         "metrics": metric_block(scored, metric_names, n_boot=n_boot, seed=seed),
+        # each metric's definition (how computed, direction, format): finished runs are read without
+        # importing the code that defined it (see glotbench.scoring.metrics.Metric.from_dict)
+        "metric_definitions": {name: get_metric(name).to_dict() for name in metric_names},
         "slices": {},
     }
     for field in slice_by:

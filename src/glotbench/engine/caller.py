@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 
 from glotbench.engine.journal import Journal
-from glotbench.engine.retry import RetriesExhausted, RetryPolicy, with_retries
+from glotbench.engine.retry import RetriesExhausted, RetryPolicy, RunGuard, with_retries
 from glotbench.errors import ModelError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
 
@@ -35,11 +35,12 @@ class CallStats:
 
 class CachedCaller:
     def __init__(self, model: Model, journal: Journal, *, role: str = "model", policy: RetryPolicy | None = None,
-                 concurrency: int = 8, seed: int = 0):
+                 concurrency: int = 8, seed: int = 0, guard: RunGuard | None = None):
         self.model = model
         self.journal = journal
         self.role = role
         self.policy = policy or RetryPolicy()
+        self.guard = guard or RunGuard(self.policy)  # shared by the model's and the judge's callers
         self.semaphore = asyncio.Semaphore(max(1, concurrency))
         self.stats = CallStats()
         self._rng = random.Random(seed)
@@ -52,6 +53,8 @@ class CachedCaller:
                        sample_id: str | None = None) -> GenResult | LoglikelihoodResult:
         key = request.key(self.model.model_id)
         cached = self.journal.get_response(key) if key in self._known else None
+        if cached is None:
+            self.guard.check()  # the breaker has tripped: send nothing more
         is_gen = isinstance(request, GenRequest)
         if cached is not None:
             self.stats.cached += 1
@@ -80,10 +83,12 @@ class CachedCaller:
         async with self.semaphore:
             t0 = time.perf_counter()
             try:
-                result, _attempts = await with_retries(call, self.policy, rng=self._rng, on_retry=on_retry)
+                result, _attempts = await with_retries(call, self.policy, rng=self._rng, on_retry=on_retry,
+                                                       guard=self.guard)
             except RetriesExhausted as err:
-                self._fail(key, task, sample_id, f"{type(err.last).__name__}: {err.last}", err.attempts)
-                raise RequestFailed(str(err.last), err.attempts) from None
+                why = f" ({err.why})" if err.why else ""
+                self._fail(key, task, sample_id, f"{type(err.last).__name__}: {err.last}{why}", err.attempts)
+                raise RequestFailed(f"{err.last}{why}", err.attempts) from None
             except ModelError as err:
                 self._fail(key, task, sample_id, f"{type(err).__name__}: {err}", 1)
                 raise RequestFailed(str(err), 1) from None
@@ -93,9 +98,14 @@ class CachedCaller:
             self.stats.input_tokens += result.input_tokens or 0
             self.stats.output_tokens += result.output_tokens or 0
         self._known.add(key)
+        # Committed at once; if the write fails (disk full) the journal keeps the answer in memory
+        # and writes it later, so it is never sent again (and the guard stops new sends).
         self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
                                   model_id=self.model.model_id, request=request.to_dict(), response=result.to_dict(),
                                   latency_s=latency)
+        if self.journal.write_error:
+            self.guard.trip(f"cannot write the journal {self.journal.path} ({self.journal.write_error}); "
+                            f"{self.journal.pending} write(s) held in memory")
         return result
 
     def _fail(self, key, task, sample_id, message: str, attempts: int) -> None:

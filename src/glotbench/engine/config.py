@@ -3,43 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from glotbench.errors import GlotbenchError
+from glotbench.settings import RunSettings
 from glotbench.yamlfile import read_mapping, validate
 
+__all__ = ["RunConfig", "RunSettings", "load_config"]
 
-class RunConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
-    model: str = "embedded"
-    base_url: str | None = None
-    api_key_env: str | None = None
-    model_args: dict[str, Any] = Field(default_factory=dict)
-    tasks: list[str] = Field(default_factory=list)
-    limit: int | None = None
-    seed: int = 1234
-    num_fewshot: int | None = None
-    concurrency: int | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    samples: int = 1
-    mode: Literal["generate", "loglikelihood"] = "generate"
-    split: str | None = None
-    prompt_lang: str | None = None
-    output: str | None = None
-    timeout: float = 120.0
-    max_retries: int = 5
-    retry_base_delay: float = 1.0
-    bootstrap: int = 1000
-    judge: str | None = None
-    judge_args: dict[str, Any] = Field(default_factory=dict)
+# The run config is the run's one settings object (fields, flags and help: glotbench.settings).
+RunConfig = RunSettings
 
 
 def load_config(path: Path) -> RunConfig:
     raw = read_mapping(path, "run config", GlotbenchError, empty_ok=True)
+    from glotbench.czech.run_config import from_framework, is_framework_config
+
+    if is_framework_config(raw):  # Czech-Bench's eval_config.yml shape
+        raw = from_framework(raw, str(path))
     if isinstance(raw.get("tasks"), str):
         raw["tasks"] = [raw["tasks"]]
     if isinstance(raw.get("suites"), (list, str)):  # "suites:" is accepted as a synonym

@@ -16,6 +16,7 @@ def task_fingerprint(task: Task, settings: RunSettings, model_settings: dict) ->
             "task_version": task.spec.version,
             "extractor": task.spec.extractor.model_dump(),
             "scorer": task.spec.scorer,
+            **({"scorer_options": task.spec.scorer_options} if task.spec.scorer_options else {}),
             "metrics": task.spec.metrics,
             "glotbench": __version__.rsplit(".", 1)[0],
         }))[:8],

@@ -3,6 +3,11 @@
 Every response is committed the moment it arrives (WAL mode), keyed by a hash of the model
 identity and the full request, so a killed run resumes exactly: a request whose response is in
 the journal is never sent again. Scored samples, errors and run metadata live beside it.
+
+A write that fails (disk full, I/O error) is kept in memory, in order, and retried before the next
+write and by :meth:`Journal.flush`; an answer held there is served from memory, never re-sent.
+A file that SQLite cannot read (or a 0-byte file: a journal always has its schema) raises
+:class:`~glotbench.errors.JournalCorrupt` naming ``glotbench doctor RUN``.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import sqlite3
 import time
 from pathlib import Path
 from typing import Any, Iterator
+
+from glotbench.errors import JournalCorrupt
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,21 +68,69 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, default=str)
 
 
+def corrupt_message(path: Path, err: BaseException | str) -> str:
+    run = Path(path).parent
+    return (f"{path}: the journal is corrupt ({err}); salvage what is readable with: glotbench doctor {run}")
+
+
 class Journal:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(SCHEMA)
+        if self.path.exists() and self.path.stat().st_size == 0:
+            raise JournalCorrupt(corrupt_message(self.path, "0-byte file"))
+        self._pending: list[tuple[str, tuple]] = []  # writes that failed, in order
+        self._pending_responses: dict[str, str] = {}  # key -> response JSON held in memory
+        self.write_error: str | None = None
+        try:
+            self.conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.executescript(SCHEMA)
+            self.conn.execute("SELECT COUNT(*) FROM meta").fetchone()
+        except sqlite3.DatabaseError as err:
+            if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
+                raise
+            raise JournalCorrupt(corrupt_message(self.path, err)) from None
 
     def close(self) -> None:
         self.conn.close()
 
+    # -- writes that survive a full disk
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def _write(self, sql: str, params: tuple, *, response: tuple[str, str] | None = None) -> None:
+        if self._pending:
+            self.flush()
+        if not self._pending:
+            try:
+                self.conn.execute(sql, params)
+                return
+            except sqlite3.OperationalError as err:  # disk full, I/O error, read-only file
+                self.write_error = str(err)
+        self._pending.append((sql, params))
+        if response is not None:
+            self._pending_responses[response[0]] = response[1]
+
+    def flush(self) -> bool:
+        """Write what is held in memory; True when nothing is left pending."""
+        while self._pending:
+            sql, params = self._pending[0]
+            try:
+                self.conn.execute(sql, params)
+            except sqlite3.OperationalError as err:
+                self.write_error = str(err)
+                return False
+            self._pending.pop(0)
+        self._pending_responses.clear()
+        self.write_error = None
+        return True
+
     # -- meta
     def set_meta(self, key: str, value: Any) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, _dumps(value)))
+        self._write("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, _dumps(value)))
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
@@ -83,18 +138,22 @@ class Journal:
 
     # -- response cache
     def get_response(self, key: str) -> dict | None:
+        held = self._pending_responses.get(key)
+        if held is not None:
+            return json.loads(held)
         row = self.conn.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
     def cached_keys(self) -> set[str]:
-        return {r[0] for r in self.conn.execute("SELECT key FROM responses")}
+        return {r[0] for r in self.conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
 
     def put_response(self, key: str, *, role: str, kind: str, model_id: str, request: dict, response: dict,
                      latency_s: float | None) -> None:
-        self.conn.execute(
+        body = _dumps(response)
+        self._write(
             "INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created)"
             " VALUES (?,?,?,?,?,?,?,?)",
-            (key, role, kind, model_id, _dumps(request), _dumps(response), latency_s, time.time()),
+            (key, role, kind, model_id, _dumps(request), body, latency_s, time.time()), response=(key, body),
         )
 
     def count_responses(self, *, since: float, role: str) -> int:
@@ -104,7 +163,7 @@ class Journal:
 
     # -- errors
     def put_error(self, key: str, *, role: str, task: str | None, sample_id: str | None, error: str, attempts: int) -> None:
-        self.conn.execute(
+        self._write(
             "INSERT INTO errors(key, role, task, sample_id, error, attempts, created) VALUES (?,?,?,?,?,?,?)",
             (key, role, task, sample_id, error, attempts, time.time()),
         )
@@ -124,7 +183,7 @@ class Journal:
 
     # -- samples
     def put_sample(self, run_key: str, task: str, sample_id: str, idx: int, status: str, record: dict) -> None:
-        self.conn.execute(
+        self._write(
             "INSERT OR REPLACE INTO samples(run_key, task, sample_id, idx, status, record, created) VALUES (?,?,?,?,?,?,?)",
             (run_key, task, sample_id, idx, status, _dumps(record), time.time()),
         )
@@ -141,7 +200,7 @@ class Journal:
 
     # -- judgments (LLM-judge grades, one per judge x item x sample)
     def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
-        self.conn.execute(
+        self._write(
             "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created) VALUES (?,?,?,?,?,?)",
             (judge_id, task, sample_id, sample_index, _dumps(record), time.time()),
         )

@@ -56,15 +56,13 @@ def open_run(run_dir: Path) -> tuple[Journal, RunConfig, dict]:
 def judged_task_runs(cfg: RunConfig, model_settings: dict, stats: RejudgeStats,
                      only: list[str] | None = None) -> list[TaskRun]:
     """The run's judge-graded tasks, with the same fingerprints (so the same journal records)."""
-    from glotbench.engine.session import settings_of
-
-    settings = settings_of(cfg)
+    settings = cfg  # the run config is the run's settings object
     runs = []
     for task in resolve(cfg.tasks or ["mm_eval"]):
         if not task.needs_judge or (only and task.name not in only):
             continue
         try:
-            samples = task.samples(settings.split, settings.limit)
+            samples = task.run_samples(settings)
         except DataError as err:
             stats.skipped_tasks[task.name] = str(err)
             continue

@@ -11,6 +11,8 @@ from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.fingerprint import task_fingerprint
 from glotbench.engine.journal import Journal
+from glotbench.engine.retry import RunGuard
+from glotbench.errors import RunStopped
 from glotbench.models.base import Model
 from glotbench.tasks.task import RunSettings, Sample, Task
 
@@ -38,7 +40,7 @@ def task_mode(task: Task, settings: RunSettings) -> str:
 def plan(tasks: list[Task], settings: RunSettings, model_settings: dict, journal: Journal) -> list[TaskRun]:
     runs = []
     for task in tasks:
-        samples = task.samples(settings.split, settings.limit)
+        samples = task.run_samples(settings)
         fp = task_fingerprint(task, settings, model_settings)
         done = journal.scored_ids(fp["id"], task.name)
         runs.append(TaskRun(task=task, mode=task_mode(task, settings), fingerprint=fp, samples=samples,
@@ -88,19 +90,25 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
                                    return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
     for f in failures:
-        if not isinstance(f, RequestFailed):
-            raise f
+        if isinstance(f, (RunStopped, asyncio.CancelledError)) or not isinstance(f, Exception):
+            raise f  # the run is stopping: leave the item for the rerun, record nothing
     if failures:
-        record = {**base, "error": str(failures[0]), "attempts": failures[0].attempts}
+        # anything unexpected from a backend is this item's error, never the run's end
+        f = failures[0]
+        msg = str(f) if isinstance(f, RequestFailed) else f"{type(f).__name__}: {f}"
+        record = {**base, "error": msg, "attempts": getattr(f, "attempts", 1)}
         journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
         return "error"
     verdicts = None
     if task.needs_judge:
         try:
             verdicts = await judge_sample(tr, sample, list(results), judge, journal)
-        except RequestFailed as err:
-            record = {**base, "outputs": [_output_view(o) for o in results], "error": f"judge request failed: {err}",
-                      "attempts": err.attempts}
+        except RunStopped:
+            raise
+        except Exception as err:  # noqa: BLE001 - a failed or malformed judge answer is this item's error
+            what = str(err) if isinstance(err, RequestFailed) else f"{type(err).__name__}: {err}"
+            record = {**base, "outputs": [_output_view(o) for o in results], "error": f"judge request failed: {what}",
+                      "attempts": getattr(err, "attempts", 1)}
             journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
             return "error"
     try:
@@ -116,6 +124,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         **base,
         "outputs": [_output_view(o) for o in results],
         "extracted": scored.extracted,
+        "extraction_rule": scored.rule,
         "pred": scored.pred,
         "values": scored.values,
         "detail": scored.detail,
@@ -130,11 +139,17 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
 async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings: RunSettings, *, concurrency: int,
                   policy, on_progress: Callable[[str], None] | None = None, judge_model: Model | None = None,
                   judge_concurrency: int | None = None) -> CachedCaller:
-    caller = CachedCaller(model, journal, role="model", policy=policy, concurrency=concurrency, seed=settings.seed)
+    """Run every item still to do. When the run's guard trips (unreachable server, refused
+    credentials, a journal that cannot be written), workers stop pulling items, items in flight
+    are left unrecorded for the rerun, and ``caller.guard.stopped`` says why."""
+    guard = RunGuard(policy)
+    caller = CachedCaller(model, journal, role="model", policy=policy, concurrency=concurrency, seed=settings.seed,
+                          guard=guard)
     judge = None
     if judge_model is not None:
         judge = CachedCaller(judge_model, journal, role="judge", policy=policy,
-                             concurrency=judge_concurrency or judge_model.max_parallel or concurrency, seed=settings.seed)
+                             concurrency=judge_concurrency or judge_model.max_parallel or concurrency, seed=settings.seed,
+                             guard=guard)
         caller.judge = judge
     # A fixed pool of workers pulls items from one shared iterator, so the number of live sample
     # coroutines (and memory) stays flat however large the tasks; requests stay bounded by the
@@ -143,7 +158,15 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
 
     async def worker() -> None:
         for tr, s in pending:
-            status = await process_sample(tr, s, caller, settings, journal, model.is_chat, judge)
+            if guard.stopped:
+                return
+            try:
+                status = await process_sample(tr, s, caller, settings, journal, model.is_chat, judge)
+            except RunStopped:
+                return
+            if journal.write_error:
+                guard.trip(f"cannot write the journal {journal.path} ({journal.write_error}); "
+                           f"{journal.pending} write(s) held in memory")
             if on_progress:
                 on_progress(status)
 

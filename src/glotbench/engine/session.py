@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
 import time
 from pathlib import Path
 
@@ -12,30 +13,25 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import run_fingerprint
-from glotbench.engine.journal import Journal
+from glotbench.engine.journal import Journal, corrupt_message
+from glotbench.engine.lock import RunLock
 from glotbench.engine.retry import RetryPolicy
 from glotbench.engine.run_checks import check_mode, check_same_model, model_identity
 from glotbench.engine.run_stats import record_session, run_block, session_entry
+from glotbench.errors import JournalCorrupt, RunStopped
 from glotbench.engine.runner import execute, plan, summarise, task_mode
 from glotbench.models.base import Model, canonical_json, sha256_hex
 from glotbench.output.results import export_samples, package_versions, write_json
 from glotbench.tasks.registry import resolve
-from glotbench.tasks.task import RunSettings
 
 JOURNAL_NAME = "journal.sqlite"
-
-
-def settings_of(cfg: RunConfig) -> RunSettings:
-    return RunSettings(limit=cfg.limit, seed=cfg.seed, num_fewshot=cfg.num_fewshot, temperature=cfg.temperature,
-                       max_tokens=cfg.max_tokens, samples=cfg.samples, mode=cfg.mode, split=cfg.split,
-                       prompt_lang=cfg.prompt_lang)
 
 
 def default_output_dir(model_id: str, cfg: RunConfig, model_settings: dict | None = None) -> Path:
     """Deterministic: the same command lands in the same directory, which is what makes resume work.
     The model's settings (chat or plain, ...) are part of it: another setting, another directory."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id.split("@")[0])[:60].strip("_")
-    ident = {"model": model_id, "tasks": cfg.tasks, **settings_of(cfg).to_dict()}
+    ident = {"model": model_id, "tasks": cfg.tasks, **cfg.request_settings()}
     if model_settings:
         ident["model_settings"] = model_identity(model_settings)
     if cfg.judge:
@@ -76,11 +72,11 @@ def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]
     named = {n.strip() for raw in (cfg.tasks or []) for n in raw.split(",")}
     keep, skipped = [], {}
     for t in tasks:
-        if t.spec.dataset.format != "hf":
+        if t.spec.dataset.format != "hf" or t.spec.dataset.splits:  # a Hub dataset kept in a local folder counts too
             try:
                 t.split_path(cfg.split or t.spec.dataset.eval_split)
             except DataError as err:
-                if t.name in named or len(tasks) == 1:
+                if (t.name in named and not cfg.skip_missing_data) or len(tasks) == 1:
                     raise
                 skipped[t.name] = str(err)
                 continue
@@ -90,14 +86,6 @@ def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]
     return keep, skipped
 
 
-def _check_journal_model(out_dir: Path, current: dict) -> None:
-    journal = Journal(out_dir / JOURNAL_NAME)
-    try:
-        check_same_model(journal.get_meta("model_settings"), current, out_dir)
-    finally:
-        journal.close()
-
-
 def check_judge(tasks, judge_spec: str | None) -> None:
     from glotbench.errors import GlotbenchError
 
@@ -105,6 +93,20 @@ def check_judge(tasks, judge_spec: str | None) -> None:
     if need and not judge_spec:
         raise GlotbenchError(f"task(s) {', '.join(need)} are graded by an LLM judge: pass --judge MODEL "
                              "(e.g. --judge openai:gpt-4o or --judge llamacpp:/path/model.gguf)")
+
+
+def _flush_held_writes(journal: Journal, console: Console, wait_s: float) -> bool:
+    """Retry writing what the journal holds in memory (a full disk) for up to ``wait_s`` seconds,
+    so answers already paid for are written, not sent again."""
+    console.print(f"[red]journal write failed[/] ({journal.write_error}): holding {journal.pending} write(s) in memory; "
+                  f"retrying for {wait_s:g}s: free disk space now")
+    deadline = time.monotonic() + wait_s
+    while not journal.flush():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.5)
+    console.print("journal: the held writes are now on disk")
+    return True
 
 
 class _ProgressCounter:
@@ -121,27 +123,51 @@ class _ProgressCounter:
             self.progress.update(self.task_id, advance=1, rate=f"{rate:.1f} it/s", errors=self.errors)
 
 
+def _check_journal_model(out_dir: Path, current: dict) -> None:
+    journal = Journal(out_dir / JOURNAL_NAME)
+    try:
+        check_same_model(journal.get_meta("model_settings"), current, out_dir)
+    finally:
+        journal.close()
+
+
 def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progress: bool = True,
-                   model: Model | None = None) -> tuple[dict, Path]:
+                   model: Model | None = None, wait_lock: bool = False) -> tuple[dict, Path]:
+    """Run (or resume) the evaluation. The run directory is locked for the whole run; a corrupt
+    journal is one line naming ``glotbench doctor``; a run stopped by the circuit breaker writes
+    results for what finished, then raises :class:`RunStopped`."""
     console = console or Console(stderr=True, soft_wrap=True)
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
     check_judge(tasks, cfg.judge)
-    settings = settings_of(cfg)
     model = model or load_model_from_config(cfg)
     if getattr(model, "notice", None):
         console.print(f"[yellow]note[/]: {model.notice}")
-    for note in check_mode(tasks, settings.mode, model, lambda t: task_mode(t, settings)):
+    for note in check_mode(tasks, cfg.mode, model, lambda t: task_mode(t, cfg)):
         console.print(f"[yellow]note[/]: {note}")
     judge_model = None
     if cfg.judge and any(t.needs_judge for t in tasks):
-        judge_model = load_judge(cfg.judge, cfg.judge_args, cfg.timeout)
+        judge_model = load_judge(cfg.judge, cfg.judge_options(), cfg.timeout)
     out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg, model.settings())
     if cfg.output and (out_dir / JOURNAL_NAME).is_file():
         _check_journal_model(out_dir, model.settings())
+    lock = RunLock(out_dir).acquire(
+        wait=wait_lock, on_wait=lambda pid: console.print(f"waiting: PID {pid} holds {out_dir}"))
+    try:
+        return _run_locked(cfg, out_dir, tasks, skipped, model, judge_model, console=console,
+                           show_progress=show_progress)
+    except sqlite3.DatabaseError as err:
+        raise JournalCorrupt(corrupt_message(out_dir / JOURNAL_NAME, err)) from None
+    finally:
+        lock.release()
+
+
+def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model: Model, judge_model: Model | None,
+                *, console: Console, show_progress: bool) -> tuple[dict, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     journal = Journal(out_dir / JOURNAL_NAME)
+    settings = cfg
     try:
         previous = journal.get_meta("config") or {}
         if previous.get("judge") and cfg.judge and previous["judge"] != cfg.judge:
@@ -150,10 +176,17 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         journal.set_meta("config", cfg.model_dump())
         journal.set_meta("model_settings", model.settings())
         runs = plan(tasks, settings, model.settings(), journal)
+        for tr in runs:
+            warns = list(dict.fromkeys(getattr(tr.task, "load_warnings", [])))
+            if warns:
+                more = f" (and {len(warns) - 1} more)" if len(warns) > 1 else ""
+                console.print(f"[yellow]warning[/] {tr.task.name}: {warns[0]}{more}")
         todo = sum(len(r.todo) for r in runs)
         done = sum(len(r.samples) for r in runs) - todo
         concurrency = cfg.concurrency or model.max_parallel or 8
-        policy = RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout)
+        policy = RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout,
+                             max_retry_after=cfg.max_retry_after, item_budget_s=cfg.retry_budget_item,
+                             run_budget_s=cfg.retry_budget_run, breaker_failures=cfg.breaker_failures)
         t0, started = time.perf_counter(), time.time()
         caller = None
         if todo:
@@ -181,14 +214,20 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         else:
             console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
         sessions = record_session(journal, out_dir, session_entry(started, time.perf_counter() - t0, caller))
+        stopped = caller.guard.stopped if caller is not None else None
+        if journal.pending and not _flush_held_writes(journal, console, cfg.journal_flush_wait):
+            raise RunStopped(f"cannot write the journal {journal.path} ({journal.write_error}): "
+                             f"{journal.pending} write(s) held in memory were lost; free disk space and rerun "
+                             f"(only those requests are sent again)")
         task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
         fps = {name: t["fingerprint"] for name, t in task_results.items()}
         results = {
             "glotbench_version": package_versions()["glotbench"],
             "fingerprint": run_fingerprint(fps),
+            "note": cfg.note,
             "model": model.settings(),
             "config": cfg.model_dump(),
-            "settings": settings.to_dict(),
+            "settings": settings.request_settings(),
             "versions": package_versions(),
             "run": run_block(out_dir, sessions),  # totals over every session of this run, and the sessions
             "judge": judge_model.settings() if judge_model else None,
@@ -198,6 +237,9 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         }
         write_json(out_dir / "results.json", results)
         export_samples(journal, out_dir / "samples.jsonl", {n: t["fingerprint"]["id"] for n, t in task_results.items()})
+        if stopped:
+            raise RunStopped(f"run stopped early: {stopped}. Everything answered is in {out_dir / JOURNAL_NAME}; "
+                             f"rerun the same command to resume")
         return results, out_dir
     finally:
         journal.close()

@@ -10,7 +10,10 @@ Every extractor has one signature, so a task YAML can name it (``extractor: {nam
   ``sample.get("choices")`` (the option texts, same order; optional). Others ignore it.
 * ``pack``: the task language's :class:`~glotbench.languages.LanguagePack` (a code also works).
 * ``options``: the extractor's own settings from the task YAML (see each one below).
-* Returns the answer, or **None when the output cannot be parsed**; the engine counts those per
+* Returns the answer, or **None when the output cannot be parsed**. An extractor may carry an
+  ``explain`` attribute, a twin with the same signature returning an
+  :class:`~glotbench.extract.result.Extraction` (value + the rule that decided); the engine
+  records that rule in samples.jsonl (``extraction_rule``). ``choice`` and ``number`` have one; the engine counts those per
   task. No extractor raises on model output; they raise DataError on a bad ``sample`` and
   TaskSpecError on unknown options (both one line; the caller adds the file and record).
 
@@ -34,18 +37,26 @@ from collections.abc import Callable
 from typing import Any
 
 from glotbench.errors import DataError, TaskSpecError
-from glotbench.extract.choice import extract_choice
+from glotbench.extract.choice import explain_choice, extract_choice
+from glotbench.extract.confidence import StatedConfidence, read_confidence
 from glotbench.extract.jsonobj import first_json_object
-from glotbench.extract.number import extract_number, numbers_match, parse_number
+from glotbench.extract.number import explain_number, extract_number, numbers_match, parse_number
 from glotbench.extract.refusal import is_refusal
+from glotbench.extract.result import Extraction, explain
 from glotbench.extract.thinking import reflection_counts, strip_thinking
 from glotbench.languages import LanguagePack, get_pack
+from glotbench.registry import Registry
 
 Extractor = Callable[..., Any]
 
 __all__ = [
     "EXTRACTORS",
+    "Extraction",
     "Extractor",
+    "StatedConfidence",
+    "explain",
+    "explain_choice",
+    "explain_number",
     "extract_choice",
     "extract_number",
     "first_json_object",
@@ -53,6 +64,7 @@ __all__ = [
     "is_refusal",
     "numbers_match",
     "parse_number",
+    "read_confidence",
     "reflection_counts",
     "register_extractor",
     "strip_thinking",
@@ -68,10 +80,30 @@ def _choice(text: str, *, sample: dict, pack: LanguagePack | str, **options: Any
     return extract_choice(text, labels, sample.get("choices"), get_pack(pack))
 
 
+def _explain_choice(text: str, *, sample: dict, pack: LanguagePack | str, **options: Any) -> Extraction:
+    if options:
+        raise TaskSpecError(f"extractor 'choice': unknown options {sorted(options)}")
+    labels = sample.get("labels")
+    if not labels:
+        raise DataError("extractor 'choice': the sample has no 'labels' field")
+    return explain_choice(text, labels, sample.get("choices"), get_pack(pack))
+
+
 def _number(text: str, *, sample: dict, pack: LanguagePack | str, **options: Any) -> float | None:
     if options:
         raise TaskSpecError(f"extractor 'number': unknown options {sorted(options)}")
     return extract_number(text, get_pack(pack))
+
+
+def _explain_number(text: str, *, sample: dict, pack: LanguagePack | str, **options: Any) -> Extraction:
+    if options:
+        raise TaskSpecError(f"extractor 'number': unknown options {sorted(options)}")
+    return explain_number(text, get_pack(pack))
+
+
+# Each built-in extractor's twin that also says which rule decided (glotbench.extract.result).
+_choice.explain = _explain_choice  # type: ignore[attr-defined]
+_number.explain = _explain_number  # type: ignore[attr-defined]
 
 
 def _json(text: str, *, sample: dict, pack: LanguagePack | str, required_keys: list[str] | None = None, **options: Any):
@@ -93,25 +125,26 @@ def _text(text: str, *, sample: dict, pack: LanguagePack | str, first_line: bool
     return answer or None
 
 
-EXTRACTORS: dict[str, Extractor] = {
-    "choice": _choice,
-    "number": _number,
-    "json": _json,
-    "text": _text,
-}
+def _coerce_extractor(obj: Any, name: str, where: str) -> Extractor:
+    if callable(obj):
+        return obj
+    prefix = f"{where}: " if where else ""
+    raise TaskSpecError(f"{prefix}{name!r} is not an extractor function")
+
+
+EXTRACTORS: Registry[Extractor] = Registry("extractor", coerce=_coerce_extractor)
+for _name, _fn in (("choice", _choice), ("number", _number), ("json", _json), ("text", _text)):
+    EXTRACTORS.register(_name, _fn)
 
 
 def register_extractor(name: str, fn: Extractor) -> Extractor:
-    """Add an extractor under ``name`` (a task's Python escape hatch). Returns ``fn``."""
-    if name in EXTRACTORS and EXTRACTORS[name] is not fn:
-        raise ValueError(f"extractor {name!r} is already registered")
-    EXTRACTORS[name] = fn
+    """Add an extractor under ``name`` (a task's Python escape hatch). Returns ``fn``; a taken
+    name raises :class:`~glotbench.registry.RegistryError`."""
+    EXTRACTORS.register(name, fn)
     return fn
 
 
-def get_extractor(name: str) -> Extractor:
-    """The extractor registered as ``name``; TaskSpecError naming the known ones otherwise."""
-    try:
-        return EXTRACTORS[name]
-    except KeyError:
-        raise TaskSpecError(f"unknown extractor {name!r} (known: {', '.join(sorted(EXTRACTORS))})") from None
+def get_extractor(name: str, *, where: str = "") -> Extractor:
+    """The extractor registered as ``name`` (or a ``"module:attr"`` function); TaskSpecError
+    naming ``where`` and the known ones otherwise."""
+    return EXTRACTORS.resolve(name, where=where)

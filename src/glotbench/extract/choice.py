@@ -52,6 +52,7 @@ from glotbench.extract.text import (
     normalize,
     words_alternation,
 )
+from glotbench.extract.result import Extraction
 from glotbench.extract.thinking import strip_thinking
 from glotbench.languages import LanguagePack, get_pack
 
@@ -94,6 +95,14 @@ class _Matcher:
     tail: re.Pattern[str]
     ambiguity: re.Pattern[str]
     negation: re.Pattern[str]
+    negation_before: re.Pattern[str]
+    ambiguity_before: re.Pattern[str]
+    article_before: re.Pattern[str]
+    contrast: tuple[re.Pattern[str], ...]
+    correction: re.Pattern[str]
+    correction_word: re.Pattern[str]
+    verdict: re.Pattern[str]
+    lower: frozenset[str]
     label_words: frozenset[str]
     option_words: re.Pattern[str]
     connector: re.Pattern[str]
@@ -120,9 +129,24 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         for v in _variants(lab):
             if counts[v] == 1 and v not in variant_to_label:
                 variant_to_label[v] = lab
-    alts = "|".join(re.escape(v) for v in sorted(variant_to_label, key=len, reverse=True))
+    # Lower-case forms of letter labels ("(c)", "答案是c"): read only where nothing but punctuation
+    # follows, so "the answer is a bird" keeps its article.
+    lower: dict[str, str] = {}
+    for v, lab in list(variant_to_label.items()):
+        lv = v.lower()
+        if lv != v and lv not in variant_to_label:
+            lower[lv] = lab if lower.get(lv, lab) == lab else ""
+    lower = {k: v for k, v in lower.items() if v}
+    variant_to_label.update(lower)
+    alts = "|".join(re.escape(v) for v in sorted(set(variant_to_label) - set(lower), key=len, reverse=True))
     label = f"{NOT_BEFORE}(?P<label>{alts}){NOT_AFTER}"
     other = f"{NOT_BEFORE}(?P<other>{alts}){NOT_AFTER}"
+    if lower:
+        lalts = "|".join(re.escape(v) for v in sorted(lower, key=len, reverse=True))
+        low_end = f"(?={_CLOSE}[ \t]*(?:$|\n|[.。!！,，;；:：)\\]）】]))"
+        either = f"(?:{label}|{NOT_BEFORE}(?P<low>{lalts}){NOT_AFTER}{low_end})"
+    else:
+        either = label
 
     answer = words_alternation(_merged(pack, "answer_words"))
     conn = words_alternation(_merged(pack, "connectors"))
@@ -130,12 +154,16 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
     correct = words_alternation(_merged(pack, "correct_words"))
     conj = words_alternation(_merged(pack, "list_conjunctions"))
     neg = words_alternation(_merged(pack, "negation_words"))
+    wrong = words_alternation(_merged(pack, "wrong_words"))
+    contrast_w = words_alternation(_merged(pack, "contrast_words"))
+    yes = words_alternation(_merged(pack, "yes_words") + _merged(pack, "correct_words"))
+    no = words_alternation(_merged(pack, "no_words") + _merged(pack, "wrong_words") + _merged(pack, "negation_words"))
 
     gap = f"(?:{_GAP_CHARS}|{conn}|{optw}){{0,16}}"
     rgap = f"(?:[\\s:：\\-–—*_]|{conn}|{optw}){{0,8}}"
-    forward = re.compile(f"{answer}{gap}{_OPEN}{label}")
+    forward = re.compile(f"{answer}{gap}{_OPEN}{either}")
     reverse = re.compile(f"{_OPEN}{label}{_CLOSE}(?P<rgap>{rgap})(?:{correct}|{answer})")
-    boxed = re.compile(rf"\\boxed\s*\{{\s*(?:\\text(?:bf)?\s*\{{\s*)?{label}")
+    boxed = re.compile(rf"\\boxed\s*\{{\s*(?:\\text(?:bf)?\s*\{{\s*)?{either}")
     leading = re.compile(f"(?:[\\s#>*_\\-•]|{conn}|{optw})*?{_OPEN}{label}")
     label_line = re.compile(
         f"(?m)^[ \\t#>*_\\-•]*(?:(?:{optw}|{conn})[ \\t]*)*{_OPEN}{label}{_CLOSE}[ \\t.:：。)）]*{_CLOSE}[ \\t]*$"
@@ -145,7 +173,31 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
     ambiguity = re.compile(
         f"^{_CLOSE}[\\s)）]*(?:[,/|&+;，、]|{conj})\\s*(?:(?:{conj}|{conn}|{optw})\\s*){{0,3}}{_OPEN}{other}"
     )
-    negation = re.compile(f"^{_CLOSE}[\\s)）]*{neg}")
+    # "B not", "B is incorrect", "A je špatně", "A是错误的", "В биш", "A: no": not the answer.
+    negation = re.compile(f"^{_CLOSE}[ \\t)）:：]*(?:(?:{conn}|{optw})[ \\t]*){{0,2}}(?:{neg}|{wrong})")
+    # "B és C is helyes", "A or B is correct": another label joined on before.
+    ambiguity_before = re.compile(
+        f"{other}{_CLOSE}[\\s)）]*(?:[,/|&+;，、]|{conj})\\s*(?:(?:{conj}|{conn}|{optw})\\s*){{0,3}}{_OPEN}$"
+    )
+    # "Az E helyes": a label-like word right after an article-like connector is a label.
+    article_before = re.compile(f"(?:^|[ \\t]){conn}[ \\t]+$")
+    # "not A", "není to A", "不是A", "nem A": not the answer either.
+    negation_before = re.compile(f"(?:{neg})(?:[ \\t:：]|{conn}|{optw}|{_OPEN[:-1]}){{0,6}}$")
+    pre = f"(?:[ \\t:：]|{conn}|{optw}|{_OPEN[:-1]})*?"
+    link = f"{_CLOSE}[ \\t,，、;；.。]*(?:{conn}[ \\t]*)?"
+    contrast = (
+        # "not A but C", "Není to A, ale D", "不是A，而是D", "nem A, hanem C"
+        re.compile(f"{neg}{pre}{_OPEN}{label}{link}{contrast_w}{pre}{_OPEN}{other}"),
+        # "А биш, харин Б", "A is wrong, rather C"
+        re.compile(f"{_OPEN}{label}{_CLOSE}[ \\t]*(?:{conn}[ \\t]*)?(?:{neg}|{wrong}){link}{contrast_w}{pre}{_OPEN}{other}"),
+    )
+    fix = words_alternation(_merged(pack, "correction_words"))
+    correction = re.compile(
+        f"{fix}[\\s,，:：!！.。…\\-–—]*(?:(?:{conn}|{optw}|{answer}|{neg}|{contrast_w})[\\s,，:：]*){{0,4}}{_OPEN}{label}"
+    )
+    verdict = re.compile(
+        f"(?m)(?:^|[ \\t.;；。,，]){_OPEN}{label}{_CLOSE}[ \\t]*[:：=)）\\-–—][ \\t]*[*_]*(?:(?P<no>{no})|(?P<yes>{yes}))"
+    )
     return _Matcher(
         variant_to_label=variant_to_label,
         label=label,
@@ -159,10 +211,25 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         tail=tail,
         ambiguity=ambiguity,
         negation=negation,
+        negation_before=negation_before,
+        ambiguity_before=ambiguity_before,
+        article_before=article_before,
+        contrast=contrast,
+        correction=correction,
+        correction_word=re.compile(fix),
+        verdict=verdict,
+        lower=frozenset(lower),
         label_words=frozenset(_merged(pack, "label_words")),
         option_words=re.compile(f"^\\s*{optw}"),
         connector=re.compile(conn),
     )
+
+
+def _span(hit: re.Match[str]) -> tuple[int, int]:
+    """The span of the label a hit found (upper-case group ``label`` or lower-case ``low``)."""
+    if "low" in hit.re.groupindex and hit.group("low") is not None:
+        return hit.span("low")
+    return hit.span("label")
 
 
 def _line_rest(text: str, pos: int) -> str:
@@ -189,14 +256,20 @@ def _judge(
     amb = m.ambiguity.match(after)
     if amb and m.variant_to_label[amb.group("other")] != lab:
         return _AMBIGUOUS
+    amb = m.ambiguity_before.search(text, max(0, start - 60), start)
+    if amb and m.variant_to_label[amb.group("other")] != lab:
+        return _AMBIGUOUS
     if m.negation.match(after):
+        return None
+    if m.negation_before.search(text, max(0, start - 60), start):
         return None
     if re.match(r"[.,:]\d", after):
         return None  # a decimal number or a time, not a label
-    if raw in m.label_words:
+    if raw in m.label_words or (raw in m.lower and raw.upper() in m.label_words):
         if reverse:
-            # "A is correct" is an answer, "A correct answer…" / "A helyes válasz…" is an article.
-            if not m.connector.search(rgap):
+            # "A is correct" is an answer, "A correct answer…" / "A helyes válasz…" is an article;
+            # "Az E helyes" (an article before it) is a label again.
+            if not m.connector.search(rgap) and not m.article_before.search(text, max(0, start - 20), start):
                 return None
         elif re.match(rf"[ \t]+{WORD}", after) and not m.option_words.match(after):
             own = options_norm[labels.index(lab)] if options_norm else None
@@ -213,23 +286,48 @@ def _judge(
 
 
 def _explicit(m: _Matcher, text: str, options_norm, labels, pack):
-    found: list[tuple[int, object]] = []
-    for pat in (m.forward, m.boxed):
+    """The last explicit statement: (verdict, rule) or (None, None)."""
+    found: list[tuple[int, object, str]] = []
+    for pat, rule in ((m.forward, "answer_phrase"), (m.boxed, "boxed")):
         for hit in pat.finditer(text):
-            s, e = hit.span("label")
-            found.append((s, _judge(m, text, s, e, options_norm, labels, pack)))
+            s, e = _span(hit)
+            found.append((s, _judge(m, text, s, e, options_norm, labels, pack), rule))
     for hit in m.reverse.finditer(text):
         s, e = hit.span("label")
         verdict = _judge(m, text, s, e, options_norm, labels, pack, reverse=True, rgap=hit.group("rgap"))
         if verdict is not _AMBIGUOUS:
             tail_neg = m.negation.match(text[hit.end() :])
             verdict = None if tail_neg else verdict
-        found.append((s, verdict))
+        found.append((s, verdict, "correct_phrase"))
+    for hit in m.correction.finditer(text):
+        s, e = hit.span("label")
+        found.append((s, _judge(m, text, s, e, options_norm, labels, pack), "self_correction"))
+    for pat in m.contrast:
+        for hit in pat.finditer(text):
+            s, e = hit.span("other")
+            lab = m.variant_to_label[text[s:e]]
+            amb = m.ambiguity.match(text[e:])
+            verdict = _AMBIGUOUS if amb and m.variant_to_label[amb.group("other")] != lab else lab
+            found.append((s, verdict, "contrast"))
     found = [f for f in found if f[1] is not None]
     if not found:
-        return None
+        return None, None
     found.sort(key=lambda f: f[0])
-    return found[-1][1]
+    return found[-1][1], found[-1][2]
+
+
+def _verdict_list(m: _Matcher, text: str):
+    """"A: no. B: no. C: yes." -> C, when at least two labels get a yes/no and exactly one a yes."""
+    verdicts: dict[str, set[str]] = {}
+    for hit in m.verdict.finditer(text):
+        lab = m.variant_to_label[hit.group("label")]
+        verdicts.setdefault(lab, set()).add("no" if hit.group("no") else "yes")
+    if len(verdicts) < 2 or any(len(v) > 1 for v in verdicts.values()):
+        return None
+    yes = [lab for lab, v in verdicts.items() if v == {"yes"}]
+    if len(yes) > 1:
+        return _AMBIGUOUS  # "A: yes. B: yes."
+    return yes[0] if yes else None
 
 
 def _is_echo(m: _Matcher, text: str) -> bool:
@@ -252,13 +350,25 @@ def _leading(m: _Matcher, text: str, options_norm, labels, pack):
 
 
 def _label_lines(m: _Matcher, text: str, echo: bool = False):
+    """The label standing alone on its lines when all such lines agree; _AMBIGUOUS when they don't."""
     hits = list(m.label_line.finditer(text))
     if echo:
         # In an output that echoes the option list, "B." alone on a line is the echo cut short by
         # the token limit, not an answer; a bare "B" still counts.
         hits = [h for h in hits if not m.echo_line.match(h.group(0))]
     seen = {m.variant_to_label[h.group("label")] for h in hits}
-    return seen.pop() if len(seen) == 1 else None
+    if len(seen) > 1:
+        return _AMBIGUOUS
+    return seen.pop() if seen else None
+
+
+def _final_bare_label(m: _Matcher, text: str, options_norm, labels, pack):
+    """"B is incorrect; C." -> C: the output ends with a bare label after a full stop or semicolon."""
+    hit = re.search(f"(?<!\\d)[;；.。!！?？\\n][ \\t*_]*{_OPEN}{m.label}{_CLOSE}[ \\t.。!！]*$", text)
+    if not hit:
+        return None
+    s, e = hit.span("label")
+    return _judge(m, text, s, e, options_norm, labels, pack)
 
 
 def _short_enough(norm: str) -> bool:
@@ -297,12 +407,13 @@ def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | 
     return _AMBIGUOUS if keep else None
 
 
-def _by_option_text(m: _Matcher, text: str, options_norm: list[str], pack: LanguagePack):
+def _by_option_text(m: _Matcher, text: str, options_norm: list[str], pack: LanguagePack, whole_text: bool = True):
     tails = list(m.tail.finditer(text))
     candidates = []
     if tails:
         candidates.append(normalize(_line_rest(text, tails[-1].end()), pack))
-    candidates.append(normalize(text, pack))
+    if whole_text:  # not in an echoed option list: it holds every option's text
+        candidates.append(normalize(text, pack))
     for cand in candidates:
         found = _match_option_text(cand, options_norm)
         if found is _AMBIGUOUS:
@@ -312,13 +423,13 @@ def _by_option_text(m: _Matcher, text: str, options_norm: list[str], pack: Langu
     return None
 
 
-def extract_choice(
+def explain_choice(
     text: str,
     labels: Sequence[str],
     options: Sequence[str] | None,
     pack: LanguagePack | str,
-) -> str | None:
-    """The option label the output chose, exactly as spelled in ``labels``; None if unclear."""
+) -> Extraction:
+    """:func:`extract_choice` with the rule that decided (``choice:<rule>``; docs/extraction.md)."""
     labels = [str(lab) for lab in labels]
     if not labels:
         raise DataError("extract_choice: field 'labels' is empty")
@@ -330,17 +441,40 @@ def extract_choice(
     answer, _trace = strip_thinking(text or "")
     answer = fold_width(answer)
     if not answer:
-        return None
+        return Extraction(None, "choice:empty")
     m = _matcher(pack.code, tuple(labels))
     options_norm = [normalize(str(o), pack) for o in options] if options is not None else None
 
-    verdict = _explicit(m, answer, options_norm, labels, pack)
     echo = _is_echo(m, answer)
-    if verdict is None and not echo:
-        verdict = _leading(m, answer, options_norm, labels, pack)
+    verdict, rule = _explicit(m, answer, options_norm, labels, pack)
     if verdict is None:
-        verdict = _label_lines(m, answer, echo)
+        verdict, rule = _verdict_list(m, answer), "verdict_list"
+    lines = _label_lines(m, answer, echo)
+    if verdict is None and lines is _AMBIGUOUS:
+        verdict, rule = _AMBIGUOUS, "label_line"  # "A\nB\nC": several labels on lines of their own
+    if verdict is None and not echo:
+        verdict, rule = _leading(m, answer, options_norm, labels, pack), "leading_label"
+        if verdict is not None and verdict is not _AMBIGUOUS and m.correction_word.search(answer):
+            verdict = None  # "B. Actually no, A.": a leading label taken back later is not the answer
+    if verdict is None:
+        verdict, rule = lines, "label_line"
+    if verdict is None and not echo:
+        verdict, rule = _final_bare_label(m, answer, options_norm, labels, pack), "final_label"
     if verdict is None and options_norm:
-        idx = _by_option_text(m, answer, options_norm, pack)
-        verdict = _AMBIGUOUS if idx is _AMBIGUOUS else (labels[idx] if idx is not None else None)
-    return None if verdict is _AMBIGUOUS else verdict
+        idx = _by_option_text(m, answer, options_norm, pack, whole_text=not echo)
+        verdict, rule = (_AMBIGUOUS if idx is _AMBIGUOUS else (labels[idx] if idx is not None else None)), "option_text"
+    if verdict is _AMBIGUOUS:
+        return Extraction(None, f"choice:ambiguous:{rule}")
+    if verdict is None:
+        return Extraction(None, "choice:echo" if echo else "choice:none")
+    return Extraction(verdict, f"choice:{rule}")
+
+
+def extract_choice(
+    text: str,
+    labels: Sequence[str],
+    options: Sequence[str] | None,
+    pack: LanguagePack | str,
+) -> str | None:
+    """The option label the output chose, exactly as spelled in ``labels``; None if unclear."""
+    return explain_choice(text, labels, options, pack).value

@@ -32,10 +32,12 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from typing import Any
 
 from glotbench.errors import DataError
 from glotbench.extract.text import WORD_CHARS, fold_width, words_alternation
+from glotbench.extract.result import Extraction
 from glotbench.extract.thinking import strip_thinking
 from glotbench.languages import LanguagePack, get_pack
 
@@ -48,13 +50,32 @@ _CN_RUN = re.compile(r"负?[零〇一二两三四五六七八九十百千万亿]
 
 _AMBIGUOUS = object()
 
+_VULGAR = "¼½¾⅐⅑⅒⅓⅔⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞"
+_MAGNITUDE = {"百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
+# Digits the token did not take, right before or after it: "1 234,5" in English is not "1".
+_LOOSE_AFTER = re.compile(
+    r"[ \u00a0\u202f\u2009]?\d|[/⁄]\d|[百千万亿][0-9零〇一二两三四五六七八九十]"
+    r"|[eE][-+]?\d"  # 1e3: scientific notation is not read
+    r"|[ \t]*(?:[^\W\d_]+[ \t]*){1,2}[-+]?\d"  # 2 hours 30 minutes, 2小时30分钟: a compound quantity
+    r"|[ \t]+(?:and a half|a půl|és fél|хагас)\b|个?半"  # 3 and a half, 3个半
+)
+_LOOSE_BEFORE = re.compile(r"\d[ \u00a0\u202f\u2009]$|\d[/⁄]$|\d[ \t]*(?:[^\W\d_]+[ \t]*){1,2}$")
+_LATEX_FRAC = re.compile(r"\\[dt]?frac\s*\{\s*(-?\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+
 
 class _Grammar:
     def __init__(self, pack: LanguagePack) -> None:
         spaces = "".join(s for s in pack.thousands_separators if s in _SPACES)
         space_group = f"|[{re.escape(spaces)}]\\d{{3}}(?!\\d)" if spaces else ""
-        lead = f"(?<![{WORD_CHARS}.,])"
-        self.token = re.compile(f"(?:{lead}(?P<sign>[-+]))?{lead}(?P<body>\\d+(?:[.,]\\d+{space_group})*)")
+        lead = f"(?<![{WORD_CHARS}.,/⁄])"
+        body = f"\\d+(?:[.,]\\d+{space_group})*"
+        self.token = re.compile(
+            f"(?:{lead}(?P<sign>[-+]))?{lead}"
+            f"(?:(?P<mixed>\\d+)[ \\u00a0]+(?P<mnum>\\d+)[/⁄](?P<mden>\\d+)(?![\\d/⁄.,])"  # 1 1/2
+            f"|(?P<body>{body})(?:[ \\u00a0]?(?P<vfrac>[{_VULGAR}]))?(?:[ \\t]*[/⁄][ \\t]*(?P<den>\\d+)(?![\\d/⁄]|[.,]\\d))?"
+            f"|(?P<vonly>[{_VULGAR}]))"
+            f"(?:[ \\t]*(?P<mag>[百千万亿]+)(?![零〇一二两三四五六七八九十百千万亿0-9]))?"
+        )
         answers = list(pack.answer_words) + (list(get_pack("en").answer_words) if pack.code != "en" else [])
         conn = words_alternation(list(pack.connectors) + list(get_pack("en").connectors))
         gap = f"(?:[\\s:：=>*_\"'“”„«»(\\[【（$€£¥₮~≈]|{conn}){{0,16}}"
@@ -102,9 +123,33 @@ def _read_body(body: str, pack: LanguagePack):
 
 
 def _value(match: re.Match[str], pack: LanguagePack):
-    v = _read_body(match.group("body"), pack)
-    if v is _AMBIGUOUS:
-        return v
+    """The value of a number token (fractions, vulgar fractions and 万/亿 included), or _AMBIGUOUS."""
+    text = match.string
+    if _LOOSE_AFTER.match(text, match.end()) or _LOOSE_BEFORE.search(text, max(0, match.start() - 40), match.start()):
+        return _AMBIGUOUS
+    if match.group("mixed") is not None:
+        num, den = int(match.group("mnum")), int(match.group("mden"))
+        if den == 0 or num >= den:
+            return _AMBIGUOUS
+        v = int(match.group("mixed")) + num / den
+    elif match.group("vonly") is not None:
+        v = unicodedata.numeric(match.group("vonly"))
+    else:
+        v = _read_body(match.group("body"), pack)
+        if v is _AMBIGUOUS:
+            return v
+        if match.group("vfrac"):
+            if v != int(v):
+                return _AMBIGUOUS
+            v += unicodedata.numeric(match.group("vfrac"))
+        elif match.group("den") is not None:
+            den = int(match.group("den"))
+            if den == 0 or v != int(v):
+                return _AMBIGUOUS
+            v = v / den
+    if match.group("mag"):
+        for ch in match.group("mag"):
+            v *= _MAGNITUDE[ch]
     return -v if match.group("sign") == "-" else v
 
 
@@ -189,40 +234,49 @@ def _read_boxed(content: str, pack: LanguagePack):
     return _first_number(content, pack)
 
 
-def extract_number(text: str, pack: LanguagePack | str) -> float | None:
-    """The final answer number in ``text``; None when there is none or it is ambiguous."""
+def explain_number(text: str, pack: LanguagePack | str) -> Extraction:
+    """:func:`extract_number` with the rule that decided (``number:<rule>``; docs/extraction.md)."""
     pack = get_pack(pack)
     answer, _trace = strip_thinking(text or "")
     answer = fold_width(answer)
     if not answer.strip():
-        return None
+        return Extraction(None, "number:empty")
+    answer = _LATEX_FRAC.sub(lambda m: f"{m.group(1)}/{m.group(2)}", answer)
     found: Any = None
+    rule = "none"
     if "####" in answer:
-        found = _first_number(answer.rsplit("####", 1)[1], pack)
+        found, rule = _first_number(answer.rsplit("####", 1)[1], pack), "hashes"
     elif boxes := _boxed_contents(answer):
-        found = _read_boxed(boxes[-1], pack)
+        found, rule = _read_boxed(boxes[-1], pack), "boxed"
     else:
         g = _grammar(pack)
         for hit in reversed(list(g.answer.finditer(answer))):
             line = _answer_line(answer[hit.end() :])
             if g.token.search(line):
-                found = _first_number(line, pack)
+                found, rule = _first_number(line, pack), "answer_phrase"
                 break
             if "chinese" in pack.numeral_systems:
                 cn = _CN_RUN.match(line.strip())
                 if cn and (value := chinese_numeral(cn.group(0))) is not None:
-                    found = float(value)
+                    found, rule = float(value), "answer_phrase_chinese_numeral"
                     break
         else:
             tokens = list(g.token.finditer(answer))
             if tokens:
-                found = _value(tokens[-1], pack)
+                found, rule = _value(tokens[-1], pack), "last_number"
             elif "chinese" in pack.numeral_systems and (cn := _CN_RUN.fullmatch(answer.strip(" 。.\n"))):
                 value = chinese_numeral(cn.group(0))
-                found = float(value) if value is not None else None
-    if found is None or found is _AMBIGUOUS:
-        return None
-    return float(found)
+                found, rule = (float(value) if value is not None else None), "chinese_numeral"
+    if found is _AMBIGUOUS:
+        return Extraction(None, f"number:ambiguous:{rule}")
+    if found is None:
+        return Extraction(None, f"number:none" if rule == "none" else f"number:unreadable:{rule}")
+    return Extraction(float(found), f"number:{rule}")
+
+
+def extract_number(text: str, pack: LanguagePack | str) -> float | None:
+    """The final answer number in ``text``; None when there is none or it is ambiguous."""
+    return explain_number(text, pack).value
 
 
 def parse_number(text: str, pack: LanguagePack | str = "en") -> float | None:

@@ -9,6 +9,8 @@ The item's grade (its first answer's) is the ``pred`` the metrics read; the othe
 
 from __future__ import annotations
 
+import ast
+import hashlib
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,9 @@ from glotbench.errors import DataError
 from glotbench.extract.thinking import strip_thinking
 from glotbench.factuality.options import SimpleQAOptions, parse_options, where_of
 from glotbench.factuality.prompts import FileTemplate, load_template
+from glotbench.factuality import strict_metrics  # noqa: F401  (registers the *_strict metrics)
 from glotbench.judges.parse import parse_judge_output
+from glotbench.judges.reference_parse import reference_grade
 from glotbench.judges.prompts import GraderPrompt, load_grader
 from glotbench.models.base import GenRequest, GenResult
 from glotbench.scoring.calibration import parse_stated_answer
@@ -45,13 +49,69 @@ class SimpleQATask(Task):
             raise
 
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
+        for name in self.options.literal_fields:  # simple-evals' CSV: metadata="{'topic': ..., 'answer_type': ...}"
+            if isinstance(rec.get(name), str):
+                try:
+                    rec = {**rec, name: ast.literal_eval(rec[name])}
+                except (ValueError, SyntaxError) as err:
+                    raise DataError(f"{where}: record {index}: field '{name}': not a Python literal ({err})") from None
         sample = super().build_sample(rec, index, where)
         for name in ("question", "target"):
             value = sample.target if name == "target" else sample.vars.get("question")
             if value is None or (isinstance(value, str) and not value.strip()):
                 path = self.spec.fields.get(name, name)
                 raise DataError(f"{where}: record {index} (id {sample.id}): field '{path}' ({name}) is empty")
+        if self.options.retrieval is not None and not getattr(self, "_building_pool", False):
+            r = self.options.retrieval
+            sample.vars["retrieved"] = [p.to_dict() for p in self.retriever.retrieve(str(sample.vars["question"]), r.k)]
         return sample
+
+    # ---------------------------------------------------------------- retrieval and few-shot pool
+    @cached_property
+    def retriever(self):
+        from glotbench.factuality.retrieval import load_retriever
+
+        r = self.options.retrieval
+        return load_retriever(r.retriever, r.docs, r.args, f"{self.where}: options.retrieval")
+
+    def data_fingerprint(self, split: str | None = None) -> str:
+        fp = super().data_fingerprint(split)
+        if self.options.retrieval is not None:  # the retrieved documents are part of the input
+            docs = getattr(self.retriever, "passages", None)
+            h = hashlib.sha256(repr(docs if docs is not None else self.options.retrieval).encode()).hexdigest()[:8]
+            fp += f"+rag:{h}"
+        if self.options.fewshot_pool:
+            fp += f"+pool:{hashlib.sha256(self._pool_path().read_bytes()).hexdigest()[:8]}"
+        return fp
+
+    def _pool_path(self) -> Path:
+        p = Path(self.options.fewshot_pool)
+        own = Path(__file__).with_name("pools") / p
+        path = own if own.is_file() else (p if p.is_absolute() else (self.spec_path.parent / p if self.spec_path else p))
+        if not path.is_file():
+            raise DataError(f"{self.where}: options.fewshot_pool: {p} not found")
+        return path
+
+    @cached_property
+    def _fewshot_pool(self) -> list[Sample]:
+        if not self.options.fewshot_pool:
+            return super()._fewshot_pool
+        from glotbench.data.loaders import iter_jsonl
+
+        path = self._pool_path()
+        self._building_pool = True
+        try:
+            return [self.build_sample(rec, i, str(path)) for i, (_, rec) in enumerate(iter_jsonl(path, encoding="utf-8"))]
+        finally:
+            self._building_pool = False
+
+    def render_user(self, sample: Sample) -> str:
+        text = self._render_question(sample)
+        r = self.options.retrieval
+        if r is None or "retrieved" not in sample.vars:
+            return text
+        passages = "\n".join(f"[{k}] {p['text']}" for k, p in enumerate(sample.vars["retrieved"], 1)) or "（无）"
+        return r.template.replace("{passages}", passages).replace("{question}", text)
 
     # ---------------------------------------------------------------- prompts
     @cached_property
@@ -62,7 +122,7 @@ class SimpleQATask(Task):
         pf = self.options.prompt_file
         return load_template(pf, prompt_lang, self.where) if pf else None
 
-    def render_user(self, sample: Sample) -> str:
+    def _render_question(self, sample: Sample) -> str:
         tpl = self.template(self._prompt_lang)
         if tpl is None:
             return super().render_user(sample)
@@ -79,7 +139,8 @@ class SimpleQATask(Task):
         view: dict[str, Any] = {"text": final.strip()}
         if self.options.confidence:
             stated = parse_stated_answer(final)
-            view.update(answer=stated.answer, confidence=stated.confidence, confidence_error=stated.error)
+            view.update(answer=stated.answer, confidence=stated.confidence, confidence_error=stated.error,
+                        confidence_scale=stated.scale)
         return view
 
     def judge_input(self, view: dict[str, Any]) -> str:
@@ -98,8 +159,18 @@ class SimpleQATask(Task):
         return reqs
 
     def parse_judgment(self, sample: Sample, index: int, judge_text: str) -> dict:
+        """``grade`` is the headline grade: the benchmark's own reply rule (``judge_rule: reference``,
+        the default) or glotbench's strict parse; both are kept (``reference_grade``, ``strict_grade``)."""
         verdict = parse_judge_output(self.grader.parser, judge_text)
-        return {**verdict.to_dict(), "grader": self.grader.name, "grader_version": self.grader.version}
+        ref, ref_reason = reference_grade(self.grader.parser, judge_text)
+        strict = verdict.to_dict()
+        out = {**strict, "strict_grade": strict["grade"], "strict_reason": strict["reason"],
+               "reference_grade": ref.value, "reference_reason": ref_reason,
+               "judge_rule": self.options.judge_rule,
+               "grader": self.grader.name, "grader_version": self.grader.version}
+        if self.options.judge_rule == "reference":
+            out.update(grade=ref.value, reason=ref_reason)
+        return out
 
     def score_judged(self, sample: Sample, outputs: list[GenResult], verdicts: list[dict]) -> Scored:
         grades = [to_grade(v.get("grade", JUDGE_ERROR.value), f"{self.name}: item {sample.id}: verdict {k}")
@@ -107,12 +178,21 @@ class SimpleQATask(Task):
         views = [self.read_answer(o.text) for o in outputs]
         first = grades[0]
         values: dict[str, Any] = grade_indicators(first)
+        strict = to_grade(verdicts[0].get("strict_grade", verdicts[0].get("grade", JUDGE_ERROR.value)),
+                          f"{self.name}: item {sample.id}: strict verdict")
+        values.update({f"strict_{k}": v for k, v in grade_indicators(strict).items()})
         detail: dict[str, Any] = {"grades": [g.value for g in grades],
-                                  "judge_reasons": [v.get("reason", "") for v in verdicts]}
+                                  "judge_reasons": [v.get("reason", "") for v in verdicts],
+                                  "judge_rule": verdicts[0].get("judge_rule", "strict"),
+                                  "strict_grades": [v.get("strict_grade", v.get("grade")) for v in verdicts],
+                                  "reference_grades": [v.get("reference_grade") for v in verdicts]}
+        if "retrieved" in sample.vars:
+            detail["retrieved"] = sample.vars["retrieved"]
         if self.options.confidence:
             values["confidence"] = views[0]["confidence"]
             detail["confidence"] = [v["confidence"] for v in views]
             detail["confidence_error"] = [v["confidence_error"] for v in views]
+            detail["confidence_scale"] = [v["confidence_scale"] for v in views]
         return Scored(pred=None if first is JUDGE_ERROR else first.value, values=values,
                       extracted=self.judge_input(views[0]), detail=detail)
 
@@ -123,4 +203,6 @@ class SimpleQATask(Task):
         return factuality_summary(self, records, out_dir)
 
     def metric_names(self, mode: str) -> list[str]:
-        return list(self.spec.metrics)
+        """The YAML's metrics, then glotbench's strict-parse variants of them beside."""
+        names = list(self.spec.metrics)
+        return names + [f"{n}_strict" for n in names if f"{n}_strict" in strict_metrics.NAMES and f"{n}_strict" not in names]

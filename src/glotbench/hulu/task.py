@@ -41,6 +41,7 @@ class HuluOptions(BaseModel):
     texts: list[str] | None = None  # the option text shown for each value
     choice_fields: list[str] | None = None  # or: record fields holding the option texts
     or_word: str = "or"  # joins the last two labels in {{ labels_text }}
+    target_is_text: bool = False  # the target field holds the right option's TEXT (HuWS's CorrectAnswer)
 
     @model_validator(mode="after")
     def _one_source(self):
@@ -123,6 +124,14 @@ class HuluTask(Task):
         option_values = dict(zip(labels, opts.values))
         target = values.get("target")
         answer_label = answer_text = None
+        if target is not None and opts.target_is_text:
+            if str(target) not in texts:
+                raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('target')}': "
+                                f"{target!r} is none of the option texts")
+            if texts.count(str(target)) > 1:
+                raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('target')}': "
+                                f"{target!r} is the text of more than one option")
+            target = opts.values[texts.index(str(target))]
         if target is not None:
             target = str(target)
             if target not in opts.values:

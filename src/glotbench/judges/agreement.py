@@ -81,9 +81,14 @@ def compare_judges(table: Mapping[str, Mapping[str, Grades]], metric: str = "F")
     if metric not in scores[judges[0]][models[0]]:
         raise DataError(f"compare_judges: unknown metric {metric!r}; use CO, NA, IN, CGA or F")
 
+    # best first, in the direction the metric declares (IN and NA: lower is better)
+    from glotbench.scoring.metrics import get_metric
+
+    sign = 1.0 if get_metric(f"factuality_{metric.lower()}").higher_is_better else -1.0
+
     def key(j: str, m: str) -> float:
         v = scores[j][m][metric]
-        return -math.inf if math.isnan(v) else v
+        return -math.inf if math.isnan(v) else sign * v
 
     rankings = {j: sorted(models, key=lambda m: (-key(j, m), m)) for j in judges}
     taus, kappas = [], []

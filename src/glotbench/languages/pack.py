@@ -32,6 +32,23 @@ class UnknownLanguageError(LanguagePackError):
 
 Words = tuple[str, ...]
 
+# Space-like group marks. CLDR writes U+00A0 or U+202F; models write any of these, so a pack whose
+# CLDR group mark is one of them accepts all of them (and only between groups of three digits).
+SPACES: Words = (" ", "\u00a0", "\u202f", "\u2009")
+
+
+def cldr_number_symbols(locale: str) -> tuple[str, Words]:
+    """``(decimal mark, group marks)`` of a CLDR locale, from babel's locale data."""
+    from babel import Locale, UnknownLocaleError
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    try:
+        Locale.parse(locale)
+    except (UnknownLocaleError, ValueError) as err:
+        raise ValueError(f"number_locale {locale!r} is not a CLDR locale ({err})") from None
+    decimal, group = get_decimal_symbol(locale), get_group_symbol(locale)
+    return decimal, (SPACES if group in SPACES else (group,))
+
 
 class Normalization(BaseModel):
     """How text is normalised before comparing an output with an option or a reference."""
@@ -61,16 +78,45 @@ class LanguagePack(BaseModel):
     correct_words: Words = Field(description="Adjectives meaning 'correct', for 'B is correct' statements.")
     list_conjunctions: Words = Field(description="'or' / 'and' words; two labels joined by one make an ambiguous answer.")
     negation_words: Words = Field(description="Negations; a label next to one is not taken as the answer ('not', 'nem', 'биш', '不').")
+    wrong_words: Words = Field(default=(), description="Words saying an option is wrong ('incorrect', 'špatně', '错误', 'буруу'); "
+                               "a label they follow ('B is incorrect') is not the answer.")
+    contrast_words: Words = Field(default=(), description="'but' / 'rather' words of 'not A but C' ('hanem', 'ale', '而是', 'харин').")
+    correction_words: Words = Field(default=(), description="Words that open a self-correction ('wait', 'actually', 'počkat', '等等'); "
+                                    "a label right after one is the answer at that point ('B. Wait, D.').")
     label_words: Words = Field(description="Label-like letters that are ordinary words (articles, conjunctions) when a word follows.")
     option_label_sets: dict[str, Words] = Field(description="Named option label sets in common use, e.g. latin: [A, B, C, D, E].")
-    decimal_separator: Literal[",", "."] = Field(description="The decimal mark of the language.")
-    thousands_separators: Words = Field(description="Characters that group thousands (space, U+00A0, U+202F, '.', ',').")
+    number_locale: str | None = Field(
+        default=None,
+        description="CLDR locale whose number symbols (decimal mark, group mark) the pack uses, read with babel. "
+        "Built-in packs set this instead of writing the marks by hand.",
+    )
+    extra_thousands_separators: Words = Field(
+        default=(), description="Group marks in common use beyond CLDR's one (each documented in the pack with why)."
+    )
+    decimal_separator: Literal[",", "."] = Field(description="The decimal mark of the language (from CLDR when number_locale is set).")
+    thousands_separators: Words = Field(description="Characters that group thousands (space, U+00A0, U+202F, '.', ','); "
+                                        "from CLDR plus extra_thousands_separators when number_locale is set.")
     numeral_systems: Words = Field(description="Numeral systems read by number extraction: 'arabic', optionally 'chinese'.")
     refusal_phrases: Words = Field(description="Phrases by which a model declines or says it does not know.")
     reflection_markers: Words = Field(description="Words that open a new 'thought' in a reasoning trace ('wait', 'várjunk', '等等').")
     yes_words: Words = Field(description="Words meaning yes / true.")
     no_words: Words = Field(description="Words meaning no / false.")
     normalization: Normalization = Field(default_factory=Normalization, description="Text normalisation settings.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers_from_cldr(cls, data):
+        if not isinstance(data, dict) or not data.get("number_locale"):
+            return data
+        for key in ("decimal_separator", "thousands_separators"):
+            if key in data:
+                raise ValueError(f"{key} comes from CLDR when number_locale is set: remove it "
+                                 "(extra group marks go in extra_thousands_separators)")
+        decimal, groups = cldr_number_symbols(str(data["number_locale"]))
+        extra = list(data.get("extra_thousands_separators") or ())
+        for mark in extra:
+            groups += SPACES if mark in SPACES else (mark,)
+        return {**data, "decimal_separator": decimal, "thousands_separators": tuple(dict.fromkeys(groups))}
 
     @field_validator("code")
     @classmethod

@@ -22,12 +22,15 @@ class LeaderboardError(GlotbenchError):
 def make_engine(url: str) -> Engine:
     try:
         if url.startswith("sqlite"):
-            engine = create_engine(url, connect_args={"check_same_thread": False})
+            # timeout: a writer waits up to 30 s for another's lock instead of failing with "database is locked"
+            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
             @event.listens_for(engine, "connect")
             def _sqlite_pragmas(dbapi_conn, _record):  # foreign keys off by default in SQLite
                 cur = dbapi_conn.cursor()
                 cur.execute("PRAGMA foreign_keys=ON")
+                if ":memory:" not in url and "mode=memory" not in url:
+                    cur.execute("PRAGMA journal_mode=WAL")  # readers do not wait for a writer
                 cur.close()
         else:
             engine = create_engine(url, pool_pre_ping=True)

@@ -23,3 +23,26 @@ def score_predictions(gold: dict[str, str], predictions: dict[str, str], metric:
     """``metric`` over the items of ``gold`` (ids must match; the validator checks that first)."""
     items = [ScoredItem(gold=g, pred=predictions.get(i)) for i, g in sorted(gold.items())]
     return float(get_metric(metric)(items))
+
+
+def score_interval(gold: dict[str, str], predictions: dict[str, str], metric: str,
+                   n_resamples: int = 1000, seed: int = 0) -> tuple[float | None, float | None]:
+    """Percentile bootstrap 95% interval of ``metric`` over the items of ``gold`` (glotbench's
+    :func:`~glotbench.scoring.metrics.bootstrap_ci`, fixed seed so it is reproducible)."""
+    import math
+
+    from glotbench.scoring.metrics import bootstrap_ci
+
+    items = [ScoredItem(gold=g, pred=predictions.get(i)) for i, g in sorted(gold.items())]
+    lo, hi = bootstrap_ci(items, get_metric(metric), n_resamples=n_resamples, seed=seed)
+    return (None, None) if math.isnan(lo) or math.isnan(hi) else (lo, hi)
+
+
+def higher_is_better(metric: str) -> bool:
+    """The metric's declared direction (glotbench.scoring.metrics.Metric)."""
+    return get_metric(metric).higher_is_better
+
+
+def better(metric: str, a: float, b: float) -> bool:
+    """Is score ``a`` better than ``b`` under ``metric``'s direction?"""
+    return a > b if higher_is_better(metric) else a < b

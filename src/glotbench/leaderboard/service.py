@@ -1,85 +1,50 @@
-"""Leaderboard operations shared by the web pages, the REST API and the command line."""
+"""Leaderboard operations shared by the web pages, the REST API and the command line: tasks,
+submissions (with limits and idempotency), review, rescoring and the public views."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlparse
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from glotbench.leaderboard.accounts import (  # noqa: F401 - re-exported: the CLI and pages use service.*
+    InputError,
+    authenticate,
+    change_password,
+    check_text,
+    create_token,
+    create_user,
+    delete_token,
+    end_session,
+    get_user,
+    session_user,
+    start_session,
+    tokens_of,
+    user_for_token,
+)
+from glotbench.leaderboard.config import Settings
 from glotbench.leaderboard.db import LeaderboardError
-from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, ApiToken, GoldLabel, Submission, Task, User, utcnow
-from glotbench.leaderboard.scoring import TASK_METRICS, gold_for, score_predictions, task_ids
-from glotbench.leaderboard.security import hash_password, new_api_token, token_hash, verify_password
+from glotbench.leaderboard.safe_json import JSONLimitError, loads
+from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, GoldLabel, Submission, Task, TaskFile, User, utcnow
+from glotbench.leaderboard.scoring import TASK_METRICS, better, gold_for, higher_is_better, score_interval, score_predictions, task_ids
 from glotbench.leaderboard.submission_format import validate_submission
 
-USERNAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{3,64}$")
 TASK_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
-MIN_PASSWORD = 8
 MAX_MODEL_NAME = 255
+SPLITS = ("train", "dev", "test")
+META_FIELDS = ("model_size", "paper_url", "code_url", "description")
 
 
-class InputError(LeaderboardError):
-    """Bad user input; ``key`` names the translated message shown on pages."""
-
-    def __init__(self, key: str, message: str):
-        super().__init__(message)
-        self.key = key
-
-
-# ---- accounts ---------------------------------------------------------------------------------
-
-def create_user(db: Session, username: str, password: str, team: str = "", is_admin: bool = False) -> User:
-    username = username.strip()
-    if not USERNAME_RE.match(username):
-        raise InputError("err_username", f"username {username!r} must be 3-64 letters, digits, '.', '_' or '-'")
-    if len(password) < MIN_PASSWORD:
-        raise InputError("err_password", f"password for {username!r} must be at least {MIN_PASSWORD} characters")
-    if db.scalar(select(User).where(User.username == username)) is not None:
-        raise InputError("err_user_exists", f"user {username!r} already exists")
-    user = User(username=username, team=team.strip()[:128], password_hash=hash_password(password), is_admin=is_admin)
-    db.add(user)
-    db.commit()
-    return user
-
-
-def authenticate(db: Session, username: str, password: str) -> User | None:
-    user = db.scalar(select(User).where(User.username == username.strip()))
-    if user is None or not verify_password(user.password_hash, password):
-        return None
-    return user
-
-
-def get_user(db: Session, username: str) -> User:
-    user = db.scalar(select(User).where(User.username == username))
-    if user is None:
-        raise LeaderboardError(f"no user named {username!r}")
-    return user
-
-
-def create_token(db: Session, user: User, name: str = "") -> str:
-    token, digest = new_api_token()
-    db.add(ApiToken(user_id=user.id, token_hash=digest, name=name.strip()[:128]))
-    db.commit()
-    return token
-
-
-def user_for_token(db: Session, token: str) -> User | None:
-    row = db.scalar(select(ApiToken).where(ApiToken.token_hash == token_hash(token)))
-    return row.user if row else None
-
-
-def tokens_of(db: Session, user: User) -> list[ApiToken]:
-    return list(db.scalars(select(ApiToken).where(ApiToken.user_id == user.id).order_by(ApiToken.id)))
-
-
-def delete_token(db: Session, user: User, token_id: int) -> None:
-    db.execute(delete(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == user.id))
-    db.commit()
+class LimitReached(InputError):
+    """The per-user, per-task submission limit is used up (HTTP 429)."""
 
 
 # ---- tasks ------------------------------------------------------------------------------------
@@ -95,16 +60,22 @@ def load_gold_file(path: str | Path, id_field: str = "id", label_field: str = "l
     return parse_gold(raw, str(path), id_field, label_field)
 
 
-def parse_gold(raw: bytes, source: str, id_field: str = "id", label_field: str = "label") -> dict[str, str]:
+def _records(raw: bytes, source: str) -> list:
     try:
-        doc = json.loads(raw.decode("utf-8-sig"))
+        doc = loads(raw.decode("utf-8-sig"), max_depth=16)
+    except JSONLimitError as err:
+        raise LeaderboardError(f"{source}: {err}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise LeaderboardError(f"{source}: gold file is not valid UTF-8 JSON ({err})") from None
     records = doc.get("predictions") if isinstance(doc, dict) else doc
     if not isinstance(records, list) or not records:
         raise LeaderboardError(f"{source}: gold file must be a non-empty JSON list of records")
+    return records
+
+
+def parse_gold(raw: bytes, source: str, id_field: str = "id", label_field: str = "label") -> dict[str, str]:
     gold: dict[str, str] = {}
-    for n, rec in enumerate(records):
+    for n, rec in enumerate(_records(raw, source)):
         if not isinstance(rec, dict):
             raise LeaderboardError(f"{source}: record {n} is not an object")
         for fld in (id_field, label_field):
@@ -118,13 +89,15 @@ def parse_gold(raw: bytes, source: str, id_field: str = "id", label_field: str =
 
 
 def add_task(db: Session, name: str, gold: dict[str, str], metric: str, labels: list[str] | None = None,
-             title: str = "", replace: bool = False) -> Task:
+             title: str = "", replace: bool = False, public_share: float | None = None) -> Task:
     if not TASK_NAME_RE.match(name):
         raise InputError("err_task_name", f"task name {name!r} must be letters, digits, '.', '_' or '-'")
     if metric not in TASK_METRICS:
         raise InputError("err_metric", f"task {name!r}: metric {metric!r} is not one of {', '.join(TASK_METRICS)}")
     if not gold:
         raise InputError("err_gold_empty", f"task {name!r}: the gold file has no items")
+    if public_share is not None and not 0 < public_share < 1:
+        raise InputError("err_public_share", f"task {name!r}: the public share must be between 0 and 1 (got {public_share})")
     label_set = sorted(set(labels) if labels else set(gold.values()))
     outside = sorted(set(gold.values()) - set(label_set))
     if outside:
@@ -133,14 +106,86 @@ def add_task(db: Session, name: str, gold: dict[str, str], metric: str, labels: 
     if task is not None and not replace:
         raise InputError("err_task_exists", f"task {name!r} already exists (use --replace to change its gold labels)")
     if task is None:
-        task = Task(name=name)
+        task = Task(name=name, gold_version=0)
         db.add(task)
-    task.title, task.metric, task.labels, task.n_items = title or name, metric, label_set, len(gold)
+    task.title, task.metric, task.labels, task.n_items = title or task.title or name, metric, label_set, len(gold)
+    if public_share is not None or task.public_share is None:
+        task.public_share = public_share
+    task.gold_version = (task.gold_version or 0) + 1
     db.flush()
     db.execute(delete(GoldLabel).where(GoldLabel.task_id == task.id))
     db.add_all(GoldLabel(task_id=task.id, item_id=i, label=l) for i, l in gold.items())
+    rescore_task(db, task, gold)
     db.commit()
     return task
+
+
+def rescore_task(db: Session, task: Task, gold: dict[str, str]) -> int:
+    """Score every stored submission of ``task`` again against ``gold`` (called when gold changes);
+    a prediction for an item the new gold lacks is ignored, a missing one counts as wrong."""
+    subs = list(db.scalars(select(Submission).where(Submission.task_id == task.id)))
+    for s in subs:
+        _set_scores(s, task, gold, s.predictions)
+        if s.status == APPROVED:
+            s.ci_low, s.ci_high = score_interval(gold, s.predictions, task.metric)
+        else:
+            s.ci_low = s.ci_high = None
+        s.gold_version = task.gold_version
+    return len(subs)
+
+
+def public_ids(task: Task, ids) -> set[str]:
+    """The items of the public share: a fixed pseudo-random ``public_share`` of the ids."""
+    if not task.public_share:
+        return set(ids)
+    cut = int(task.public_share * 2**32)
+    return {i for i in ids if int.from_bytes(hashlib.sha256(f"{task.name}\0{i}".encode()).digest()[:4], "big") < cut}
+
+
+def _set_scores(s: Submission, task: Task, gold: dict[str, str], predictions: dict[str, str]) -> None:
+    s.score = score_predictions(gold, predictions, task.metric)
+    if task.public_share:
+        pub = public_ids(task, gold)
+        s.public_score = score_predictions({i: g for i, g in gold.items() if i in pub}, predictions, task.metric)
+    else:
+        s.public_score = None
+
+
+def set_task_text(db: Session, task: Task, description_en: str, description_hu: str, title: str | None = None) -> None:
+    check_text("description", description_en, allow_newlines=True)
+    check_text("description", description_hu, allow_newlines=True)
+    task.description_en, task.description_hu = description_en, description_hu
+    if title:
+        check_text("title", title)
+        task.title = title.strip()[:255]
+    db.commit()
+
+
+def add_task_file(db: Session, task: Task, split: str, filename: str, raw: bytes, label_field: str = "label") -> TaskFile:
+    """Store a corpus file for download; for ``test`` the label field is removed from every record."""
+    if split not in SPLITS:
+        raise InputError("err_split", f"split {split!r} is not one of {', '.join(SPLITS)}")
+    records = _records(raw, filename)
+    if split == "test":
+        records = [{k: v for k, v in r.items() if k != label_field} if isinstance(r, dict) else r for r in records]
+        raw = json.dumps(records, ensure_ascii=False, indent=1).encode()
+    row = db.scalar(select(TaskFile).where(TaskFile.task_id == task.id, TaskFile.split == split))
+    if row is None:
+        row = TaskFile(task_id=task.id, split=split)
+        db.add(row)
+    row.filename = f"{task.name}_{split}.json"  # one name pattern for every task, whatever the upload was called
+    row.content, row.n_records = raw, len(records)
+    db.commit()
+    return row
+
+
+def task_files(db: Session, task: Task) -> list[TaskFile]:
+    rows = db.scalars(select(TaskFile).where(TaskFile.task_id == task.id)).all()
+    return sorted(rows, key=lambda r: SPLITS.index(r.split))
+
+
+def task_file(db: Session, task: Task, split: str) -> TaskFile | None:
+    return db.scalar(select(TaskFile).where(TaskFile.task_id == task.id, TaskFile.split == split))
 
 
 def list_tasks(db: Session) -> list[Task]:
@@ -153,37 +198,127 @@ def get_task(db: Session, name: str) -> Task | None:
 
 # ---- submissions ------------------------------------------------------------------------------
 
-def submit(db: Session, user: User, task_name: str | None, raw: bytes, model: str | None, max_bytes: int) -> tuple[Submission | None, list[str]]:
-    """Validate, score and store an upload. Returns ``(submission, [])`` or ``(None, problems)``;
+@dataclass
+class Upload:
+    """What a client sent besides the file: form fields or query parameters."""
+    task: str | None = None
+    model: str = ""
+    meta: dict[str, str] = field(default_factory=dict)
+    idempotency_key: str | None = None
+
+
+def check_limits(db: Session, user: User, task: Task, settings: Settings) -> None:
+    now = utcnow()
+    for limit, days, word in ((settings.max_per_day, 1, "day"), (settings.max_per_month, 30, "30 days")):
+        if not limit:
+            continue
+        n = db.scalar(select(func.count()).select_from(Submission).where(
+            Submission.user_id == user.id, Submission.task_id == task.id, Submission.created_at > now - timedelta(days=days)))
+        if n >= limit:
+            raise LimitReached("err_limit", f"Submission limit reached: {limit} per {word} for task {task.name!r}; "
+                                            f"try again later (the limit keeps hidden labels from being probed).")
+
+
+def _metadata(up: Upload, extra: dict) -> tuple[dict[str, str], list[str]]:
+    meta, problems = {}, []
+    for k in META_FIELDS:
+        v = up.meta.get(k) or extra.get(k) or ""
+        meta[k] = v.strip() if isinstance(v, str) else ""
+    if not meta["model_size"]:
+        problems.append("No model size given: fill in the size field (e.g. '135M parameters') or put \"model_size\" in the file.")
+    if not meta["description"]:
+        problems.append("No description given: say in a sentence or two what the model is and how it was run.")
+    if not (meta["paper_url"] or meta["code_url"]):
+        problems.append("No paper or code URL given: link the paper, the code or the model card.")
+    for k in ("paper_url", "code_url"):
+        u = meta[k]
+        if u and (urlparse(u).scheme not in ("http", "https") or not urlparse(u).netloc or len(u) > 512):
+            problems.append(f"The {k.replace('_', ' ')} must be an http(s) address of at most 512 characters.")
+    if len(meta["model_size"]) > 64:
+        problems.append("The model size is too long (at most 64 characters).")
+    if len(meta["description"]) > 4000:
+        problems.append("The description is too long (at most 4,000 characters).")
+    for k, v in meta.items():
+        try:
+            check_text(k.replace("_", " "), v, allow_newlines=(k == "description"))
+        except InputError as err:
+            problems.append(str(err).capitalize() + ".")
+    return meta, problems
+
+
+def submit(db: Session, user: User, up: Upload, raw: bytes, settings: Settings) -> tuple[Submission | None, list[str], int]:
+    """Validate, score and store an upload: ``(submission, [], 201 or 200)`` (200: the same
+    idempotency key was seen before, the first submission is returned) or ``(None, problems, status)``;
     an invalid upload stores nothing."""
+    if up.idempotency_key:
+        if len(up.idempotency_key) > 128 or check_text_ok(up.idempotency_key) is False:
+            return None, ["The idempotency key must be at most 128 printable characters."], 422
+        old = db.scalar(select(Submission).where(Submission.user_id == user.id, Submission.idempotency_key == up.idempotency_key))
+        if old is not None:
+            return old, [], 200
+    max_bytes = settings.max_upload_bytes
+    task_name = up.task
     task = get_task(db, task_name) if task_name else None
     if task is None and not task_name and len(raw) <= max_bytes:
         try:  # the task may be named inside the file
-            doc = json.loads(raw.decode("utf-8-sig"))
+            doc = loads(raw.decode("utf-8-sig"), settings.max_json_depth, settings.max_int_digits)
             task_name = doc.get("task") if isinstance(doc, dict) and isinstance(doc.get("task"), str) else None
             task = get_task(db, task_name) if task_name else None
         except (ValueError, UnicodeDecodeError):
             pass
     if task is None:
         if task_name:
-            return None, [f"Unknown task {task_name!r}; known tasks: {', '.join(t.name for t in list_tasks(db)) or 'none'}."]
-        # still report what is wrong with the file itself
-        _, problems = validate_submission(raw, set(), set(), max_bytes)
-        return None, ["No task given: choose a task or put \"task\" in the file."] + [p for p in problems if "unknown id" not in p and "label set" not in p]
-    parsed, problems = validate_submission(raw, task_ids(db, task), set(task.labels), max_bytes, expected_task=task.name)
-    model = (model or "").strip() or (parsed.model.strip() if parsed and parsed.model else "")
+            return None, [f"Unknown task {task_name!r}; known tasks: {', '.join(t.name for t in list_tasks(db)) or 'none'}."], 422
+        _, problems = validate_submission(raw, set(), set(), max_bytes, max_depth=settings.max_json_depth,
+                                          max_int_digits=settings.max_int_digits)
+        return None, ["No task given: choose a task or put \"task\" in the file."] + [p for p in problems if "unknown id" not in p and "label set" not in p], 422
+    try:
+        check_limits(db, user, task, settings)
+    except LimitReached as err:
+        return None, [str(err)], 429
+    parsed, problems = validate_submission(raw, task_ids(db, task), set(task.labels), max_bytes, expected_task=task.name,
+                                           max_depth=settings.max_json_depth, max_int_digits=settings.max_int_digits)
+    if problems and "too large" in problems[0]:
+        return None, problems, 413
+    model = (up.model or "").strip() or (parsed.model.strip() if parsed and parsed.model else "")
     if not model:
         problems.append("No model name given: fill in the model field or put \"model\" in the file.")
     elif len(model) > MAX_MODEL_NAME:
         problems.append(f"The model name is too long ({len(model)} characters; the limit is {MAX_MODEL_NAME}).")
+    else:
+        try:
+            check_text("The model name", model)
+        except InputError as err:
+            problems.append(str(err) + ".")
+    meta, meta_problems = _metadata(up, parsed.extra if parsed else {})
+    if parsed is not None:  # metadata is asked for once the file itself is right
+        problems += meta_problems
     if problems or parsed is None:
-        return None, problems
-    score = score_predictions(gold_for(db, task), parsed.predictions, task.metric)
-    sub = Submission(user_id=user.id, task_id=task.id, model_name=model, team=user.team, score=score,
-                     n_items=len(parsed.predictions), status=PENDING, predictions=parsed.predictions)
+        return None, problems, 422
+    info = parsed.extra.get("glotbench") if isinstance(parsed.extra.get("glotbench"), dict) else {}
+    n_fallback = info.get("n_fallback") if isinstance(info.get("n_fallback"), int) and not isinstance(info.get("n_fallback"), bool) else None
+    sub = Submission(user_id=user.id, task_id=task.id, model_name=model, team=user.team, n_items=len(parsed.predictions),
+                     status=PENDING, predictions=parsed.predictions, idempotency_key=up.idempotency_key,
+                     n_fallback=n_fallback, gold_version=task.gold_version, **meta)
+    _set_scores(sub, task, gold_for(db, task), parsed.predictions)
     db.add(sub)
-    db.commit()
-    return sub, []
+    try:
+        db.commit()
+    except IntegrityError:  # the same idempotency key in a parallel request: return that one
+        db.rollback()
+        old = db.scalar(select(Submission).where(Submission.user_id == user.id, Submission.idempotency_key == up.idempotency_key))
+        if old is None:
+            raise
+        return old, [], 200
+    return db.get(Submission, sub.id), [], 201
+
+
+def check_text_ok(text: str) -> bool:
+    try:
+        check_text("key", text)
+        return True
+    except InputError:
+        return False
 
 
 def visible_submission(db: Session, user: User | None, sub_id: int) -> Submission | None:
@@ -198,8 +333,8 @@ def submissions_of(db: Session, user: User) -> list[Submission]:
     return list(db.scalars(select(Submission).where(Submission.user_id == user.id).order_by(Submission.id.desc())))
 
 
-def all_submissions(db: Session, status: str | None = None) -> list[Submission]:
-    q = select(Submission).order_by(Submission.id.desc())
+def all_submissions(db: Session, status: str | None = None, limit: int = 500) -> list[Submission]:
+    q = select(Submission).order_by(Submission.id.desc()).limit(limit)
     if status:
         q = q.where(Submission.status == status)
     return list(db.scalars(q))
@@ -213,9 +348,25 @@ def review(db: Session, admin: User, sub_id: int, status: str) -> Submission:
     sub = db.get(Submission, sub_id)
     if sub is None:
         raise InputError("err_no_submission", f"no submission {sub_id}")
+    if status == APPROVED and sub.ci_low is None:
+        sub.ci_low, sub.ci_high = score_interval(gold_for(db, sub.task), sub.predictions, sub.task.metric)
     sub.status, sub.reviewed_at, sub.reviewed_by = status, utcnow(), admin.id
     db.commit()
     return sub
+
+
+def submission_frequency(db: Session) -> list[dict]:
+    """Per user and task: uploads in the last day, the last 30 days and in all, most active first."""
+    now = utcnow()
+    rows: dict[tuple[int, int], dict] = {}
+    for s in db.scalars(select(Submission)):
+        r = rows.setdefault((s.user_id, s.task_id), {"user": s.user.username, "task": s.task.name, "day": 0, "month": 0,
+                                                     "total": 0, "last": s.created_at})
+        r["total"] += 1
+        r["day"] += s.created_at > now - timedelta(days=1)
+        r["month"] += s.created_at > now - timedelta(days=30)
+        r["last"] = max(r["last"], s.created_at)
+    return sorted(rows.values(), key=lambda r: (-r["day"], -r["month"], -r["total"], r["user"]))
 
 
 # ---- public views (approved results only) -----------------------------------------------------
@@ -229,31 +380,52 @@ class Row:
     date: datetime
     n_tasks: int = 1
     submission_id: int | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
 
 
-def approved(db: Session, task: Task | None = None) -> list[Submission]:
+def approved(db: Session, task: Task | None = None, model: str | None = None) -> list[Submission]:
     q = select(Submission).where(Submission.status == APPROVED)
     if task is not None:
         q = q.where(Submission.task_id == task.id)
+    if model is not None:
+        q = q.where(Submission.model_name == model)
     return list(db.scalars(q.order_by(Submission.created_at, Submission.id)))
 
 
 def task_board(db: Session, task: Task) -> list[Row]:
-    rows = [Row(s.model_name, s.team, s.user.username, s.score, s.created_at, 1, s.id) for s in approved(db, task)]
-    return sorted(rows, key=lambda r: (-r.score, r.date))
+    rows = [Row(s.model_name, s.team, s.user.username, s.score, s.created_at, 1, s.id, s.ci_low, s.ci_high)
+            for s in approved(db, task)]
+    sign = -1 if higher_is_better(task.metric) else 1  # the metric's declared direction
+    return sorted(rows, key=lambda r: (sign * r.score, r.date))
+
+
+@dataclass
+class GridRow:
+    model: str
+    team: str
+    user: str
+    cells: dict[str, Submission]  # task name -> the best approved submission
+    average: float  # over the tasks this model has, only
+    date: datetime
+
+
+def grid(db: Session) -> list[GridRow]:
+    """The GLUE-style board: one row per (model, submitter), one cell per task with the best approved
+    score and its interval, the row average over the tasks the model has results for."""
+    best: dict[tuple[str, int], dict[str, Submission]] = {}
+    for s in approved(db):
+        cells = best.setdefault((s.model_name, s.user_id), {})
+        if s.task.name not in cells or better(s.task.metric, s.score, cells[s.task.name].score):
+            cells[s.task.name] = s
+    rows = []
+    for (model, _uid), cells in best.items():
+        subs = list(cells.values())
+        rows.append(GridRow(model, subs[0].team, subs[0].user.username, cells, sum(x.score for x in subs) / len(subs),
+                            max(x.created_at for x in subs)))
+    return sorted(rows, key=lambda r: (-r.average, r.date))
 
 
 def overall_board(db: Session) -> list[Row]:
-    """Per (model, submitter): best approved score per task, then the mean over the tasks the model
-    has approved results for."""
-    best: dict[tuple[str, int], dict[int, Submission]] = {}
-    for s in approved(db):
-        per_task = best.setdefault((s.model_name, s.user_id), {})
-        if s.task_id not in per_task or s.score > per_task[s.task_id].score:
-            per_task[s.task_id] = s
-    rows = []
-    for (model, _uid), per_task in best.items():
-        subs = list(per_task.values())
-        rows.append(Row(model, subs[0].team, subs[0].user.username, sum(x.score for x in subs) / len(subs),
-                        max(x.created_at for x in subs), len(subs)))
-    return sorted(rows, key=lambda r: (-r.score, r.date))
+    """The grid's rows as plain rows (the model's row average and how many tasks it covers)."""
+    return [Row(r.model, r.team, r.user, r.average, r.date, len(r.cells)) for r in grid(db)]

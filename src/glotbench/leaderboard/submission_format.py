@@ -19,6 +19,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from glotbench.leaderboard.safe_json import JSONLimitError, loads
+
 FORMAT_VERSION = 1
 MAX_LISTED = 10  # how many offending ids a message names before it says "and N more"
 
@@ -59,6 +61,8 @@ def validate_submission(
     label_set: set[str],
     max_bytes: int,
     expected_task: str | None = None,
+    max_depth: int = 32,
+    max_int_digits: int = 64,
 ) -> tuple[Submission | None, list[str]]:
     """Parse and check an uploaded predictions file.
 
@@ -74,7 +78,9 @@ def validate_submission(
     except UnicodeDecodeError as err:
         return None, [f"The file is not UTF-8 text (bad byte at position {err.start})."]
     try:
-        doc = json.loads(text)
+        doc = loads(text, max_depth, max_int_digits)
+    except JSONLimitError as err:
+        return None, [str(err)]
     except json.JSONDecodeError as err:
         return None, [f"The file is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}."]
 

@@ -1,6 +1,10 @@
-"""Reading request bodies with a size limit enforced while reading (not after buffering it all)."""
+"""Reading request bodies with a size limit enforced while reading (not after buffering it all) and
+a deadline, so a client that sends half a body cannot hold a request open for ever. Callers read the
+body while holding no database connection (see docs/leaderboard.md, "Hardening")."""
 
 from __future__ import annotations
+
+import asyncio
 
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
@@ -12,16 +16,29 @@ class TooLarge(Exception):
     pass
 
 
+class TooSlow(Exception):
+    pass
+
+
 async def read_body(request: Request, limit: int) -> bytes:
-    """The whole body, or :class:`TooLarge` as soon as more than ``limit`` bytes arrive."""
+    """The whole body, :class:`TooLarge` as soon as more than ``limit`` bytes arrive, or
+    :class:`TooSlow` when it is not complete within the app's ``body_timeout_s``."""
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
+    if declared and (len(declared) > 18 or (declared.isdigit() and int(declared) > limit)):
         raise TooLarge()
     buf = bytearray()
-    async for chunk in request.stream():
-        buf += chunk
-        if len(buf) > limit:
-            raise TooLarge()
+
+    async def pull():
+        async for chunk in request.stream():
+            buf.extend(chunk)
+            if len(buf) > limit:
+                raise TooLarge()
+
+    try:
+        async with asyncio.timeout(request.app.state.settings.body_timeout_s):
+            await pull()
+    except TimeoutError:
+        raise TooSlow() from None
     return bytes(buf)
 
 

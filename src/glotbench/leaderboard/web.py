@@ -1,15 +1,22 @@
-"""Shared pieces of the web app: templates, the current user, CSRF, rendering, DB sessions."""
+"""Shared pieces of the web app: templates, the current user, CSRF, rendering, DB sessions.
+
+Database rule (see docs/leaderboard.md, "Hardening"): an ``async`` endpoint never touches the
+database itself; it reads the request body holding no connection and hands every query to a
+worker thread (:func:`in_db`), which opens a session, does the work, renders and closes it."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import jinja2
 from fastapi import Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse
+from markupsafe import Markup
 from sqlalchemy.orm import Session
 
+from glotbench.leaderboard import accounts
 from glotbench.leaderboard.i18n import LANGS, translator
 from glotbench.leaderboard.schema import User
 from glotbench.leaderboard.security import csrf_ok, new_csrf_token
@@ -19,7 +26,27 @@ env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), aut
                          trim_blocks=True, lstrip_blocks=True)
 env.filters["date"] = lambda d: d.strftime("%Y-%m-%d") if d else ""
 env.filters["datetime"] = lambda d: d.strftime("%Y-%m-%d %H:%M") if d else ""
-env.filters["score"] = lambda v: f"{v:.4f}"
+
+
+@jinja2.pass_context
+def _score(ctx, v) -> str:
+    """A score rounded to the configured number of decimals (``glotbench serve --score-digits``)."""
+    if v is None:
+        return "–"
+    return f"{v:.{ctx.get('digits', 3)}f}"
+
+
+env.filters["score"] = _score
+
+
+def _markdown(text: str) -> Markup:
+    """Administrator-written Markdown as HTML; raw HTML in it is escaped, not passed through."""
+    from markdown_it import MarkdownIt
+
+    return Markup(MarkdownIt("commonmark", {"html": False}).enable("table").render(text or ""))
+
+
+env.filters["markdown"] = _markdown
 
 
 def get_db(request: Request) -> Iterator[Session]:
@@ -27,9 +54,37 @@ def get_db(request: Request) -> Iterator[Session]:
         yield db
 
 
+async def in_db(request: Request, fn: Callable[..., Any], *args) -> Any:
+    """Run ``fn(db, *args)`` in a worker thread with a fresh session, closed afterwards."""
+    def work():
+        with request.app.state.sessionmaker() as db:
+            return fn(db, *args)
+    return await run_in_threadpool(work)
+
+
 def current_user(request: Request, db: Session) -> User | None:
-    uid = request.session.get("uid")
-    return db.get(User, uid) if isinstance(uid, int) else None
+    """The user of the server-side session named by the cookie (``None`` once it was ended)."""
+    cached = request.state._state.get("user_in")
+    if cached is not None and cached[0] is db:  # looked up once per DB session (objects stay attached)
+        return cached[1]
+    sid = request.session.get("sid")
+    user = accounts.session_user(db, sid) if isinstance(sid, str) else None
+    request.state.user_in = (db, user)
+    return user
+
+
+def login_session(request: Request, db: Session, user: User) -> None:
+    request.session.clear()  # a fresh session (and CSRF token) after login
+    request.session["sid"] = accounts.start_session(db, user, request.app.state.settings.session_days)
+    request.state.user_in = (db, user)
+
+
+def logout_session(request: Request, db: Session) -> None:
+    sid = request.session.get("sid")
+    if isinstance(sid, str):
+        accounts.end_session(db, sid)
+    request.session.clear()
+    request.state.user_in = (db, None)
 
 
 def csrf_token(request: Request) -> str:
@@ -46,7 +101,7 @@ def render(request: Request, db: Session, name: str, status: int = 200, **ctx) -
     lang = request.state.lang
     html = env.get_template(name).render(
         request=request, lang=lang, langs=LANGS, t=translator(lang), user=current_user(request, db),
-        csrf=csrf_token(request), path=request.url.path, **ctx)
+        csrf=csrf_token(request), path=request.url.path, digits=request.app.state.settings.score_digits, **ctx)
     return HTMLResponse(html, status_code=status)
 
 

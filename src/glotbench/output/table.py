@@ -14,13 +14,14 @@ def unclipped(table: Table) -> Table:
     return table
 
 
-def _fmt(metric: dict) -> str:
+def _fmt(metric: dict, definition: dict | None = None) -> str:
     v = metric.get("value")
     if v is None:
         return "n/a"
+    f = (definition or {}).get("format") or ".3f"  # the metric's declared display format
     lo, hi = metric.get("ci95") or [None, None]
-    ci = f" [{lo:.3f}, {hi:.3f}]" if lo is not None and hi is not None else ""
-    return f"{v:.3f}{ci}"
+    ci = f" [{lo:{f}}, {hi:{f}}]" if lo is not None and hi is not None else ""
+    return f"{v:{f}}{ci}"
 
 
 def results_table(results: dict, title: str = "") -> Table:
@@ -31,7 +32,8 @@ def results_table(results: dict, title: str = "") -> Table:
         for i, (mname, m) in enumerate(t["metrics"].items()):
             first = i == 0
             table.add_row(
-                name if first else "", t["language"] if first else "", mname, _fmt(m),
+                name if first else "", t["language"] if first else "", mname,
+                _fmt(m, (t.get("metric_definitions") or {}).get(mname)),
                 str(t["n_scored"]) if first else "", str(t["n_unparseable"]) if first else "",
                 str(t["n_errors"]) if first else "", t["flag"] if first else "",
                 f"v{t['version']}·{t['prompt_hash']}" if first else "",
@@ -42,6 +44,8 @@ def results_table(results: dict, title: str = "") -> Table:
 def print_results(results: dict, console: Console | None = None) -> None:
     console = console or Console()
     console.print(unclipped(results_table(results, title=f"{results['model']['model_id']}  ·  run {results['fingerprint']}")))
+    if results.get("note"):
+        console.print(f"note: {results['note']}", markup=False)
     notes = []
     for name, t in results["tasks"].items():
         if t["status"] == "flagged":
@@ -65,6 +69,10 @@ def print_results(results: dict, console: Console | None = None) -> None:
     for name, t in results["tasks"].items():
         if t.get("calibration"):
             console.print(calibration_line(name, t["calibration"]), soft_wrap=True)
+    from glotbench.analysis import mm_eval_abilities
+
+    if mm_eval_abilities.applies(results):  # language (syntax + semantics) vs cognitive (knowledge + reasoning)
+        console.print(mm_eval_abilities.abilities_table(results))
     from glotbench.openhueval import table5
 
     if table5.applies(results):

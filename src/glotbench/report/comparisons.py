@@ -17,13 +17,12 @@ from glotbench.analysis.ranks import RankComparison, rank_movement
 from glotbench.errors import DataError
 from glotbench.report.items import is_binary, item_vector, scored_items
 from glotbench.report.runs import (
-    LOWER_IS_BETTER,
     RunData,
+    metric_of,
     metric_value,
     primary_metric,
     scores_by_model,
 )
-from glotbench.scoring.metrics import get_metric
 
 # ----------------------------------------------------------------------------- cross-lingual
 
@@ -74,13 +73,15 @@ def crosslingual_from_runs(runs: list[RunData]) -> CrosslingualResult:
     pairs = []
     for native, english in pair_defs:
         metric_names: list[str] = []
+        defs = {}
         for tasks in per_model.values():
             if native in tasks and english in tasks:
                 for m in tasks[native].get("metrics") or {}:
                     if m in (tasks[english].get("metrics") or {}) and m not in metric_names:
                         metric_names.append(m)
+                        defs[m] = metric_of(tasks[native], m)
         for m in metric_names:
-            if m in LOWER_IS_BETTER or m == "mcc":
+            if not defs[m].higher_is_better or not defs[m].nonnegative:
                 notes.append(f"{native}: metric {m} left out (the relative gap needs non-negative higher-is-better scores)")
                 continue
             pair = f"{native} {m}"
@@ -160,8 +161,9 @@ def ranks_from_runs(runs: list[RunData], a: str, b: str, metric: str | None = No
     sb, mb = _side_scores(per_model, tb, metric, notes, "B")
     if len(set(sa) & set(sb)) < 1:
         raise DataError(f"no model has scores for both {a!r} and {b!r}")
-    # Lower-is-better only when a single error-type metric is compared on both sides.
-    higher = not (metric in LOWER_IS_BETTER)
+    # Lower-is-better only when every metric compared (as the runs define it) is lower-is-better.
+    used = [metric_of(res[t], metric or primary_metric(res[t])) for res in per_model.values() for t in ta + tb if t in res]
+    higher = not (used and all(m is not None and not m.higher_is_better for m in used))
     cmp = rank_movement(sa, sb, higher_is_better=higher, style=style)  # type: ignore[arg-type]
     return RanksResult(cmp, a, b, ta, tb, ma, mb, notes)
 
@@ -220,7 +222,8 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
         recs_a, recs_b = [ra[i] for i in ids], [rb[i] for i in ids]
         metrics = list(run_a.tasks[task].get("metrics") or {}) or ["accuracy"]
         for m in metrics:
-            va, vb = item_vector(recs_a, m), item_vector(recs_b, m)
+            mdef = metric_of(run_a.tasks[task], m)
+            va, vb = item_vector(recs_a, mdef), item_vector(recs_b, mdef)
             if va is not None and vb is not None:
                 a = np.array([np.nan if v is None else v for v in va], dtype=float)
                 b = np.array([np.nan if v is None else v for v in vb], dtype=float)
@@ -232,7 +235,7 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                     mc = mcnemar(va, vb)
                     row.mcnemar_b, row.mcnemar_c, row.p_value, row.method = mc.b, mc.c, mc.p_value, mc.method
             else:  # corpus metric (macro-F1, MCC): resample item indices, recompute on each side
-                fn = get_metric(m)
+                fn = mdef
                 items = scored_items(recs_a) + scored_items(recs_b)
                 k = len(ids)
 

@@ -159,7 +159,7 @@ def estimate_run(model: str, tasks: list[Task], settings: RunSettings, prices_pa
     item_texts: dict[str, list[str]] = {}
     notes: list[str] = []
     for task in tasks:
-        samples = task.samples(settings.split, settings.limit)
+        samples = task.run_samples(settings)
         mode = task_mode(task, settings)
         prompts, outs = [], []
         for s in samples:

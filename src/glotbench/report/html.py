@@ -27,10 +27,11 @@ from glotbench.report.items import (
     reasoning_of,
 )
 from glotbench.report.runs import (
-    LOWER_IS_BETTER,
     RunData,
     load_runs,
     model_labels,
+    higher_is_better,
+    metric_of,
     primary_metric,
     task_names,
 )
@@ -82,6 +83,7 @@ def _xmax(values: list[float]) -> float | None:
 
 def sample_rows(run_idx: int, run: RunData, tasks: dict[str, dict], max_per_task: int | None) -> list[dict]:
     rows, seen = [], {}
+    headline = {t: metric_of(tr, primary_metric(tr)) for t, tr in tasks.items()}
     for s in run.samples:
         task = s.get("task")
         if task not in tasks:
@@ -89,7 +91,7 @@ def sample_rows(run_idx: int, run: RunData, tasks: dict[str, dict], max_per_task
         seen[task] = seen.get(task, 0) + 1
         if max_per_task is not None and seen[task] > max_per_task:
             continue
-        metric = primary_metric(tasks[task])
+        metric = headline[task]
         judgment = s.get("judgment") if s.get("judgment") is not None else s.get("judgments")
         rows.append({
             "m": run_idx,
@@ -123,7 +125,7 @@ def build_context(runs: list[RunData], title: str | None = None, max_samples_per
             "label": r.label, "color": colors[r.label], "model_id": r.model_id, "path": str(r.path),
             "fingerprint": r.results.get("fingerprint", ""), "version": r.results.get("glotbench_version", ""),
             "elapsed_s": info.get("elapsed_s"), "sent": info.get("requests_sent"), "cached": info.get("requests_cached"),
-            "failed": info.get("failed_requests"), "n_samples": len(r.samples),
+            "failed": info.get("failed_requests"), "n_samples": len(r.samples), "note": r.results.get("note") or "",
             "settings": ", ".join(f"{k}={v}" for k, v in (r.results.get("settings") or {}).items() if v is not None),
         })
 
@@ -144,7 +146,7 @@ def build_context(runs: list[RunData], title: str | None = None, max_samples_per
             rows.append({
                 "label": r.label, "color": colors[r.label], "t": t,
                 "metrics": [(m, (t.get("metrics") or {}).get(m)) for m in metric_names],
-                "outcomes": outcome_counts(recs, headline) if recs else None,
+                "outcomes": outcome_counts(recs, metric_of(t, headline)) if recs else None,
             })
         # overview: the headline metric per model
         for lab in labels:
@@ -173,7 +175,7 @@ def build_context(runs: list[RunData], title: str | None = None, max_samples_per
         tasks_ctx.append({
             "name": tname, "anchor": "task-" + "".join(ch if ch.isalnum() else "-" for ch in tname),
             "language": first.get("language", ""), "headline": headline, "metric_names": metric_names,
-            "lower_better": headline in LOWER_IS_BETTER, "counterpart": first.get("counterpart"),
+            "lower_better": not higher_is_better(first, headline), "counterpart": first.get("counterpart"),
             "rows": rows, "outcome_svg": outcome_svg, "slices": slices,
         })
 

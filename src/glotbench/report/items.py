@@ -1,55 +1,35 @@
 """Per-item views of sample records: a metric's per-item value, and each item's outcome.
 
-A metric is per-item when it is accuracy (gold == prediction, an unparseable answer counts as
-wrong, exactly as :mod:`glotbench.scoring.metrics` does) or the mean of a per-item value
-(``exact_match``, ``numeric_match``, ``mean:<key>`` ...). Corpus metrics (macro-F1, MCC) have no
-per-item value; :func:`item_vector` returns None for them.
+Every function takes the metric as its declared :class:`~glotbench.scoring.metrics.Metric`
+(read from the run's results.json with :func:`glotbench.report.runs.metric_of`), never by name:
+a metric is per-item when it is the mean of a per-item value (``exact_match``, ``mean:<key>``)
+or declares its per-item value (accuracy: gold == prediction, an unparseable answer counts as
+wrong). Corpus metrics (macro-F1, MCC) have no per-item value; :func:`item_vector` returns None.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from glotbench.scoring.metrics import ScoredItem, get_metric
+from glotbench.scoring.metrics import Metric, ScoredItem
 
 OUTCOMES = ("correct", "partial", "wrong", "unparseable", "error")
 
 
-def value_key(metric: str) -> str | None:
-    """The per-item value a mean-type metric averages, or "accuracy", or None (corpus metric)."""
-    try:
-        fn = get_metric(metric)
-    except KeyError:
-        return None
-    name = getattr(fn, "__name__", "")
-    if name == "accuracy":
-        return "accuracy"
-    if name.startswith("mean_"):
-        return name[len("mean_"):]
-    return None
+def _item(rec: dict) -> ScoredItem:
+    return ScoredItem(gold=rec.get("gold"), pred=rec.get("pred"), values=rec.get("values") or {},
+                      metadata=rec.get("metadata") or {})
 
 
-def item_value(rec: dict, metric: str) -> float | None:
-    key = value_key(metric)
-    if key is None:
+def item_value(rec: dict, metric: Metric | None) -> float | None:
+    if metric is None or not metric.per_item_mean:
         return None
-    if key == "accuracy":
-        pred = rec.get("pred")
-        return float(pred is not None and str(pred) == str(rec.get("gold")))
-    v = (rec.get("values") or {}).get(key)
-    if v is None:
-        return None
-    try:
-        v = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(v) else v
+    return metric.item_value(_item(rec))
 
 
-def item_vector(records: list[dict], metric: str) -> list[float] | None:
+def item_vector(records: list[dict], metric: Metric | None) -> list[float] | None:
     """Per-item values of ``metric`` over ``records`` (None when it is a corpus metric)."""
-    if value_key(metric) is None:
+    if metric is None or not metric.per_item_mean:
         return None
     return [item_value(r, metric) for r in records]
 
@@ -59,11 +39,10 @@ def is_binary(values: list[float | None]) -> bool:
 
 
 def scored_items(records: list[dict]) -> list[ScoredItem]:
-    return [ScoredItem(gold=r.get("gold"), pred=r.get("pred"), values=r.get("values") or {},
-                       metadata=r.get("metadata") or {}) for r in records]
+    return [_item(r) for r in records]
 
 
-def outcome(rec: dict, metric: str | None) -> str:
+def outcome(rec: dict, metric: Metric | None) -> str:
     """error | unparseable | correct | partial | wrong, judged on the task's headline metric."""
     if rec.get("status") == "error":
         return "error"
@@ -72,14 +51,14 @@ def outcome(rec: dict, metric: str | None) -> str:
     v = item_value(rec, metric) if metric else None
     if v is None:  # corpus metric: fall back to gold == prediction
         v = float(str(rec.get("pred")) == str(rec.get("gold")))
-    if metric in ("abs_error", "rel_error"):
+    if metric is not None and not metric.higher_is_better:  # an error or a rate of failures: 0 is right
         return "correct" if v == 0 else "wrong"
     if v >= 1.0:
         return "correct"
     return "partial" if v > 0 else "wrong"
 
 
-def outcome_counts(records: list[dict], metric: str | None) -> dict[str, int]:
+def outcome_counts(records: list[dict], metric: Metric | None) -> dict[str, int]:
     counts = {k: 0 for k in OUTCOMES}
     for r in records:
         counts[outcome(r, metric)] += 1

@@ -17,10 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from glotbench.data.loaders import iter_jsonl
-from glotbench.errors import DataError
-
-# Metrics where a smaller value is better (everything else: larger is better).
-LOWER_IS_BETTER = frozenset({"abs_error", "rel_error", "ece", "brier", "calibration_error"})
+from glotbench.errors import DataError, GlotbenchError
+from glotbench.scoring.metrics import Metric
 
 
 @dataclass
@@ -46,6 +44,30 @@ def primary_metric(task_result: dict) -> str | None:
     """The first metric a task lists is its headline number."""
     metrics = task_result.get("metrics") or {}
     return next(iter(metrics), None)
+
+
+def metric_of(task_result: dict, name: str | None) -> Metric | None:
+    """The metric's definition as the run wrote it (results.json ``metric_definitions``).
+
+    Runs written before definitions were stored fall back to the registered built-in of that
+    name, then to "the mean of the per-item value of that name, higher is better".
+    """
+    if name is None:
+        return None
+    d = (task_result.get("metric_definitions") or {}).get(name)
+    if isinstance(d, dict):
+        return Metric.from_dict({"name": name, **d})
+    from glotbench.scoring.metrics import get_metric
+
+    try:
+        return get_metric(name)
+    except GlotbenchError:
+        return Metric(name=name, key=name)
+
+
+def higher_is_better(task_result: dict, name: str | None) -> bool:
+    m = metric_of(task_result, name)
+    return True if m is None else m.higher_is_better
 
 
 def metric_value(task_result: dict, metric: str | None = None) -> float | None:

@@ -1,7 +1,8 @@
 """Calibration from stated confidence (Chinese SimpleQA §4.5 and appendix L; HuSimpleQA C.6).
 
 The model is asked to reply ``{"answer": "...", "confidence_score": 0-100}``. We read that
-reply, then compare the stated confidence with whether the judge graded the answer CORRECT:
+reply (a confidence on 0-1 such as ``0.85`` or ``"85%"`` is read too, and the scale it was read
+on is kept: :mod:`glotbench.extract.confidence`), then compare the stated confidence with whether the judge graded the answer CORRECT:
 
 * reliability table: 10 equal-width bins over confidence ``[0,10), [10,20), ..., [90,100]``
   (100 goes into the last bin), each with its count, mean confidence and accuracy;
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from glotbench.extract.confidence import read_confidence
 from glotbench.scoring.factuality import CORRECT, JUDGE_ERROR, to_grade
 
 try:  # shared helper written in glotbench.extract (preferred when present)
@@ -50,20 +52,14 @@ class StatedAnswer:
     answer: str | None  # None when there was no JSON object with an "answer" field
     confidence: float | None  # 0..100, None when missing or not a number in range
     error: str | None = None  # why confidence is None
-
-
-_NUM = re.compile(r"^\s*(-?\d+(?:[.,]\d+)?)\s*%?\s*$")
+    scale: str | None = None  # "0-100", "0-1" or "percent": how the model wrote it
 
 
 def _to_confidence(value: Any) -> float | None:
-    if isinstance(value, bool):
+    """A stored confidence (already on 0..100) checked for range; None if it is not one."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    if isinstance(value, (int, float)):
-        v = float(value)
-    elif isinstance(value, str) and (m := _NUM.match(value)):
-        v = float(m.group(1).replace(",", "."))
-    else:
-        return None
+    v = float(value)
     return v if math.isfinite(v) and 0.0 <= v <= 100.0 else None
 
 
@@ -76,10 +72,10 @@ def parse_stated_answer(text: str) -> StatedAnswer:
     answer = None if ans is None else (ans if isinstance(ans, str) else json.dumps(ans, ensure_ascii=False))
     if "confidence_score" not in obj:
         return StatedAnswer(answer, None, "no confidence_score field")
-    conf = _to_confidence(obj["confidence_score"])
-    if conf is None:
-        return StatedAnswer(answer, None, f"confidence_score {obj['confidence_score']!r} is not a number in 0-100")
-    return StatedAnswer(answer, conf)
+    stated = read_confidence(obj["confidence_score"])
+    if stated.value is None:
+        return StatedAnswer(answer, None, f"confidence_score {obj['confidence_score']!r} is not a number in 0-100 or 0-1")
+    return StatedAnswer(answer, stated.value, scale=stated.scale)
 
 
 def _pairs(confidences: Sequence[float | None], grades: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, dict]:

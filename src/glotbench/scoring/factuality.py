@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from glotbench.errors import DataError
-from glotbench.scoring.metrics import ScoredItem, register_metric
+from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
 
 
 class Grade(StrEnum):
@@ -178,19 +178,18 @@ def grade_indicators(grade: Any) -> dict[str, float]:
 
 # Corpus-level metrics over ScoredItems whose ``pred`` holds the judge grade, so
 # ``metrics.bootstrap_ci`` and the task spec's ``metrics:`` list can name them.
-def _item_metric(key: str):
-    def metric(items: list[ScoredItem]) -> float:
-        # Count raw preds first and normalise each distinct value once: the bootstrap calls this
-        # a thousand times per metric, so per-item to_grade() calls would dominate a run's summary.
-        raw = Counter(JUDGE_ERROR if it.pred is None else it.pred for it in items)
-        counts: Counter = Counter()
-        for value, k in raw.items():
-            counts[to_grade(value)] += k
-        return scores_from_counts(counts[CORRECT], counts[INCORRECT], counts[NOT_ATTEMPTED])[key]
-
-    metric.__name__ = f"factuality_{key.lower()}"
-    return metric
+def factuality_metric(items: list[ScoredItem], key: str) -> float:
+    """CO / NA / IN / CGA / F over items whose ``pred`` is the judge grade."""
+    # Count raw preds first and normalise each distinct value once: the bootstrap calls this
+    # a thousand times per metric, so per-item to_grade() calls would dominate a run's summary.
+    raw = Counter(JUDGE_ERROR if it.pred is None else it.pred for it in items)
+    counts: Counter = Counter()
+    for value, k in raw.items():
+        counts[to_grade(value)] += k
+    return scores_from_counts(counts[CORRECT], counts[INCORRECT], counts[NOT_ATTEMPTED])[key]
 
 
-for _k in ("CO", "NA", "IN", "CGA", "F"):
-    register_metric(f"factuality_{_k.lower()}", _item_metric(_k))
+_DIRECTION = {"CO": "higher", "NA": "lower", "IN": "lower", "CGA": "higher", "F": "higher"}
+for _k, _dir in _DIRECTION.items():
+    register_metric(Metric(f"factuality_{_k.lower()}", fn=factuality_metric, params={"key": _k}, direction=_dir,
+                           description=f"SimpleQA {_k} from the judge grades"))

@@ -1,18 +1,26 @@
-"""Corpus-level metrics over (gold, prediction) pairs or per-item values.
+"""Metrics: declared objects over scored items, and the bootstrap that puts an interval on them.
 
-Every metric is a function ``fn(items) -> float`` where ``items`` is a list of
-:class:`ScoredItem`; that shape lets one bootstrap routine put an interval on any of them.
-Classification metrics come from scikit-learn so the numbers match what users compute by hand.
+A :class:`Metric` names how it is computed (the mean of a per-item value a scorer writes, or a
+corpus function over :class:`ScoredItem` s), its direction (higher or lower is better) and its
+display format. Its definition (:meth:`Metric.to_dict`) goes into results.json, so reports and
+comparisons of finished runs need no registry and no benchmark code. Classification metrics come
+from scikit-learn so the numbers match what users compute by hand. Built-in metrics are
+registered here and by the scorers that feed them (see :mod:`glotbench.builtins`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import numpy as np
 from sklearn.metrics import f1_score, matthews_corrcoef
+
+from glotbench.errors import TaskSpecError
+from glotbench.registry import Registry
 
 UNPARSEABLE = "<unparseable>"
 
@@ -55,50 +63,219 @@ def mcc(golds: list, preds: list) -> float:
         return float(matthews_corrcoef([str(g) for g in golds], [str(p) for p in preds]))
 
 
-def _pairwise(fn: Callable[[list, list], float]) -> Callable[[list[ScoredItem]], float]:
-    def metric(items: list[ScoredItem]) -> float:
-        golds, preds = _labels(items)
-        return fn(golds, preds)
-
-    metric.__name__ = fn.__name__
-    return metric
+def accuracy_items(items: list[ScoredItem]) -> float:
+    golds, preds = _labels(items)
+    return accuracy(golds, preds)
 
 
-def mean_of(value_name: str) -> Callable[[list[ScoredItem]], float]:
+def macro_f1_items(items: list[ScoredItem]) -> float:
+    return macro_f1(*_labels(items))
+
+
+def weighted_f1_items(items: list[ScoredItem]) -> float:
+    return weighted_f1(*_labels(items))
+
+
+def mcc_items(items: list[ScoredItem]) -> float:
+    return mcc(*_labels(items))
+
+
+def item_match(item: ScoredItem) -> float:
+    """Per item: 1.0 when the prediction equals the gold (an unparseable answer is wrong)."""
+    return float(item.pred is not None and str(item.pred) == str(item.gold))
+
+
+def answered(items: list[ScoredItem]) -> float:
+    """The share of items with a parseable answer (what HuLU reports on unlabelled splits)."""
+    if not items:
+        return float("nan")
+    return sum(1 for i in items if i.pred is not None) / len(items)
+
+
+def ratio_of_sums(items: list[ScoredItem], num: str, den: str) -> float:
+    """sum(values[num]) / sum(values[den]) over items (pooled, e.g. blanks over questions)."""
+    d = sum(i.values.get(den) or 0.0 for i in items)
+    return sum(i.values.get(num) or 0.0 for i in items) / d if d else float("nan")
+
+
+def _mean_key(items: list[ScoredItem], key: str) -> float:
+    vals = [i.values[key] for i in items if key in i.values and i.values[key] is not None]
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+Direction = Literal["higher", "lower"]
+
+
+@dataclass(frozen=True, eq=False)
+class Metric:
+    """One declared metric: its name, how it is computed, its direction and display format.
+
+    Either ``key`` (the mean of a per-item value a scorer writes, items without it skipped) or
+    ``fn`` (a corpus function ``fn(items, **params) -> float`` over :class:`ScoredItem` s; a
+    top-level function, so a finished run can name it as ``"module:function"``). ``per_item``
+    (optional, with ``fn``) is the function's per-item value when the corpus value is its mean
+    (accuracy: gold == prediction): paired tests and outcome counts use it.
+    Calling a metric computes it: ``metric(items) -> float``.
+    """
+
+    name: str
+    key: str | None = None
+    fn: Callable[..., float] | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+    per_item: Callable[[ScoredItem], float] | None = None
+    direction: Direction = "higher"
+    format: str = ".3f"
+    description: str = ""
+    nonnegative: bool = True  # False when values can be below 0 (MCC): no relative gaps then
+
+    def __post_init__(self) -> None:
+        if (self.key is None) == (self.fn is None):
+            raise ValueError(f"metric {self.name!r}: give exactly one of key= (mean of a per-item value) or fn= (corpus function)")
+        if self.direction not in ("higher", "lower"):
+            raise ValueError(f"metric {self.name!r}: direction must be 'higher' or 'lower', not {self.direction!r}")
+        if isinstance(self.params, dict):
+            object.__setattr__(self, "params", tuple(sorted(self.params.items())))
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction == "higher"
+
+    @property
+    def per_item_mean(self) -> bool:
+        """True when the metric is the mean of one number per item (mean metrics, accuracy)."""
+        return self.key is not None or self.per_item is not None
+
+    def __call__(self, items: list[ScoredItem]) -> float:
+        if self.key is not None:
+            return _mean_key(items, self.key)
+        return float(self.fn(items, **dict(self.params)))
+
+    def item_value(self, item: ScoredItem) -> float | None:
+        """The per-item number this metric averages (None: the item has none, or a corpus metric)."""
+        if self.key is not None:
+            v = item.values.get(self.key)
+        elif self.per_item is not None:
+            v = self.per_item(item)
+        else:
+            return None
+        try:
+            v = None if v is None else float(v)
+        except (TypeError, ValueError):
+            return None
+        return None if v is None or math.isnan(v) else v
+
+    def vector(self, items: list[ScoredItem]) -> np.ndarray | None:
+        """Per-item values (NaN where missing) when the metric is their mean, else None."""
+        if not self.per_item_mean:
+            return None
+        return np.array([np.nan if (v := self.item_value(i)) is None else v for i in items], dtype=float)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The definition results.json carries, so finished runs are read without this registry."""
+        d: dict[str, Any] = {"name": self.name}
+        if self.key is not None:
+            d["kind"], d["key"] = "mean", self.key
+        else:
+            d["kind"], d["function"] = "corpus", _ref(self.fn, self.name)
+            if self.params:
+                d["params"] = dict(self.params)
+            if self.per_item is not None:
+                d["per_item"] = _ref(self.per_item, self.name)
+        d["direction"] = self.direction
+        d["format"] = self.format
+        if not self.nonnegative:
+            d["nonnegative"] = False
+        if self.description:
+            d["description"] = self.description
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Metric":
+        """Rebuild a metric from its results.json definition (corpus functions are imported lazily)."""
+        common = dict(name=str(d.get("name", "?")), direction=d.get("direction", "higher"),
+                      format=d.get("format", ".3f"), description=d.get("description", ""),
+                      nonnegative=bool(d.get("nonnegative", True)))
+        if d.get("kind") == "mean":
+            return cls(key=str(d["key"]), **common)
+        return cls(fn=_LazyRef(str(d["function"])), params=tuple(sorted((d.get("params") or {}).items())),
+                   per_item=_LazyRef(d["per_item"]) if d.get("per_item") else None, **common)
+
+    def same_as(self, other: "Metric") -> bool:
+        return self.to_dict() == other.to_dict()
+
+
+class _LazyRef:
+    """A ``"module:function"`` imported on first call (a finished run's corpus metric)."""
+
+    def __init__(self, ref: str):
+        self.ref = ref
+        self._fn: Callable | None = None
+
+    def __call__(self, *args, **kw):
+        if self._fn is None:
+            from glotbench.registry import import_ref
+
+            self._fn = import_ref(self.ref, where="results.json metric definition")
+        return self._fn(*args, **kw)
+
+
+def _ref(fn: Any, name: str) -> str:
+    if isinstance(fn, _LazyRef):
+        return fn.ref
+    from glotbench.registry import ref_of
+
+    ref = ref_of(fn)
+    if ref is None:
+        raise ValueError(f"metric {name!r}: its function must be a module-level function (got {fn!r})")
+    return ref
+
+
+def mean_of(value_name: str, name: str | None = None, direction: Direction = "higher", format: str = ".3f") -> Metric:
     """The mean of a per-item value (exact match, numeric match, judge score...)."""
-
-    def metric(items: list[ScoredItem]) -> float:
-        vals = [i.values[value_name] for i in items if value_name in i.values and i.values[value_name] is not None]
-        return float(np.mean(vals)) if vals else float("nan")
-
-    metric.__name__ = f"mean_{value_name}"
-    return metric
+    return Metric(name=name or f"mean:{value_name}", key=value_name, direction=direction, format=format)
 
 
-# name -> (function over items, is_per_item_mean)
-METRICS: dict[str, Callable[[list[ScoredItem]], float]] = {
-    "accuracy": _pairwise(accuracy),
-    "macro_f1": _pairwise(macro_f1),
-    "weighted_f1": _pairwise(weighted_f1),
-    "mcc": _pairwise(mcc),
-    "exact_match": mean_of("exact_match"),
-    "numeric_match": mean_of("numeric_match"),
-    "abs_error": mean_of("abs_error"),
-    "rel_error": mean_of("rel_error"),
-    "accuracy_norm": mean_of("correct_norm"),
-}
+def _coerce_metric(obj: Any, name: str, where: str) -> Metric:
+    if isinstance(obj, Metric):
+        return obj
+    prefix = f"{where}: " if where else ""
+    raise TaskSpecError(f"{prefix}{name!r} is not a glotbench Metric (declare it with glotbench.scoring.metrics.Metric)")
 
 
-def register_metric(name: str, fn: Callable[[list[ScoredItem]], float]) -> None:
-    METRICS[name] = fn
+METRICS: Registry[Metric] = Registry("metric", coerce=_coerce_metric, same=lambda a, b: a.same_as(b))
 
 
-def get_metric(name: str) -> Callable[[list[ScoredItem]], float]:
-    if name in METRICS:
-        return METRICS[name]
+def register_metric(name_or_metric: "str | Metric", fn: Callable[[list[ScoredItem]], float] | None = None, **kw: Any) -> Metric:
+    """Register a :class:`Metric` (or, old style, a name and a module-level corpus function)."""
+    if isinstance(name_or_metric, Metric):
+        metric = name_or_metric
+    elif isinstance(fn, Metric):
+        metric = fn if fn.name == name_or_metric else dataclasses.replace(fn, name=name_or_metric)
+    else:
+        metric = Metric(name=name_or_metric, fn=fn, **kw)
+    return METRICS.register(metric.name, metric)
+
+
+def get_metric(name: str, *, where: str = "") -> Metric:
+    """A registered metric, ``mean:<key>``, or a ``"module:attr"`` Metric; TaskSpecError otherwise."""
     if name.startswith("mean:"):
         return mean_of(name.split(":", 1)[1])
-    raise KeyError(f"unknown metric {name!r}; known: {', '.join(sorted(METRICS))}")
+    return METRICS.resolve(name, where=where)
+
+
+for _m in (
+    Metric("accuracy", fn=accuracy_items, per_item=item_match, description="gold == prediction"),
+    Metric("macro_f1", fn=macro_f1_items, description="macro-averaged F1 over the gold labels (scikit-learn)"),
+    Metric("weighted_f1", fn=weighted_f1_items, description="support-weighted F1 over the gold labels (scikit-learn)"),
+    Metric("mcc", fn=mcc_items, nonnegative=False, description="Matthews correlation coefficient (scikit-learn)"),
+    Metric("answered", fn=answered, description="share of items with a parseable answer"),
+    mean_of("exact_match", "exact_match"),
+    mean_of("numeric_match", "numeric_match"),
+    mean_of("abs_error", "abs_error", direction="lower", format=".4g"),
+    mean_of("rel_error", "rel_error", direction="lower", format=".4g"),
+    mean_of("correct_norm", "accuracy_norm"),
+):
+    register_metric(_m)
 
 
 def bootstrap_ci(
@@ -129,11 +306,4 @@ def bootstrap_ci(
 
 
 def _vector_of(items: list[ScoredItem], metric) -> np.ndarray | None:
-    name = getattr(metric, "__name__", "")
-    if name == "accuracy":
-        golds, preds = _labels(items)
-        return np.array([g == p for g, p in zip(golds, preds)], dtype=float)
-    if name.startswith("mean_"):
-        key = name[len("mean_"):]
-        return np.array([i.values.get(key, np.nan) if i.values.get(key) is not None else np.nan for i in items], dtype=float)
-    return None
+    return metric.vector(items) if isinstance(metric, Metric) else None

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from glotbench.errors import TaskSpecError, UnknownTaskError
 from glotbench.tasks.spec import TaskSpec, load_spec
-from glotbench.tasks.task import Task, import_object
+from glotbench.tasks.names import check_names, task_class_of
+from glotbench.tasks.task import Task
 
 BUILTIN_DIR = Path(__file__).parent / "defs"
 
@@ -40,11 +41,9 @@ def all_specs(extra: list[Path] | None = None) -> dict[str, tuple[TaskSpec, Path
 
 
 def make_task(spec: TaskSpec, path: Path | None) -> Task:
-    cls = Task
-    if spec.task_class:
-        cls = import_object(spec.task_class, where=f"{path or spec.name}: field 'task_class'")
-        if not (isinstance(cls, type) and issubclass(cls, Task)):
-            raise TaskSpecError(f"{path or spec.name}: field 'task_class': {spec.task_class} is not a glotbench Task subclass")
+    """The task object, with every name in its file resolved (TaskSpecError naming file and field)."""
+    cls = task_class_of(spec, path)
+    check_names(spec, path, cls)
     return cls(spec, path)
 
 

@@ -70,8 +70,8 @@ class PromptSpec(_Strict):
 
 
 class GenerationSpec(_Strict):
-    max_tokens: int = 256
-    temperature: float = 0.0
+    max_tokens: int = Field(256, ge=1)
+    temperature: float = Field(0.0, ge=0)
     top_p: float | None = None
     stop: list[str] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)
@@ -95,17 +95,23 @@ class TaskSpec(_Strict):
     # Special names: id, target, choices, labels.
     fields: dict[str, str] = Field(default_factory=dict)
     required_fields: list[str] = Field(default_factory=list)
+    # value used when a record lacks a mapped field or holds null there; without one, a missing or
+    # null field that a prompt template uses is an error (it would be rendered as the text "None")
+    default: dict[str, Any] = Field(default_factory=dict)
     output_type: Literal["generate", "multiple_choice"] = "generate"
     default_labels: list[str] | None = None  # MC labels when the record has none
     prompt: PromptSpec = Field(default_factory=PromptSpec)
     fewshot: FewshotSpec = Field(default_factory=FewshotSpec)
     generation: GenerationSpec = Field(default_factory=GenerationSpec)
     extractor: ExtractorSpec = Field(default_factory=ExtractorSpec)
-    scorer: str = "label"  # per-item scorer, see glotbench.scoring.scorers
+    # per-item scorer: a registered name (glotbench.scoring.scorers) or "module:function"
+    scorer: str = "label"
+    scorer_options: dict[str, Any] = Field(default_factory=dict)  # keyword options for the scorer
+    # registered metric names, "mean:<value key>", or "module:attr" naming a Metric
     metrics: list[str] = Field(default_factory=lambda: ["accuracy"])
     slice_by: list[str] = Field(default_factory=list)
     counterpart: str | None = None  # the same task in another language (cross-lingual pairs)
-    # Python escape hatch: "module:Class", a subclass of glotbench.tasks.task.Task
+    # Python escape hatch: a registered task class name or "module:Class" (a glotbench Task subclass)
     task_class: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)  # free-form knobs for a task_class
 
@@ -123,6 +129,10 @@ class TaskSpec(_Strict):
             "options": self.options,
             "task_class": self.task_class,  # prompts built in Python differ by class
         }
+        if self.scorer_options:  # only when set, so existing tasks keep their hash
+            payload["scorer_options"] = self.scorer_options
+        if self.default:  # only when set, so the hashes of tasks without defaults stay as they were
+            payload["default"] = self.default
         overrides = {k: v for k, v in (run_overrides or {}).items() if v is not None}
         if overrides:
             payload["run"] = overrides

@@ -7,18 +7,18 @@ YAML. Odd tasks subclass it (``task_class: module:Class`` in the YAML) and overr
 
 from __future__ import annotations
 
-import importlib
 import random
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from glotbench.data.fields import MissingField, get_path
+from glotbench.data.fields import FieldDecodeError, MissingField, get_path, unmatched_paths
 from glotbench.data.loaders import file_sha256, locate, read_hf, read_records
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult
 from glotbench.prompts.render import choices_block, plain_from_chat, render
+from glotbench.settings import RunSettings  # noqa: F401  (re-exported: tasks take the run's settings)
 from glotbench.tasks.spec import TaskSpec
 
 _BUILTIN_DEFS = (Path(__file__).parent / "defs").resolve()
@@ -43,6 +43,7 @@ class Scored:
     pred: Any  # the extracted answer, None if unparseable
     values: dict[str, float]  # per-item values for metrics
     extracted: Any = None  # what the extractor returned (for inspection)
+    rule: str | None = None  # the extraction rule that produced it (samples.jsonl: extraction_rule)
     detail: dict[str, Any] = field(default_factory=dict)
 
 
@@ -51,11 +52,9 @@ Output = GenResult | LoglikelihoodResult
 
 
 def import_object(ref: str, *, where: str) -> Any:
-    mod_name, _, attr = ref.partition(":")
-    try:
-        return getattr(importlib.import_module(mod_name), attr)
-    except (ImportError, AttributeError) as err:
-        raise TaskSpecError(f"{where}: cannot import {ref!r}: {err}") from None
+    from glotbench.registry import import_ref
+
+    return import_ref(ref, where=where)
 
 
 class Task:
@@ -63,6 +62,7 @@ class Task:
         self.spec = spec
         self.spec_path = spec_path
         self.name = spec.name
+        self.load_warnings: list[str] = []  # shown once by the run (one-option items, ...)
 
     # ---------------------------------------------------------------- data
     @cached_property
@@ -108,29 +108,81 @@ class Task:
         records = self.raw_records(split)
         where = self.spec.dataset.splits.get(split, split)
         out: list[Sample] = []
+        seen: list[dict] = []
+        stop = len(records)
         for i, rec in enumerate(records):
             if self._record_fn is not None:
                 rec = self._record_fn(rec)
                 if rec is None:
                     continue
+            seen.append(rec)
             out.append(self.build_sample(rec, i, where))
             if limit is not None and len(out) >= limit:
+                stop = i + 1
                 break
+        self._check_paths_match(seen, records[stop:], where)
         ids = [s.id for s in out]
         if len(set(ids)) != len(ids):
             dup = next(x for x in ids if ids.count(x) > 1)
             raise DataError(f"{where}: task {self.name}: duplicate record id {dup!r}")
         return out
 
+    def _check_paths_match(self, seen: list[dict], unread: list[dict], where: str) -> None:
+        """A field path that matches nothing in any record is a typo (``topic: topik``): fail naming it."""
+        missing = unmatched_paths(self.spec.fields, seen)
+        if missing and unread:  # a --limit stopped early: look at the rest too
+            fn = self._record_fn
+            rest = unread if fn is None else (r for r in map(fn, unread) if r is not None)
+            missing = unmatched_paths(missing, rest)
+        if missing:
+            name, path = next(iter(missing.items()))
+            raise TaskSpecError(f"{self.spec_path or self.name}: field '{name}': path {path!r} matches nothing in any "
+                                f"record of {where} (a typo? paths: docs/adding-a-task.md)")
+
+    @cached_property
+    def prompt_variables(self) -> set[str]:
+        """Names the prompt templates use: a null there would be rendered as the text "None"."""
+        import jinja2
+        from jinja2 import meta
+
+        p = self.spec.prompt
+        env = jinja2.Environment()
+        names: set[str] = set()
+        for src in (p.system, p.user, p.plain, self.spec.fewshot.answer):
+            if src:
+                try:
+                    names |= meta.find_undeclared_variables(env.parse(src))
+                except jinja2.TemplateSyntaxError:
+                    pass  # reported with its line when the template is rendered
+        return names
+
+    def run_samples(self, settings: "RunSettings") -> list[Sample]:
+        """The items a run with ``settings`` evaluates: the split, then ``limit`` (a count or a share)."""
+        if isinstance(settings.limit, float):
+            every = self.samples(settings.split)
+            return every[:settings.items_for(len(every))]
+        return self.samples(settings.split, settings.limit)
+
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
+        defaults = self.spec.default
         for name, path in self.spec.fields.items():
             try:
                 values[name] = get_path(rec, path)
+            except FieldDecodeError as err:
+                raise DataError(f"{where}: record {index}: {err}") from None
             except MissingField:
+                if name in defaults:
+                    values[name] = defaults[name]
+                    continue
                 if name in self.spec.required_fields or name in ("target", "choices"):
                     raise DataError(f"{where}: record {index}: missing field '{path}' (for {name})") from None
                 values[name] = None
+            if values[name] is None and name in defaults:
+                values[name] = defaults[name]
+            if values[name] is None and name in self.prompt_variables:
+                raise DataError(f"{where}: record {index}: field '{path}' (for {name}) is missing or null but the prompt "
+                                f"uses it; fix the record or give a value under 'default: {{{name}: ...}}' in the task file")
         sid = values.pop("id", None)
         sid = str(index) if sid is None else str(sid)
         choices = values.get("choices")
@@ -138,6 +190,12 @@ class Task:
         if self.spec.output_type == "multiple_choice":
             if not isinstance(choices, list) or not choices:
                 raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}' must be a non-empty list")
+            if any(c is None for c in choices):
+                k = next(k for k, c in enumerate(choices) if c is None)
+                raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}': option {k} is null")
+            if len(choices) == 1:
+                self.load_warnings.append(f"{where}: record {index}: only one option: the item scores 100% for any "
+                                          f"model that answers it")
             if labels is None:
                 default = self.spec.default_labels or [chr(ord("A") + k) for k in range(len(choices))]
                 labels = default[: len(choices)]
@@ -227,22 +285,41 @@ class Task:
 
         return get_pack(self.spec.language)
 
-    def extract(self, text: str, sample: Sample) -> Any:
+    @property
+    def spec_where(self) -> str:
+        """How messages name this task's file."""
+        return str(self.spec_path or self.name)
+
+    @cached_property
+    def extractor(self):
         from glotbench.extract import get_extractor
 
-        fn = get_extractor(self.spec.extractor.name)
-        sample_view = {**sample.vars, "labels": sample.labels, "choices": sample.choices}
-        return fn(text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
+        return get_extractor(self.spec.extractor.name, where=f"{self.spec_where}: field 'extractor.name'")
 
-    def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
+    @cached_property
+    def scorer(self):
         from glotbench.scoring.scorers import get_scorer
 
+        return get_scorer(self.spec.scorer, where=f"{self.spec_where}: field 'scorer'")
+
+    def extract(self, text: str, sample: Sample) -> Any:
+        return self.explain_extraction(text, sample).value
+
+    def explain_extraction(self, text: str, sample: Sample):
+        """The extracted answer and the rule that produced it (:class:`glotbench.extract.Extraction`)."""
+        from glotbench.extract import explain
+
+        sample_view = {**sample.vars, "labels": sample.labels, "choices": sample.choices}
+        return explain(self.extractor, text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
+
+    def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
         if mode == "loglikelihood":
             return score_loglikelihood(sample, outputs)
         first: GenResult = outputs[0]
-        extracted = self.extract(first.text, sample)
-        pred, values = get_scorer(self.spec.scorer)(extracted, sample.target, sample=sample, pack=self.pack)
-        return Scored(pred=pred, values=values, extracted=extracted)
+        extraction = self.explain_extraction(first.text, sample)
+        extracted = extraction.value
+        pred, values = self.scorer(extracted, sample.target, sample=sample, pack=self.pack, **self.spec.scorer_options)
+        return Scored(pred=pred, values=values, extracted=extracted, rule=extraction.rule)
 
     # ---------------------------------------------------------------- judging
     # Tasks graded by an LLM judge set needs_judge and override the three methods below; the
@@ -284,21 +361,3 @@ def score_loglikelihood(sample: Sample, outputs: list[LoglikelihoodResult]) -> S
         values={"correct": float(pred == str(sample.target)), "correct_norm": float(sample.labels[norm] == str(sample.target))},
         extracted={"logprobs": lps, "pred_norm": sample.labels[norm]},
     )
-
-
-@dataclass
-class RunSettings:
-    """Run-wide knobs that change requests (they go into the fingerprint)."""
-
-    limit: int | None = None
-    seed: int = 1234
-    num_fewshot: int | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    samples: int = 1
-    mode: str = "generate"  # or "loglikelihood" for multiple-choice tasks
-    split: str | None = None
-    prompt_lang: str | None = None  # prompt variant for tasks that ship several (OpenHuEval: hu | en)
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)

@@ -13,6 +13,18 @@ chosen per request body (a stable hash), so a retried request sees its own sched
 * ``429`` bodies get HTTP 429 on the first two attempts, then succeed;
 * ``stall`` bodies hang for ``--stall`` seconds on the first attempt, then succeed.
 
+Malformed or hostile answers (``--bad KIND``) go to every ``--bad-every``-th distinct request
+body (1: all of them), on every attempt of that body, so an item ends as an error after its retries:
+
+* ``choices-str`` ``{"choices": "A"}``; ``choices-dict`` ``{"choices": {...}}``;
+  ``message-str`` ``{"choices": [{"message": "A"}]}``; ``usage-str`` a good answer with ``"usage": "x"``;
+  ``content-int`` / ``content-list`` content ``42`` / ``[1, 2]``; ``not-json`` a text body;
+* ``error-200`` HTTP 200 with ``{"error": {"message": "quota exceeded ..."}}``;
+* ``retry-after`` HTTP 429 with ``Retry-After: --retry-after`` on the first attempt, then success;
+* ``auth`` HTTP 401; ``endless`` a 200 whose body never ends (a byte every 0.1 s);
+* ``huge`` a 200 streaming ``--huge-mb`` MB; ``redirect-other`` a 307 to the same port on another
+  host (``localhost`` vs ``127.0.0.1``); ``redirect-same`` a 307 to ``/r`` + the same path (answered).
+
 ``GET /_log`` returns every request received as ``{"hash", "status"}`` pairs, in order.
 """
 
@@ -26,11 +38,19 @@ import re
 import time
 
 FAULTS = ("500", "429", "stall")
+BAD_KINDS = ("choices-str", "choices-dict", "message-str", "usage-str", "content-int", "content-list", "not-json",
+             "error-200", "retry-after", "auth", "endless", "huge", "redirect-other", "redirect-same")
 
 
 class StubApp:
     def __init__(self, answer: str = "A", fault_rate: float = 0.0, stall_s: float = 5.0, echo_gold: bool = False,
-                 delay_s: float = 0.0, responses: list[dict] | None = None):
+                 delay_s: float = 0.0, responses: list[dict] | None = None, bad: str | None = None,
+                 bad_every: int = 1, retry_after: float = 2.0, huge_mb: float = 300.0):
+        self.bad = bad
+        self.bad_every = max(1, bad_every)
+        self.retry_after = retry_after
+        self.huge_mb = huge_mb
+        self._bad_order: dict[str, int] = {}  # distinct body -> arrival index
         self.answer = answer
         self.responses = responses or []
         self.delay_s = delay_s
@@ -62,11 +82,24 @@ class StubApp:
             if path.endswith("/models"):
                 return await self._json(send, 200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
             return await self._json(send, 404, {"error": {"message": "not found"}})
+        if path.startswith("/r/"):  # the target of redirect-same
+            path = path[2:]
+            body_h = hashlib.sha256(body).hexdigest()
+            self.log.append({"hash": body_h, "attempt": 0, "status": "redirected", "t": time.time(),
+                             "method": scope["method"]})
+            return await self._answer(send, path, body, body_h)
         h = hashlib.sha256(body).hexdigest()
         n = self.attempts[h] = self.attempts.get(h, 0) + 1
         fault = self.fault_for(h)
         entry = {"hash": h, "attempt": n, "status": 200, "t": time.time()}
         self.log.append(entry)
+        if self.bad:
+            idx = self._bad_order.setdefault(h, len(self._bad_order))
+            if idx % self.bad_every == 0:
+                entry["bad"] = self.bad
+                handled = await self._bad_answer(send, scope, path, body, h, n, entry)
+                if handled:
+                    return
         if fault == "500":
             entry["status"] = 500
             return await self._json(send, 500, {"error": {"message": "injected server error", "type": "server_error"}})
@@ -78,10 +111,9 @@ class StubApp:
             await asyncio.sleep(self.stall_s)
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
-        try:
-            req = json.loads(body or b"{}")
-        except json.JSONDecodeError:
-            return await self._json(send, 400, {"error": {"message": "bad json"}})
+        return await self._answer(send, path, body, h)
+
+    def _payload(self, path: str, req: dict, h: str) -> dict:
         text = self._answer_for(req)
         reasoning = None
         canned = self._canned_for(req)
@@ -89,15 +121,87 @@ class StubApp:
             text, reasoning = canned.get("response", ""), canned.get("reasoning")
         usage = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
         if path.endswith("/chat/completions"):
-            payload = {"id": "stub-" + h[:8], "object": "chat.completion", "created": int(time.time()), "model": req.get("model", "stub"),
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": text,
-                                                            **({"reasoning_content": reasoning} if reasoning else {})},
-                                    "finish_reason": "stop"}],
-                       "usage": usage}
-        else:
-            payload = {"id": "stub-" + h[:8], "object": "text_completion", "created": int(time.time()), "model": req.get("model", "stub"),
-                       "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}], "usage": usage}
-        return await self._json(send, 200, payload)
+            return {"id": "stub-" + h[:8], "object": "chat.completion", "created": int(time.time()), "model": req.get("model", "stub"),
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text,
+                                                         **({"reasoning_content": reasoning} if reasoning else {})},
+                                 "finish_reason": "stop"}],
+                    "usage": usage}
+        return {"id": "stub-" + h[:8], "object": "text_completion", "created": int(time.time()), "model": req.get("model", "stub"),
+                "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}], "usage": usage}
+
+    async def _bad_answer(self, send, scope, path: str, body: bytes, h: str, n: int, entry: dict) -> bool:
+        """Send the --bad answer; False when this attempt should be answered normally."""
+        kind = self.bad
+        try:
+            req = json.loads(body or b"{}")
+        except json.JSONDecodeError:
+            req = {}
+        good = self._payload(path, req, h)
+        if kind == "choices-str":
+            return await self._json(send, 200, {**good, "choices": "A"}) or True
+        if kind == "choices-dict":
+            return await self._json(send, 200, {**good, "choices": {"0": good["choices"][0]}}) or True
+        if kind == "message-str":
+            return await self._json(send, 200, {**good, "choices": [{"index": 0, "message": "A"}]}) or True
+        if kind == "usage-str":
+            return await self._json(send, 200, {**good, "usage": "x"}) or True
+        if kind in ("content-int", "content-list"):
+            value = 42 if kind == "content-int" else [1, 2]
+            choice = dict(good["choices"][0])
+            if "message" in choice:
+                choice["message"] = {**choice["message"], "content": value}
+            else:
+                choice["text"] = value
+            return await self._json(send, 200, {**good, "choices": [choice]}) or True
+        if kind == "not-json":
+            return await self._raw(send, 200, b"<html>gateway says hello</html>", b"text/html") or True
+        if kind == "error-200":
+            return await self._json(send, 200, {"error": {"message": "quota exceeded for this key (stub)",
+                                                          "type": "insufficient_quota"}}) or True
+        if kind == "retry-after":
+            if n > 1:
+                return False
+            entry["status"] = 429
+            return await self._json(send, 429, {"error": {"message": "slow down (stub)"}},
+                                    extra=[(b"retry-after", f"{self.retry_after:g}".encode())]) or True
+        if kind == "auth":
+            entry["status"] = 401
+            return await self._json(send, 401, {"error": {"message": "invalid api key (stub)"}}) or True
+        if kind == "endless":
+            entry["status"] = "endless"
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": b'{"choices": [', "more_body": True})
+            for _ in range(6000):  # ten minutes, or until the client hangs up
+                await asyncio.sleep(0.1)
+                await send({"type": "http.response.body", "body": b" ", "more_body": True})
+            return True
+        if kind == "huge":
+            entry["status"] = "huge"
+            chunk = b" " * (1 << 20)
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": b'{"pad": "', "more_body": True})
+            for _ in range(int(self.huge_mb)):
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b'"}'})
+            return True
+        if kind in ("redirect-other", "redirect-same"):
+            host = dict(scope["headers"]).get(b"host", b"127.0.0.1").decode()
+            port = host.rsplit(":", 1)[-1]
+            if kind == "redirect-other":
+                other = "localhost" if host.startswith("127.0.0.1") else "127.0.0.1"
+                loc = f"http://{other}:{port}{path}"
+            else:
+                loc = f"http://{host}/r{path}"
+            entry["status"] = 307
+            return await self._raw(send, 307, b"", b"text/plain", extra=[(b"location", loc.encode())]) or True
+        raise ValueError(f"unknown --bad kind {kind!r}")
+
+    async def _answer(self, send, path: str, body: bytes, h: str):
+        try:
+            req = json.loads(body or b"{}")
+        except json.JSONDecodeError:
+            return await self._json(send, 400, {"error": {"message": "bad json"}})
+        return await self._json(send, 200, self._payload(path, req, h))
 
     def _answer_for(self, req: dict) -> str:
         if not self.echo_gold:
@@ -113,10 +217,13 @@ class StubApp:
         return next((r for r in self.responses if r["match"] in text), None)
 
     @staticmethod
-    async def _json(send, status: int, payload: dict) -> None:
-        data = json.dumps(payload).encode()
+    async def _json(send, status: int, payload: dict, extra: list | None = None) -> None:
+        await StubApp._raw(send, status, json.dumps(payload).encode(), b"application/json", extra)
+
+    @staticmethod
+    async def _raw(send, status: int, data: bytes, ctype: bytes, extra: list | None = None) -> None:
         await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+                    "headers": [(b"content-type", ctype), (b"content-length", str(len(data)).encode()), *(extra or [])]})
         await send({"type": "http.response.body", "body": data})
 
 
@@ -131,13 +238,18 @@ def main() -> None:
     ap.add_argument("--stall", type=float, default=5.0)
     ap.add_argument("--echo-gold", action="store_true")
     ap.add_argument("--delay", type=float, default=0.0, help="seconds before every answer")
+    ap.add_argument("--bad", choices=BAD_KINDS, default=None, help="malformed or hostile answers (see above)")
+    ap.add_argument("--bad-every", type=int, default=1, help="every N-th distinct request body gets --bad (1: all)")
+    ap.add_argument("--retry-after", type=float, default=2.0, help="seconds sent in Retry-After by --bad retry-after")
+    ap.add_argument("--huge-mb", type=float, default=300.0, help="body size for --bad huge")
     ap.add_argument("--responses", default=None, help="JSONL of {match, response, reasoning?}: canned answers by prompt substring")
     a = ap.parse_args()
     canned = None
     if a.responses:
         with open(a.responses, encoding="utf-8") as fh:
             canned = [json.loads(line) for line in fh if line.strip()]
-    app = StubApp(a.answer, a.fault_rate, a.stall, a.echo_gold, a.delay, canned)
+    app = StubApp(a.answer, a.fault_rate, a.stall, a.echo_gold, a.delay, canned, bad=a.bad, bad_every=a.bad_every,
+                  retry_after=a.retry_after, huge_mb=a.huge_mb)
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning", access_log=False)
 
 

@@ -1,0 +1,60 @@
+"""MM-Eval's Dual Capability Framework (§3.1, §5): language ability (syntax + semantics) vs
+cognitive ability (knowledge + reasoning), from one run's results.json.
+
+The paper reports the four levels' accuracies and argues over the two abilities without a formula
+for them. glotbench shows both readings, named: ``mean of levels`` (the two levels' accuracies
+averaged, each level weighing the same, the way the paper's discussion compares levels) and
+``pooled items`` (right answers over all items of the two levels). A level that was not run leaves
+its ability out (shown as ``-``).
+"""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+LEVELS = {"language": ("mm_eval.syntax", "mm_eval.semantics"),
+          "cognitive": ("mm_eval.knowledge", "mm_eval.reasoning")}
+METRIC = "accuracy"
+
+
+def applies(results: dict) -> bool:
+    tasks = results.get("tasks") or {}
+    return any(t in tasks for levels in LEVELS.values() for t in levels)
+
+
+def _acc(entry: dict | None) -> tuple[float, int] | None:
+    if not entry:
+        return None
+    m = (entry.get("metrics") or {}).get(METRIC) or {}
+    if m.get("value") is None:
+        return None
+    return float(m["value"]), int(entry.get("n_scored") or 0)
+
+
+def abilities(results: dict) -> dict[str, dict]:
+    """``{ability: {"levels": {task: acc}, "mean_of_levels", "pooled_items", "n"}}`` (None where a level is missing)."""
+    tasks = results.get("tasks") or {}
+    out: dict[str, dict] = {}
+    for ability, levels in LEVELS.items():
+        got = {t: _acc(tasks.get(t)) for t in levels}
+        complete = all(v is not None for v in got.values())
+        n = sum(v[1] for v in got.values() if v) if complete else 0
+        out[ability] = {
+            "levels": {t: (v[0] if v else None) for t, v in got.items()},
+            "mean_of_levels": sum(v[0] for v in got.values()) / len(got) if complete else None,
+            "pooled_items": (sum(v[0] * v[1] for v in got.values()) / n) if complete and n else None,
+            "n": n,
+        }
+    return out
+
+
+def abilities_table(results: dict) -> Table:
+    table = Table(title="MM-Eval Dual Capability Framework (§3.1) · accuracy in %")
+    for col in ("ability", "levels", "mean of levels", "pooled items", "items"):
+        table.add_column(col, justify="left" if col in ("ability", "levels") else "right")
+    fmt = lambda v: "-" if v is None else f"{100 * v:.2f}"  # noqa: E731
+    for ability, row in abilities(results).items():
+        levels = ", ".join(f"{t.split('.')[-1]} {fmt(v)}" for t, v in row["levels"].items())
+        table.add_row(f"{ability} ({' + '.join(t.split('.')[-1] for t in LEVELS[ability])})", levels,
+                      fmt(row["mean_of_levels"]), fmt(row["pooled_items"]), str(row["n"] or "-"))
+    return table

@@ -1,0 +1,151 @@
+"""OpenHuEval §4 / App. F with a judge: the benchmark's own analysis prompts run over a run's traces.
+
+For every response with a trace (rows from ``glotbench analyze thinking``):
+
+1. **Thoughts** (App. F.1): HuSimpleQA traces are split where the judge finds and then confirms a
+   thought shift (``HuSimpleQA__shift_expression`` + ``__confirm_shift_postion``); other tasks are
+   split by the HuMatchingFIB segmentation prompt, whose segments carry a category.
+2. **Segment categories** (F.2.1): Introduction / Reasoning / Review / Summary (as the judge tags
+   them), counted per outcome.
+3. **Four-dimension tags** (F.2.2, fill-in-the-blank tasks): each Reasoning segment tagged on
+   correctness of the result, reasoning complexity, reasoning scope and language transfer
+   (``segments_classification`` prompt, with the item's options, gold and the model's answer).
+   The **translation share** is the share of tagged Reasoning segments with "Contains Language
+   Transfer".
+4. **Thought correctness** (Fig. 6): each thought (for FIB tasks, each Reasoning segment) is
+   assessed with ``HuSimpleQA__access_thought``; confidence 2 of 2 is a correct thought. The
+   Fig. 6 share is, among INCORRECT responses with an assessed thought, the share holding at least
+   one correct thought.
+
+Every judge call goes through the caller the command passes (the run's journal), so repeating the
+analysis costs nothing. A judge reply that cannot be read is counted (``unreadable``), never guessed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+from glotbench.analysis import thinking as th
+from glotbench.models.base import GenRequest
+
+CATEGORIES = ("Introduction", "Reasoning", "Review", "Summary", "Final_answer")
+DIMENSIONS = {
+    "Dimension1": ("correctness", ("Completely Incorrect", "Partially Correct", "Completely Correct", "Non Conclusion")),
+    "Dimension2": ("complexity", ("Simple Assertion", "Complex Thought")),
+    "Dimension3": ("scope", ("Only Current Blank", "Modify Previous Blanks", "Current Blank and Consecutive Blank")),
+    "Dimension4": ("language_transfer", ("Contains Language Transfer", "No Language Transfer")),
+}
+TRANSFER = "Contains Language Transfer"
+CORRECT_THOUGHT = 2  # the access_thought prompt's confidence "out of 2"
+
+
+def _req(text: str, max_tokens: int) -> GenRequest:
+    return GenRequest(messages=({"role": "user", "content": text},), max_tokens=max_tokens, temperature=0.0)
+
+
+def is_simpleqa(task: str) -> bool:
+    return "simpleqa" in task.lower()
+
+
+def is_fib(task: str) -> bool:
+    return "fib" in task.lower()
+
+
+async def analyse_row(row: dict, task: str, caller, max_tokens: int = 4096) -> None:
+    """Fill ``row`` with ``segments`` (texts), ``categories``, ``tags`` (per Reasoning segment) and
+    ``thought_scores`` (0-2 or None per assessed thought); ``judge_unreadable`` counts failures."""
+    trace, _ = th.split_trace(row["response"], row.get("reasoning"))
+    row["judge_unreadable"] = 0
+    if not trace:
+        return
+    sid = row["id"]
+    segs: list[dict] = []
+    if is_simpleqa(task):
+        out = await caller(_req(th.build_shift_expression_request(row["question"], trace), max_tokens), task=task, sample_id=sid)
+        found_lang, exprs = th.parse_shift_expressions(out.text)
+        marked, offsets = th.mark_shift_candidates(trace, exprs)
+        if offsets:
+            out2 = await caller(_req(th.build_confirm_shift_request(marked), max_tokens), task=task, sample_id=sid)
+            segs = [{"text": t, "category": "Reasoning"} for t in th.split_at_shifts(trace, offsets, th.parse_confirmed_shift_ids(out2.text))]
+        elif found_lang is not None:
+            segs = [{"text": trace, "category": "Reasoning"}]
+    else:
+        out = await caller(_req(th.build_fib_split_request(trace), max_tokens), task=task, sample_id=sid)
+        segs = [s for s in th.parse_segments(out.text) if str(s.get("text", "")).strip()]
+    if not segs:
+        row["judge_unreadable"] += 1
+        return
+    row["segments"] = [s["text"] for s in segs]
+    row["categories"] = [str(s.get("category") or "").strip() for s in segs]
+    reasoning = [s for s in segs if str(s.get("category", "")).strip() == "Reasoning"]
+    if is_fib(task) and reasoning:
+        req = th.build_fib_classification_request(row.get("options") or [], _as_list(row.get("gold")),
+                                                  _as_list(row.get("pred")), reasoning)
+        out = await caller(_req(req, max_tokens), task=task, sample_id=sid)
+        tagged = [s for s in th.parse_segments(out.text) if str(s.get("category", "")).strip() == "Reasoning"]
+        row["tags"] = [{d: str(s.get(d) or "").strip() for d in DIMENSIONS} for s in tagged]
+        if not tagged:
+            row["judge_unreadable"] += 1
+    expected = _gold_text(row.get("gold"))
+    thoughts = [s["text"] for s in reasoning] if reasoning else row["segments"]
+    scores = []
+    for t in thoughts:
+        out = await caller(_req(th.build_thought_assessment_request(row["question"], t, expected), max_tokens),
+                           task=task, sample_id=sid)
+        scores.append(th.parse_thought_assessment(out.text))
+    row["thought_scores"] = scores
+    row["judge_unreadable"] += sum(1 for s in scores if s is None)
+
+
+def _as_list(x: Any) -> list:
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _gold_text(gold: Any) -> str:
+    if isinstance(gold, (list, tuple)):
+        return ", ".join(str(g) for g in gold)
+    return "" if gold is None else str(gold)
+
+
+async def analyse_rows(rows: list[dict], task: str, caller) -> None:
+    await asyncio.gather(*(analyse_row(r, task, caller) for r in rows))
+
+
+# ---------------------------------------------------------------- tables
+
+def summarise(rows: list[dict]) -> dict[str, dict]:
+    """Per outcome (and ALL): categories, dimension tags, translation share, thought correctness."""
+    out: dict[str, dict] = {}
+    for outcome in (*th.OUTCOMES, "ALL"):
+        rs = [r for r in rows if outcome == "ALL" or r["outcome"] == outcome]
+        judged = [r for r in rs if r.get("segments")]
+        cats = Counter(c for r in judged for c in r.get("categories") or [])
+        tags = [t for r in judged for t in r.get("tags") or []]
+        dims = {name: dict(Counter(t.get(d, "") for t in tags)) for d, (name, _) in DIMENSIONS.items()}
+        transfer = sum(1 for t in tags if t.get("Dimension4") == TRANSFER)
+        scores = [r.get("thought_scores") or [] for r in judged]
+        assessed = [s for s in scores if any(x is not None for x in s)]
+        n_thoughts = sum(1 for s in scores for x in s if x is not None)
+        n_correct = sum(1 for s in scores for x in s if x == CORRECT_THOUGHT)
+        with_correct = sum(1 for s in assessed if CORRECT_THOUGHT in s)
+        out[outcome] = {
+            "n_responses": len(rs),
+            "n_judged": len(judged),
+            "n_unreadable": sum(r.get("judge_unreadable", 0) for r in rs),
+            "segment_categories": dict(cats),
+            "mean_segments": (sum(len(r["segments"]) for r in judged) / len(judged)) if judged else None,
+            "n_reasoning_tagged": len(tags),
+            "dimensions": dims,
+            "translation_share": transfer / len(tags) if tags else None,
+            "n_thoughts_assessed": n_thoughts,
+            "correct_thought_share": n_correct / n_thoughts if n_thoughts else None,
+            "n_with_assessed_thought": len(assessed),
+            "share_with_correct_thought": with_correct / len(assessed) if assessed else None,
+        }
+    out["fig6"] = {"incorrect_with_correct_thought": out["INCORRECT"]["share_with_correct_thought"],
+                   "n_incorrect_assessed": out["INCORRECT"]["n_with_assessed_thought"]}
+    return out

@@ -1,0 +1,35 @@
+"""Every built-in extractor, scorer, metric, task class and model backend, registered by the package itself.
+
+:func:`glotbench.registry.load_builtins` imports this module on the first registry lookup, so a
+name resolves the same in every process whichever modules were imported before. Add a module
+here when it registers something. Task classes are registered lazily (``"module:Class"``), so
+resolving a name imports only the class a task file uses.
+"""
+
+from __future__ import annotations
+
+import glotbench.extract  # noqa: F401  choice, number, json, text
+import glotbench.factuality.strict_metrics  # noqa: F401  factuality_*_strict
+import glotbench.models.anthropic_api  # noqa: F401  model backend anthropic:
+import glotbench.models.embedded  # noqa: F401  model backend embedded
+import glotbench.models.llamacpp  # noqa: F401  model backend llamacpp: / gguf:
+import glotbench.models.openai_compat  # noqa: F401  model backends openai: / vllm: / ollama:
+import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
+import glotbench.scoring.factuality  # noqa: F401  factuality_co, _na, _in, _cga, _f
+import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
+import glotbench.scoring.scorers  # noqa: F401  label, numeric, exact_match, option_value
+import glotbench.scoring.task_metrics  # noqa: F401  OpenHuEval's blank_accuracy, question_accuracy, ...
+from glotbench.tasks.classes import TASK_CLASSES
+
+BUILTIN_TASK_CLASSES = {
+    "simpleqa": "glotbench.factuality.task:SimpleQATask",
+    "hulu": "glotbench.hulu.task:HuluTask",
+    "klokanek": "glotbench.czech.klokanek:KlokanekTask",
+    "openhueval.matching_fib": "glotbench.openhueval.tasks:MatchingFIBTask",
+    "openhueval.standard_fib": "glotbench.openhueval.tasks:StandardFIBTask",
+    "openhueval.proverb_rea_2cq": "glotbench.openhueval.tasks:ProverbRea2CQTask",
+    "openhueval.proverb_rea_oe": "glotbench.openhueval.tasks:ProverbReaOETask",
+    "openhueval.wildbench": "glotbench.openhueval.tasks:WildBenchTask",
+}
+for _name, _ref in BUILTIN_TASK_CLASSES.items():
+    TASK_CLASSES.register_lazy(_name, _ref)

@@ -1,0 +1,156 @@
+"""``CzechBenchTask``: the one class all 27 Czech-Bench tasks share (``task_class`` in their YAML).
+
+The YAML holds the benchmark: the reference prompt (``prompt.system`` = the task text plus the
+five fixed exemplars, ``prompt.user`` = the request), the scored subset (``options.subset``),
+the parse rule (``options.parse``), the metrics. This class only does what YAML cannot:
+
+* data: a Hub snapshot in a local folder read through ``datasets.load_dataset(folder)``, or an
+  offline copy read by a named reader (``options.reader``, see :mod:`glotbench.czech.records`);
+  absent data is one line ``data missing: <hf id>@<rev>; put it at <path>``;
+* prompts rendered exactly as the reference's LangChain templates: plain = system + user with
+  no whitespace trimmed (the prompt ends in ``"...:\\n"``); chat = one system message (task +
+  exemplars) and one user message (the request), like the reference's ``CHAT_PROMPT``;
+* scoring: the reference's parse rule and denominator (``cb_*`` values, the headline) next to
+  glotbench's extractor and scorer (``accuracy``, ``macro_f1``...: unparseable counted wrong).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from glotbench.czech import reference_rules, subsets
+from glotbench.czech.records import READERS
+from glotbench.errors import DataError, TaskSpecError
+from glotbench.paths import resolve_data_file
+from glotbench.tasks.task import Output, Sample, Scored, Task
+
+# Like glotbench's prompt renderer, but keeping every character: the reference's templates end
+# in a newline and its exemplar blocks in a blank line.
+_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+
+def render_exact(source: str, variables: dict, *, task: str, field: str) -> str:
+    try:
+        return _ENV.from_string(source).render(**variables)
+    except jinja2.TemplateSyntaxError as err:
+        raise TaskSpecError(f"task {task}: field '{field}': template syntax error line {err.lineno}: {err.message}") from None
+    except jinja2.UndefinedError as err:
+        raise TaskSpecError(f"task {task}: field '{field}': {err.message}") from None
+
+
+def load_hub_folder(folder: Path, config: str | None, split: str, where: str) -> list[dict]:
+    """Rows of a Hub dataset snapshot kept in a local folder, through ``datasets`` itself."""
+    try:
+        import datasets
+    except ImportError:
+        raise DataError(f"{where}: reading a Hugging Face dataset folder needs `pip install 'glotbench[hub]'`") from None
+    try:
+        ds = datasets.load_dataset(str(folder), config, split=split)
+    except Exception as err:  # noqa: BLE001 - datasets raises many types
+        raise DataError(f"{where}: {folder}: cannot load split {split!r}: {str(err).splitlines()[0]}") from None
+    return [dict(r) for r in ds]
+
+
+class CzechBenchTask(Task):
+    @property
+    def _opts(self) -> dict[str, Any]:
+        return self.spec.options
+
+    def missing_line(self, path: Path) -> str:
+        hf = self.spec.dataset.hf
+        ident = (f"{hf.id}{f' ({hf.config})' if hf.config else ''}@{hf.revision}" if hf else (self.spec.source.url or self.name))
+        return f"data missing: {ident}; put it at {path}"
+
+    def split_path(self, split: str) -> Path:
+        rel = self.spec.dataset.splits.get(split)
+        if rel is None:
+            raise DataError(f"task {self.name}: no split {split!r} (splits: {', '.join(self.spec.dataset.splits) or 'none'})")
+        path = resolve_data_file(rel)
+        if not path.exists():
+            raise DataError(self.missing_line(path))
+        return path
+
+    def _rows(self, split: str) -> list[dict]:
+        path = self.split_path(split)
+        reader = self._opts.get("reader")
+        where = f"task {self.name}"
+        if reader:
+            if reader not in READERS:
+                raise TaskSpecError(f"{self.spec_path or self.name}: field 'options.reader': unknown reader {reader!r}")
+            return READERS[reader](path)
+        hf = self.spec.dataset.hf
+        hf_split = (self._opts.get("hf_splits") or {}).get(split, split)
+        return load_hub_folder(path, hf.config if hf else None, hf_split, where)
+
+    def raw_records(self, split: str) -> list[dict]:
+        rows = self._rows(split)
+        mm = self._opts.get("mmlu")
+        if mm:
+            dev = self._rows(mm["shot_split"])
+            rows = subsets.mmlu(rows, dev, mm, self._render_shot)
+        rows = subsets.apply(rows, self._opts.get("subset"), f"{self.spec_path or self.name}")
+        return [{**r, "_pos": pos} for pos, r in enumerate(rows)]
+
+    def _render_shot(self, row: dict) -> str:
+        return render_exact(self._opts["mmlu"]["shot"], row, task=self.name, field="options.mmlu.shot")
+
+    def data_fingerprint(self, split: str | None = None) -> str:
+        path = self.split_path(split or self.spec.dataset.eval_split)
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        h = hashlib.sha256()
+        for p in files:
+            h.update(str(p.relative_to(path) if path.is_dir() else p.name).encode())
+            h.update(p.read_bytes())
+        return h.hexdigest()[:16]
+
+    # ---------------------------------------------------------------- prompts (exact)
+    def _exact(self, which: str, sample: Sample) -> str:
+        src = getattr(self.spec.prompt, which) or ""
+        return render_exact(src, self._vars(sample), task=self.name, field=f"prompt.{which}")
+
+    def chat_messages(self, sample: Sample, num_fewshot: int | None = None) -> list[dict]:
+        return [{"role": "system", "content": self._exact("system", sample)},
+                {"role": "user", "content": self._exact("user", sample)}]
+
+    def plain_prompt(self, sample: Sample, num_fewshot: int | None = None) -> str:
+        return self._exact("system", sample) + self._exact("user", sample)
+
+    # ---------------------------------------------------------------- scoring
+    @cached_property
+    def _morpho(self):
+        from glotbench.czech.morpho import get_morpho
+
+        return get_morpho()
+
+    def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
+        if mode == "loglikelihood":
+            return super().score(sample, outputs, mode=mode)
+        text = outputs[0].text
+        rule = self._opts.get("parse")
+        if rule in ("sqad", "squad"):
+            return self._score_qa(rule, text, sample)
+        from glotbench.scoring.scorers import get_scorer
+
+        extracted = self.extract(text, sample)
+        if isinstance(extracted, float) and extracted.is_integer() and rule == "int":
+            extracted = str(int(extracted))
+        pred, values = get_scorer(self.spec.scorer)(extracted, sample.target, sample=sample, pack=self.pack)
+        values = {**values, **reference_rules.reference_values(rule, text, sample.target)}
+        return Scored(pred=pred, values=values, extracted=extracted)
+
+    def _score_qa(self, rule: str, text: str, sample: Sample) -> Scored:
+        from glotbench.czech import qa_levels
+        from glotbench.scoring.extractive_qa import item_values
+
+        golds = list(sample.target or [])
+        fn = qa_levels.squad_values if rule == "squad" else qa_levels.sqad_values
+        values = fn(text, golds, self._morpho)
+        answer = text.split("\n")[0] if rule == "squad" else text
+        ours = item_values(answer, golds, lang="cs")  # glotbench's normalisation, beside the reference's
+        values.update({"exact_match": ours["exact_match"], "bow_f1": ours["bow_f1"]})
+        return Scored(pred=answer.strip() or None, values=values, extracted=answer)

@@ -1,0 +1,77 @@
+"""An exclusive lock on a run directory, so two processes never send the same requests twice.
+
+``run.lock`` in the run directory is held with ``fcntl.flock`` for the life of the run and holds
+the owner's PID. The kernel drops the lock when the process dies (even on SIGKILL), so a stale
+file never blocks a rerun. A second process either refuses at once with one line naming the
+holder's PID, or (``wait=True``, ``glotbench run --wait``) waits until the holder finishes.
+POSIX only (Linux, macOS); on other systems the lock is skipped with no guarantee.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from glotbench.errors import GlotbenchError
+
+LOCK_NAME = "run.lock"
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+
+
+class RunLocked(GlotbenchError):
+    """Another process holds the run directory."""
+
+
+def _holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return "unknown"
+    return text or "unknown"
+
+
+class RunLock:
+    def __init__(self, run_dir: Path):
+        self.path = Path(run_dir) / LOCK_NAME
+        self.fd: int | None = None
+
+    def acquire(self, *, wait: bool = False, on_wait: Callable[[str], None] | None = None) -> "RunLock":
+        if fcntl is None:  # pragma: no cover
+            return self
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            if not wait:
+                os.close(fd)
+                raise RunLocked(f"{self.path.parent}: another glotbench process (PID {holder}) is running on this "
+                                f"directory; wait for it, or pass --wait to queue behind it") from None
+            if on_wait:
+                on_wait(holder)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def release(self) -> None:
+        if self.fd is not None:
+            try:
+                os.ftruncate(self.fd, 0)
+            except OSError:
+                pass
+            os.close(self.fd)  # closing drops the flock
+            self.fd = None
+
+    def __enter__(self) -> "RunLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()

@@ -1,0 +1,179 @@
+"""Check a run journal and salvage the readable rows of a damaged one into a fresh file.
+
+Rows are read one at a time in rowid order from the damaged file; a row (or a stretch of the
+table) that SQLite cannot read is skipped by probing ever larger rowid steps past it, so one bad
+page costs the rows on that page, not the rest of the table. The damaged file is kept beside the
+new one (``journal.sqlite.corrupt-<time>``); nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from glotbench.engine.journal import SCHEMA
+
+TABLES = ("meta", "responses", "errors", "samples", "judgments")
+MAX_PROBE = 1 << 40
+
+
+@dataclass
+class Report:
+    path: Path
+    ok: bool
+    problem: str = ""
+    salvaged: dict[str, int] = field(default_factory=dict)
+    unreadable: dict[str, int] = field(default_factory=dict)  # rowid stretches that could not be read
+    kept_as: Path | None = None
+
+
+def check(path: Path) -> tuple[bool, str]:
+    """(healthy, problem): a 0-byte file is corrupt (a journal always holds its schema)."""
+    path = Path(path)
+    if not path.exists():
+        return False, "no journal file"
+    if path.stat().st_size == 0:
+        return False, "0-byte file"
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = [r[0] for r in con.execute("PRAGMA integrity_check")]
+            if rows != ["ok"]:
+                return False, "; ".join(rows[:3])
+            names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            missing = [t for t in TABLES if t not in names]
+            if missing:
+                return False, f"missing table(s) {', '.join(missing)}"
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as err:
+        return False, str(err)
+    return True, ""
+
+
+def _columns(con: sqlite3.Connection, table: str) -> list[str]:
+    try:
+        return [r[1] for r in con.execute(f"PRAGMA table_info({table})")]
+    except sqlite3.DatabaseError:
+        return []
+
+
+def _rows(con: sqlite3.Connection, table: str, cols: list[str], report: Report):
+    """Yield readable rows of ``table`` in rowid order, stepping over unreadable stretches."""
+    sel = f"SELECT rowid, {', '.join(cols)} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT 1"
+    last = -(1 << 62)
+    bad = 0
+    while True:
+        try:
+            row = con.execute(sel, (last,)).fetchone()
+        except sqlite3.DatabaseError:
+            row = None
+            # probe past the damage: rowid last+1, +2, +4, ... until a read succeeds, then
+            # narrow down (binary search) to the first readable rowid after the bad stretch
+            start = max(last, 0)
+            lo, hi, step = start, None, 1
+            while step < MAX_PROBE:
+                try:
+                    row = con.execute(sel, (start + step,)).fetchone()
+                    hi = start + step
+                    break
+                except sqlite3.DatabaseError:
+                    lo = start + step
+                    step *= 2
+            while hi is not None and hi - lo > 1:
+                mid = (lo + hi) // 2
+                try:
+                    row = con.execute(sel, (mid,)).fetchone()
+                    hi = mid
+                except sqlite3.DatabaseError:
+                    lo = mid
+            if hi is not None:
+                row = con.execute(sel, (hi,)).fetchone()
+            bad += 1
+            if row is None:
+                break
+        if row is None:
+            break
+        last = row[0]
+        yield row[1:]
+    report.unreadable[table] = bad
+
+
+def _readable_copy(path: Path) -> Path | None:
+    """A copy of the damaged file (and its WAL) whose header page count matches the file's length:
+    SQLite refuses a truncated file outright when the header promises more pages than exist."""
+    if not path.exists() or path.stat().st_size < 100:
+        return None
+    work = path.with_name(path.name + ".reading")
+    shutil.copyfile(path, work)
+    with work.open("r+b") as fh:  # streamed copy, header patched in place: memory stays flat
+        head = fh.read(100)
+        if head[:16] == b"SQLite format 3\x00":
+            page = int.from_bytes(head[16:18], "big")
+            page = 65536 if page == 1 else page
+            if page >= 512:
+                n_pages = work.stat().st_size // page
+                fh.truncate(n_pages * page)
+                fh.seek(28)
+                fh.write(n_pages.to_bytes(4, "big"))
+    wal = Path(str(path) + "-wal")
+    if wal.exists():
+        shutil.copyfile(wal, Path(str(work) + "-wal"))
+    return work
+
+
+def salvage(path: Path) -> Report:
+    """Copy every readable row of ``path`` into a fresh journal that takes its place."""
+    path = Path(path)
+    ok, problem = check(path)
+    report = Report(path=path, ok=ok, problem=problem)
+    if ok:
+        return report
+    fresh = path.with_name(path.name + ".salvage")
+    for p in (fresh, Path(str(fresh) + "-wal"), Path(str(fresh) + "-shm")):
+        p.unlink(missing_ok=True)
+    out = sqlite3.connect(str(fresh), isolation_level=None)
+    out.executescript(SCHEMA)
+    work = _readable_copy(path)
+    if work is not None:
+        try:
+            src = sqlite3.connect(f"file:{work}?mode=ro", uri=True)
+        except sqlite3.DatabaseError:
+            src = None
+        if src is not None:
+            try:
+                for table in TABLES:
+                    want = _columns(out, table)
+                    have = [c for c in _columns(src, table) if c in want]
+                    n = 0
+                    if have:
+                        out.execute("BEGIN")
+                        for row in _rows(src, table, have, report):
+                            try:
+                                out.execute(f"INSERT OR REPLACE INTO {table}({', '.join(have)}) "
+                                            f"VALUES ({', '.join('?' * len(have))})", row)
+                                n += 1
+                            except sqlite3.DatabaseError:  # a row missing a NOT NULL column
+                                report.unreadable[table] = report.unreadable.get(table, 0) + 1
+                        out.execute("COMMIT")
+                    report.salvaged[table] = n
+            finally:
+                src.close()
+        for p in (work, Path(str(work) + "-wal"), Path(str(work) + "-shm")):
+            p.unlink(missing_ok=True)
+    out.close()
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    kept = path.with_name(f"{path.name}.corrupt-{stamp}")
+    if path.exists():
+        os.replace(path, kept)
+        for suffix in ("-wal", "-shm"):
+            side = Path(str(path) + suffix)
+            if side.exists():
+                os.replace(side, Path(str(kept) + suffix))
+        report.kept_as = kept
+    os.replace(fresh, path)
+    return report

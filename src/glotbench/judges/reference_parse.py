@@ -1,0 +1,57 @@
+"""The benchmarks' own judge-reply rules, which give the published numbers (docs/factuality.md).
+
+``abc`` (Chinese SimpleQA, ``chinese_simpleqa_eval.py`` / ``judge/chinese_simpleqa_easy.py``):
+the first match of ``(A|B|C)`` anywhere in the raw reply, "C" (NOT_ATTEMPTED) when there is none.
+Every item stays in the denominator: this rule never gives a judge error. (It reads the "C" of
+"CORRECT" as NOT_ATTEMPTED; that is the published rule.)
+
+``evaluation_json`` (HuSimpleQA, OpenCompass ``post_process_husimpleqa``): the first capture of
+``"evaluation": "(.*?)"``, lower-cased. A reply without the pattern returns None there and the
+summarizer drops the item (``get_judgeanswer_and_reference`` keeps only parsed judgements), so it
+is a JUDGE_ERROR here too (out of the denominator). A captured label other than correct /
+incorrect / not_attempted stays in the reference's denominator in no class; here it is counted
+as INCORRECT, so CO (the paper's "Acc"), NA and CGA's numerator are exact and IN can differ by
+such replies (reason ``reference: unknown label``).
+
+glotbench's stricter reading (:mod:`glotbench.judges.parse`) is reported beside these, named
+``*_strict``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from glotbench.scoring.factuality import CORRECT, INCORRECT, JUDGE_ERROR, NOT_ATTEMPTED, Grade
+
+_ABC = re.compile(r"(A|B|C)")
+_EVALUATION = re.compile(r"\"evaluation\": \"(.*?)\"")
+_LETTER = {"A": CORRECT, "B": INCORRECT, "C": NOT_ATTEMPTED}
+_LABEL = {"correct": CORRECT, "incorrect": INCORRECT, "not_attempted": NOT_ATTEMPTED}
+
+
+def reference_abc(text: str | None) -> tuple[Grade, str]:
+    m = _ABC.search(text if isinstance(text, str) else "")
+    letter = m.group(0) if m else "C"
+    return _LETTER[letter], f"reference: letter {letter}" + ("" if m else " (default)")
+
+
+def reference_evaluation(text: str | None) -> tuple[Grade, str]:
+    found = _EVALUATION.findall(text if isinstance(text, str) else "")
+    if not found:
+        return JUDGE_ERROR, "reference: no \"evaluation\": \"...\" in reply (dropped by the reference)"
+    label = found[0].lower()
+    if label in _LABEL:
+        return _LABEL[label], f"reference: evaluation {label}"
+    return INCORRECT, f"reference: unknown label {label!r} (in the denominator, not correct)"
+
+
+REFERENCE_PARSERS = {"abc": reference_abc, "evaluation_json": reference_evaluation}
+
+
+def reference_grade(parser: str, text: str | None) -> tuple[Grade, str]:
+    """(grade, how it was read) under the benchmark's own rule for ``parser``."""
+    try:
+        fn = REFERENCE_PARSERS[parser]
+    except KeyError:
+        raise ValueError(f"unknown judge parser {parser!r}; known: {', '.join(REFERENCE_PARSERS)}") from None
+    return fn(text)

@@ -1,0 +1,46 @@
+"""The model-backend registry. Each backend module registers its own spec prefixes::
+
+    @register_backend("openai", "vllm", "ollama")
+    def _from_spec(spec, rest, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model: ...
+
+``spec`` is the whole model spec (``"vllm:qwen"``), ``rest`` what follows the prefix; ``kw`` are
+the backend options (``--model-args``). :mod:`glotbench.builtins` imports the built-in backend
+modules; a backend of your own registers the same way (see docs/adding-a-model-backend.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from glotbench.errors import ModelError
+from glotbench.registry import Registry
+
+BackendFactory = Callable[..., Any]
+
+
+class _Backend:
+    def __init__(self, factory: BackendFactory, needs_name: bool):
+        self.factory, self.needs_name = factory, needs_name
+
+
+BACKENDS: Registry[_Backend] = Registry("model backend", same=lambda a, b: a.factory is b.factory)
+
+
+def register_backend(*prefixes: str, needs_name: bool = True) -> Callable[[BackendFactory], BackendFactory]:
+    """Register a factory under each spec prefix (``needs_name=False``: the prefix alone is a spec)."""
+
+    def wrap(factory: BackendFactory) -> BackendFactory:
+        entry = _Backend(factory, needs_name)
+        for p in prefixes:
+            BACKENDS.register(p.lower(), entry)
+        return factory
+
+    return wrap
+
+
+def construct(spec: str, cls, *args, **kw):
+    """``cls(*args, **kw)``; an option the backend does not take becomes a ModelError naming the spec."""
+    try:
+        return cls(*args, **kw)
+    except TypeError as exc:
+        raise ModelError(f"model spec {spec!r}: {exc}") from exc

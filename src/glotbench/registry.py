@@ -1,0 +1,134 @@
+"""One kind of name registry for extractors, scorers, metrics, task classes and model backends.
+
+* Built-ins are registered by the package itself: the first lookup in any registry imports
+  :mod:`glotbench.builtins`, which imports every module that registers something. No lookup
+  depends on which benchmark module a caller happened to import first.
+* An entry is either an object or a lazy ``"module:attr"`` reference, imported on first use
+  (entry-point style), so listing task classes imports no benchmark code.
+* A name can be registered once. Registering a different object under a taken name raises
+  :class:`RegistryError`; registering the same object again is a no-op (module reloads).
+* :meth:`Registry.resolve` takes a registered name or a ``"module:attr"`` reference to user code
+  and raises a one-line :class:`~glotbench.errors.TaskSpecError` naming ``where`` (file and
+  field) and the known names when it cannot.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Generic, Iterator, TypeVar
+
+from glotbench.errors import GlotbenchError, TaskSpecError
+
+T = TypeVar("T")
+
+
+class RegistryError(GlotbenchError, ValueError):
+    """A name registered twice with different objects."""
+
+
+_BUILTINS_LOADED = False
+_LOADING = False
+
+
+def load_builtins() -> None:
+    """Import :mod:`glotbench.builtins` once (it registers every built-in)."""
+    global _BUILTINS_LOADED, _LOADING
+    if _BUILTINS_LOADED or _LOADING:
+        return
+    _LOADING = True
+    try:
+        importlib.import_module("glotbench.builtins")
+        _BUILTINS_LOADED = True
+    finally:
+        _LOADING = False
+
+
+def import_ref(ref: str, *, where: str = "") -> Any:
+    """The object a ``"module:attr"`` (or ``"module:Outer.attr"``) reference names."""
+    mod_name, sep, attr = ref.partition(":")
+    prefix = f"{where}: " if where else ""
+    if not sep or not mod_name or not attr:
+        raise TaskSpecError(f"{prefix}{ref!r} is not a 'module:attr' reference")
+    try:
+        obj: Any = importlib.import_module(mod_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as err:
+        raise TaskSpecError(f"{prefix}cannot import {ref!r}: {err}") from None
+    return obj
+
+
+def ref_of(obj: Any) -> str | None:
+    """``"module:qualname"`` of a top-level function or class, or None when it cannot be re-imported."""
+    mod, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if not mod or not qual or "<locals>" in qual or "<lambda>" in qual:
+        return None
+    return f"{mod}:{qual}"
+
+
+class Registry(Generic[T]):
+    """Names -> objects of one kind (``kind`` is the word used in messages: "scorer")."""
+
+    def __init__(self, kind: str, *, coerce: Callable[[Any, str, str], T] | None = None, same: Callable[[T, T], bool] | None = None):
+        self.kind = kind
+        self._items: dict[str, T] = {}
+        self._lazy: dict[str, str] = {}
+        self._coerce = coerce  # (obj, name, where) -> T, or TaskSpecError
+        self._same = same or (lambda a, b: a is b)
+
+    # ------------------------------------------------------------------ registering
+    def register(self, name: str, obj: T) -> T:
+        if name in self._lazy:
+            raise RegistryError(f"{self.kind} {name!r} is already registered (as {self._lazy[name]})")
+        old = self._items.get(name)
+        if old is not None and not self._same(old, obj):
+            raise RegistryError(f"{self.kind} {name!r} is already registered; pick another name")
+        self._items[name] = obj
+        return obj
+
+    def register_lazy(self, name: str, ref: str) -> None:
+        """Register ``"module:attr"``, imported the first time ``name`` is looked up."""
+        if name in self._items or (name in self._lazy and self._lazy[name] != ref):
+            raise RegistryError(f"{self.kind} {name!r} is already registered; pick another name")
+        self._lazy[name] = ref
+
+    def pop(self, name: str, default: Any = None) -> Any:
+        """Remove ``name`` (tests that register a throw-away entry clean up with this)."""
+        self._lazy.pop(name, None)
+        return self._items.pop(name, default)
+
+    # ------------------------------------------------------------------ looking up
+    def names(self) -> list[str]:
+        load_builtins()
+        return sorted({*self._items, *self._lazy})
+
+    def __contains__(self, name: object) -> bool:
+        load_builtins()
+        return name in self._items or name in self._lazy
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def _known(self) -> str:
+        return ", ".join(self.names())
+
+    def get(self, name: str, *, where: str = "") -> T:
+        """The object registered as ``name``; TaskSpecError (one line, naming ``where``) otherwise."""
+        load_builtins()
+        if name in self._items:
+            return self._items[name]
+        if name in self._lazy:
+            obj = import_ref(self._lazy[name], where=where or f"{self.kind} {name!r}")
+            obj = self._coerce(obj, name, where) if self._coerce else obj
+            self._items[name] = obj
+            del self._lazy[name]
+            return obj
+        prefix = f"{where}: " if where else ""
+        raise TaskSpecError(f"{prefix}unknown {self.kind} {name!r} (known: {self._known()}; or 'module:attr' for your own)")
+
+    def resolve(self, ref: str, *, where: str = "") -> T:
+        """A registered name, or a ``"module:attr"`` reference to user code."""
+        if ":" in ref and ref not in self._items and ref not in self._lazy:
+            obj = import_ref(ref, where=where)
+            return self._coerce(obj, ref, where) if self._coerce else obj
+        return self.get(ref, where=where)

@@ -1,0 +1,33 @@
+"""Metrics fed by built-in task classes rather than by a YAML scorer (OpenHuEval's tasks write
+these per-item values in their ``score`` methods). Declared here, with no benchmark import, so
+any process resolves the names (``get_metric("question_accuracy")``) and a task YAML naming
+them is checked when it loads.
+"""
+
+from __future__ import annotations
+
+from glotbench.scoring.metrics import Metric, mean_of, ratio_of_sums, register_metric
+
+TASK_METRICS: tuple[Metric, ...] = (
+    # HuMatchingFIB / HuStandardFIB: blank-level accuracy pools blanks over questions
+    # (sum right / sum blanks), as the reference does.
+    Metric("blank_accuracy", fn=ratio_of_sums, params={"num": "blank_correct", "den": "blank_total"},
+           description="sum of correct blanks / sum of blanks"),
+    Metric("blank_accuracy_reference", fn=ratio_of_sums, params={"num": "variant_hits", "den": "blank_total"},
+           description="the reference's blank accuracy (variant hits / blanks)"),
+    mean_of("question_correct", "question_accuracy"),
+    # glotbench's repairing JSON reader beside the reference's \{.*?\} + strict json.loads
+    Metric("blank_accuracy_repaired", fn=ratio_of_sums, params={"num": "blank_correct_repaired", "den": "blank_total"},
+           description="blank accuracy with glotbench's repairing JSON reader"),
+    mean_of("question_correct_repaired", "question_accuracy_repaired"),
+    # HuProverbRea
+    mean_of("correct", "accuracy_2cq"),
+    mean_of("fail_parse", "fail_parse_rate", direction="lower"),
+    mean_of("correct", "accuracy_oe"),
+    mean_of("unclear", "unclear_rate", direction="lower"),
+    # HuWildBench: per item the judge score x 10 (paper §2.2)
+    mean_of("wb_score", "wb_score", format=".2f"),
+)
+
+for _m in TASK_METRICS:
+    register_metric(_m)

@@ -1,0 +1,153 @@
+"""The one settings object of a run: model, sampling, few-shot, limits, concurrency, output, judge.
+
+The YAML run config (``--config``), the ``glotbench run`` flags and the engine all use
+:class:`RunSettings`. Each field declares its own command-line flag (``cli=``) and help text, so
+**adding a setting is one field here** with its flag; ``glotbench run`` builds its options from
+these fields (:func:`glotbench.cli.settings_options.settings_parameters`), with the default in
+the help text. Fields marked ``request=True`` change the requests a run sends: they go into
+the fingerprint, the default output directory and results.json ``settings``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from glotbench.errors import GlotbenchError
+
+# The request-shaping settings that fingerprints always held; others join only when set, so an
+# existing run directory keeps its fingerprint (and resumes) when a setting is added.
+_FINGERPRINT_ALWAYS = ("limit", "seed", "num_fewshot", "temperature", "max_tokens", "samples", "mode", "split", "prompt_lang")
+
+
+def setting(default: Any = None, help: str = "", *flags: str, request: bool = False, factory: Any = None,
+            **constraints: Any) -> Any:
+    """A settings field: its default, help text, command-line flags, whether it shapes requests, and
+    pydantic constraints (``ge=0`` ...) checked before any model call."""
+    extra = {"cli": list(flags), "request": request}
+    if factory is not None:
+        return Field(default_factory=factory, description=help, json_schema_extra=extra, **constraints)
+    return Field(default, description=help, json_schema_extra=extra, **constraints)
+
+
+class RunSettings(BaseModel):
+    """Every knob of a run (see docs/run-config.md). Unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    # ---- model
+    model: str = setting("embedded", "embedded (default SmolLM2), llamacpp:/path.gguf, openai:NAME, anthropic:NAME, "
+                         "vllm:NAME, ollama:NAME", "--model", "-m")
+    base_url: str | None = setting(None, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1", "--base-url")
+    api_key_env: str | None = setting(None, "Environment variable holding the API key.", "--api-key-env")
+    model_args: dict[str, Any] = setting(None, "Backend option KEY=VALUE (repeat): chat=false, n_ctx=8192, "
+                                         "n_gpu_layers=20, logprobs_trusted=true, max_parallel=8.",
+                                         "--model-args", "-M", factory=dict)
+    # ---- what to run
+    tasks: list[str] = setting(None, "Task, suite or glob names; repeat or comma-separate.", "--tasks", "-t", "--suite",
+                               factory=list)
+    split: str | None = setting(None, "Split to evaluate, e.g. dev (default: each task's eval split).", "--split",
+                                request=True)
+    limit: int | float | None = setting(None, "Items per task: N >= 1 the first N; 0 < x < 1 that share of each task.",
+                                        "--limit", "-n", request=True)
+    # ---- prompt and sampling
+    seed: int = setting(1234, "Sampling and few-shot seed.", "--seed", request=True)
+    num_fewshot: int | None = setting(None, "Few-shot examples per prompt (default: each task's own).", "--num-fewshot",
+                                      request=True)
+    prompt_lang: str | None = setting(None, "Prompt variant for tasks that ship several (OpenHuEval: hu or en).",
+                                      "--prompt-lang", request=True)
+    temperature: float | None = setting(None, "Sampling temperature (default: each task's own, usually 0).",
+                                        "--temperature", request=True, ge=0)
+    max_tokens: int | None = setting(None, "Output token limit (default: each task's own).", "--max-tokens", request=True, ge=1)
+    samples: int = setting(1, "Answers drawn per item (Best-of-N).", "--samples", request=True, ge=1)
+    mode: Literal["generate", "loglikelihood"] = setting(
+        "generate", "generate (parse answers) or loglikelihood (compare option log-probabilities).", "--mode", request=True)
+    # ---- calling
+    concurrency: int | None = setting(None, "Requests in flight (default: the backend's own limit, else 8).",
+                                      "--concurrency", "-j")
+    timeout: float = setting(120.0, "Per-request timeout, seconds.", "--timeout", gt=0)
+    max_retries: int = setting(5, "Retries on timeouts, connection errors, HTTP 429 and 5xx.", "--max-retries", ge=0)
+    retry_base_delay: float = setting(1.0, "Exponential backoff base, seconds (with jitter).", "--retry-base-delay", ge=0)
+    # fail fast (docs/footguns.md): Retry-After cap, retry-time budgets, circuit breaker, disk-full holding
+    max_retry_after: float = setting(120.0, "Longest Retry-After honoured, seconds.", "--max-retry-after", ge=0)
+    retry_budget_item: float | None = setting(300.0, "Total retry time per item, seconds.", "--retry-budget-item", gt=0)
+    retry_budget_run: float | None = setting(3600.0, "Total retry time per run, seconds.", "--retry-budget-run", gt=0)
+    breaker_failures: int = setting(10, "Consecutive connection failures that stop the run (0: never).",
+                                    "--breaker-failures", ge=0)
+    journal_flush_wait: float = setting(60.0, "Disk full: how long to retry held journal writes, seconds.",
+                                        "--journal-flush-wait", ge=0)
+    # ---- output
+    output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
+    bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals.", "--bootstrap")
+    note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
+    skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
+                                      "(Czech-Bench configs).")
+    # ---- judge
+    judge: str | None = setting(None, "Judge model for judge-graded tasks (same syntax as --model).", "--judge")
+    judge_args: dict[str, Any] = setting(None, "Judge backend option KEY=VALUE (repeat), e.g. base_url=http://...:8080/v1.",
+                                         "--judge-args", factory=dict)
+    judge_base_url: str | None = setting(None, "Server URL for an OpenAI-compatible judge.", "--judge-base-url")
+
+    @field_validator("limit")
+    @classmethod
+    def _limit(cls, v):
+        if v is None:
+            return None
+        if v <= 0:
+            raise ValueError("limit must be a positive count or a share between 0 and 1")
+        if v >= 1:
+            if float(v) != int(v):
+                raise ValueError(f"limit {v} is neither a whole number of items nor a share between 0 and 1")
+            return int(v)
+        return float(v)
+
+    # ------------------------------------------------------------------ derived
+    def items_for(self, total: int) -> int:
+        """How many of a task's ``total`` items this run takes (a share rounds up, at least one)."""
+        if self.limit is None:
+            return total
+        if isinstance(self.limit, float):
+            import math
+
+            return min(total, max(1, math.ceil(self.limit * total)))
+        return min(total, self.limit)
+
+    def request_settings(self) -> dict[str, Any]:
+        """The settings that shape requests (fingerprint, output directory, results.json)."""
+        out: dict[str, Any] = {k: getattr(self, k) for k in _FINGERPRINT_ALWAYS}
+        for name, f in type(self).model_fields.items():
+            if name not in out and (f.json_schema_extra or {}).get("request") and getattr(self, name) != f.get_default(
+                    call_default_factory=True):
+                out[name] = getattr(self, name)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.request_settings()
+
+    def judge_options(self) -> dict[str, Any]:
+        opts = dict(self.judge_args)
+        if self.judge_base_url:
+            opts["base_url"] = self.judge_base_url
+        return opts
+
+
+def parse_key_values(items: list[str] | None, flag: str) -> dict[str, Any]:
+    """``["chat=false", "n_ctx=8192"]`` -> ``{"chat": False, "n_ctx": 8192}`` (values read as YAML scalars)."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for item in items or []:
+        parts = item.split(",")
+        if not all("=" in p for p in parts):  # a comma inside a value: keep the item whole
+            parts = [item]
+        for part in parts:
+            key, sep, raw = part.partition("=")
+            if not sep or not key.strip():
+                raise GlotbenchError(f"{flag} {part!r}: expected KEY=VALUE")
+            try:
+                value = yaml.safe_load(raw) if raw.strip() else ""
+            except yaml.YAMLError:
+                value = raw
+            out[key.strip()] = value
+    return out

@@ -1,0 +1,46 @@
+"""Resolve every name a task file gives (task class, extractor, scorer, metrics) when the task
+loads, before any model call. A name that does not resolve is a one-line TaskSpecError naming the
+file and the field; the CLI turns it into exit status 2 with nothing sent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from glotbench.errors import TaskSpecError
+from glotbench.tasks.spec import TaskSpec
+
+
+def task_class_of(spec: TaskSpec, path: Path | None) -> type:
+    from glotbench.tasks.classes import TASK_CLASSES
+    from glotbench.tasks.task import Task
+
+    if not spec.task_class:
+        return Task
+    return TASK_CLASSES.resolve(spec.task_class, where=f"{path or spec.name}: field 'task_class'")
+
+
+def check_names(spec: TaskSpec, path: Path | None, cls: type) -> None:
+    """Raise TaskSpecError for the first name in ``spec`` that does not resolve.
+
+    For a task without ``task_class`` (its scorer writes every per-item value) a metric that
+    averages a per-item value must read a value the scorer declares it feeds: ``metrics:
+    [exact_match, bow_f1]`` with ``scorer: exact_match`` fails here, not after the run.
+    """
+    from glotbench.extract import get_extractor
+    from glotbench.scoring.metrics import get_metric
+    from glotbench.scoring.scorers import get_scorer
+    from glotbench.tasks.task import Task
+
+    where = str(path or spec.name)
+    get_extractor(spec.extractor.name, where=f"{where}: field 'extractor.name'")
+    scorer = get_scorer(spec.scorer, where=f"{where}: field 'scorer'")
+    scorer.check_options(spec.scorer_options, where=f"{where}: field 'scorer_options'")
+    metrics = [get_metric(m, where=f"{where}: field 'metrics[{i}]'") for i, m in enumerate(spec.metrics)]
+    if cls is not Task or scorer.metrics is None:
+        return  # a task class computes its own values; an undeclared user scorer is trusted
+    fed = {m.key for m in (get_metric(n, where=f"scorer {scorer.name!r}") for n in scorer.metrics) if m.key}
+    for i, m in enumerate(metrics):
+        if m.key is not None and m.key not in fed:
+            raise TaskSpecError(
+                f"{where}: field 'metrics[{i}]': metric {spec.metrics[i]!r} averages per-item value {m.key!r}, "
+                f"which scorer {spec.scorer!r} does not write (it feeds: {', '.join(scorer.metrics)})")

@@ -1,0 +1,62 @@
+"""Test helpers: a plain re-statement of Czech-Bench's prompts and answer rules, read from the
+reference's own ``prompts.py`` (as data, with ``ast``) and written out here by hand, so the tests
+compare glotbench's tasks against the reference, not against themselves."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "czech_bench_hub"
+
+
+def reference_dir() -> Path:
+    from glotbench.paths import resolve_data_file
+
+    ref = resolve_data_file("czech_bench/reference/benchmarks")
+    if not ref.is_dir():
+        pytest.skip("Czech-Bench reference not found (czech_bench/reference under the shared data)")
+    return ref
+
+
+def reference_parts(key: str) -> dict:
+    tree = ast.parse((reference_dir() / key / "prompts.py").read_text(encoding="utf-8"))
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id in ("task", "few_shot", "request"):
+            out[node.targets[0].id] = ast.literal_eval(node.value)
+    return out
+
+
+def reference_prompt(key: str, **variables) -> tuple[str, str, str]:
+    """(plain prompt, chat system, chat user) as LangChain's f-string templates render them."""
+    p = reference_parts(key)
+    system = (p["task"] + p["few_shot"]).format(**variables)
+    user = p["request"].format(**variables)
+    return system + user, system, user
+
+
+def jsonl(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def make_czech_news(folder: Path) -> None:
+    """A CZE-NEC-shaped test split big enough for the 200-per-category draw (written at test time)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for cat in (1, 2, 3, 4, 6, 7):
+        for i in range(205):
+            rows.append({"brief": f"Zpráva {i} z kategorie {cat}.", "content": "...", "category": cat, "url": f"https://example.cz/{cat}/{i}"})
+    (folder / "test.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def hub_root(tmp_path: Path) -> Path:
+    """The hand-made Hub-format fixtures plus a generated CZE-NEC split, as one data root."""
+    root = tmp_path / "data"
+    shutil.copytree(FIXTURES, root)
+    make_czech_news(root / "czech_bench" / "hf" / "czech_news")
+    return root
