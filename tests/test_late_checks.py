@@ -14,7 +14,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from glotbench.engine.run_checks import check_mode
 from glotbench.engine.runner import task_mode
 from glotbench.errors import GlotbenchError
 from glotbench.tasks.registry import resolve
@@ -49,6 +48,7 @@ def test_loglikelihood_on_generation_tasks_is_said(stub_server, data_root, tmp_p
     assert done.returncode == 2 and "mm_eval.reasoning is a generation task" in done.stderr, done.stderr
     assert _sent(base) == 0
 
+    from glotbench.engine.run_checks import check_mode
     from glotbench.models.openai_compat import OpenAICompatModel
 
     trusted = OpenAICompatModel("stub", base_url=base, logprobs_trusted=True)
