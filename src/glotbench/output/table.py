@@ -67,6 +67,10 @@ def print_results(results: dict, console: Console | None = None) -> None:
             for field in list(t["factuality"].get("by") or {}) or [None]:
                 console.print(factuality_table(name, t["factuality"], by=field))
     for name, t in results["tasks"].items():
+        line = strict_disagreement_line(name, t.get("metrics") or {})
+        if line:
+            console.print(line, style="yellow", soft_wrap=True)
+    for name, t in results["tasks"].items():
         if t.get("calibration"):
             console.print(calibration_line(name, t["calibration"]), soft_wrap=True)
     from glotbench.analysis import mm_eval_abilities
@@ -95,3 +99,18 @@ def calibration_line(task: str, cal: dict) -> str:
     if cal.get("plot"):
         line += f" · reliability diagram: {cal['plot']}"
     return line
+
+
+def strict_disagreement_line(task: str, metrics: dict) -> str | None:
+    """A judged task whose headline CO (the benchmark's reply rule) and strict CO (glotbench's parse,
+    judge errors left out) differ: say so, since an echoing judge makes the reference read CORRECT."""
+    head = (metrics.get("factuality_co") or {}).get("value")
+    strict_m = metrics.get("factuality_co_strict")
+    if head is None or strict_m is None:
+        return None
+    strict = strict_m.get("value")
+    if strict is not None and abs(strict - head) < 0.05:
+        return None
+    shown = "n/a (every judge reply unreadable)" if strict is None else f"{strict:.3f}"
+    return (f"{task}: CO {head:.3f} by the benchmark's judge-reply rule but {shown} under glotbench's strict parse "
+            "(factuality_co_strict): check the judge's replies (samples.jsonl, judge_reasons)")
