@@ -169,3 +169,43 @@ def test_macro_f1_matches_sklearn_over_parsed_only():
     want = f1_score([g for g, _ in parsed], [p for _, p in parsed], average="macro")
     assert get_metric("cb_macro_f1")(items) == pytest.approx(want)
     assert get_metric("cb_accuracy")(items) == pytest.approx(sum(g == p for g, p in parsed) / len(parsed))
+
+
+# ----------------------------------------------------------------------------- MMLU aggregates
+
+
+def test_mmlu_topic_category_overall(tmp_path, monkeypatch):
+    """Per topic: accuracy over parsed answers; per category: mean of its topics; overall: mean of
+    all topics (not of items), as the reference reports them."""
+    pytest.importorskip("datasets")
+    from czech_bench_ref import hub_root
+
+    monkeypatch.setenv("GLOTBENCH_DATA", str(hub_root(tmp_path)))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    from glotbench.tasks.registry import resolve
+
+    task = resolve(["czech_bench.mmlu"])[0]
+    samples = task.samples()
+    outs = ["1", "2", "x", "4", "1)", "3", "2"][: len(samples)]
+    recs = _records(task, list(zip(samples, outs)))
+    summary = summarise_task(recs, task.metric_names("generate"), task.spec.slice_by, len(recs), n_boot=10)
+    topics: dict[str, list[bool]] = {}
+    cat_of = {}
+    for s, o in zip(samples, outs):
+        ok = reference_int(o, int(s.target))
+        cat_of[s.vars["subject"]] = s.vars["category"]
+        if ok is not None:
+            topics.setdefault(s.vars["subject"], []).append(ok)
+    acc = {t: sum(v) / len(v) for t, v in topics.items()}
+    for t, a in acc.items():
+        assert summary["slices"]["subject"][t]["metrics"]["cb_topic_accuracy"]["value"] == pytest.approx(a)
+    for cat in set(cat_of.values()):
+        want = [a for t, a in acc.items() if cat_of[t] == cat]
+        if not want:  # every answer of the category unparseable: no score, as in the reference (nan)
+            assert summary["slices"]["category"][cat]["metrics"]["cb_topic_accuracy"]["value"] is None
+            continue
+        assert summary["slices"]["category"][cat]["metrics"]["cb_topic_accuracy"]["value"] == pytest.approx(sum(want) / len(want))
+    assert summary["metrics"]["cb_topic_accuracy"]["value"] == pytest.approx(sum(acc.values()) / len(acc))
+    # the mean over topics differs from the mean over items here, so the test can tell them apart
+    items = [x for v in topics.values() for x in v]
+    assert sum(acc.values()) / len(acc) != pytest.approx(sum(items) / len(items))

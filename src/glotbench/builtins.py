@@ -9,11 +9,12 @@ resolving a name imports only the class a task file uses.
 from __future__ import annotations
 
 import glotbench.extract  # noqa: F401  choice, number, json, text
-import glotbench.factuality.strict_metrics  # noqa: F401  factuality_*_strict
+import glotbench.scoring.factuality_strict  # noqa: F401  factuality_*_strict
 import glotbench.models.anthropic_api  # noqa: F401  model backend anthropic:
 import glotbench.models.embedded  # noqa: F401  model backend embedded
 import glotbench.models.llamacpp  # noqa: F401  model backend llamacpp: / gguf:
 import glotbench.models.openai_compat  # noqa: F401  model backends openai: / vllm: / ollama:
+import glotbench.models.recorded  # noqa: F401  model backend recorded: (answers from a file)
 import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
 import glotbench.scoring.factuality  # noqa: F401  factuality_co, _na, _in, _cga, _f
 import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
@@ -25,6 +26,7 @@ BUILTIN_TASK_CLASSES = {
     "simpleqa": "glotbench.factuality.task:SimpleQATask",
     "hulu": "glotbench.hulu.task:HuluTask",
     "klokanek": "glotbench.czech.klokanek:KlokanekTask",
+    "czech_bench": "glotbench.czech.bench:CzechBenchTask",
     "openhueval.matching_fib": "glotbench.openhueval.tasks:MatchingFIBTask",
     "openhueval.standard_fib": "glotbench.openhueval.tasks:StandardFIBTask",
     "openhueval.proverb_rea_2cq": "glotbench.openhueval.tasks:ProverbRea2CQTask",
@@ -33,3 +35,11 @@ BUILTIN_TASK_CLASSES = {
 }
 for _name, _ref in BUILTIN_TASK_CLASSES.items():
     TASK_CLASSES.register_lazy(_name, _ref)
+
+# Czech-Bench's cb_* metrics (its reference parse rules and denominators), imported on first lookup
+from glotbench.scoring.metrics import METRICS  # noqa: E402
+
+CZECH_BENCH_METRICS = ("cb_accuracy", "cb_macro_f1", "cb_topic_accuracy", "cb_mae", "cb_mre", "cb_parsed", "cb_na_accuracy",
+                       "cb_na_macro_f1", "cb_em_raw", "cb_f1_raw", "cb_em_lemma", "cb_f1_lemma", "cb_em_root", "cb_f1_root")
+for _name in CZECH_BENCH_METRICS:
+    METRICS.register_lazy(_name, f"glotbench.czech.reference_rules:CB.{_name}")

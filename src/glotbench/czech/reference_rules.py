@@ -31,7 +31,7 @@ import re
 import numpy as np
 from sklearn.metrics import f1_score
 
-from glotbench.scoring.metrics import ScoredItem, mean_of, register_metric
+from glotbench.scoring.metrics import Metric, ScoredItem
 
 
 def first_token(text: str) -> str:
@@ -88,19 +88,14 @@ def reference_values(rule: str, text: str, gold) -> dict:
 # ----------------------------------------------------------------------------- metrics
 
 
-def _macro_f1_of(gold_key: str, pred_key: str):
+def macro_f1_of(items: list[ScoredItem], gold_key: str, pred_key: str) -> float:
     """Macro-F1 over the items that carry both values, labels = those seen in either list
     (what ``evaluate``'s ``f1`` with ``average="macro"`` computes through scikit-learn)."""
-
-    def metric(items: list[ScoredItem]) -> float:
-        pairs = [(i.values[gold_key], i.values[pred_key]) for i in items if gold_key in i.values and pred_key in i.values]
-        if not pairs:
-            return float("nan")
-        g, p = zip(*pairs)
-        return float(f1_score(list(g), list(p), average="macro"))
-
-    metric.__name__ = f"macro_f1_{gold_key}"
-    return metric
+    pairs = [(i.values[gold_key], i.values[pred_key]) for i in items if gold_key in i.values and pred_key in i.values]
+    if not pairs:
+        return float("nan")
+    g, p = zip(*pairs)
+    return float(f1_score(list(g), list(p), average="macro"))
 
 
 def topic_macro_accuracy(items: list[ScoredItem]) -> float:
@@ -112,24 +107,30 @@ def topic_macro_accuracy(items: list[ScoredItem]) -> float:
     return float(np.mean([np.mean(v) for v in by_topic.values()])) if by_topic else float("nan")
 
 
-METRICS = {
-    "cb_accuracy": mean_of("cb_correct"),
-    "cb_macro_f1": _macro_f1_of("cb_gold", "cb_pred"),
-    "cb_topic_accuracy": topic_macro_accuracy,
-    "cb_mae": mean_of("cb_abs_error"),
-    "cb_mre": mean_of("cb_rel_error"),
-    "cb_parsed": mean_of("cb_parsed"),
-    "cb_na_accuracy": mean_of("cb_na_correct"),
-    "cb_na_macro_f1": _macro_f1_of("cb_na_gold", "cb_na_pred"),
-}
-for _level in ("raw", "lemma", "root"):
-    METRICS[f"cb_em_{_level}"] = mean_of(f"cb_em_{_level}")
-    METRICS[f"cb_f1_{_level}"] = mean_of(f"cb_f1_{_level}")
+_REF = "Czech-Bench reference rule: unparseable answers left out"
 
 
-def register() -> None:
-    for name, fn in METRICS.items():
-        register_metric(name, fn)
+class CB:
+    """The cb_* metrics as attributes, so the package registers them lazily by reference
+    (``glotbench.czech.reference_rules:CB.cb_accuracy``, see glotbench.builtins): looking a
+    metric up imports this module, listing metrics does not."""
+
+    cb_accuracy = Metric("cb_accuracy", key="cb_correct", description=f"accuracy; {_REF}")
+    cb_macro_f1 = Metric("cb_macro_f1", fn=macro_f1_of, params={"gold_key": "cb_gold", "pred_key": "cb_pred"},
+                         description=f"macro-F1 over the labels seen (evaluate's f1); {_REF}")
+    cb_topic_accuracy = Metric("cb_topic_accuracy", fn=topic_macro_accuracy, description=f"MMLU: mean of per-topic accuracies; {_REF}")
+    cb_mae = Metric("cb_mae", key="cb_abs_error", direction="lower", format=".2f", description=f"GSM8K mean absolute error; {_REF}")
+    cb_mre = Metric("cb_mre", key="cb_rel_error", direction="lower", format=".3f", description=f"GSM8K mean relative error (gold != 0); {_REF}")
+    cb_parsed = Metric("cb_parsed", key="cb_parsed", description="share of answers the reference rule can parse")
+    cb_na_accuracy = Metric("cb_na_accuracy", key="cb_na_correct", description="SQuAD 2.0: no-answer ('-') decision accuracy")
+    cb_na_macro_f1 = Metric("cb_na_macro_f1", fn=macro_f1_of, params={"gold_key": "cb_na_gold", "pred_key": "cb_na_pred"},
+                            description="SQuAD 2.0: no-answer decision macro-F1")
+    cb_em_raw = Metric("cb_em_raw", key="cb_em_raw", description="SQuAD exact match on the texts as they are")
+    cb_f1_raw = Metric("cb_f1_raw", key="cb_f1_raw", description="SQuAD bag-of-words F1 on the texts as they are")
+    cb_em_lemma = Metric("cb_em_lemma", key="cb_em_lemma", description="SQuAD exact match on MorphoDiTa lemmas")
+    cb_f1_lemma = Metric("cb_f1_lemma", key="cb_f1_lemma", description="SQuAD bag-of-words F1 on MorphoDiTa lemmas")
+    cb_em_root = Metric("cb_em_root", key="cb_em_root", description="SQuAD exact match on DeriNet 2.1 roots")
+    cb_f1_root = Metric("cb_f1_root", key="cb_f1_root", description="SQuAD bag-of-words F1 on DeriNet 2.1 roots")
 
 
-register()
+METRIC_NAMES = tuple(n for n in vars(CB) if n.startswith("cb_"))

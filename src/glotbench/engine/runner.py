@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.caller import CachedCaller, RequestFailed
+from glotbench.engine.context import current_item
 from glotbench.engine.fingerprint import task_fingerprint
 from glotbench.engine.journal import Journal
 from glotbench.engine.retry import RunGuard
@@ -74,6 +75,17 @@ async def judge_sample(tr: TaskRun, sample: Sample, outputs: list, judge: Cached
     return verdicts
 
 
+def _put_recorded_grades(model: Model, task: str, sample: Sample, n: int, journal: Journal) -> None:
+    """Grades that came with recorded answers become one more judge's judgments (compare-judges)."""
+    grade_of = getattr(model, "recorded_grade", None)
+    if grade_of is None:
+        return
+    for k in range(n):
+        grade = grade_of(task, sample, k)  # checked when the file was read
+        if grade is not None:
+            journal.put_judgment(model.grade_judge_id, task, sample.id, k, {"grade": grade, "source": "recorded"})
+
+
 async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, settings: RunSettings, journal: Journal,
                          is_chat: bool, judge: CachedCaller | None = None) -> str:
     task = tr.task
@@ -86,8 +98,12 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         "metadata": sample.metadata,
         "mode": tr.mode,
     }
-    results = await asyncio.gather(*(caller(r, task=task.name, sample_id=sample.id) for r in requests),
-                                   return_exceptions=True)
+    token = current_item.set((task.name, sample))
+    try:
+        results = await asyncio.gather(*(caller(r, task=task.name, sample_id=sample.id) for r in requests),
+                                       return_exceptions=True)
+    finally:
+        current_item.reset(token)
     failures = [r for r in results if isinstance(r, BaseException)]
     for f in failures:
         if isinstance(f, (RunStopped, asyncio.CancelledError)) or not isinstance(f, Exception):
@@ -99,6 +115,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         record = {**base, "error": msg, "attempts": getattr(f, "attempts", 1)}
         journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
         return "error"
+    _put_recorded_grades(caller.model, task.name, sample, len(results), journal)
     verdicts = None
     if task.needs_judge:
         try:

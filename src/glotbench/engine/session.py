@@ -219,6 +219,9 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
             raise RunStopped(f"cannot write the journal {journal.path} ({journal.write_error}): "
                              f"{journal.pending} write(s) held in memory were lost; free disk space and rerun "
                              f"(only those requests are sent again)")
+        model_notes = model.run_notes()
+        for line in model_notes:
+            console.print(f"[yellow]note[/] {line}")
         task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
         fps = {name: t["fingerprint"] for name, t in task_results.items()}
         results = {
@@ -231,6 +234,7 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
             "versions": package_versions(),
             "run": run_block(out_dir, sessions),  # totals over every session of this run, and the sessions
             "judge": judge_model.settings() if judge_model else None,
+            "model_notes": model_notes,
             "errors": journal.errors()[-50:],
             "tasks": task_results,
             "skipped_tasks": skipped,

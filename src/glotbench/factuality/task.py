@@ -19,7 +19,7 @@ from glotbench.errors import DataError
 from glotbench.extract.thinking import strip_thinking
 from glotbench.factuality.options import SimpleQAOptions, parse_options, where_of
 from glotbench.factuality.prompts import FileTemplate, load_template
-from glotbench.factuality import strict_metrics  # noqa: F401  (registers the *_strict metrics)
+from glotbench.scoring import factuality_strict as strict_metrics  # noqa: F401  (registers the *_strict metrics)
 from glotbench.judges.parse import parse_judge_output
 from glotbench.judges.reference_parse import reference_grade
 from glotbench.judges.prompts import GraderPrompt, load_grader

@@ -69,6 +69,15 @@ def _kappa(a: list[Any], b: list[Any]) -> dict[str, Any]:
     return {**out, "kappa": _nan_to_none(float(k)), "agreement": sum(x == y for x, y in keep) / len(keep)}
 
 
+def confusion(a: list[Any], b: list[Any]) -> dict[str, dict[str, int]]:
+    """``{grade by judge A: {grade by judge B: count}}`` over every aligned item, judge errors included."""
+    labels = [g.value for g in (*GRADEABLE, JUDGE_ERROR)]
+    out = {x: {y: 0 for y in labels} for x in labels}
+    for x, y in zip(a, b):
+        out[to_grade(x).value][to_grade(y).value] += 1
+    return out
+
+
 def compare_judges(table: Mapping[str, Mapping[str, Grades]], metric: str = "F") -> dict[str, Any]:
     judges = list(table)
     if len(judges) < 2:
@@ -110,6 +119,7 @@ def compare_judges(table: Mapping[str, Mapping[str, Grades]], metric: str = "F")
                 "judge_a": a,
                 "judge_b": b,
                 **_kappa(pooled_a, pooled_b),
+                "confusion": confusion(pooled_a, pooled_b),
                 "per_model": {m: _kappa(aligned[m][a], aligned[m][b]) for m in models},
             }
         )
@@ -145,4 +155,17 @@ def render_agreement_table(result: Mapping[str, Any]) -> Group:
         pairs.add_row(escape(t["judge_a"]), escape(t["judge_b"]), _fmt(t["tau"]), _fmt(k["kappa"]),
                       _fmt(k["agreement"], pct=True) + ("%" if k["agreement"] is not None else ""),
                       f"{k['n_items']}" + (f" (+{k['n_excluded']} err)" if k["n_excluded"] else ""))
-    return Group(scores, pairs)
+    parts = [scores, pairs]
+    for k in result["cohen_kappa"]:
+        conf = k.get("confusion")
+        if not conf:
+            continue
+        used = [g for g in conf if sum(conf[g].values()) or sum(row[g] for row in conf.values())]
+        t = Table(title=f"Grades: {escape(k['judge_a'])} (rows) x {escape(k['judge_b'])} (columns)")
+        t.add_column("")
+        for g in used:
+            t.add_column(g, justify="right")
+        for g in used:
+            t.add_row(g, *(str(conf[g][h]) for h in used))
+        parts.append(t)
+    return Group(*parts)

@@ -152,6 +152,10 @@ class Model(ABC):
         """Settings recorded in results.json and the fingerprint."""
         return {"model_id": self.model_id}
 
+    def run_notes(self) -> list[str]:
+        """Lines the run prints and stores in results.json (e.g. recorded answers not found)."""
+        return []
+
     def count_tokens(self, text: str) -> int | None:
         """Token count with the model's own tokenizer, when available offline."""
         return None

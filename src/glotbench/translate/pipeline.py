@@ -45,7 +45,10 @@ class TranslateStats:
 
 
 def split_sentences(text: str) -> list[str]:
-    import pysbd
+    try:
+        import pysbd
+    except ImportError:
+        raise GlotbenchError("glotbench translate splits sentences with pysbd: pip install 'glotbench[czech]'") from None
 
     seg = pysbd.Segmenter(language="en", clean=False)
     return [s.strip() for s in seg.segment(text) if s.strip()]
@@ -152,10 +155,13 @@ def translate_records(records: list[dict], fields: list[str], model: Model, out_
 
         async def go():
             done = []
-            for i, rec in enumerate(records):  # record by record, so a kill loses at most one record's work
-                done.append(await tr.record(rec, fields, i))
-                if on_record:
-                    on_record(i)
+            try:
+                for i, rec in enumerate(records):  # record by record, so a kill loses at most one record's work
+                    done.append(await tr.record(rec, fields, i))
+                    if on_record:
+                        on_record(i)
+            finally:
+                await model.aclose()
             return done
 
         return asyncio.run(go()), tr
