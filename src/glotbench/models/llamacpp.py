@@ -71,14 +71,16 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
 
 
 def default_threads() -> int:
-    """All CPU cores this process may use, at most 8 (a small model gains little beyond that).
+    """Half the CPU cores this process may use (llama-cpp-python's own rule), at most 8.
 
-    llama-cpp-python's own default is half the cores for generation, one thread on a 2-core machine."""
+    All cores is faster on an idle machine, but llama.cpp's threads spin while they wait for each
+    other: with anything else running (a test server, a second run, CI) 2 threads on 2 cores were
+    several times slower than 1 (docs/footguns.md). ``-M n_threads=N`` sets it."""
     try:
         n = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         n = os.cpu_count() or 1
-    return max(1, min(8, n))
+    return max(1, min(8, n // 2))
 
 
 def split_trailing_space(context: str, continuation: str) -> tuple[str, str]:
