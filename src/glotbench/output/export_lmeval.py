@@ -7,15 +7,18 @@ and ``samples_<task>_<date>.jsonl`` per task (``doc_id``, ``doc``, ``target``, `
 evaluation tracker lays them out, so tools built on lm-eval output (leaderboards) can read a glotbench
 run. The layout is restated from lm-eval's documentation and output files, not copied.
 
-Footgun (docs/export-formats.md): glotbench reports bootstrap 95% intervals, not standard errors;
-``<metric>_stderr,none`` is the interval's half-width / 1.96 (the normal-approximation stderr).
+``acc_stderr,none`` is computed as lm-eval computes a mean's stderr (sample standard deviation of the
+per-item values / sqrt(n), over the scored items). Footgun (docs/export-formats.md): for other metrics
+glotbench has bootstrap 95% intervals, not standard errors; their ``_stderr`` is the half-width / 1.96.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
+import statistics
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -47,13 +50,23 @@ def _stderr(ci: Any) -> Any:
     return (float(ci[1]) - float(ci[0])) / (2 * Z95)
 
 
-def _task_results(name: str, t: dict) -> dict:
+def mean_stderr(values: list[float]) -> Any:
+    """lm-eval's stderr of a mean: sample standard deviation (n - 1) / sqrt(n)."""
+    if len(values) < 2:
+        return "N/A"
+    return statistics.stdev(values) / math.sqrt(len(values))
+
+
+def _task_results(name: str, t: dict, per_item: dict[str, list[float]]) -> dict:
     out: dict[str, Any] = {"alias": name}
     for m, v in (t.get("metrics") or {}).items():
         key = LMEVAL_NAMES.get(m, m)
         value = v.get("value") if isinstance(v, dict) else v
         out[f"{key},none"] = value
-        out[f"{key}_stderr,none"] = _stderr(v.get("ci95") if isinstance(v, dict) else None)
+        if key in per_item:
+            out[f"{key}_stderr,none"] = mean_stderr(per_item[key])
+        else:
+            out[f"{key}_stderr,none"] = _stderr(v.get("ci95") if isinstance(v, dict) else None)
     return out
 
 
@@ -113,8 +126,15 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None) -> li
     cfg = results.get("config") or {}
     model = results.get("model") or {}
     run = results.get("run") or {}
+    records = list(iter_run_samples(run_dir, results))
+    per_item: dict[str, dict[str, list[float]]] = {n: {} for n in tasks}
+    for rec in records:
+        if rec.get("status") == "scored":
+            for k, v in (rec.get("values") or {}).items():
+                if k in PER_ITEM and isinstance(v, (int, float)):
+                    per_item.setdefault(rec["task"], {}).setdefault(PER_ITEM[k], []).append(float(v))
     doc = {
-        "results": {n: _task_results(n, t) for n, t in tasks.items()},
+        "results": {n: _task_results(n, t, per_item.get(n, {})) for n, t in tasks.items()},
         "group_subtasks": {n: [] for n in tasks},
         "configs": {n: _task_config(n, t, results) for n, t in tasks.items()},
         "versions": {n: _version(t.get("version")) for n, t in tasks.items()},
@@ -149,7 +169,7 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None) -> li
     written[0].write_text(json.dumps(doc, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
     handles: dict[str, Any] = {}
     try:
-        for rec in iter_run_samples(run_dir, results):
+        for rec in records:
             task = rec["task"]
             if task not in handles:
                 path = out_dir / f"samples_{task}_{date_id}.jsonl"
