@@ -79,3 +79,48 @@ def test_analyze_thinking_with_a_judge_prints_every_table(stub_server, tmp_path)
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
     assert again.returncode == 0
     assert json.loads((run_dir / "thinking.json").read_text(encoding="utf-8"))["tasks"][TASK]["judge_analysis"] == rep
+
+
+def test_token_counts_use_the_run_models_own_tokenizer(tmp_path, smollm2_path):
+    from glotbench.analysis.thinking import approx_token_count
+    from glotbench.cli.analyze_cmd import token_counter
+
+    (tmp_path / "results.json").write_text(json.dumps({"model": {"model_id": "llamacpp:SmolLM2"}, "config": {"model": "embedded"}}))
+    count, label = token_counter(tmp_path)
+    assert label.startswith("the model's own tokenizer")
+    text = "Várjunk, a #0# helyére az 'isteni' szó kerül."
+    assert count(text) > approx_token_count(text)  # subword tokens, not words
+    (tmp_path / "results.json").write_text(json.dumps({"model": {"model_id": "openai:gpt-4o"}, "config": {"model": "openai:gpt-4o"}}))
+    count, label = token_counter(tmp_path)
+    assert label.startswith("approximate") and count(text) == approx_token_count(text)
+
+
+def test_judge_analysis_on_the_real_recorded_smollm2_traces(stub_server, tmp_path):
+    """The 12 traces SmolLM2 really produced (bench/record_thinking.py), served back by the stub;
+    the judge stub answers the analysis prompts. The model never closes its trace, so every item is
+    NOT_ATTEMPTED: every table is printed, the Fig. 6 share has no INCORRECT response to count."""
+    from test_analyze_thinking_cli import REAL_FIXTURE
+
+    if not resolve_data_file("openhueval/HuMatchingFIB.jsonl").is_file():
+        pytest.skip("OpenHuEval data not found (openhueval/HuMatchingFIB.jsonl under the data root)")
+    records = [json.loads(line) for line in REAL_FIXTURE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    canned = tmp_path / "canned.jsonl"
+    canned.write_text("".join(json.dumps({"match": r["options"], "response": r["response"]}, ensure_ascii=False) + "\n"
+                              for r in records), encoding="utf-8")
+    judge_file = tmp_path / "judge.jsonl"
+    judge_file.write_text("".join(json.dumps(c) + "\n" for c in JUDGE), encoding="utf-8")
+    base, judge_base = stub_server("--responses", str(canned)), stub_server("--responses", str(judge_file))
+    env = {**os.environ, "OPENAI_API_KEY": "x", "COLUMNS": "200"}
+    run_dir = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "glotbench", "run", "--model", "openai:stub", "--base-url", base, "--tasks", TASK,
+                           "--prompt-lang", "hu", "--limit", "12", "-o", str(run_dir), "--no-progress"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    done = subprocess.run([sys.executable, "-m", "glotbench", "analyze", "thinking", str(run_dir), "--judge", "openai:judge",
+                           "--judge-base-url", judge_base], env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for word in ("Fig. 6", "F.2.1", "F.2.2", "translation share = 50.0%"):
+        assert word in done.stdout, word
+    rep = json.loads((run_dir / "thinking.json").read_text(encoding="utf-8"))["tasks"][TASK]["judge_analysis"]
+    assert rep["NOT_ATTEMPTED"]["n_judged"] == 12 and rep["ALL"]["n_thoughts_assessed"] == 24
+    assert rep["fig6"]["incorrect_with_correct_thought"] is None and rep["fig6"]["n_incorrect_assessed"] == 0

@@ -9,7 +9,6 @@ resolving a name imports only the class a task file uses.
 from __future__ import annotations
 
 import glotbench.extract  # noqa: F401  choice, number, json, text
-import glotbench.factuality.strict_metrics  # noqa: F401  factuality_*_strict
 import glotbench.models.anthropic_api  # noqa: F401  model backend anthropic:
 import glotbench.models.embedded  # noqa: F401  model backend embedded
 import glotbench.models.llamacpp  # noqa: F401  model backend llamacpp: / gguf:
@@ -17,9 +16,11 @@ import glotbench.models.openai_compat  # noqa: F401  model backends openai: / vl
 import glotbench.models.recorded  # noqa: F401  model backend recorded: (answers from a file)
 import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
 import glotbench.scoring.factuality  # noqa: F401  factuality_co, _na, _in, _cga, _f
+import glotbench.scoring.factuality_strict  # noqa: F401  factuality_*_strict
 import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
 import glotbench.scoring.scorers  # noqa: F401  label, numeric, exact_match, option_value
 import glotbench.scoring.task_metrics  # noqa: F401  OpenHuEval's blank_accuracy, question_accuracy, ...
+from glotbench.output.hooks import RESULT_TABLES
 from glotbench.tasks.classes import TASK_CLASSES
 
 BUILTIN_TASK_CLASSES = {
@@ -35,6 +36,14 @@ BUILTIN_TASK_CLASSES = {
 }
 for _name, _ref in BUILTIN_TASK_CLASSES.items():
     TASK_CLASSES.register_lazy(_name, _ref)
+
+# tables printed below the results table, in this order (imported only when a run is printed)
+for _name, _ref in {
+    "factuality": "glotbench.factuality.tables:console_tables",
+    "mm_eval.abilities": "glotbench.analysis.mm_eval_abilities:console_tables",
+    "openhueval.table5": "glotbench.openhueval.table5:console_tables",
+}.items():
+    RESULT_TABLES.register_lazy(_name, _ref)
 
 # Czech-Bench's cb_* metrics (its reference parse rules and denominators), imported on first lookup
 from glotbench.scoring.metrics import METRICS  # noqa: E402

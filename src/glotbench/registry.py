@@ -73,6 +73,7 @@ class Registry(Generic[T]):
         self.kind = kind
         self._items: dict[str, T] = {}
         self._lazy: dict[str, str] = {}
+        self._order: list[str] = []  # registration order (hooks run in it)
         self._coerce = coerce  # (obj, name, where) -> T, or TaskSpecError
         self._same = same or (lambda a, b: a is b)
 
@@ -83,6 +84,8 @@ class Registry(Generic[T]):
         old = self._items.get(name)
         if old is not None and not self._same(old, obj):
             raise RegistryError(f"{self.kind} {name!r} is already registered; pick another name")
+        if name not in self._order:
+            self._order.append(name)
         self._items[name] = obj
         return obj
 
@@ -91,6 +94,8 @@ class Registry(Generic[T]):
         if name in self._items or (name in self._lazy and self._lazy[name] != ref):
             raise RegistryError(f"{self.kind} {name!r} is already registered; pick another name")
         self._lazy[name] = ref
+        if name not in self._order:
+            self._order.append(name)
 
     def pop(self, name: str, default: Any = None) -> Any:
         """Remove ``name`` (tests that register a throw-away entry clean up with this)."""
@@ -101,6 +106,11 @@ class Registry(Generic[T]):
     def names(self) -> list[str]:
         load_builtins()
         return sorted({*self._items, *self._lazy})
+
+    def in_order(self) -> list[str]:
+        """Names in registration order."""
+        load_builtins()
+        return [n for n in self._order if n in self._items or n in self._lazy]
 
     def __contains__(self, name: object) -> bool:
         load_builtins()

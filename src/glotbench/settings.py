@@ -82,7 +82,7 @@ class RunSettings(BaseModel):
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals.", "--bootstrap")
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
     skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
-                                      "(Czech-Bench configs).")
+                                      "(Czech-Bench configs).", "--skip-missing-data")
     # ---- judge
     judge: str | None = setting(None, "Judge model for judge-graded tasks (same syntax as --model).", "--judge")
     judge_args: dict[str, Any] = setting(None, "Judge backend option KEY=VALUE (repeat), e.g. base_url=http://...:8080/v1.",

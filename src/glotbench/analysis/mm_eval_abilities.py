@@ -58,3 +58,8 @@ def abilities_table(results: dict) -> Table:
         table.add_row(f"{ability} ({' + '.join(t.split('.')[-1] for t in LEVELS[ability])})", levels,
                       fmt(row["mean_of_levels"]), fmt(row["pooled_items"]), str(row["n"] or "-"))
     return table
+
+
+def console_tables(results: dict) -> list[Table]:
+    """Language (syntax + semantics) vs cognitive (knowledge + reasoning) abilities (a result-table hook)."""
+    return [abilities_table(results)] if applies(results) else []

@@ -173,6 +173,8 @@ async def _judge_segments(rows: list[dict], task: str, caller) -> int:
         return GenRequest(messages=({"role": "user", "content": text},), max_tokens=max_tokens, temperature=0.0)
 
     fallbacks = 0
+    # how the task's traces are cut into thoughts: its own hook (SimpleQA: shift expressions; default: FIB split)
+    segmenting = getattr(_task_object(task), "thinking_segmenting", "fib_split")
 
     async def one(row: dict) -> None:
         nonlocal fallbacks
@@ -180,7 +182,7 @@ async def _judge_segments(rows: list[dict], task: str, caller) -> int:
         if not trace:
             return
         segs: list[str] = []
-        if "simpleqa" in task.lower():
+        if segmenting == "shift_expression":
             out = await caller(req(th.build_shift_expression_request(row["question"], trace), 512), task=task, sample_id=row["id"])
             found_lang, exprs = th.parse_shift_expressions(out.text)
             marked, offsets = th.mark_shift_candidates(trace, exprs)

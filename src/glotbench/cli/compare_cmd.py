@@ -56,10 +56,16 @@ def _print_crosslingual(runs, console: Console) -> dict:
     return {"crosslingual": res.table.to_dict(), "pairs": res.pairs, "notes": res.notes}
 
 
-def _print_ranks(runs, a: str, b: str, metric: str | None, style: str, console: Console) -> dict:
+def _print_ranks(runs, a: str, b: str, metric: str | None, style: str, console: Console,
+                 published: Path | None = None) -> dict:
     from glotbench.report.comparisons import ranks_from_runs
 
-    res = ranks_from_runs(runs, a, b, metric=metric, style=style)
+    if published is not None:
+        from glotbench.analysis.published import ranks_with_published, read_published
+
+        res = ranks_with_published(runs, a, b, read_published(published), metric=metric, style=style)
+    else:
+        res = ranks_from_runs(runs, a, b, metric=metric, style=style)
     c = res.comparison
     t = Table(title=f"Ranks: A = {a} ({res.metric_a}) vs B = {b} ({res.metric_b})")
     for col in ("rank A", "model (A order)", "score A", "rank B", "model (B order)", "score B", "movement"):
@@ -102,7 +108,7 @@ def _print_paired(runs, n_boot: int, seed: int, console: Console) -> dict:
 
 @app.command("compare")
 def compare(
-    run_dirs: list[Path] = typer.Argument(..., help="Run directories (each written by `glotbench run -o DIR`)."),
+    run_dirs: Optional[list[Path]] = typer.Argument(None, help="Run directories (each written by `glotbench run -o DIR`)."),
     crosslingual: bool = typer.Option(False, "--crosslingual", help="Each task vs its `counterpart` task: relative gap per model."),
     ranks: bool = typer.Option(False, "--ranks", help="Rank the models on --a and --b side by side, with movement and Kendall's tau."),
     paired: bool = typer.Option(False, "--paired", help="Two runs on the same items: paired bootstrap difference and McNemar test."),
@@ -113,6 +119,8 @@ def compare(
     n_boot: int = typer.Option(10_000, "--n-boot", help="--paired: bootstrap resamples."),
     seed: int = typer.Option(0, "--seed", help="--paired: bootstrap seed."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
+    published: Optional[Path] = typer.Option(None, "--published", help="--ranks: CSV of published scores (model,benchmark,score); "
+                                             "a side named by one of its benchmarks takes the paper's numbers."),
 ) -> None:
     """Compare finished runs: --crosslingual, --ranks (--a, --b) or --paired RUN_A RUN_B."""
     from glotbench.errors import GlotbenchError
@@ -125,13 +133,18 @@ def compare(
         raise GlotbenchError("--ranks needs --a TASK_OR_SUITE and --b TASK_OR_SUITE")
     if style not in ("arrow", "signed"):
         raise GlotbenchError(f"--style must be arrow or signed, got {style!r}")
+    if published is not None and not ranks:
+        raise GlotbenchError("--published goes with --ranks")
+    if not run_dirs and published is None:
+        raise GlotbenchError("give run directories (or, with --ranks, a --published CSV)")
     console = Console(width=max(Console().width, 140))
-    runs = load_runs(list(run_dirs), with_samples=paired)
-    console.print("runs: " + "; ".join(f"{r.label} = {r.path}" for r in runs))
+    runs = load_runs(list(run_dirs), with_samples=paired) if run_dirs else []
+    if runs:
+        console.print("runs: " + "; ".join(f"{r.label} = {r.path}" for r in runs))
     if crosslingual:
         out = _print_crosslingual(runs, console)
     elif ranks:
-        out = _print_ranks(runs, a, b, metric, style, console)
+        out = _print_ranks(runs, a, b, metric, style, console, published)
     else:
         out = _print_paired(runs, n_boot, seed, console)
     if json_out:

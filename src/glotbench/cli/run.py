@@ -2,7 +2,7 @@
 
 The settings options are built from :class:`glotbench.settings.RunSettings` (each field names its
 flag and help), so a new setting needs no edit here. Only options that are not run settings
-(``--config``, ``--write-out``, ``--predictions-out``, ``--no-progress``) are declared below.
+(``--config``, ``--write-out``, ``--predictions-out``, ``--no-progress``, ``--wait``) are declared below.
 """
 
 from __future__ import annotations
@@ -72,7 +72,10 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
             flag = ((field.json_schema_extra or {}).get("cli") or [name])[0]
             v = {**(base.get(name) or {}), **parse_key_values(v, flag)}
         over[name] = v
-    return RunSettings.model_validate({**base, **over})
+    from glotbench.errors import GlotbenchError
+    from glotbench.yamlfile import validate
+
+    return validate(RunSettings, {**base, **over}, config or Path("command line"), GlotbenchError)
 
 
 def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: Optional[Path], no_progress: bool,
@@ -103,7 +106,7 @@ def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: O
         typer.echo(f"error: no request succeeded ({run_info['failed_requests']} failed): {first}", err=True)
         raise typer.Exit(2)
     if predictions_out:
-        from glotbench.output.submissions import write_submissions
+        from glotbench.engine.submissions import write_submissions
 
         for path in write_submissions(out_dir, predictions_out):
             out.print(f"submission: {path}", soft_wrap=True)

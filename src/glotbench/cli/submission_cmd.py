@@ -21,7 +21,7 @@ def submission(
     from rich.console import Console
     from rich.table import Table
 
-    from glotbench.output.submissions import build_submissions
+    from glotbench.engine.submissions import build_submissions
 
     summaries = build_submissions(run_dir, output, model_name=model_name, fill_missing=fill_missing)
     table = Table(title="submission files")

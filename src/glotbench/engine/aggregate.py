@@ -5,15 +5,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from glotbench.engine.record import SampleRecord
 from glotbench.scoring.metrics import ScoredItem, bootstrap_ci, get_metric
 
 FLAG_UNPARSEABLE = 0.20  # above: the score is flagged "*"
 INVALID_UNPARSEABLE = 0.50  # above: the score is reported invalid (Czech-Bench convention)
 
 
-def _items(records: list[dict]) -> list[ScoredItem]:
-    return [ScoredItem(gold=r.get("gold"), pred=r.get("pred"), values=r.get("values") or {}, metadata=r.get("metadata") or {})
-            for r in records]
+def _items(records: list) -> list[ScoredItem]:
+    """Journal rows (dicts) or SampleRecords -> ScoredItems, read through the typed record."""
+    out = []
+    for r in records:
+        rec = r if isinstance(r, SampleRecord) else SampleRecord.from_json(r)
+        out.append(ScoredItem(gold=rec.get("gold"), pred=rec.get("pred"), values=rec.value_map, metadata=rec.metadata_map))
+    return out
 
 
 def _clean(x: float) -> float | None:

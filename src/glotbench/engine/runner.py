@@ -12,6 +12,7 @@ from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.context import current_item
 from glotbench.engine.fingerprint import task_fingerprint
 from glotbench.engine.journal import Journal
+from glotbench.engine.record import SampleRecord
 from glotbench.engine.retry import RunGuard
 from glotbench.errors import RunStopped
 from glotbench.models.base import Model
@@ -90,14 +91,14 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
                          is_chat: bool, judge: CachedCaller | None = None) -> str:
     task = tr.task
     requests = task.requests(sample, mode=tr.mode, chat=is_chat, settings=settings)
-    base = {
-        "lang": task.spec.language,
-        "prompt": _prompt_of(requests[0]),
-        "request_keys": [r.key(caller.model.model_id) for r in requests],
-        "gold": sample.target,
-        "metadata": sample.metadata,
-        "mode": tr.mode,
-    }
+    record = SampleRecord.start(task=task.name, sample_id=sample.id, idx=sample.index, run_key=tr.run_key,
+                                lang=task.spec.language, prompt=_prompt_of(requests[0]),
+                                request_keys=[r.key(caller.model.model_id) for r in requests], gold=sample.target,
+                                metadata=sample.metadata, mode=tr.mode)
+
+    def put(rec: SampleRecord) -> str:
+        journal.put_sample(rec.run_key, rec.task, rec.sample_id, rec.idx, rec.status, rec.to_json())
+        return rec.status
     token = current_item.set((task.name, sample))
     try:
         results = await asyncio.gather(*(caller(r, task=task.name, sample_id=sample.id) for r in requests),
@@ -112,9 +113,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         # anything unexpected from a backend is this item's error, never the run's end
         f = failures[0]
         msg = str(f) if isinstance(f, RequestFailed) else f"{type(f).__name__}: {f}"
-        record = {**base, "error": msg, "attempts": getattr(f, "attempts", 1)}
-        journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
-        return "error"
+        return put(record.failed(msg, attempts=getattr(f, "attempts", 1)))
     _put_recorded_grades(caller.model, task.name, sample, len(results), journal)
     verdicts = None
     if task.needs_judge:
@@ -124,33 +123,19 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
             raise
         except Exception as err:  # noqa: BLE001 - a failed or malformed judge answer is this item's error
             what = str(err) if isinstance(err, RequestFailed) else f"{type(err).__name__}: {err}"
-            record = {**base, "outputs": [_output_view(o) for o in results], "error": f"judge request failed: {what}",
-                      "attempts": getattr(err, "attempts", 1)}
-            journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
-            return "error"
+            return put(record.failed(f"judge request failed: {what}", attempts=getattr(err, "attempts", 1),
+                                     outputs=[_output_view(o) for o in results]))
     try:
         if verdicts is not None:
             scored = task.score_judged(sample, list(results), verdicts)
         else:
             scored = task.score(sample, list(results), mode=tr.mode)
     except Exception as err:  # a scorer bug must not lose the responses: record it as an error item
-        record = {**base, "outputs": [_output_view(o) for o in results], "error": f"scoring failed: {type(err).__name__}: {err}"}
-        journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "error", record)
-        return "error"
-    record = {
-        **base,
-        "outputs": [_output_view(o) for o in results],
-        "extracted": scored.extracted,
-        "extraction_rule": scored.rule,
-        "pred": scored.pred,
-        "values": scored.values,
-        "detail": scored.detail,
-    }
-    if verdicts is not None:
-        record["judge"] = judge.model.model_id
-        record["judgments"] = verdicts
-    journal.put_sample(tr.run_key, task.name, sample.id, sample.index, "scored", record)
-    return "scored"
+        return put(record.failed(f"scoring failed: {type(err).__name__}: {err}",
+                                 outputs=[_output_view(o) for o in results]))
+    return put(record.scored(outputs=[_output_view(o) for o in results], extracted=scored.extracted, rule=scored.rule,
+                             pred=scored.pred, values=scored.values, detail=scored.detail,
+                             judge=judge.model.model_id if verdicts is not None else None, judgments=verdicts))
 
 
 async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings: RunSettings, *, concurrency: int,

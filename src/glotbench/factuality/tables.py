@@ -56,3 +56,13 @@ def judges_scores_table(task: str, res: dict[str, Any]) -> Table:
             s = res["scores"][j][m]
             t.add_row(escape(m) if k == 0 else "", escape(j), *[_pct(s[c]) for c in COLUMNS], str(s["judge_error"]))
     return t
+
+
+def console_tables(results: dict) -> list[Table]:
+    """The papers' CO / NA / IN / CGA / F table per judged task, per category field (a result-table hook)."""
+    out = []
+    for name, t in results.get("tasks", {}).items():
+        if t.get("factuality"):
+            for field in list(t["factuality"].get("by") or {}) or [None]:
+                out.append(factuality_table(name, t["factuality"], by=field))
+    return out

@@ -19,7 +19,7 @@ from glotbench.errors import DataError
 from glotbench.extract.thinking import strip_thinking
 from glotbench.factuality.options import SimpleQAOptions, parse_options, where_of
 from glotbench.factuality.prompts import FileTemplate, load_template
-from glotbench.factuality import strict_metrics  # noqa: F401  (registers the *_strict metrics)
+from glotbench.scoring import factuality_strict as strict_metrics  # noqa: F401  (registers the *_strict metrics)
 from glotbench.judges.parse import parse_judge_output
 from glotbench.judges.reference_parse import reference_grade
 from glotbench.judges.prompts import GraderPrompt, load_grader
@@ -31,6 +31,7 @@ from glotbench.tasks.task import RunSettings, Sample, Scored, Task
 
 
 class SimpleQATask(Task):
+    thinking_segmenting = "shift_expression"  # analyze thinking: the Chinese SimpleQA paper's split
     needs_judge = True
 
     def __init__(self, spec: TaskSpec, spec_path: Path | None = None):
@@ -48,13 +49,23 @@ class SimpleQATask(Task):
                 raise DataError(f"{err}; {self.options.data_hint}") from None
             raise
 
+    def raw_records(self, split: str) -> list[dict]:
+        records = super().raw_records(split)
+        if not self.options.literal_fields:
+            return records
+        where = self.spec.dataset.splits.get(split, split)
+        out = []
+        for index, rec in enumerate(records):
+            for name in self.options.literal_fields:  # simple-evals' CSV: metadata="{'topic': ..., 'answer_type': ...}"
+                if isinstance(rec.get(name), str):
+                    try:
+                        rec = {**rec, name: ast.literal_eval(rec[name])}
+                    except (ValueError, SyntaxError) as err:
+                        raise DataError(f"{where}: record {index}: field '{name}': not a Python literal ({err})") from None
+            out.append(rec)
+        return out
+
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
-        for name in self.options.literal_fields:  # simple-evals' CSV: metadata="{'topic': ..., 'answer_type': ...}"
-            if isinstance(rec.get(name), str):
-                try:
-                    rec = {**rec, name: ast.literal_eval(rec[name])}
-                except (ValueError, SyntaxError) as err:
-                    raise DataError(f"{where}: record {index}: field '{name}': not a Python literal ({err})") from None
         sample = super().build_sample(rec, index, where)
         for name in ("question", "target"):
             value = sample.target if name == "target" else sample.vars.get("question")

@@ -152,3 +152,8 @@ def table5(results: dict) -> Table:
         table.add_row(label, *row)
     return table
 
+
+
+def console_tables(results: dict) -> list[Table]:
+    """OpenHuEval's Table 5 when the run holds any of its tasks (a result-table hook)."""
+    return [table5(results)] if applies(results) else []

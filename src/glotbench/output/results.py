@@ -9,7 +9,6 @@ from importlib import metadata
 from pathlib import Path
 
 from glotbench import __version__
-from glotbench.engine.journal import Journal
 
 TRACKED_PACKAGES = ("glotbench", "llama_cpp_python", "openai", "anthropic", "httpx", "numpy", "scikit-learn", "jinja2", "pydantic")
 
@@ -31,8 +30,9 @@ def write_json(path: Path, data: dict) -> None:
     tmp.replace(path)
 
 
-def export_samples(journal: Journal, path: Path, run_keys: dict[str, str] | None = None) -> int:
-    """Write every sample record (one JSON object per line). ``run_keys``: task -> run_key filter."""
+def export_samples(journal, path: Path, run_keys: dict[str, str] | None = None) -> int:
+    """Write every sample record (one JSON object per line) of ``journal`` (anything with
+    ``iter_samples()``: output/ does not depend on the engine). ``run_keys``: task -> run_key filter."""
     n = 0
     tmp = path.with_suffix(path.suffix + ".tmp")
     with tmp.open("w", encoding="utf-8") as fh:

@@ -52,17 +52,7 @@ def print_results(results: dict, console: Console | None = None) -> None:
         notes.append(f"data missing, not run: {name}: {why}")
     for n in notes:
         console.print(n, style="yellow")
-    for name, t in results["tasks"].items():
-        if t.get("factuality"):  # the papers' CO / NA / IN / CGA / F table, per category field
-            from glotbench.factuality.tables import factuality_table
+    from glotbench.output.hooks import extra_tables
 
-            for field in list(t["factuality"].get("by") or {}) or [None]:
-                console.print(factuality_table(name, t["factuality"], by=field))
-    from glotbench.analysis import mm_eval_abilities
-
-    if mm_eval_abilities.applies(results):  # language (syntax + semantics) vs cognitive (knowledge + reasoning)
-        console.print(mm_eval_abilities.abilities_table(results))
-    from glotbench.openhueval import table5
-
-    if table5.applies(results):
-        console.print(table5.table5(results))
+    for table in extra_tables(results):  # benchmark tables, contributed through hooks
+        console.print(table)

@@ -116,6 +116,13 @@ class Task:
             raise DataError(f"{where}: task {self.name}: duplicate record id {dup!r}")
         return out
 
+    def run_samples(self, settings: "RunSettings") -> list[Sample]:
+        """The items a run with ``settings`` evaluates: the split, then ``limit`` (a count or a share)."""
+        if isinstance(settings.limit, float):
+            every = self.samples(settings.split)
+            return every[:settings.items_for(len(every))]
+        return self.samples(settings.split, settings.limit)
+
     def _check_paths_match(self, seen: list[dict], unread: list[dict], where: str) -> None:
         """A field path that matches nothing in any record is a typo (``topic: topik``): fail naming it."""
         missing = unmatched_paths(self.spec.fields, seen)
@@ -144,13 +151,6 @@ class Task:
                 except jinja2.TemplateSyntaxError:
                     pass  # reported with its line when the template is rendered
         return names
-
-    def run_samples(self, settings: "RunSettings") -> list[Sample]:
-        """The items a run with ``settings`` evaluates: the split, then ``limit`` (a count or a share)."""
-        if isinstance(settings.limit, float):
-            every = self.samples(settings.split)
-            return every[:settings.items_for(len(every))]
-        return self.samples(settings.split, settings.limit)
 
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
@@ -314,6 +314,9 @@ class Task:
     # Tasks graded by an LLM judge set needs_judge and override the three methods below; the
     # engine sends judge requests through the journal like model requests (cached, resumable).
     needs_judge: bool = False
+    # `glotbench analyze thinking --judge`: how a reasoning trace is cut into thoughts
+    # ("fib_split": the judge splits it; "shift_expression": the judge names thought-shift phrases)
+    thinking_segmenting: str = "fib_split"
 
     def judge_requests(self, sample: Sample, outputs: list[GenResult]) -> list[GenRequest]:
         """One judge request per model output (Best-of-N items have several)."""

@@ -1,0 +1,118 @@
+"""Every CLI command on run directories of every suite, each in a fresh subprocess, checking that
+the commands reading finished runs import no benchmark code (glotbench.openhueval, .hulu,
+.factuality, .czech): metric definitions, directions and tables come from results.json.
+
+Runs are made by the stub OpenAI server (model and judge) with --limit 2; a wrapper around the
+CLI reports ``sys.modules`` at exit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+BENCHMARK = ("glotbench.openhueval", "glotbench.hulu", "glotbench.factuality", "glotbench.czech")
+SUITES = ["mm_eval", "hulu", "openhueval", "factuality", "cs", "czech_bench"]
+WRAPPER = """
+import atexit, json, sys
+def _report():
+    bad = sorted(m for m in sys.modules if m.startswith(%r))
+    sys.stderr.write("\\nBENCHMARK_MODULES=" + json.dumps(bad) + "\\n")
+atexit.register(_report)
+sys.argv = ["glotbench"] + sys.argv[1:]
+from glotbench.cli import main
+main()
+""" % (BENCHMARK,)
+
+
+def _cli(*args: str, cwd: Path, timeout: int = 300) -> tuple[subprocess.CompletedProcess, list[str]]:
+    env = {**os.environ, "OPENAI_API_KEY": "x", "PYTHONPATH": os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p)}
+    done = subprocess.run([sys.executable, "-c", WRAPPER, *args], env=env, capture_output=True, text=True, timeout=timeout,
+                          cwd=cwd)
+    line = [x for x in done.stderr.splitlines() if x.startswith("BENCHMARK_MODULES=")]
+    loaded = json.loads(line[-1].split("=", 1)[1]) if line else ["<no report>"]
+    return done, loaded
+
+
+@pytest.fixture(scope="module")
+def suite_runs(tmp_path_factory, data_root):
+    from glotbench.testing.servers import start_stub, stop
+
+    root = tmp_path_factory.mktemp("suites")
+    base, proc = start_stub("--answer", "A")
+    runs: dict[str, Path] = {}
+    try:
+        for suite in SUITES:
+            out = root / suite
+            done, _ = _cli("run", "-m", "openai:stub", "--base-url", base, "--judge", "openai:judge", "--judge-base-url", base,
+                           "-t", suite, "--limit", "2", "--bootstrap", "50", "-o", str(out), "--no-progress", cwd=root)
+            if done.returncode == 0 and (out / "results.json").is_file():
+                runs[suite] = out
+            else:
+                print(f"{suite}: not run ({done.stderr.strip().splitlines()[-1:]})")
+        yield base, runs
+    finally:
+        stop(proc)
+
+
+def _ok(done: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-1000:]
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_reading_commands_import_no_benchmark_code(suite_runs, suite, tmp_path):
+    _, runs = suite_runs
+    if suite not in runs:
+        pytest.skip(f"{suite}: no data for a run here")
+    run = str(runs[suite])
+    tasks = list(json.loads((runs[suite] / "results.json").read_text())["tasks"])
+    commands = [
+        ("report", run, "-o", str(tmp_path / "r.html")),
+        ("compare", "--paired", run, run),
+        ("compare", "--ranks", run, "--a", tasks[0], "--b", tasks[-1]),
+        ("export", run, "-o", str(tmp_path / "s.jsonl")),
+    ]
+    for cmd in commands:
+        done, loaded = _cli(*cmd, cwd=tmp_path)
+        _ok(done)
+        assert loaded == [], f"{cmd[0]} imported {loaded}"
+    done, loaded = _cli("compare", "--crosslingual", run, cwd=tmp_path)  # a suite without pairs: one line, exit 2
+    assert "Traceback" not in done.stderr and done.returncode in (0, 2) and loaded == [], done.stderr[-1000:]
+
+
+@pytest.mark.parametrize("suite", ["openhueval", "factuality"])
+def test_judge_then_compare_judges(suite_runs, suite, tmp_path):
+    base, runs = suite_runs
+    if suite not in runs:
+        pytest.skip(f"{suite}: no data for a run here")
+    run = str(runs[suite])
+    # a second judge needs the task's own judge prompt: `judge` loads the task class (benchmark code)
+    done, _ = _cli("judge", run, "--judge", "openai:judge2", "--judge-base-url", base, cwd=tmp_path)
+    _ok(done)
+    done, loaded = _cli("compare-judges", run, cwd=tmp_path)
+    _ok(done)
+    # compare-judges is the Chinese SimpleQA judge-robustness analysis: it reads the journal's grades
+    # with that package's analysis modules, never a task class, prompt or benchmark data
+    analysis = {"glotbench.factuality", "glotbench.factuality.judge_compare", "glotbench.factuality.summary",
+                "glotbench.factuality.tables"}
+    assert set(loaded) <= analysis, f"compare-judges imported {sorted(set(loaded) - analysis)}"
+
+
+def test_submission_and_analyze_thinking_work(suite_runs, tmp_path):
+    """These two use the task's own hooks (HuLU's fallback label, OpenHuEval's outcome rule), so
+    they may import the task class named in the task file; they must work in a fresh process."""
+    _, runs = suite_runs
+    if "hulu" in runs:
+        done, _ = _cli("submission", str(runs["hulu"]), "-o", str(tmp_path / "subs"), cwd=tmp_path)
+        _ok(done)  # a dev-split run: every task listed as skipped, with the reason
+    for suite in ("openhueval", "mm_eval"):
+        if suite in runs:
+            done, _ = _cli("analyze", "thinking", str(runs[suite]), cwd=tmp_path)
+            assert "Traceback" not in done.stderr and done.returncode in (0, 2), done.stderr[-1000:]
