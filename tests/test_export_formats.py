@@ -88,3 +88,32 @@ def test_samples_stays_the_default_and_bad_format_is_one_line(run_dir):
     assert len((run_dir / "samples.jsonl").read_text().splitlines()) == 12
     bad = cli("export", str(run_dir), "--format", "parquet", cwd=run_dir.parent)
     assert bad.returncode != 0 and "unknown format 'parquet'" in bad.stderr
+
+
+FIXTURE = __import__("pathlib").Path(__file__).parent / "fixtures" / "run_main_d456fe5"
+
+
+def test_lmeval_on_an_older_run_directory_and_without_a_journal(tmp_path):
+    """A run written by an older main (3 tasks incl. hulu.cb); then the same with only samples.jsonl left."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURE, run)
+    ours = json.loads((run / "results.json").read_text())
+    for keep_journal in (True, False):
+        if not keep_journal:
+            (run / "journal.sqlite").unlink()
+        out = tmp_path / f"lm_{keep_journal}"
+        r = cli("export", str(run), "--format", "lm-eval", "-o", str(out), cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        [res_path] = list(out.glob("results_*.json"))
+        lm = json.loads(res_path.read_text())
+        assert set(lm["results"]) == set(ours["tasks"])
+        for task, t in ours["tasks"].items():
+            for m, v in t["metrics"].items():
+                key = "acc" if m == "accuracy" else m
+                assert lm["results"][task][f"{key},none"] == v["value"], (task, m)
+            assert len(list(out.glob(f"samples_{task}_*.jsonl"))) == 1
+        c = cli("export", str(run), "--format", "csv", "-o", str(tmp_path / f"s_{keep_journal}.csv"), cwd=tmp_path)
+        assert c.returncode == 0, c.stderr
+        assert len(list(csv.DictReader((tmp_path / f"s_{keep_journal}.csv").open(encoding="utf-8")))) == 9

@@ -63,18 +63,21 @@ def export(run_dir: Path = typer.Argument(..., help="A run directory."),
 
     if fmt not in ("samples", "lm-eval", "csv"):
         raise typer.BadParameter(f"unknown format {fmt!r}; choose samples, lm-eval or csv", param_hint="--format")
-    if fmt == "lm-eval":
+    if fmt in ("lm-eval", "csv"):
+        from glotbench.output.export_csv import write_csv
         from glotbench.output.export_lmeval import write_lmeval
 
-        paths = write_lmeval(run_dir, out or run_dir / "lm-eval")
-        for p in paths:
-            Console(soft_wrap=True).print(f"wrote {p}", markup=False)
-        return
-    if fmt == "csv":
-        from glotbench.output.export_csv import write_csv
-
-        n = write_csv(run_dir, out or run_dir / "samples.csv")
-        Console(soft_wrap=True).print(f"wrote {n} samples to {out or run_dir / 'samples.csv'}", markup=False)
+        j = Journal(run_dir / JOURNAL_NAME) if (run_dir / JOURNAL_NAME).exists() else None
+        try:
+            if fmt == "lm-eval":
+                for p in write_lmeval(run_dir, out or run_dir / "lm-eval", journal=j):
+                    Console(soft_wrap=True).print(f"wrote {p}", markup=False)
+            else:
+                n = write_csv(run_dir, out or run_dir / "samples.csv", journal=j)
+                Console(soft_wrap=True).print(f"wrote {n} samples to {out or run_dir / 'samples.csv'}", markup=False)
+        finally:
+            if j is not None:
+                j.close()
         return
     path = run_dir / JOURNAL_NAME
     if not path.exists():

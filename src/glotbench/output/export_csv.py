@@ -20,10 +20,10 @@ def _cell(v: Any) -> Any:
     return v
 
 
-def write_csv(run_dir: Path, out: Path) -> int:
+def write_csv(run_dir: Path, out: Path, journal: Any = None) -> int:
     """Write the run's samples as CSV (UTF-8); value columns are the union of per-item value names."""
     results = read_results(run_dir)
-    records = list(iter_run_samples(run_dir, results))
+    records = list(iter_run_samples(run_dir, results, journal))
     value_cols = sorted({k for r in records for k in (r.get("values") or {})})
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")

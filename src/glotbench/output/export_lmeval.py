@@ -118,7 +118,7 @@ def sample_line(rec: dict, metric_names: list[str]) -> dict:
     return line
 
 
-def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None) -> list[Path]:
+def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journal: Any = None) -> list[Path]:
     """Write lm-eval's results file and one samples file per task into ``out_dir``; return the paths."""
     results = read_results(run_dir)
     date_id = date_id or datetime.now().isoformat().replace(":", "-")
@@ -126,7 +126,7 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None) -> li
     cfg = results.get("config") or {}
     model = results.get("model") or {}
     run = results.get("run") or {}
-    records = list(iter_run_samples(run_dir, results))
+    records = list(iter_run_samples(run_dir, results, journal))
     per_item: dict[str, dict[str, list[float]]] = {n: {} for n in tasks}
     for rec in records:
         if rec.get("status") == "scored":

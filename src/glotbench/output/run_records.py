@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from glotbench.errors import GlotbenchError
 
@@ -19,23 +20,16 @@ def read_results(run_dir: Path) -> dict:
         raise GlotbenchError(f"{path}: not valid JSON ({err})") from None
 
 
-def iter_run_samples(run_dir: Path, results: dict) -> Iterator[dict]:
-    """The run's sample records, from the journal (only the keys results.json names), else samples.jsonl."""
-    from glotbench.engine.journal import Journal
-    from glotbench.engine.session import JOURNAL_NAME
-
-    run_dir = Path(run_dir)
+def iter_run_samples(run_dir: Path, results: dict, journal: Any = None) -> Iterator[dict]:
+    """The run's sample records: from ``journal`` (anything with ``iter_samples()``; output/ does not
+    import the engine), only the run keys results.json names; without one, from samples.jsonl."""
     keys = {n: (t.get("fingerprint") or {}).get("id") for n, t in (results.get("tasks") or {}).items()}
-    if (run_dir / JOURNAL_NAME).exists():
-        j = Journal(run_dir / JOURNAL_NAME)
-        try:
-            for rec in j.iter_samples():
-                if keys.get(rec["task"]) == rec["run_key"]:
-                    yield rec
-        finally:
-            j.close()
+    if journal is not None:
+        for rec in journal.iter_samples():
+            if keys.get(rec["task"]) == rec["run_key"]:
+                yield rec
         return
-    path = run_dir / "samples.jsonl"
+    path = Path(run_dir) / "samples.jsonl"
     if not path.exists():
         raise GlotbenchError(f"{run_dir}: neither a journal nor samples.jsonl here")
     with path.open(encoding="utf-8") as fh:
