@@ -64,8 +64,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, default=5)
     ap.add_argument("--models", default="smollm2,gemma3-270m")
+    ap.add_argument("--sources", default="all", help="comma-separated task names (and gsm8k_en), or all")
     ap.add_argument("--max-tokens", type=int, default=160)
     ap.add_argument("--out", default="/tmp/extraction_outputs.jsonl")
+    ap.add_argument("--append", action="store_true", help="add to --out instead of starting it afresh")
     a = ap.parse_args()
     import llama_cpp
 
@@ -74,7 +76,9 @@ def main() -> None:
     if "gemma3-270m" in wanted and (gp := _gemma_path()) is not None:
         models.append(("gemma3-270m", gp, False))
     out_path = Path(a.out)
-    out_path.write_text("", encoding="utf-8")
+    if not a.append:
+        out_path.write_text("", encoding="utf-8")
+    wanted_sources = None if a.sources == "all" else set(a.sources.split(","))
     rows = []
 
     def keep(row: dict) -> None:  # written as it comes, so a cut-short run keeps what it recorded
@@ -93,6 +97,8 @@ def main() -> None:
             return out["choices"][0]["text"]
 
         for task_name, extractor in SHIPPED:
+            if wanted_sources is not None and task_name not in wanted_sources:
+                continue
             task, samples = _items(task_name, a.items)
             for s in samples:
                 text = gen(messages=task.chat_messages(s)) if chat else gen(prompt=task.plain_prompt(s))
@@ -100,7 +106,7 @@ def main() -> None:
                              "lang": task.spec.language, "extractor": extractor, "labels": s.labels,
                              "choices": [str(c) for c in s.choices] if s.choices else None, "gold": s.target, "text": text})
                 print(model_name, task_name, s.id, json.dumps(text[:100], ensure_ascii=False), flush=True)
-        for k, user, gold in _gsm8k(a.items):
+        for k, user, gold in (_gsm8k(a.items) if wanted_sources is None or "gsm8k_en" in wanted_sources else ()):
             msgs = [{"role": "user", "content": user}]
             text = gen(messages=msgs) if chat else gen(prompt=f"{user}\nAnswer:")
             keep({"model": model_name, "model_file": path.name, "task": "gsm8k_en (not shipped)", "id": str(k),

@@ -38,7 +38,7 @@ output_type: generate
 prompt:
   user: "{{ question }}"
 extractor: {name: text}
-scorer: exact
+scorer: exact_match
 metrics: [exact_match]
 slice_by: [topic]
 """

@@ -196,3 +196,65 @@ def test_same_host_redirect_keeps_the_post(stub_server):
     assert asyncio.run(go()).text == "Z"
     log = httpx.get(base.replace("/v1", "/_log")).json()["log"]
     assert [e["status"] for e in log] == [307, "redirected"] and log[1]["method"] == "POST"
+
+
+def test_anthropic_redirect_is_refused_and_the_key_stays_home():
+    """The Anthropic SDK follows redirects by default, with x-api-key attached: ours does not."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from glotbench.errors import PermanentModelError
+    from glotbench.models.anthropic_api import AnthropicModel
+
+    seen = []
+
+    class Other(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            seen.append(dict(self.headers))
+            self.send_response(500)
+            self.end_headers()
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Other)
+
+    class Redirect(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(307)
+            self.send_header("Location", f"http://localhost:{other.server_address[1]}/v1/messages")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    home = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    for s in (other, home):
+        threading.Thread(target=s.serve_forever, daemon=True).start()
+    try:
+        os.environ["GLOTBENCH_TEST_ANTHROPIC_KEY"] = "sk-secret"
+        m = AnthropicModel("m", base_url=f"http://127.0.0.1:{home.server_address[1]}",
+                           api_key_env="GLOTBENCH_TEST_ANTHROPIC_KEY")
+
+        async def go():
+            try:
+                await m.generate(GenRequest_chat())
+            finally:
+                await m.aclose()
+
+        with pytest.raises(PermanentModelError, match="HTTP 307"):
+            asyncio.run(go())
+        assert seen == []
+    finally:
+        os.environ.pop("GLOTBENCH_TEST_ANTHROPIC_KEY", None)
+        for s in (other, home):
+            s.shutdown()
+            s.server_close()
+
+
+def GenRequest_chat():
+    from glotbench.models.base import GenRequest
+
+    return GenRequest(messages=({"role": "user", "content": "hi"},), max_tokens=5)

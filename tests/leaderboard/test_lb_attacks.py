@@ -261,8 +261,7 @@ def test_gold_replacement_rescores_the_board(prepared, server_factory, tmp_path)
     status, body, _ = api_json("POST", srv.base + "/api/submissions", tokens["alice"], doc(GOLD, model="perfect"))
     sub_id = json.loads(body)["id"]
     assert api_json("POST", srv.base + f"/api/submissions/{sub_id}/review", tokens["admin"], {"status": "approved"})[0] == 200
-    cell = json.loads(http("GET", srv.base + "/api/leaderboard")[1])["rows"][0]["cells"]["wnli"]
-    assert cell["score"] == 1.0
+    assert json.loads(http("GET", srv.base + "/api/leaderboard/wnli")[1])["rows"][0]["score"] == 1.0
     flipped = tmp_path / "new_gold.json"
     flipped.write_text(json.dumps([{"id": i, "label": "1" if l == "0" else "0"} for i, l in GOLD.items()]))
     env_path = str(REPO / "src")
@@ -270,6 +269,7 @@ def test_gold_replacement_rescores_the_board(prepared, server_factory, tmp_path)
                         "accuracy", "--replace", "--db", url], capture_output=True, text=True, timeout=120,
                        env={**__import__("os").environ, "PYTHONPATH": env_path})
     assert r.returncode == 0, r.stderr
+    assert json.loads(http("GET", srv.base + "/api/leaderboard/wnli")[1])["rows"][0]["score"] == 0.0
     cell = json.loads(http("GET", srv.base + "/api/leaderboard")[1])["rows"][0]["cells"]["wnli"]
     assert cell["score"] == 0.0 and cell["ci95"] == [0.0, 0.0]
     mine = api_json("GET", srv.base + f"/api/submissions/{sub_id}", tokens["alice"])

@@ -98,3 +98,20 @@ def test_grid_average_is_over_the_tasks_a_model_has(sessions):
     assert rows["full"].average == pytest.approx(0.75) and set(rows["full"].cells) == {"a", "b"}
     assert rows["half"].average == pytest.approx(0.5) and set(rows["half"].cells) == {"a"}
     assert rows["full"].cells["a"].ci_low is not None
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "mcc", "weighted_f1", "macro_f1"])
+def test_fast_interval_equals_the_generic_bootstrap(metric):
+    """The NumPy confusion-matrix bootstrap gives bootstrap_ci's interval (same draws, sklearn metrics)."""
+    import random
+
+    from glotbench.leaderboard.scoring import score_interval
+    from glotbench.scoring.metrics import ScoredItem, bootstrap_ci, get_metric
+
+    rnd = random.Random(7)
+    gold = {str(i): rnd.choice("abc") for i in range(80)}
+    preds = {i: (g if rnd.random() < 0.6 else rnd.choice("abcd")) for i, g in gold.items()}
+    del preds["5"]  # a missing prediction counts as unparseable
+    items = [ScoredItem(gold=g, pred=preds.get(i)) for i, g in sorted(gold.items())]
+    expected = bootstrap_ci(items, get_metric(metric), n_resamples=300, seed=3)
+    assert score_interval(gold, preds, metric, n_resamples=300, seed=3) == pytest.approx(expected, abs=1e-12)

@@ -75,6 +75,7 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
     from glotbench.errors import GlotbenchError
     from glotbench.yamlfile import validate
 
+    # a bad value (negative max_tokens or temperature, ...) is one line naming the field, exit 2
     return validate(RunSettings, {**base, **over}, config or Path("command line"), GlotbenchError)
 
 

@@ -42,6 +42,7 @@ from functools import lru_cache
 
 from glotbench.errors import DataError
 from glotbench.extract.text import (
+    cut_continuation,
     NOT_AFTER,
     NOT_BEFORE,
     WORD,
@@ -232,9 +233,12 @@ def _span(hit: re.Match[str]) -> tuple[int, int]:
     return hit.span("label")
 
 
+_REST_MAX = 400  # only compared with option texts: a longer rest of line cannot equal one
+
+
 def _line_rest(text: str, pos: int) -> str:
-    end = text.find("\n", pos)
-    return text[pos : (end if end >= 0 else len(text))]
+    end = text.find("\n", pos, pos + _REST_MAX + 1)
+    return text[pos : (end if end >= 0 else min(len(text), pos + _REST_MAX))]
 
 
 def _judge(
@@ -259,7 +263,11 @@ def _judge(
     amb = m.ambiguity_before.search(text, max(0, start - 60), start)
     if amb and m.variant_to_label[amb.group("other")] != lab:
         return _AMBIGUOUS
-    if m.negation.match(after):
+    own_text = False
+    if options_norm and not reverse:
+        rest = normalize(re.sub(rf"^{_CLOSE}[\s.:：)）\-–—]*", "", _line_rest(text, end)), pack)
+        own_text = bool(rest) and rest == options_norm[labels.index(lab)]
+    if m.negation.match(after) and not own_text:  # "B) False" is option B's text "False", not a negation
         return None
     if m.negation_before.search(text, max(0, start - 60), start):
         return None
@@ -349,9 +357,19 @@ def _leading(m: _Matcher, text: str, options_norm, labels, pack):
     return None
 
 
+def _after_option_line(m: _Matcher, text: str, pos: int) -> bool:
+    head = text[:pos]
+    head = head[:-1] if head.endswith("\n") else head
+    before = head.rsplit("\n", 1)[-1]  # the line just before, with no blank line between
+    hit = m.echo_line.match(before)
+    return bool(hit) and bool(before[hit.end():].strip())
+
+
 def _label_lines(m: _Matcher, text: str, echo: bool = False):
     """The label standing alone on its lines when all such lines agree; _AMBIGUOUS when they don't."""
     hits = list(m.label_line.finditer(text))
+    # A label line right after an option line ("A) 2\nB" at the end) is the echo cut short.
+    hits = [h for h in hits if not _after_option_line(m, text, text.rfind("\n", 0, h.start("label")) + 1)]
     if echo:
         # In an output that echoes the option list, "B." alone on a line is the echo cut short by
         # the token limit, not an answer; a bare "B" still counts.
@@ -377,6 +395,11 @@ def _short_enough(norm: str) -> bool:
     return len(norm.split()) <= MAX_CONTAIN_WORDS
 
 
+def _wordy(option_norm: str) -> bool:
+    letters = sum(ch.isalpha() for ch in option_norm)
+    return letters >= 3 or (has_cjk(option_norm) and letters >= 2)
+
+
 def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | object:
     """Index of the single option ``candidate`` equals or contains; None if none; _AMBIGUOUS if several."""
     if not candidate:
@@ -388,7 +411,9 @@ def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | 
         return _AMBIGUOUS
     if not _short_enough(candidate):
         return None
-    inside = [i for i, o in enumerate(options_norm) if o and contains_phrase(candidate, o)]
+    # Containment only for options with words in them: a numeric option ("2") found inside a
+    # restated question ("číslic 1, 2 a 3") says nothing; such options are read only when equal.
+    inside = [i for i, o in enumerate(options_norm) if o and _wordy(o) and contains_phrase(candidate, o)]
     # Drop an option found only as part of a longer option that is also present ("доллар" in "багамын доллар").
     keep = []
     for i in inside:
@@ -407,12 +432,24 @@ def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | 
     return _AMBIGUOUS if keep else None
 
 
+def _names_label(m: _Matcher, text: str) -> bool:
+    for hit in re.finditer(m.label, text):
+        raw = hit.group("label")
+        if raw in m.label_words and re.match(rf"[ \t]+{WORD}", text[hit.end():]):
+            continue  # an article or a pronoun ("A bird", "I think")
+        return True
+    return False
+
+
 def _by_option_text(m: _Matcher, text: str, options_norm: list[str], pack: LanguagePack, whole_text: bool = True):
     tails = list(m.tail.finditer(text))
     candidates = []
     if tails:
         candidates.append(normalize(_line_rest(text, tails[-1].end()), pack))
-    if whole_text:  # not in an echoed option list: it holds every option's text
+    if whole_text and not _names_label(m, text):
+        # Not in an echoed option list (it holds every option's text), and not when the output
+        # talks in labels: "B is false." (options True/False) is about label B, which the label
+        # rules could not read.
         candidates.append(normalize(text, pack))
     for cand in candidates:
         found = _match_option_text(cand, options_norm)
@@ -421,6 +458,13 @@ def _by_option_text(m: _Matcher, text: str, options_norm: list[str], pack: Langu
         if found is not None:
             return found
     return None
+
+
+def _without(text: str, options: Sequence[str] | None) -> str:
+    """``text`` with the option texts blanked (a correction word inside an option is no correction)."""
+    for o in sorted((str(o) for o in options or () if str(o).strip()), key=len, reverse=True):
+        text = text.replace(o, " ")
+    return text
 
 
 def explain_choice(
@@ -442,6 +486,7 @@ def explain_choice(
     answer = fold_width(answer)
     if not answer:
         return Extraction(None, "choice:empty")
+    answer = cut_continuation(answer)
     m = _matcher(pack.code, tuple(labels))
     options_norm = [normalize(str(o), pack) for o in options] if options is not None else None
 
@@ -454,7 +499,7 @@ def explain_choice(
         verdict, rule = _AMBIGUOUS, "label_line"  # "A\nB\nC": several labels on lines of their own
     if verdict is None and not echo:
         verdict, rule = _leading(m, answer, options_norm, labels, pack), "leading_label"
-        if verdict is not None and verdict is not _AMBIGUOUS and m.correction_word.search(answer):
+        if verdict is not None and verdict is not _AMBIGUOUS and m.correction_word.search(_without(answer, options)):
             verdict = None  # "B. Actually no, A.": a leading label taken back later is not the answer
     if verdict is None:
         verdict, rule = lines, "label_line"

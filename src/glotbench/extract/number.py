@@ -36,7 +36,7 @@ import unicodedata
 from typing import Any
 
 from glotbench.errors import DataError
-from glotbench.extract.text import WORD_CHARS, fold_width, words_alternation
+from glotbench.extract.text import WORD_CHARS, cut_continuation, fold_width, words_alternation
 from glotbench.extract.result import Extraction
 from glotbench.extract.thinking import strip_thinking
 from glotbench.languages import LanguagePack, get_pack
@@ -135,6 +135,8 @@ def _value(match: re.Match[str], pack: LanguagePack):
     elif match.group("vonly") is not None:
         v = unicodedata.numeric(match.group("vonly"))
     else:
+        if sum(ch.isdigit() for ch in match.group(0)) > 15:
+            return _AMBIGUOUS  # a runaway string of digits (cut by the token limit), beyond float precision
         v = _read_body(match.group("body"), pack)
         if v is _AMBIGUOUS:
             return v
@@ -234,6 +236,26 @@ def _read_boxed(content: str, pack: LanguagePack):
     return _first_number(content, pack)
 
 
+_FINAL_CHARS = set(".!?。！？…)）]】*_\"'»”“%$€£¥₮`")
+
+
+def _ends_near(text: str, pos: int) -> bool:
+    """The last number closes the output: at most one short line (12 words / 24 CJK characters)
+    follows, ending like a sentence (a final mark, a closing bracket or a currency/percent sign)
+    unless it is a single word (a unit: "1,000 доллар", "1200 Ft").
+    A restated question cut off by the token limit ("… 2 боолт цэнхэр … утас.\n\nНэ") has none."""
+    rest = text[pos:].strip()
+    if "\n" in rest:
+        return False
+    last_line = text.rstrip().rsplit("\n", 1)[-1]
+    if "\n" in text.strip() and len(last_line.split()) > 4 and text.rstrip()[-1:] not in _FINAL_CHARS:
+        return False  # reasoning cut off mid-line by the token limit: "… is $80,000 - $50,000 = $15,000"
+    cjk = sum(1 for c in rest if "\u3400" <= c <= "\u9fff")
+    if rest and rest[-1] not in _FINAL_CHARS and (len(rest.split()) > 1 or cjk > 3):
+        return False  # cut mid-sentence by the token limit: "… 80,000 доллар за"; a unit alone is fine
+    return len(rest.split()) <= 12 and cjk <= 24
+
+
 def explain_number(text: str, pack: LanguagePack | str) -> Extraction:
     """:func:`extract_number` with the rule that decided (``number:<rule>``; docs/extraction.md)."""
     pack = get_pack(pack)
@@ -241,6 +263,7 @@ def explain_number(text: str, pack: LanguagePack | str) -> Extraction:
     answer = fold_width(answer)
     if not answer.strip():
         return Extraction(None, "number:empty")
+    answer = cut_continuation(answer)
     answer = _LATEX_FRAC.sub(lambda m: f"{m.group(1)}/{m.group(2)}", answer)
     found: Any = None
     rule = "none"
@@ -262,8 +285,10 @@ def explain_number(text: str, pack: LanguagePack | str) -> Extraction:
                     break
         else:
             tokens = list(g.token.finditer(answer))
-            if tokens:
+            if tokens and _ends_near(answer, tokens[-1].end()):
                 found, rule = _value(tokens[-1], pack), "last_number"
+            elif tokens:
+                found, rule = _AMBIGUOUS, "last_number_not_at_end"
             elif "chinese" in pack.numeral_systems and (cn := _CN_RUN.fullmatch(answer.strip(" 。.\n"))):
                 value = chinese_numeral(cn.group(0))
                 found, rule = (float(value) if value is not None else None), "chinese_numeral"

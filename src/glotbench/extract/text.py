@@ -113,3 +113,22 @@ def count_phrase(haystack: str, needle: str) -> int:
 def find_phrases(text: str, phrases: Iterable[str]) -> list[re.Match[str]]:
     """Non-overlapping matches of any of ``phrases`` in ``text`` (case-insensitive, script-aware)."""
     return list(re.finditer(words_alternation(phrases), text))
+
+
+_QUESTION_LINE = re.compile(r"[?？](?:\s|$)")
+
+
+def cut_continuation(text: str) -> str:
+    """A base model answers, then writes the next example itself: " 12 bolts\n\nA 100-lb bag …?\n
+    Answer: 100 boxes". When the first paragraph is short (at most 6 words / 16 CJK characters)
+    and a later line asks a question, only the first paragraph is the answer."""
+    stripped = text.strip()
+    head, sep, tail = stripped.partition("\n\n")
+    if not sep or not head.strip():
+        return text
+    cjk = sum(1 for c in head if "\u3400" <= c <= "\u9fff")
+    if len(head.split()) > 6 or cjk > 16:
+        return text
+    if any(_QUESTION_LINE.search(line) for line in tail.splitlines()):
+        return head
+    return text

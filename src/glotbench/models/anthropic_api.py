@@ -48,7 +48,12 @@ class AnthropicModel(Model):
                 raise ModelError(f"anthropic:{name}: environment variable {api_key_env} is not set")
             key = "sk-ant-no-key-needed"
         self.model_id = f"anthropic:{name}" + (f"@{self.base_url}" if base_url else "")
-        self._client = anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, timeout=timeout, max_retries=0)
+        # follow_redirects=False: the SDK would follow a redirect to another host with the x-api-key
+        # header still attached (httpx strips only Authorization); a 3xx becomes a one-line error
+        http_client = anthropic.DefaultAsyncHttpxClient(follow_redirects=False) \
+            if hasattr(anthropic, "DefaultAsyncHttpxClient") else None
+        self._client = anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, timeout=timeout, max_retries=0,
+                                                http_client=http_client)
 
     def settings(self) -> dict:
         return {"model_id": self.model_id, "backend": "anthropic", "name": self.name, "base_url": self.base_url}

@@ -6,8 +6,12 @@ logprobs=...)``: that path misaligns prompt-token log-probs by one position for 
 says not to add a BOS token (SmolLM2, Qwen, ...) and sorts the whole vocabulary in Python for
 every token. See docs/footguns.md.
 
-One llama.cpp context serves one request at a time, so calls are serialised (``max_parallel=1``)
-and run in a worker thread so the event loop stays responsive.
+Log-likelihood calls share one llama.cpp context, so they are serialised and run in a worker
+thread so the event loop stays responsive; when several options are one token each (" A" .. " D")
+after the same context, their log-probs are read from one logits row. Generation goes through
+:class:`~glotbench.models.llamacpp_batch.BatchGenerator` when ``n_seq > 1`` (opt-in; several
+sequences per llama.cpp batch, ``max_parallel = n_seq``); the default and requests it cannot serve
+exactly (grammars, other chat formats) take the serial high-level path.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from glotbench.errors import ModelError, PermanentModelError
+from glotbench.errors import ModelError, PermanentModelError, TransientModelError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
 from glotbench.models.backends import construct, register_backend
 
@@ -52,6 +56,17 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
 
 
+def default_threads() -> int:
+    """All CPU cores this process may use, at most 8 (a small model gains little beyond that).
+
+    llama-cpp-python's own default is half the cores for generation, one thread on a 2-core machine."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(8, n))
+
+
 def split_trailing_space(context: str, continuation: str) -> tuple[str, str]:
     """lm-eval's rule: trailing whitespace of the context belongs to the continuation."""
     n = len(context) - len(context.rstrip())
@@ -67,7 +82,7 @@ class LlamaCppModel(Model):
     supports_loglikelihood = True
 
     def __init__(self, path: str | os.PathLike, n_ctx: int = 4096, n_threads: int | None = None,
-                 seed: int = 0, chat: bool = True, n_gpu_layers: int = 0):
+                 seed: int = 0, chat: bool = True, n_gpu_layers: int = 0, n_seq: int = 1):
         self.path = Path(path).expanduser()
         if not self.path.is_file():
             raise ModelError(f"GGUF model file not found: {self.path}")
@@ -77,12 +92,17 @@ class LlamaCppModel(Model):
             raise ModelError(f"cannot load {self.path}: llama-cpp-python is not installed "
                              f"(pip install llama-cpp-python) [{exc}]") from exc
         self.n_ctx = n_ctx
-        self.n_threads = n_threads
+        self.n_threads = n_threads or default_threads()
+        self.n_seq = max(1, int(n_seq))
+        # n_seq > 1: the batch generator decodes this many requests at once (opt-in: its predictions
+        # differed on 9 of 60 MM-Eval items in tests/test_llamacpp_batch.py, see docs/footguns.md)
+        self.max_parallel = self.n_seq
         self.seed = seed
         self.is_chat = chat
         self.n_gpu_layers = n_gpu_layers
         try:
-            self._llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers,
+            self._llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=self.n_threads,
+                                        n_threads_batch=self.n_threads, n_gpu_layers=n_gpu_layers,
                                         seed=seed, logits_all=False, verbose=False)
         except Exception as exc:
             raise ModelError(f"cannot load GGUF model {self.path}: {' '.join(str(exc).split())}") from exc
@@ -94,6 +114,8 @@ class LlamaCppModel(Model):
         self._thread_lock = threading.Lock()
         self._alock: asyncio.Lock | None = None
         self._alock_loop: asyncio.AbstractEventLoop | None = None
+        self._batcher = None  # BatchGenerator, made on the first generate call
+        self._last_row: tuple[tuple[int, ...], np.ndarray] | None = None  # (context tokens, next-token logits)
 
     # ------------------------------------------------------------------ helpers
     def settings(self) -> dict:
@@ -164,8 +186,29 @@ class LlamaCppModel(Model):
                          output_tokens=usage.get("completion_tokens"), finish_reason=choice.get("finish_reason"),
                          raw={"id": out.get("id"), "model": self.model_id})
 
+    def _batch_generator(self):
+        if self._batcher is None and self._llm is not None and self.n_seq > 1:
+            from glotbench.models.llamacpp_batch import BatchGenerator
+
+            self._batcher = BatchGenerator(self._llm, n_seq=self.n_seq)
+        return self._batcher
+
     async def generate(self, request: GenRequest) -> GenResult:
-        return await self._run(self._generate_sync, request)
+        kw = self._gen_kwargs(request)
+        batcher = self._batch_generator() if (request.messages is not None or request.prompt is not None) else None
+        if batcher is None or not batcher.supports(request.messages is not None, kw):
+            return await self._run(self._generate_sync, request)
+        try:
+            fut = batcher.submit(messages=[dict(m) for m in request.messages] if request.messages is not None else None,
+                                 prompt=request.prompt, knobs=kw)
+        except ValueError as exc:  # e.g. prompt longer than the context window
+            raise PermanentModelError(f"{self.model_id}: {' '.join(str(exc).split())}") from exc
+        try:
+            text, n_in, n_out, finish = await asyncio.wrap_future(fut)
+        except RuntimeError as exc:  # llama_decode failed for this batch (e.g. no free KV cells): worth a retry
+            raise TransientModelError(f"{self.model_id}: {exc}") from exc
+        return GenResult(text=text, reasoning=None, input_tokens=n_in, output_tokens=n_out, finish_reason=finish,
+                         raw={"model": self.model_id})
 
     # ------------------------------------------------------------------ loglikelihood
     def encode_pair(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
@@ -228,7 +271,12 @@ class LlamaCppModel(Model):
         if not cont:
             return LoglikelihoodResult(logprob=0.0, is_greedy=True, n_tokens=0)
         tokens = ctx + cont
-        logits = self._eval_logits(tokens, len(ctx) - 1)
+        key = tuple(ctx)
+        if len(cont) == 1 and self._last_row is not None and self._last_row[0] == key:
+            logits = self._last_row[1][None, :]  # another one-token option after the same context
+        else:
+            logits = self._eval_logits(tokens, len(ctx) - 1)
+            self._last_row = (key, logits[0].copy())
         logp = log_softmax(logits)
         target = np.asarray(cont)
         token_lp = logp[np.arange(len(cont)), target]
@@ -239,6 +287,9 @@ class LlamaCppModel(Model):
         return await self._run(self._loglikelihood_sync, request)
 
     async def aclose(self) -> None:
+        batcher, self._batcher = getattr(self, "_batcher", None), None
+        if batcher is not None:
+            await asyncio.to_thread(batcher.close)
         llm, self._llm = getattr(self, "_llm", None), None
         if llm is not None:
             await asyncio.to_thread(llm.close)

@@ -75,6 +75,8 @@ def _usage(data: dict, what: str) -> tuple[int | None, int | None]:
     out = []
     for k in ("prompt_tokens", "completion_tokens"):
         v = usage.get(k)
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)  # 10.0 from a lenient server is still a count
         if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
             raise _bad(what, f"'usage.{k}' must be an integer, got {type(v).__name__}", data)
         out.append(v)

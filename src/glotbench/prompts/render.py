@@ -25,7 +25,30 @@ def render(source: str, variables: dict, *, task: str, field: str) -> str:
         raise TaskSpecError(f"task {task}: field '{field}': {err.message} (known variables: {', '.join(sorted(variables))})") from None
 
 
+_MARK = "\x00"
+
+
+@lru_cache(maxsize=128)
+def _choices_loop(fmt: str) -> jinja2.Template | None:
+    """All options of one item in one render (one jinja2 context instead of one per option)."""
+    if _MARK in fmt:
+        return None
+    try:
+        return _ENV.from_string("{% for label, text in __pairs %}{% if not loop.first %}" + _MARK
+                                + "{% endif %}" + fmt + "{% endfor %}")
+    except jinja2.TemplateError:
+        return None  # the per-option path below reports the error with its field name
+
+
 def choices_block(labels: list[str], texts: list[str], fmt: str, sep: str, *, task: str) -> str:
+    loop = _choices_loop(fmt)
+    if loop is not None and not any(_MARK in t for t in texts):
+        try:
+            parts = loop.render(__pairs=list(zip(labels, texts))).split(_MARK)
+        except jinja2.TemplateError:
+            parts = None
+        if parts is not None and len(parts) == min(len(labels), len(texts)):
+            return sep.join(p.strip() for p in parts)
     return sep.join(render(fmt, {"label": lab, "text": txt}, task=task, field="prompt.choice_format") for lab, txt in zip(labels, texts))
 
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from glotbench.errors import DataError
 from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
+from glotbench.scoring.resample import count_stats
 
 
 class Grade(StrEnum):
@@ -125,12 +126,8 @@ def bootstrap_factuality_ci(
     m = codes.size
     if m < 2:
         return {k: [float("nan"), float("nan")] for k in metrics}
-    rng = np.random.default_rng(seed)
-    sample = codes[rng.integers(0, m, size=(n_resamples, m))]
-    c = (sample == 0).sum(axis=1)
-    i = (sample == 1).sum(axis=1)
-    n = (sample == 2).sum(axis=1)
-    rates = _rates(c, i, n)
+    counts = count_stats(codes, 3, lambda k: k, n_resamples, seed)  # (n_resamples, 3), in bounded memory
+    rates = _rates(counts[:, 0], counts[:, 1], counts[:, 2])
     out = {}
     for k in metrics:
         v = rates[k][~np.isnan(rates[k])]

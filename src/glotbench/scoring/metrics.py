@@ -3,8 +3,9 @@
 A :class:`Metric` names how it is computed (the mean of a per-item value a scorer writes, or a
 corpus function over :class:`ScoredItem` s), its direction (higher or lower is better) and its
 display format. Its definition (:meth:`Metric.to_dict`) goes into results.json, so reports and
-comparisons of finished runs need no registry and no benchmark code. Classification metrics come
-from scikit-learn so the numbers match what users compute by hand. Built-in metrics are
+comparisons of finished runs need no registry and no benchmark code. Classification metrics use
+scikit-learn's definitions and arithmetic, from confusion matrices (checked against
+``sklearn.metrics`` in tests/test_resample.py). Built-in metrics are
 registered here and by the scorers that feed them (see :mod:`glotbench.builtins`).
 """
 
@@ -12,12 +13,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 import numpy as np
-from sklearn.metrics import f1_score, matthews_corrcoef
+
+from glotbench.scoring import resample_forms
+from glotbench.scoring.resample import (
+    macro_f1_from_confusion,
+    mcc_from_confusion,
+    percentile_interval,
+    weighted_f1_from_confusion,
+)
 
 from glotbench.errors import TaskSpecError
 from glotbench.registry import Registry
@@ -45,22 +52,19 @@ def accuracy(golds: list, preds: list) -> float:
     return float(np.mean([str(g) == str(p) for g, p in zip(golds, preds)]))
 
 
+# Macro/weighted F1 and MCC are computed from the confusion matrix with scikit-learn's arithmetic
+# (glotbench.scoring.resample), so a run never imports scikit-learn; tests/test_resample.py checks
+# them against sklearn.metrics.
 def macro_f1(golds: list, preds: list) -> float:
-    labels = sorted({str(g) for g in golds})
-    return float(f1_score([str(g) for g in golds], [str(p) for p in preds], labels=labels, average="macro", zero_division=0))
+    return resample_forms.label_point(macro_f1_from_confusion, golds, preds)
 
 
 def weighted_f1(golds: list, preds: list) -> float:
-    labels = sorted({str(g) for g in golds})
-    return float(f1_score([str(g) for g in golds], [str(p) for p in preds], labels=labels, average="weighted", zero_division=0))
+    return resample_forms.label_point(weighted_f1_from_confusion, golds, preds)
 
 
 def mcc(golds: list, preds: list) -> float:
-    with warnings.catch_warnings():
-        # bootstrap resamples of a small or skewed set can hold one class; MCC is then 0, as defined
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(matthews_corrcoef([str(g) for g in golds], [str(p) for p in preds]))
+    return resample_forms.label_point(mcc_from_confusion, golds, preds)
 
 
 def accuracy_items(items: list[ScoredItem]) -> float:
@@ -285,24 +289,22 @@ def bootstrap_ci(
     alpha: float = 0.05,
     seed: int = 0,
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval (resampling items with replacement)."""
+    """Percentile bootstrap interval (resampling items with replacement).
+
+    A metric with a resample form (:func:`glotbench.scoring.resample_forms.form_for`: per-item
+    means, label metrics, counts, ratios) is computed for all resamples at once in bounded memory;
+    any other metric is called once per resample. Both draw the same indices, so a given seed gives
+    the same interval either way.
+    """
     n = len(items)
     if n < 2:
         return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    # Fast paths for per-item means and accuracy: vectorised resampling.
-    fast = _vector_of(items, metric)
-    if fast is not None:
-        idx = rng.integers(0, n, size=(n_resamples, n))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a resample with no value is NaN, dropped below
-            stats = np.nanmean(fast[idx], axis=1)
-    else:
+    form = resample_forms.form_for(metric)
+    stats = form(items, n_resamples, seed) if form is not None else None
+    if stats is None:
+        rng = np.random.default_rng(seed)
         stats = np.array([metric([items[j] for j in rng.integers(0, n, size=n)]) for _ in range(n_resamples)])
-    stats = stats[~np.isnan(stats)]
-    if stats.size == 0:
-        return (float("nan"), float("nan"))
-    return (float(np.quantile(stats, alpha / 2)), float(np.quantile(stats, 1 - alpha / 2)))
+    return percentile_interval(stats, alpha)
 
 
 def _vector_of(items: list[ScoredItem], metric) -> np.ndarray | None:

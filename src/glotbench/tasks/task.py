@@ -130,6 +130,15 @@ class Task:
             fn = self._record_fn
             rest = unread if fn is None else (r for r in map(fn, unread) if r is not None)
             missing = unmatched_paths(missing, rest)
+        for other in self.spec.dataset.splits:  # an unlabelled split (a hidden test set) is no typo
+            if not missing or other == where or self.spec.dataset.splits.get(other) == where:
+                continue
+            try:
+                recs = self.raw_records(other)
+            except Exception:  # noqa: BLE001 - a split that cannot be read cannot vouch for a path
+                continue
+            fn = self._record_fn
+            missing = unmatched_paths(missing, recs if fn is None else (r for r in map(fn, recs) if r is not None))
         if missing:
             name, path = next(iter(missing.items()))
             raise TaskSpecError(f"{self.spec_path or self.name}: field '{name}': path {path!r} matches nothing in any "

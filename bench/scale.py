@@ -1,0 +1,181 @@
+"""Scale: items/s, peak RSS and re-report time at 1k / 10k / 100k items, accuracy only and with macro-F1.
+
+A synthetic 4-option multiple-choice task (a slice field with 4 values) runs through the real
+CLI (`glotbench run`, a fresh process each time) against the instant stub server; then the same
+command runs again, which re-reports the finished run from its journal with no model calls.
+Peak RSS is each child process's own ``ru_maxrss`` (os.wait4). Also prints start-up costs
+(`glotbench --help`, importing the run path) and, with ``--baseline-src``, the same figures for
+another checkout (e.g. /work/main/src), measured interleaved in the same run.
+
+    python bench/scale.py [--sizes 1000,10000,100000] [--baseline-src /work/main/src] [--concurrency 64]
+
+The machine is shared: ratios measured interleaved in one run are meaningful, absolutes are not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from glotbench.testing.servers import start_stub, stop  # noqa: E402
+
+
+def make_task(tmp: Path, n: int, metrics: list[str]) -> Path:
+    rng = random.Random(n)
+    rows = [{"id": f"q{k}", "question": f"Question number {k}: which option is right?",
+             "choices": [{"label": lab, "text": f"option {lab} for {k}"} for lab in "ABCD"],
+             "answerKey": rng.choice("ABCD"), "level": f"L{k % 4}"} for k in range(n)]
+    data = tmp / f"synthetic_{n}.json"
+    if not data.exists():
+        data.write_text(json.dumps(rows), encoding="utf-8")
+    name = f"bench.scale{n}.{'_'.join(metrics)}"
+    spec = tmp / f"{name}.yaml"
+    spec.write_text(f"""name: {name}
+version: "1.0"
+language: en
+dataset:
+  format: json
+  splits: {{test: {data}}}
+  eval_split: test
+fields:
+  id: id
+  question: question
+  choices: "choices[*].text"
+  labels: "choices[*].label"
+  target: answerKey
+  level: level
+output_type: multiple_choice
+prompt:
+  system: "You are a helpful assistant."
+  user: "{{{{ question }}}}\\n\\n{{{{ choices_block }}}}"
+  choice_format: "{{{{ label }}}}. {{{{ text }}}}"
+generation: {{max_tokens: 4, temperature: 0.0}}
+extractor: {{name: choice}}
+scorer: label
+metrics: [{', '.join(metrics)}]
+slice_by: [level]
+""", encoding="utf-8")
+    return spec
+
+
+def run_child(cmd: list[str], env: dict) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS in MB, exit code) of one child process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(proc.pid, 0)
+    dt = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.returncode != 0:
+        print(f"    FAILED ({proc.returncode}): {' '.join(cmd)}\n{err[-2000:]}", flush=True)
+    return dt, ru.ru_maxrss / 1024, proc.returncode
+
+
+def env_for(src: Path) -> dict:
+    env = os.environ.copy()
+    env["PYTHONPATH"] = str(src)
+    env["OPENAI_API_KEY"] = "bench"
+    return env
+
+
+def startup(label: str, src: Path, reps: int) -> dict:
+    env = env_for(src)
+    out = {}
+    for what, cmd in (("help", [sys.executable, "-m", "glotbench", "--help"]),
+                      ("import_run_path", [sys.executable, "-c", "import glotbench.engine.session, glotbench.cli.run"])):
+        times = sorted(run_child(cmd, env)[0] for _ in range(reps))
+        out[what] = times[len(times) // 2]
+    mods = subprocess.run([sys.executable, "-c", "import sys, glotbench.engine.session, glotbench.cli.run; "
+                           "print(','.join(m for m in ('sklearn','scipy','matplotlib','jinja2','pandas') if m in sys.modules))"],
+                          env=env, capture_output=True, text=True).stdout.strip()
+    out["heavy_modules"] = mods
+    print(f"  {label:9s} glotbench --help {out['help']:.2f} s   import run path {out['import_run_path']:.2f} s"
+          f"   heavy modules loaded: {mods or 'none'}", flush=True)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--baseline-src", default=None, help="another checkout's src/ to measure interleaved")
+    ap.add_argument("--baseline-max", type=int, default=10000, help="largest size run for the baseline")
+    ap.add_argument("--startup-reps", type=int, default=5)
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="glotbench-scale-"))
+    srcs = {"this": REPO / "src"}
+    if a.baseline_src:
+        srcs["baseline"] = Path(a.baseline_src).resolve()
+    results: dict = {"startup": {}, "scale": []}
+
+    print("start-up (median of", a.startup_reps, "fresh processes)")
+    for label, src in srcs.items():
+        results["startup"][label] = startup(label, src, a.startup_reps)
+
+    base, proc = start_stub("--answer", "A")
+    try:
+        print(f"\nscale: synthetic 4-option task, slice by level, instant stub, concurrency {a.concurrency},"
+              " bootstrap 1000 (default)")
+        print(f"  {'checkout':9s} {'items':>7s} {'metrics':22s} {'run s':>7s} {'items/s':>8s} {'run MB':>7s}"
+              f" {'re-report s':>11s} {'re-rep MB':>9s}")
+        for n in (int(x) for x in a.sizes.split(",")):
+            for metrics in (["accuracy"], ["accuracy", "macro_f1"]):
+                for label, src in srcs.items():  # interleaved: this / baseline back to back
+                    if label != "this" and n > a.baseline_max:
+                        continue
+                    spec = make_task(tmp, n, metrics)
+                    out = tmp / f"run-{label}-{n}-{len(metrics)}"
+                    cmd = [sys.executable, "-m", "glotbench", "run", "-m", "openai:bench", "--base-url", base,
+                           "-t", str(spec), "-j", str(a.concurrency), "-o", str(out), "--no-progress"]
+                    dt, rss, rc = run_child(cmd, env_for(src))
+                    dt2, rss2, rc2 = run_child(cmd, env_for(src))
+                    row = {"checkout": label, "items": n, "metrics": metrics, "run_s": dt, "items_per_s": n / dt,
+                           "run_peak_mb": rss, "rereport_s": dt2, "rereport_peak_mb": rss2, "ok": rc == rc2 == 0}
+                    results["scale"].append(row)
+                    print(f"  {label:9s} {n:7d} {'+'.join(metrics):22s} {dt:7.2f} {n / dt:8.0f} {rss:7.0f}"
+                          f" {dt2:11.2f} {rss2:9.0f}{'' if row['ok'] else '  FAILED'}", flush=True)
+                    if not a.keep:
+                        shutil.rmtree(out, ignore_errors=True)
+    finally:
+        stop(proc)
+
+    print("\nsummary (this checkout)")
+    rows = [r for r in results["scale"] if r["checkout"] == "this"]
+    by = {(r["items"], len(r["metrics"])): r for r in rows}
+    for n in sorted({r["items"] for r in rows}):
+        acc, f1 = by.get((n, 1)), by.get((n, 2))
+        if acc and f1:
+            print(f"  {n:7d} items: macro-F1 run / accuracy-only run = {f1['run_s'] / acc['run_s']:.2f}x,"
+                  f" re-report {f1['rereport_s'] / acc['rereport_s']:.2f}x")
+    big = by.get((100000, 2)) or by.get((100000, 1))
+    if big:
+        print(f"  100k: run peak {big['run_peak_mb']:.0f} MB (target < 500), re-report {big['rereport_s']:.2f} s"
+              f" (target < 5) at {big['rereport_peak_mb']:.0f} MB (target < 300)")
+    if "baseline" in srcs:
+        for r in rows:
+            b = next((x for x in results["scale"] if x["checkout"] == "baseline" and x["items"] == r["items"]
+                      and x["metrics"] == r["metrics"]), None)
+            if b:
+                print(f"  vs baseline {r['items']:7d} {'+'.join(r['metrics']):20s}: run {b['run_s'] / r['run_s']:.2f}x faster,"
+                      f" re-report {b['rereport_s'] / r['rereport_s']:.2f}x faster, peak RSS {b['run_peak_mb']:.0f} -> {r['run_peak_mb']:.0f} MB")
+        s0, s1 = results["startup"]["baseline"], results["startup"]["this"]
+        print(f"  start-up: --help {s0['help']:.2f} -> {s1['help']:.2f} s; import run path {s0['import_run_path']:.2f}"
+              f" -> {s1['import_run_path']:.2f} s")
+    (tmp / "scale.json").write_text(json.dumps(results, indent=2))
+    print(f"  details: {tmp / 'scale.json'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,279 @@
+"""Batched generation for the in-process llama.cpp model: several sequences per ``llama_decode``.
+
+llama-cpp-python's high-level ``create_(chat_)completion`` decodes one sequence at a time. On a CPU,
+decoding 8-16 sequences in one batch costs little more than decoding one (the weights are read
+once per step), so :class:`BatchGenerator` runs its own llama.cpp context with ``n_seq`` sequence
+slots and one worker thread:
+
+* each request gets a free slot (a sequence id); the prompt tokens that slot already holds in its
+  KV cache (the previous request's prompt, e.g. the shared system prompt and instructions) are
+  kept, and only the rest is decoded;
+* every step decodes one token for each generating sequence plus prompt chunks of newly admitted
+  ones, all in one ``llama_batch`` with sequence ids;
+* each request samples through its own llama.cpp sampler chain built by llama-cpp-python's
+  ``Llama._init_sampler`` (penalties, greedy or seeded sampling), and stop strings, EOG tokens,
+  ``max_tokens`` and the UTF-8 boundary rule follow ``Llama._create_completion`` line by line, so
+  the text is what ``create_completion`` returns for the same logits.
+
+Prompts are formatted exactly as llama-cpp-python's chat handler does for a GGUF chat template
+(``Jinja2ChatFormatter``); other chat formats, grammars and logit biases are not handled here
+(:meth:`BatchGenerator.supports` says so) and go through the serial path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import queue
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+# knobs Llama._init_sampler takes (request name -> its parameter name)
+SAMPLER_KNOBS = {
+    "temperature": "temp", "top_k": "top_k", "top_p": "top_p", "min_p": "min_p", "typical_p": "typical_p",
+    "repeat_penalty": "repeat_penalty", "frequency_penalty": "frequency_penalty",
+    "presence_penalty": "presence_penalty", "tfs_z": "tfs_z", "mirostat_mode": "mirostat_mode",
+    "mirostat_tau": "mirostat_tau", "mirostat_eta": "mirostat_eta",
+}
+# create_completion's own defaults for the knobs above
+COMPLETION_DEFAULTS = {"top_k": 40, "top_p": 0.95, "min_p": 0.05, "typical_p": 1.0, "repeat_penalty": 1.0,
+                       "frequency_penalty": 0.0, "presence_penalty": 0.0, "tfs_z": 1.0, "mirostat_mode": 0,
+                       "mirostat_tau": 5.0, "mirostat_eta": 0.1}
+
+
+@dataclass
+class _Job:
+    prompt: list[int]
+    max_tokens: int
+    stops: list[bytes]
+    sampler: Any
+    future: Future
+    slot: int = -1
+    fed: int = 0  # prompt tokens already in the slot's KV cache
+    out: list[int] = field(default_factory=list)
+    next_token: int | None = None  # sampled, not yet decoded
+    multibyte_fix: int = 0
+    text: bytes = b""
+    finish: str | None = None
+
+
+class BatchGenerator:
+    """Owns a second llama.cpp context over the same weights and decodes up to ``n_seq`` requests at once."""
+
+    def __init__(self, llm, n_seq: int = 8, n_ctx: int | None = None):
+        import llama_cpp
+        from llama_cpp import _internals as internals
+
+        self._lc = llama_cpp
+        self.llm = llm
+        self.n_seq = n_seq
+        params = llama_cpp.llama_context_params()
+        ctypes.memmove(ctypes.byref(params), ctypes.byref(llm.context_params), ctypes.sizeof(params))
+        per_seq = llm.n_ctx()
+        # unified cells shared by all slots; beyond the training context llama.cpp warns on every load
+        params.n_ctx = n_ctx or min(per_seq * n_seq, max(per_seq, llm._model.n_ctx_train()))
+        params.n_seq_max = n_seq
+        params.kv_unified = True  # one pool of cells shared by the slots (they share long prefixes)
+        self.n_ctx = params.n_ctx
+        self.per_seq = per_seq
+        self.ctx = internals.LlamaContext(model=llm._model, params=params, verbose=False)
+        self.n_batch = llm.n_batch
+        self.batch = internals.LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=1, verbose=False)
+        self.n_vocab = llm.n_vocab()
+        self._formatter = self._chat_formatter()
+        self._queue: queue.Queue = queue.Queue()
+        self._slots: list[list[int]] = [[] for _ in range(n_seq)]  # tokens in each slot's KV cache
+        self._closed = False
+        self._sampler_lock = threading.Lock()
+        self._thread = threading.Thread(target=self._loop, name="glotbench-llamacpp-batch", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ requests
+    def _chat_formatter(self):
+        """llama-cpp-python's formatter for the GGUF's own template, built as ``Llama.__init__`` builds it."""
+        from llama_cpp import llama_chat_format
+
+        llm = self.llm
+        if llm.chat_handler is not None or llm.chat_format != "chat_template.default":
+            return None
+        template = (llm.metadata or {}).get("tokenizer.chat_template")
+        if not template:
+            return None
+        eos_id, bos_id = llm.token_eos(), llm.token_bos()
+        eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
+        bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
+        return llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos,
+                                                     stop_token_ids=[eos_id])
+
+    def supports(self, messages: bool, knobs: dict) -> bool:
+        if messages and self._formatter is None:
+            return False
+        return all(k in SAMPLER_KNOBS or k in ("max_tokens", "stop", "seed") for k in knobs)
+
+    def submit(self, *, messages: list[dict] | None, prompt: str | None, knobs: dict) -> Future:
+        """Queue one request; the future resolves to ``(text, prompt_tokens, completion_tokens, finish_reason)``."""
+        llm = self.llm
+        stop = list(knobs.get("stop") or [])
+        if messages is not None:
+            res = self._formatter(messages=messages)
+            tokens = llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
+            if res.stop is not None:
+                stop = stop + (res.stop if isinstance(res.stop, list) else [res.stop])
+        else:
+            tokens = llm.tokenize(prompt.encode("utf-8"), special=True) if prompt else [llm.token_bos()]
+        if len(tokens) >= self.per_seq:
+            raise ValueError(f"Requested tokens ({len(tokens)}) exceed context window of {self.per_seq}")
+        max_tokens = knobs.get("max_tokens")
+        if max_tokens is None or max_tokens <= 0:
+            max_tokens = self.per_seq - len(tokens)
+        max_tokens = max_tokens if max_tokens + len(tokens) < self.per_seq else self.per_seq - len(tokens)
+        kw = {SAMPLER_KNOBS[k]: v for k, v in knobs.items() if k in SAMPLER_KNOBS}
+        for k, v in COMPLETION_DEFAULTS.items():
+            kw.setdefault(SAMPLER_KNOBS[k], v)
+        with self._sampler_lock:  # _init_sampler reads the seed from the Llama object
+            llm.set_seed(knobs["seed"]) if knobs.get("seed") is not None else None
+            sampler = llm._init_sampler(**kw)
+        fut: Future = Future()
+        self._queue.put(_Job(prompt=list(tokens), max_tokens=max_tokens, stops=[s.encode("utf-8") for s in stop],
+                             sampler=sampler, future=fut))
+        return fut
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._queue.put(None)
+            self._thread.join()
+            self.batch.close()
+            self.ctx.close()
+
+    # ------------------------------------------------------------------ the decode loop
+    def _common(self, slot: int, job: _Job) -> int:
+        n = 0
+        for a, b in zip(self._slots[slot], job.prompt):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    def _admit(self, job: _Job, free: list[int]) -> None:
+        """Give the job the free slot whose cached tokens share the longest prefix with its prompt."""
+        slot = max(free, key=lambda s: self._common(s, job))
+        free.remove(slot)
+        keep = min(self._common(slot, job), len(job.prompt) - 1)  # the last prompt token is decoded for its logits
+        if not self.ctx.kv_cache_seq_rm(slot, keep, -1):
+            self.ctx.kv_cache_seq_rm(slot, 0, -1)
+            keep = 0
+        self._slots[slot] = job.prompt[:keep]
+        job.slot, job.fed = slot, keep
+
+    def _make_room(self, need: int, free: list[int], job: _Job) -> None:
+        """Forget what idle slots hold (least useful to this job first) until ``need`` cells fit beside them."""
+        for s in sorted(free, key=lambda s: self._common(s, job)):
+            if need + sum(len(self._slots[f]) for f in free) <= self.n_ctx:
+                return
+            if self._slots[s]:
+                self.ctx.kv_cache_seq_rm(s, 0, -1)
+                self._slots[s] = []
+
+    def _loop(self) -> None:
+        active: list[_Job] = []
+        waiting: list[_Job] = []
+        while True:
+            block = not active and not waiting
+            try:
+                while True:
+                    item = self._queue.get(block=block)
+                    block = False
+                    if item is None:
+                        for j in active + waiting:
+                            j.future.set_exception(RuntimeError("llama.cpp batch generator closed"))
+                        return
+                    waiting.append(item)
+            except queue.Empty:
+                pass
+            # admit while slots and KV cells allow (a finished slot keeps its tokens for prefix reuse)
+            free = [s for s in range(self.n_seq) if all(j.slot != s for j in active)]
+            while waiting and free:
+                job = waiting[0]
+                # cells the active jobs and this one may reach (prompt + max_tokens each)
+                need = sum(j.max_tokens + len(j.prompt) for j in active) + len(job.prompt) + job.max_tokens
+                if need > self.n_ctx and active:
+                    break
+                self._make_room(need, free, job)
+                waiting.pop(0)
+                self._admit(job, free)
+                active.append(job)
+            try:
+                self._step(active)
+            except Exception as exc:  # a failed decode fails the requests in it, not the thread
+                for j in active:
+                    self.ctx.kv_cache_seq_rm(j.slot, 0, -1)
+                    self._slots[j.slot] = []
+                    if not j.future.done():
+                        j.future.set_exception(exc)
+                active = []
+                continue
+            done = [j for j in active if j.finish is not None]
+            for j in done:
+                active.remove(j)
+                j.future.set_result((j.text.decode("utf-8", errors="ignore"), len(j.prompt), len(j.out), j.finish))
+
+    def _step(self, active: list[_Job]) -> None:
+        b = self.batch.batch
+        n = 0
+        wants: list[tuple[int, _Job]] = []  # (batch index, job) whose logits are read after the decode
+
+        def add(tok: int, pos: int, seq: int, logits: bool) -> None:
+            nonlocal n
+            b.token[n], b.pos[n], b.seq_id[n][0], b.n_seq_id[n], b.logits[n] = tok, pos, seq, 1, logits
+            n += 1
+
+        for j in active:  # one token for each generating sequence
+            if j.next_token is not None:
+                add(j.next_token, len(j.prompt) + len(j.out) - 1, j.slot, True)
+                wants.append((n - 1, j))
+        for j in active:  # then prompt chunks, as far as the batch has room
+            while j.next_token is None and j.fed < len(j.prompt) and n < self.n_batch:
+                last = j.fed == len(j.prompt) - 1
+                add(j.prompt[j.fed], j.fed, j.slot, last)
+                self._slots[j.slot].append(j.prompt[j.fed])
+                j.fed += 1
+                if last:
+                    wants.append((n - 1, j))
+        if n == 0:
+            return
+        b.n_tokens = n
+        self.ctx.decode(self.batch)
+        for idx, j in wants:
+            if j.next_token is not None:
+                self._slots[j.slot].append(j.next_token)
+            tok = j.sampler.sample(self.ctx, idx)
+            self._accept(j, tok)
+
+    def _accept(self, j: _Job, token: int) -> None:
+        """One sampled token, handled as ``Llama._create_completion`` handles it."""
+        llm = self.llm
+        j.next_token = None
+        if self._lc.llama_vocab_is_eog(llm._model.vocab, token):
+            j.text, j.finish = llm.detokenize(j.out, prev_tokens=j.prompt), "stop"
+            return
+        j.out.append(token)
+        all_text = llm.detokenize(j.out, prev_tokens=j.prompt)
+        for k, char in enumerate(all_text[-3:]):
+            k = 3 - k
+            for num, pattern in [(2, 192), (3, 224), (4, 240)]:
+                if num > k and pattern & char == pattern:
+                    j.multibyte_fix = num - k
+        if j.multibyte_fix > 0:
+            j.multibyte_fix -= 1
+            j.next_token = token
+            return
+        hits = [s for s in j.stops if s in all_text]
+        if hits:
+            j.text, j.finish = all_text[: all_text.index(hits[0])], "stop"
+            return
+        if len(j.out) >= j.max_tokens:
+            j.text, j.finish = llm.detokenize(j.out, prev_tokens=j.prompt), "length"
+            return
+        j.next_token = token

@@ -1,0 +1,176 @@
+"""Vectorised, memory-bounded bootstrap engine: pure functions over numpy arrays.
+
+A percentile bootstrap draws ``n_resamples`` index vectors of length n. Holding them all at once
+costs ``8 * n_resamples * n`` bytes (800 MB at 100k items), so :func:`index_chunks` yields them a
+few rows at a time, at most ``max_cells`` indices per chunk. The chunks come from one generator
+in order, so they are exactly the rows of ``rng.integers(0, n, size=(n_resamples, n))``: a fixed
+seed gives the same intervals as drawing the whole matrix at once, or one row per resample.
+
+Each statistic is computed per chunk from small sufficient statistics: per-resample sums for
+means and ratios, per-resample category counts (``bincount``) for count metrics, and one
+confusion matrix per resample for label metrics (accuracy, macro/weighted F1, MCC). The formulas
+follow scikit-learn's operations step by step (integer counts, one division per value, the same
+averaging), so the numbers equal what ``sklearn.metrics`` returns on each resample.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+MAX_CELLS = 1 << 22  # indices held at once (32 MiB of int64), whatever n and n_resamples are
+
+
+def index_chunks(n: int, n_resamples: int, seed: int, max_cells: int = MAX_CELLS) -> Iterator[np.ndarray]:
+    """Resample index rows, ``(rows, n)`` at a time; the same stream as one ``(n_resamples, n)`` draw."""
+    rng = np.random.default_rng(seed)
+    rows = max(1, max_cells // max(n, 1))
+    done = 0
+    while done < n_resamples:
+        k = min(rows, n_resamples - done)
+        yield rng.integers(0, n, size=(k, n))
+        done += k
+
+
+def _collect(n: int, n_resamples: int, seed: int, per_chunk: Callable[[np.ndarray], np.ndarray],
+             max_cells: int) -> np.ndarray:
+    parts = [per_chunk(idx) for idx in index_chunks(n, n_resamples, seed, max_cells)]
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
+def mean_stats(values: np.ndarray, n_resamples: int, seed: int, max_cells: int = MAX_CELLS) -> np.ndarray:
+    """Per-resample mean of ``values`` ignoring NaN (``np.nanmean`` of each resample; NaN when empty)."""
+    values = np.asarray(values, dtype=float)
+    valid = ~np.isnan(values)
+    filled = np.where(valid, values, 0.0)
+    all_valid = bool(valid.all())
+
+    def per_chunk(idx: np.ndarray) -> np.ndarray:
+        tot = filled[idx].sum(axis=1)
+        cnt = idx.shape[1] if all_valid else valid[idx].sum(axis=1, dtype=np.intp)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return tot / cnt
+
+    return _collect(values.size, n_resamples, seed, per_chunk, max_cells)
+
+
+def count_stats(codes: np.ndarray, n_codes: int, stat: Callable[[np.ndarray], np.ndarray], n_resamples: int,
+                seed: int, max_cells: int = MAX_CELLS) -> np.ndarray:
+    """``stat(counts)`` per resample, where ``counts[r, c]`` is how often code c was drawn in resample r.
+
+    ``codes`` holds one small non-negative integer per item (a category, or ``n_codes - 1`` for
+    items a metric ignores); ``stat`` maps an ``(rows, n_codes)`` int array to ``(rows, ...)`` values.
+    """
+    codes = np.asarray(codes, dtype=np.intp)
+
+    def per_chunk(idx: np.ndarray) -> np.ndarray:
+        rows = idx.shape[0]
+        flat = codes[idx] + (np.arange(rows, dtype=np.intp) * n_codes)[:, None]
+        counts = np.bincount(flat.ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
+        return stat(counts)
+
+    return _collect(codes.size, n_resamples, seed, per_chunk, max_cells)
+
+
+def confusion_stats(gold: np.ndarray, pred: np.ndarray, n_labels: int, stat: Callable[[np.ndarray], np.ndarray],
+                    n_resamples: int, seed: int, max_cells: int = MAX_CELLS) -> np.ndarray:
+    """``stat(C)`` per resample, ``C[r, g, p]`` the confusion matrix of resample r (gold rows, pred columns)."""
+    k = n_labels
+    pair = np.asarray(gold, dtype=np.intp) * k + np.asarray(pred, dtype=np.intp)
+
+    def on_counts(counts: np.ndarray) -> np.ndarray:
+        return stat(counts.reshape(-1, k, k))
+
+    return count_stats(pair, k * k, on_counts, n_resamples, seed, max_cells)
+
+
+# ---------------------------------------------------------------- statistics of confusion matrices
+
+def accuracy_from_confusion(c: np.ndarray) -> np.ndarray:
+    n = c.sum(axis=(1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.trace(c, axis1=1, axis2=2) / n
+
+
+def _per_label_f1(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """F1 per label (scikit-learn's ``2tp / (true + pred)``, 0 where both are 0) and true counts."""
+    tp = np.diagonal(c, axis1=1, axis2=2).astype(float)
+    true = c.sum(axis=2)
+    pred = c.sum(axis=1)
+    denom = (true + pred).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(denom > 0, 2.0 * tp / denom, 0.0)
+    return f, true
+
+
+def _average_over_gold_labels(f: np.ndarray, true: np.ndarray, weighted: bool) -> np.ndarray:
+    """Mean of ``f`` over the labels present in each resample's gold (``labels=sorted(set(gold))``).
+
+    Each row is averaged on its own, as a 1-D array of the present labels' values: numpy sums a
+    1-D array in a different order than a row of a 2-D array, and scikit-learn averages 1-D arrays,
+    so this keeps every value equal to scikit-learn's to the last bit (a few ms per 1,000 resamples).
+    """
+    present = true > 0
+    out = np.full(f.shape[0], np.nan)
+    for r in range(f.shape[0]):
+        mask = present[r]
+        if not mask.any():
+            continue
+        if weighted:
+            w = true[r][mask]
+            out[r] = np.average(f[r][mask], weights=w)
+        else:
+            out[r] = f[r][mask].mean()
+    return out
+
+
+def macro_f1_from_confusion(c: np.ndarray) -> np.ndarray:
+    f, true = _per_label_f1(c)
+    return _average_over_gold_labels(f, true, weighted=False)
+
+
+def weighted_f1_from_confusion(c: np.ndarray) -> np.ndarray:
+    f, true = _per_label_f1(c)
+    return _average_over_gold_labels(f, true, weighted=True)
+
+
+def mcc_from_confusion(c: np.ndarray) -> np.ndarray:
+    """Matthews correlation as ``sklearn.metrics.matthews_corrcoef`` computes it (0 when undefined)."""
+    cf = c.astype(np.float64)
+    t_sum = cf.sum(axis=2)
+    p_sum = cf.sum(axis=1)
+    n_correct = np.trace(cf, axis1=1, axis2=2)
+    n_samples = p_sum.sum(axis=1)
+    cov_ytyp = n_correct * n_samples - (t_sum * p_sum).sum(axis=1)
+    cov_ypyp = n_samples**2 - (p_sum * p_sum).sum(axis=1)
+    cov_ytyt = n_samples**2 - (t_sum * t_sum).sum(axis=1)
+    prod = cov_ypyp * cov_ytyt
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(prod == 0, 0.0, cov_ytyp / np.sqrt(prod))
+
+
+def ratio_stats(num: np.ndarray, den: np.ndarray, n_resamples: int, seed: int,
+                max_cells: int = MAX_CELLS) -> np.ndarray:
+    """Per-resample ``sum(num) / sum(den)`` (NaN where the denominator sums to 0)."""
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+
+    def per_chunk(idx: np.ndarray) -> np.ndarray:
+        d = den[idx].sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(d != 0, num[idx].sum(axis=1) / d, np.nan)
+
+    return _collect(num.size, n_resamples, seed, per_chunk, max_cells)
+
+
+def percentile_interval(stats: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
+    """The ``alpha/2`` and ``1 - alpha/2`` quantiles of the non-NaN statistics (NaN, NaN if none)."""
+    stats = np.asarray(stats, dtype=float)
+    stats = stats[~np.isnan(stats)]
+    if stats.size == 0:
+        return (float("nan"), float("nan"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return (float(np.quantile(stats, alpha / 2)), float(np.quantile(stats, 1 - alpha / 2)))

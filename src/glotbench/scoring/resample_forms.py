@@ -1,0 +1,192 @@
+"""Resample forms: how a metric turns scored items into arrays for the vectorised bootstrap.
+
+A form is ``form(items, n_resamples, seed)``: one statistic per resample (NaN where undefined),
+computed by :mod:`glotbench.scoring.resample`, or ``None`` when the data does not allow an exact
+vectorised form (then ``bootstrap_ci`` calls the metric once per resample). :func:`form_for`
+finds a metric's form: a metric that is the mean of a per-item value (``Metric.key`` or
+``Metric.per_item``) gets :func:`mean_stats`; a corpus metric gets the form registered for its
+function (``"module:function"``, see :func:`register_corpus_form`) with the metric's params. A form must give the same numbers as calling the metric on each
+resample drawn by ``np.random.default_rng(seed).integers(0, n, size=n)`` in turn;
+tests/test_resample.py checks every built-in metric against that plain loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from glotbench.scoring import resample as rs
+
+Form = Callable[[Sequence[Any], int, int], "np.ndarray | None"]
+
+
+def _label_codes(items: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, int]:
+    from glotbench.scoring.metrics import UNPARSEABLE
+
+    golds = [str(i.gold) for i in items]
+    preds = [UNPARSEABLE if i.pred is None else str(i.pred) for i in items]
+    labels = sorted(set(golds) | set(preds))  # sorted, as scikit-learn orders them
+    code = {lab: k for k, lab in enumerate(labels)}
+    return (np.fromiter((code[g] for g in golds), np.intp, len(golds)),
+            np.fromiter((code[p] for p in preds), np.intp, len(preds)), len(labels))
+
+
+def confusion_form(stat: Callable[[np.ndarray], np.ndarray]) -> Form:
+    """A label metric computed from each resample's confusion matrix (gold and pred compared as strings)."""
+
+    def form(items, n_resamples, seed):
+        gold, pred, k = _label_codes(items)
+        return rs.confusion_stats(gold, pred, k, stat, n_resamples, seed)
+
+    return form
+
+
+def label_point(stat: Callable[[np.ndarray], np.ndarray], golds: Sequence[Any], preds: Sequence[Any]) -> float:
+    """A confusion-matrix metric on the whole set (the same arithmetic as each resample's value)."""
+    if not golds:
+        return float("nan")
+    labels = sorted({str(g) for g in golds} | {str(p) for p in preds})
+    code = {lab: k for k, lab in enumerate(labels)}
+    k = len(labels)
+    pair = np.fromiter((code[str(g)] * k + code[str(p)] for g, p in zip(golds, preds)), np.intp, len(golds))
+    return float(stat(np.bincount(pair, minlength=k * k).reshape(1, k, k))[0])
+
+
+def accuracy_form(items, n_resamples, seed):
+    gold, pred, _ = _label_codes(items)
+    return rs.mean_stats((gold == pred).astype(float), n_resamples, seed)
+
+
+def item_values(items: Sequence[Any], key: str) -> np.ndarray:
+    """``item.values[key]`` per item as floats, NaN where missing or None."""
+    out = np.empty(len(items))
+    for k, it in enumerate(items):
+        v = it.values.get(key)
+        out[k] = np.nan if v is None else v
+    return out
+
+
+def mean_form(key: str) -> Form:
+    """The mean of a per-item value over the items that have it."""
+
+    def form(items, n_resamples, seed):
+        return rs.mean_stats(item_values(items, key), n_resamples, seed)
+
+    return form
+
+
+def _exact_sums(x: np.ndarray) -> bool:
+    """Whole numbers small enough that any summation order gives the same float sum."""
+    return bool(np.all(np.isfinite(x)) and np.all(x == np.round(x)) and np.abs(x).sum() < 2**52)
+
+
+def ratio_of_sums_form(num_key: str, den_key: str) -> Form:
+    """``sum(num) / sum(den)`` over items (missing or None counts 0). Vectorised only for whole-number
+    values: the reference sums left to right in Python, which numpy matches only when sums are exact."""
+
+    def form(items, n_resamples, seed):
+        num = np.array([float(i.values.get(num_key) or 0.0) for i in items])
+        den = np.array([float(i.values.get(den_key) or 0.0) for i in items])
+        if not (_exact_sums(num) and _exact_sums(den)):
+            return None
+        return rs.ratio_stats(num, den, n_resamples, seed)
+
+    return form
+
+
+def answered_form(items, n_resamples, seed):
+    """The fraction of items with a parseable answer (``pred`` not None)."""
+    return rs.mean_stats(np.fromiter((i.pred is not None for i in items), float, len(items)), n_resamples, seed)
+
+
+def category_form(code_of: Callable[[Any], int], n_codes: int, stat: Callable[[np.ndarray], np.ndarray]) -> Form:
+    """A metric of per-resample category counts; ``code_of(item)`` gives each item's category."""
+
+    def form(items, n_resamples, seed):
+        codes = np.fromiter((code_of(i) for i in items), np.intp, len(items))
+        return rs.count_stats(codes, n_codes, stat, n_resamples, seed)
+
+    return form
+
+
+# ---------------------------------------------------------------- corpus functions -> forms
+
+_CORPUS: dict[str, Callable[..., Form]] = {}
+
+
+def register_corpus_form(ref: str, factory: Callable[..., Form]) -> None:
+    """``factory(**metric.params) -> form`` for the corpus function ``ref`` ("module:function")."""
+    _CORPUS[ref] = factory
+
+
+def _ref_of(fn: Any) -> str | None:
+    ref = getattr(fn, "ref", None)  # a finished run's lazily imported function
+    if isinstance(ref, str):
+        return ref
+    mod, qual = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    return f"{mod}:{qual}" if mod and qual else None
+
+
+def form_for(metric: Any) -> Form | None:
+    explicit = getattr(metric, "resample", None)
+    if explicit is not None:
+        return explicit
+    if getattr(metric, "per_item_mean", False):
+        return lambda items, n_resamples, seed: rs.mean_stats(metric.vector(items), n_resamples, seed)
+    factory = _CORPUS.get(_ref_of(getattr(metric, "fn", None)) or "")
+    return factory(**dict(getattr(metric, "params", ()) or ())) if factory is not None else None
+
+
+def _grade_code(item: Any) -> int:
+    """0 correct, 1 incorrect, 2 not attempted, 3 judge error (left out of every rate)."""
+    from glotbench.scoring.factuality import _CODE, JUDGE_ERROR, to_grade
+
+    return _CODE.get(JUDGE_ERROR if item.pred is None else to_grade(item.pred), 3)
+
+
+def _rate(key: str) -> Callable[[np.ndarray], np.ndarray]:
+    def stat(k: np.ndarray) -> np.ndarray:
+        from glotbench.scoring.factuality import _rates
+
+        return _rates(k[:, 0], k[:, 1], k[:, 2])[key]
+
+    return stat
+
+
+def factuality_form(key: str) -> Form:
+    """CO / NA / IN / CGA / F from the judge grade in ``pred`` (per-resample grade counts)."""
+    return category_form(_grade_code, 4, _rate(key))
+
+
+def strict_factuality_form(key: str) -> Form:
+    """The same from one-hot ``strict_correct / strict_incorrect / strict_not_attempted`` values
+    (None: left out); declines anything that is not one-hot 0/1."""
+
+    def form(items, n_resamples, seed):
+        codes = np.empty(len(items), dtype=np.intp)
+        for k, it in enumerate(items):
+            v = it.values
+            if v.get("strict_correct") is None:
+                codes[k] = 3
+                continue
+            trio = (v["strict_correct"], v.get("strict_incorrect") or 0.0, v.get("strict_not_attempted") or 0.0)
+            if any(x not in (0, 1) for x in trio) or sum(trio) > 1:
+                return None
+            codes[k] = trio.index(1) if 1 in trio else 3
+        return rs.count_stats(codes, 4, _rate(key), n_resamples, seed)
+
+    return form
+
+
+_M = "glotbench.scoring.metrics"
+register_corpus_form(f"{_M}:accuracy_items", lambda: accuracy_form)
+register_corpus_form(f"{_M}:macro_f1_items", lambda: confusion_form(rs.macro_f1_from_confusion))
+register_corpus_form(f"{_M}:weighted_f1_items", lambda: confusion_form(rs.weighted_f1_from_confusion))
+register_corpus_form(f"{_M}:mcc_items", lambda: confusion_form(rs.mcc_from_confusion))
+register_corpus_form(f"{_M}:answered", lambda: answered_form)
+register_corpus_form(f"{_M}:ratio_of_sums", lambda num, den: ratio_of_sums_form(num, den))
+register_corpus_form("glotbench.scoring.factuality:factuality_metric", lambda key: factuality_form(key))
+register_corpus_form("glotbench.scoring.factuality_strict:factuality_strict_metric",
+                     lambda key: strict_factuality_form(key))
