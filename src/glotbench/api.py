@@ -125,6 +125,6 @@ def evaluate(model: str = "embedded", tasks: list[str] | str | None = None, limi
     if isinstance(tasks, str):
         tasks = [tasks]
     cfg = RunSettings.model_validate({"model": model, "tasks": list(tasks or []), "limit": limit, **settings})
-    console = Console(stderr=True, soft_wrap=True, quiet=not show_progress)
+    console = Console(stderr=True, soft_wrap=True)
     results, out_dir = run_evaluation(cfg, console=console, show_progress=show_progress, wait_lock=wait_lock)
     return result_from(results, out_dir)
