@@ -69,7 +69,8 @@ def test_error_items_are_retried_on_resume(stub_server, data_root, tmp_path):
     resent = log[n_log_1:]
     # only the previously failed requests are sent again (each up to 3 times now)
     assert len({e["hash"] for e in resent}) == first["tasks"]["mm_eval.semantics"]["n_errors"]
-    assert second["run"]["requests_sent"] + second["run"]["failed_requests"] == len({e["hash"] for e in resent})
+    this = second["run"]["sessions"][-1]  # the run block totals every session; this one is the rerun
+    assert this["requests_sent"] + this["failed_requests"] == len({e["hash"] for e in resent})
     # items scored in the first run are kept, not redone; recovered ones are added
     assert second["tasks"]["mm_eval.semantics"]["n_scored"] > first["tasks"]["mm_eval.semantics"]["n_scored"]
     assert second["tasks"]["mm_eval.semantics"]["n_scored"] + second["tasks"]["mm_eval.semantics"]["n_errors"] == 20

@@ -68,8 +68,8 @@ def test_tasks_command_lists_language_count_metrics_version(data_root):
     out = subprocess.run([sys.executable, "-m", "glotbench", "tasks", "mm_eval.*"], capture_output=True, text=True,
                          env={**__import__("os").environ, "COLUMNS": "200"})
     assert out.returncode == 0, out.stderr
-    line = next(x for x in out.stdout.splitlines() if "mm_eval.syntax" in x)
-    assert " mn " in line and "569" in line and "accuracy" in line and "1.0" in line and "MM-Eval" in line
+    line = next(x for x in out.stdout.splitlines() if "mm_eval.syntax" in x)  # piped: tab-separated
+    assert "\tmn\t" in line and "569" in line and "accuracy" in line and "1.0" in line and "MM-Eval" in line
 
 
 def test_export_writes_samples_from_the_journal(stub_server, data_root, tmp_path):

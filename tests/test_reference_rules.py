@@ -184,13 +184,18 @@ def test_chinese_simpleqa_reference_rule_every_item_counted(data_root):
         sc = t.score_judged(s, [GenResult(text="x")], [v])
         recs.append({"status": "scored", "gold": s.target, "pred": sc.pred, "values": sc.values,
                      "metadata": s.metadata, "detail": sc.detail})
-    letters = Counter(ref_abc(r) for r in JUDGE_REPLIES)
-    n = len(JUDGE_REPLIES)
+    # the reference rule, except the one documented deviation: a reply echoing the label list
+    # ("A:\nB:\nC:") chose nothing and is a judge error (out of the denominator), never CORRECT
+    echoes = {"A:\nB:\nC:"}
+    counted = [r for r in JUDGE_REPLIES if r not in echoes]
+    letters = Counter(ref_abc(r) for r in counted)
+    n = len(counted)
     summ = summary(t, recs)["metrics"]
     assert summ["factuality_co"]["value"] == pytest.approx(letters["A"] / n, abs=1e-6)
     assert summ["factuality_na"]["value"] == pytest.approx(letters["C"] / n, abs=1e-6)
     assert summ["factuality_in"]["value"] == pytest.approx(letters["B"] / n, abs=1e-6)
-    assert all(r["pred"] is not None for r in recs)  # no judge error under the reference rule
+    # no judge error under the reference rule but the label echo
+    assert [reply for reply, r in zip(JUDGE_REPLIES, recs) if r["pred"] is None] == sorted(echoes)
     # glotbench's strict parse beside it: "CORRECT" is CORRECT (not the C of it), unreadable replies apart.
     strict = [r["detail"]["strict_grades"][0] for r in recs]
     assert strict[4] == "CORRECT" and recs[4]["pred"] == "NOT_ATTEMPTED"

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli import app
+from glotbench.output.table import unclipped
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
@@ -43,14 +44,14 @@ def _print_crosslingual(runs, console: Console) -> dict:
     for r in res.table.rows:
         t.add_row(r.model, f"{r.pair} vs {english_of.get(r.pair, '?')}", fmt(r.native), fmt(r.english),
                   fmt(r.difference if not math.isnan(r.difference) else None), pct(r.relative_gap, signed=True))
-    console.print(t)
+    console.print(unclipped(t))
     s = Table(title="Average relative gap per model (mean of |relative diff|)")
     for col in ("model", "pairs", "missing", "average relative gap", "average signed gap", "counterpart higher", "native higher"):
         s.add_column(col, justify="left" if col == "model" else "right")
     for g in res.table.models.values():
         s.add_row(g.model, str(g.n_pairs), str(g.n_missing), pct(g.average_relative_gap), pct(g.average_signed_gap, signed=True),
                   str(g.n_english_higher), str(g.n_native_higher))
-    console.print(s)
+    console.print(unclipped(s))
     for n in res.notes:
         console.print(f"note: {n}", style="yellow")
     return {"crosslingual": res.table.to_dict(), "pairs": res.pairs, "notes": res.notes}
@@ -73,7 +74,7 @@ def _print_ranks(runs, a: str, b: str, metric: str | None, style: str, console: 
     by_a = sorted(c.rows, key=lambda r: (r.rank_a, r.model))
     for ra, rb in zip(by_a, c.rows):
         t.add_row(str(ra.rank_a), ra.model, fmt(ra.score_a), str(rb.rank_b), rb.model, fmt(rb.score_b), rb.movement)
-    console.print(t)
+    console.print(unclipped(t))
     console.print(f"Kendall's tau-b = {fmt(c.tau)} (p = {pval(c.p_value)}) · rank changed for {pct(c.share_changed, 0)} "
                   f"of {len(c.rows)} models")
     if len(res.a_tasks) > 1 or len(res.b_tasks) > 1:
@@ -99,7 +100,7 @@ def _print_paired(runs, n_boot: int, seed: int, console: Console) -> dict:
         mc = f"{r.mcnemar_b}/{r.mcnemar_c}" if r.mcnemar_b is not None else "-"
         t.add_row(r.task, r.metric, str(r.n_items), str(r.n_left_out), fmt(r.score_a), fmt(r.score_b),
                   f"{r.difference:+.3f}", f"[{fmt(r.low)}, {fmt(r.high)}]", mc, pval(r.p_value), r.method or "-")
-    console.print(t)
+    console.print(unclipped(t))
     console.print("McNemar b = items A got right and B wrong, c = the reverse; exact binomial test when b + c < 25.")
     for n in notes:
         console.print(f"note: {n}", style="yellow")

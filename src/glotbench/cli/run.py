@@ -100,17 +100,24 @@ def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: O
     out = Console(width=None if sys.stdout.isatty() else 160)
     print_results(results, out)
     out.print(f"results: {out_dir / 'results.json'} · samples: {out_dir / 'samples.jsonl'}", soft_wrap=True)
-    run_info = results["run"]
-    if run_info["requests_sent"] == 0 and run_info["failed_requests"] > 0:
+    session = (results["run"].get("sessions") or [results["run"]])[-1]
+    if session.get("requests_sent") == 0 and (session.get("failed_requests") or 0) > 0:
         # nothing got through (an unreachable server, a wrong URL or key): say so on one line
         first = results["errors"][0]["error"] if results["errors"] else "every request failed"
-        typer.echo(f"error: no request succeeded ({run_info['failed_requests']} failed): {first}", err=True)
+        typer.echo(f"error: no request succeeded ({session['failed_requests']} failed): {first}", err=True)
         raise typer.Exit(2)
     if predictions_out:
-        from glotbench.engine.submissions import write_submissions
+        from glotbench.engine.submissions import build_submissions
 
-        for path in write_submissions(out_dir, predictions_out):
-            out.print(f"submission: {path}", soft_wrap=True)
+        for s in build_submissions(out_dir, predictions_out):
+            if s.path is None:
+                console.print(f"[yellow]warning[/]: no submission for {s.task}: {s.skipped}")
+                continue
+            out.print(f"submission: {s.path}", soft_wrap=True)
+            if s.n_missing:
+                console.print(f"[yellow]warning[/]: {s.path} covers {s.n_items - s.n_missing} of {s.n_items} "
+                              f"{s.split} items ({s.n_missing} never run: --limit or an interrupted run); "
+                              "the leaderboard rejects a partial file")
 
 
 def _command_signature() -> inspect.Signature:

@@ -11,42 +11,94 @@ from rich.table import Table
 from glotbench.cli import app
 
 
-@app.command("tasks")
-def list_tasks(pattern: str = typer.Argument("*", help="Glob over task names."),
-               suite: str = typer.Option(None, "--suite", help="Only the tasks of this suite, in the suite's order.")) -> None:
-    """List tasks with language, item count, metrics, version and source."""
+COLUMNS = ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source")
+
+
+def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
+    """One dict per task matching ``pattern`` (and in ``suite``, in the suite's order): the columns
+    of ``glotbench tasks`` with full values; ``data_error`` says why a task's data is missing."""
     import fnmatch
 
     from glotbench.errors import DataError
     from glotbench.tasks.registry import all_specs, make_task, suites
 
-    table = Table(title="glotbench tasks")
-    for col in ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source"):
-        table.add_column(col)
     specs = all_specs()
     names = sorted(specs)
     if suite:
         if suite not in suites():
             raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(sorted(suites()))}", param_hint="--suite")
         names = suites()[suite]
-    missing: list[str] = []
+    rows = []
     for name in names:
         spec, path = specs[name]
         if not fnmatch.fnmatch(name, pattern):
             continue
+        error = None
         try:
-            count = str(len(make_task(spec, path).raw_records(spec.dataset.eval_split)))
+            count: int | None = len(make_task(spec, path).raw_records(spec.dataset.eval_split))
         except DataError as err:
-            count = "data missing"
-            missing.append(f"{name}: {err}")
-        table.add_row(name, spec.language, count, ", ".join(spec.metrics), spec.version, spec.prompt_hash(),
-                      ", ".join(spec.suites), spec.source.name or spec.source.url)
-    Console().print(table)
+            count, error = None, str(err)
+        rows.append({"task": name, "lang": spec.language, "items": count, "metrics": list(spec.metrics),
+                     "version": spec.version, "prompt": spec.prompt_hash(), "suites": list(spec.suites),
+                     "source": spec.source.name or spec.source.url, "description": spec.description,
+                     "data_error": error})
+    return rows
+
+
+def _cell(row: dict, col: str) -> str:
+    v = row[col]
+    if col == "items" and v is None:
+        return "data missing"
+    return ", ".join(v) if isinstance(v, list) else str(v if v is not None else "")
+
+
+def tasks_table(rows: list[dict]) -> Table:
+    """The terminal table; task names are never cut (the other columns wrap instead)."""
+    table = Table(title="glotbench tasks")
+    width = max([len(r["task"]) for r in rows] + [4])
+    table.add_column("task", no_wrap=True, min_width=width)
+    for col in COLUMNS[1:]:
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(*(_cell(r, c) for c in COLUMNS))
+    return table
+
+
+@app.command("tasks")
+def list_tasks(
+    pattern: str = typer.Argument("*", help="Glob over task names."),
+    suite: str = typer.Option(None, "--suite", help="Only the tasks of this suite, in the suite's order."),
+    json_out: bool = typer.Option(False, "--json", help="Print the tasks and suites as JSON (for scripts)."),
+    plain: bool = typer.Option(False, "--plain", help="Tab-separated lines, one per task, full values "
+                               "(the default when the output is not a terminal)."),
+) -> None:
+    """List tasks with language, item count, metrics, version and source."""
+    import json
+    import sys
+
+    from glotbench.tasks.registry import suites
+
+    rows = task_rows(pattern, suite)
+    s = suites()
+    if json_out:
+        typer.echo(json.dumps({"tasks": rows, "suites": s}, ensure_ascii=False, indent=2))
+        return
+    missing = [f"{r['task']}: {r['data_error']}" for r in rows if r["data_error"]]
+    if plain or not sys.stdout.isatty():
+        typer.echo("\t".join(COLUMNS))
+        for r in rows:
+            typer.echo("\t".join(_cell(r, c) for c in COLUMNS))
+        if s:
+            typer.echo("suites: " + "; ".join(f"{k} ({len(v)})" for k, v in sorted(s.items())))
+        for line in missing:
+            typer.echo(line, err=True)
+        return
+    console = Console()
+    console.print(tasks_table(rows))
     for line in missing:
         Console(soft_wrap=True).print(line, markup=False)
-    s = suites()
     if s:
-        Console().print("suites: " + "; ".join(f"{k} ({len(v)})" for k, v in sorted(s.items())))
+        console.print("suites: " + "; ".join(f"{k} ({len(v)})" for k, v in sorted(s.items())))
 
 
 @app.command("export")

@@ -23,12 +23,17 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def locate(rel: str, task: str) -> Path:
+def locate(rel: str, task: str, base: Path | None = None) -> Path:
+    """A task's data file: a relative path is looked up next to the task's YAML (``base``) first,
+    then under the data root."""
+    if base is not None and not Path(rel).expanduser().is_absolute() and (base / rel).is_file():
+        return base / rel
     path = resolve_data_file(rel)
     if not path.exists():
         root = find_data_root()
         hint = f"data root: {root}" if root else "no data root found; set GLOTBENCH_DATA to the folder holding the benchmark data"
-        raise DataError(f"task {task}: data file {rel} not found ({hint})")
+        near = f"{base}, " if base is not None else ""
+        raise DataError(f"task {task}: data file {rel} not found (looked in {near}{hint})")
     return path
 
 

@@ -156,6 +156,11 @@ class Journal:
             (key, role, kind, model_id, _dumps(request), body, latency_s, time.time()), response=(key, body),
         )
 
+    def count_responses(self, *, since: float, role: str) -> int:
+        """Responses of ``role`` ('model', 'judge') committed at or after ``since`` (epoch seconds)."""
+        return self.conn.execute("SELECT COUNT(*) FROM responses WHERE created >= ? AND (role = ? OR role LIKE ?)",
+                                 (since, role, role + ":%")).fetchone()[0]
+
     # -- errors
     def put_error(self, key: str, *, role: str, task: str | None, sample_id: str | None, error: str, attempts: int) -> None:
         self._write(

@@ -16,8 +16,10 @@ from glotbench.engine.fingerprint import run_fingerprint
 from glotbench.engine.journal import Journal, corrupt_message
 from glotbench.engine.lock import RunLock
 from glotbench.engine.retry import RetryPolicy
+from glotbench.engine.run_checks import check_mode, check_same_model, model_identity
+from glotbench.engine.run_stats import record_session, run_block, session_entry
 from glotbench.errors import JournalCorrupt, RunStopped
-from glotbench.engine.runner import execute, plan, summarise
+from glotbench.engine.runner import execute, plan, summarise, task_mode
 from glotbench.models.base import Model, canonical_json, sha256_hex
 from glotbench.output.results import export_samples, package_versions, write_json
 from glotbench.tasks.registry import resolve
@@ -25,10 +27,13 @@ from glotbench.tasks.registry import resolve
 JOURNAL_NAME = "journal.sqlite"
 
 
-def default_output_dir(model_id: str, cfg: RunConfig) -> Path:
-    """Deterministic: the same command lands in the same directory, which is what makes resume work."""
+def default_output_dir(model_id: str, cfg: RunConfig, model_settings: dict | None = None) -> Path:
+    """Deterministic: the same command lands in the same directory, which is what makes resume work.
+    The model's settings (chat or plain, ...) are part of it: another setting, another directory."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id.split("@")[0])[:60].strip("_")
     ident = {"model": model_id, "tasks": cfg.tasks, **cfg.request_settings()}
+    if model_settings:
+        ident["model_settings"] = model_identity(model_settings)
     if cfg.judge:
         ident["judge"] = cfg.judge  # another judge, another directory (or add one with `glotbench judge`)
     key = sha256_hex(canonical_json(ident))[:10]
@@ -118,6 +123,14 @@ class _ProgressCounter:
             self.progress.update(self.task_id, advance=1, rate=f"{rate:.1f} it/s", errors=self.errors)
 
 
+def _check_journal_model(out_dir: Path, current: dict) -> None:
+    journal = Journal(out_dir / JOURNAL_NAME)
+    try:
+        check_same_model(journal.get_meta("model_settings"), current, out_dir)
+    finally:
+        journal.close()
+
+
 def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progress: bool = True,
                    model: Model | None = None, wait_lock: bool = False) -> tuple[dict, Path]:
     """Run (or resume) the evaluation. The run directory is locked for the whole run; a corrupt
@@ -129,10 +142,16 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         console.print(f"[yellow]skipped[/] {name}: {why}")
     check_judge(tasks, cfg.judge)
     model = model or load_model_from_config(cfg)
+    if getattr(model, "notice", None):
+        console.print(f"[yellow]note[/]: {model.notice}")
+    for note in check_mode(tasks, cfg.mode, model, lambda t: task_mode(t, cfg)):
+        console.print(f"[yellow]note[/]: {note}")
     judge_model = None
     if cfg.judge and any(t.needs_judge for t in tasks):
         judge_model = load_judge(cfg.judge, cfg.judge_options(), cfg.timeout)
-    out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg)
+    out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg, model.settings())
+    if cfg.output and (out_dir / JOURNAL_NAME).is_file():
+        _check_journal_model(out_dir, model.settings())
     lock = RunLock(out_dir).acquire(
         wait=wait_lock, on_wait=lambda pid: console.print(f"waiting: PID {pid} holds {out_dir}"))
     try:
@@ -163,14 +182,16 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
                 more = f" (and {len(warns) - 1} more)" if len(warns) > 1 else ""
                 console.print(f"[yellow]warning[/] {tr.task.name}: {warns[0]}{more}")
         todo = sum(len(r.todo) for r in runs)
+        done = sum(len(r.samples) for r in runs) - todo
         concurrency = cfg.concurrency or model.max_parallel or 8
         policy = RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout,
                              max_retry_after=cfg.max_retry_after, item_budget_s=cfg.retry_budget_item,
                              run_budget_s=cfg.retry_budget_run, breaker_failures=cfg.breaker_failures)
-        t0 = time.perf_counter()
+        t0, started = time.perf_counter(), time.time()
         caller = None
         if todo:
-            console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {todo} item(s) to run · output {out_dir}")
+            already = f"{done} already done, " if done else ""
+            console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {already}{todo} item(s) to run · output {out_dir}")
             progress = None
             if show_progress:
                 progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -183,12 +204,16 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
             try:
                 caller = asyncio.run(execute(runs, model, journal, settings, concurrency=concurrency, policy=policy,
                                              on_progress=counter, judge_model=judge_model))
+            except KeyboardInterrupt:
+                record_session(journal, out_dir, session_entry(started, time.perf_counter() - t0, interrupted=True,
+                                                               journal=journal))
+                raise
             finally:
                 if progress:
                     progress.stop()
         else:
             console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
-        elapsed = time.perf_counter() - t0
+        sessions = record_session(journal, out_dir, session_entry(started, time.perf_counter() - t0, caller))
         stopped = caller.guard.stopped if caller is not None else None
         if journal.pending and not _flush_held_writes(journal, console, cfg.journal_flush_wait):
             raise RunStopped(f"cannot write the journal {journal.path} ({journal.write_error}): "
@@ -207,15 +232,7 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
             "config": cfg.model_dump(),
             "settings": settings.request_settings(),
             "versions": package_versions(),
-            "run": {
-                "output_dir": str(out_dir),
-                "elapsed_s": round(elapsed, 3),
-                "requests_sent": caller.stats.sent if caller else 0,
-                "requests_cached": caller.stats.cached if caller else 0,
-                "retries": caller.stats.retries if caller else 0,
-                "failed_requests": caller.stats.failed if caller else 0,
-                "judge_requests_sent": caller.judge.stats.sent if caller is not None and caller.judge else 0,
-            },
+            "run": run_block(out_dir, sessions),  # totals over every session of this run, and the sessions
             "judge": judge_model.settings() if judge_model else None,
             "model_notes": model_notes,
             "errors": journal.errors()[-50:],

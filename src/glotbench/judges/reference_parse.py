@@ -15,6 +15,12 @@ such replies (reason ``reference: unknown label``).
 
 glotbench's stricter reading (:mod:`glotbench.judges.parse`) is reported beside these, named
 ``*_strict``.
+
+One deliberate exception to both rules: a reply that *echoes the label list* of the grading
+prompt (several different lone labels, e.g. ``A:\nB:\nC:``, or several different "evaluation"
+values) chose nothing, and is a JUDGE_ERROR in the headline too. The reference would read its
+first label (CORRECT) and a small judge that echoes would then report CO 100%: a fake number.
+A real grader never answers that way, so the published numbers are unchanged (tests pin both).
 """
 
 from __future__ import annotations
@@ -29,13 +35,29 @@ _LETTER = {"A": CORRECT, "B": INCORRECT, "C": NOT_ATTEMPTED}
 _LABEL = {"correct": CORRECT, "incorrect": INCORRECT, "not_attempted": NOT_ATTEMPTED}
 
 
+def _echo(parser: str, text: str | None) -> str | None:
+    """Why the reply is an echo of the prompt's labels (None when it is not)."""
+    from glotbench.judges.parse import parse_abc, parse_evaluation_json
+
+    v = (parse_abc if parser == "abc" else parse_evaluation_json)(text if isinstance(text, str) else "")
+    if v.grade is JUDGE_ERROR and v.reason.startswith(("several labels", "several evaluations")):
+        return v.reason
+    return None
+
+
 def reference_abc(text: str | None) -> tuple[Grade, str]:
+    echo = _echo("abc", text)
+    if echo:
+        return JUDGE_ERROR, f"label echo, not a grade ({echo})"
     m = _ABC.search(text if isinstance(text, str) else "")
     letter = m.group(0) if m else "C"
     return _LETTER[letter], f"reference: letter {letter}" + ("" if m else " (default)")
 
 
 def reference_evaluation(text: str | None) -> tuple[Grade, str]:
+    echo = _echo("evaluation_json", text)
+    if echo:
+        return JUDGE_ERROR, f"label echo, not a grade ({echo})"
     found = _EVALUATION.findall(text if isinstance(text, str) else "")
     if not found:
         return JUDGE_ERROR, "reference: no \"evaluation\": \"...\" in reply (dropped by the reference)"

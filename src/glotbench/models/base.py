@@ -138,6 +138,7 @@ class Model(ABC):
     is_chat: bool = True
     supports_loglikelihood: bool = False
     max_parallel: int | None = None
+    notice: str | None = None  # one line the run shows on loading (e.g. "no chat template: plain completion")
 
     @abstractmethod
     async def generate(self, request: GenRequest) -> GenResult: ...

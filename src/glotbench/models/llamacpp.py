@@ -12,6 +12,16 @@ after the same context, their log-probs are read from one logits row. Generation
 :class:`~glotbench.models.llamacpp_batch.BatchGenerator` when ``n_seq > 1`` (opt-in; several
 sequences per llama.cpp batch, ``max_parallel = n_seq``); the default and requests it cannot serve
 exactly (grammars, other chat formats) take the serial high-level path.
+
+``aclose`` takes the same thread
+lock, so an interrupted run (Ctrl-C cancels the tasks, not the thread) never frees the context
+while a decode is still running in the worker thread; it first raises a flag that stops that
+decode at its next token (the answer was cancelled anyway), so Ctrl-C does not wait for it.
+
+Chat or plain: by default a GGUF that carries a chat template (``tokenizer.chat_template``) runs
+as a chat model and one without runs as a plain-completion model, with a one-line ``notice``;
+llama-cpp-python would otherwise format its messages with a generic Llama-2 ``[INST] <<SYS>>``
+template that the model never saw. ``chat=True`` on a GGUF without a template is refused.
 """
 
 from __future__ import annotations
@@ -38,6 +48,10 @@ _SAMPLING_KNOBS = {
 # Neutral sampling unless a request says otherwise: plain temperature sampling, like the OpenAI API
 # (llama-cpp-python's own defaults are top_k=40, top_p=0.95, min_p=0.05).
 _NEUTRAL = {"top_k": 0, "min_p": 0.0, "top_p": 1.0}
+
+
+class ModelClosing(RuntimeError):
+    """The model is being closed: the generation in progress stops at its next token."""
 
 
 def file_fingerprint(path: Path) -> str:
@@ -76,13 +90,14 @@ def split_trailing_space(context: str, continuation: str) -> tuple[str, str]:
 
 
 class LlamaCppModel(Model):
-    """A GGUF file run in-process. ``chat=True`` means prompts are rendered with the GGUF chat template."""
+    """A GGUF file run in-process. ``chat=True`` means prompts are rendered with the GGUF chat template;
+    ``chat=None`` (default) decides from whether the file has one."""
 
     max_parallel = 1
     supports_loglikelihood = True
 
     def __init__(self, path: str | os.PathLike, n_ctx: int = 4096, n_threads: int | None = None,
-                 seed: int = 0, chat: bool = True, n_gpu_layers: int = 0, n_seq: int = 1):
+                 seed: int = 0, chat: bool | None = None, n_gpu_layers: int = 0, n_seq: int = 1):
         self.path = Path(path).expanduser()
         if not self.path.is_file():
             raise ModelError(f"GGUF model file not found: {self.path}")
@@ -98,7 +113,6 @@ class LlamaCppModel(Model):
         # differed on 9 of 60 MM-Eval items in tests/test_llamacpp_batch.py, see docs/footguns.md)
         self.max_parallel = self.n_seq
         self.seed = seed
-        self.is_chat = chat
         self.n_gpu_layers = n_gpu_layers
         try:
             self._llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=self.n_threads,
@@ -107,15 +121,39 @@ class LlamaCppModel(Model):
         except Exception as exc:
             raise ModelError(f"cannot load GGUF model {self.path}: {' '.join(str(exc).split())}") from exc
         self._llama_cpp = llama_cpp
+        self.is_chat, self.notice = self._chat_mode(chat)
         self._n_vocab = self._llm.n_vocab()
         self._add_bos = bool(self._llm._model.add_bos_token())
         self._bos = self._llm.token_bos()
         self.model_id = f"llamacpp:{self.path.name}@{file_fingerprint(self.path)}"
         self._thread_lock = threading.Lock()
+        self._closing = threading.Event()
+        llm_eval = self._llm.eval  # llama-cpp-python evaluates every generated token through eval()
+
+        def eval_unless_closing(tokens):
+            if self._closing.is_set():
+                raise ModelClosing(f"{self.model_id} is closing")
+            return llm_eval(tokens)
+
+        self._llm.eval = eval_unless_closing
         self._alock: asyncio.Lock | None = None
         self._alock_loop: asyncio.AbstractEventLoop | None = None
         self._batcher = None  # BatchGenerator, made on the first generate call
         self._last_row: tuple[tuple[int, ...], np.ndarray] | None = None  # (context tokens, next-token logits)
+
+    def _chat_mode(self, chat: bool | None) -> tuple[bool, str | None]:
+        has_template = bool((self._llm.metadata or {}).get("tokenizer.chat_template"))
+        if has_template:
+            return (True if chat is None else bool(chat)), None
+        if chat:
+            self._llm.close()
+            raise ModelError(f"{self.path.name} has no chat template (tokenizer.chat_template), so chat: true would "
+                             "format prompts with a generic [INST] template the model never saw; leave chat out "
+                             "to run it as a plain-completion model")
+        if chat is None:
+            return False, (f"{self.path.name} has no chat template: running it as a plain-completion model "
+                           "(a base model); prompts are plain text with few-shot examples")
+        return False, None
 
     # ------------------------------------------------------------------ helpers
     def settings(self) -> dict:
@@ -246,6 +284,8 @@ class LlamaCppModel(Model):
         n_batch = llm.n_batch
         pos = start
         while pos < total:
+            if self._closing.is_set():
+                raise ModelClosing(f"{self.model_id} is closing")
             chunk = tokens[pos: pos + n_batch]
             batch.n_tokens = len(chunk)
             for i, tok in enumerate(chunk):
@@ -292,7 +332,10 @@ class LlamaCppModel(Model):
             await asyncio.to_thread(batcher.close)
         llm, self._llm = getattr(self, "_llm", None), None
         if llm is not None:
-            await asyncio.to_thread(llm.close)
+            # A decode may still run in a worker thread (its task was cancelled, the thread was not):
+            # stop it at its next token, and free the context only under the lock it holds.
+            self._closing.set()
+            await asyncio.to_thread(self._locked, llm.close)
 
 
 @register_backend("llamacpp", "gguf")

@@ -6,6 +6,14 @@ from rich.console import Console
 from rich.table import Table
 
 
+def unclipped(table: Table) -> Table:
+    """Let every cell wrap (long words fold) instead of ending in "…" when the terminal is narrow:
+    task and model names must stay whole, in 80 columns as in a pipe."""
+    for col in table.columns:
+        col.overflow = "fold"
+    return table
+
+
 def _fmt(metric: dict, definition: dict | None = None) -> str:
     v = metric.get("value")
     if v is None:
@@ -35,7 +43,7 @@ def results_table(results: dict, title: str = "") -> Table:
 
 def print_results(results: dict, console: Console | None = None) -> None:
     console = console or Console()
-    console.print(results_table(results, title=f"{results['model']['model_id']}  ·  run {results['fingerprint']}"))
+    console.print(unclipped(results_table(results, title=f"{results['model']['model_id']}  ·  run {results['fingerprint']}")))
     if results.get("note"):
         console.print(f"note: {results['note']}", markup=False)
     notes = []
@@ -56,3 +64,43 @@ def print_results(results: dict, console: Console | None = None) -> None:
 
     for table in extra_tables(results):  # benchmark tables, contributed through hooks
         console.print(table)
+    for name, t in results["tasks"].items():
+        line = strict_disagreement_line(name, t.get("metrics") or {})
+        if line:
+            console.print(line, style="yellow", soft_wrap=True)
+    for name, t in results["tasks"].items():
+        if t.get("calibration"):
+            console.print(calibration_line(name, t["calibration"]), soft_wrap=True)
+
+
+def _num(x, pattern: str) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and x != x) else pattern.format(x)
+
+
+def calibration_line(task: str, cal: dict) -> str:
+    """One line for a task's stated-confidence calibration (ECE, Brier, confidence vs accuracy)."""
+    left_out = [f"{cal[k]} {label}" for k, label in (("unparseable_confidence", "without a readable confidence"),
+                                                     ("judge_error", "judge errors")) if cal.get(k)]
+    line = (f"{task}: calibration of stated confidence: ECE {_num(cal.get('ece'), '{:.3f}')} · "
+            f"Brier {_num(cal.get('brier'), '{:.3f}')} · mean confidence {_num(cal.get('mean_confidence'), '{:.0%}')} "
+            f"vs accuracy {_num(cal.get('accuracy'), '{:.0%}')} · {cal.get('n_used', 0)} item(s) used")
+    if left_out:
+        line += f" ({', '.join(left_out)} left out)"
+    if cal.get("plot"):
+        line += f" · reliability diagram: {cal['plot']}"
+    return line
+
+
+def strict_disagreement_line(task: str, metrics: dict) -> str | None:
+    """A judged task whose headline CO (the benchmark's reply rule) and strict CO (glotbench's parse,
+    judge errors left out) differ: say so, since an echoing judge makes the reference read CORRECT."""
+    head = (metrics.get("factuality_co") or {}).get("value")
+    strict_m = metrics.get("factuality_co_strict")
+    if head is None or strict_m is None:
+        return None
+    strict = strict_m.get("value")
+    if strict is not None and abs(strict - head) < 0.05:
+        return None
+    shown = "n/a (every judge reply unreadable)" if strict is None else f"{strict:.3f}"
+    return (f"{task}: CO {head:.3f} by the benchmark's judge-reply rule but {shown} under glotbench's strict parse "
+            "(factuality_co_strict): check the judge's replies (samples.jsonl, judge_reasons)")

@@ -1,0 +1,59 @@
+"""Checks made before a run sends its first request, and the model part of a run's identity.
+
+* ``model_identity``: the model settings that change its outputs (chat or plain completion,
+  context size, seed, ...) without where the model lives (a file path, a server URL), so the
+  chat and plain runs of one GGUF land in different run directories while a moved file does not.
+* ``check_same_model``: ``-o DIR`` onto a directory holding another model's (or the same model
+  with other settings') run is refused: one journal would mix two models' answers.
+* ``check_mode``: ``--mode loglikelihood`` needs a backend that can score log-probabilities
+  and at least one multiple-choice task; generation tasks in the selection are named.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from glotbench.errors import GlotbenchError
+
+# Where a model lives, not what it computes: left out of the run directory's identity.
+LOCATION_KEYS = ("path", "base_url")
+
+
+def model_identity(model_settings: dict) -> dict:
+    return {k: v for k, v in sorted(model_settings.items()) if k not in LOCATION_KEYS}
+
+
+def _describe(settings: dict) -> str:
+    ident = model_identity(settings)
+    name = ident.pop("model_id", None) or "an unknown model"
+    extra = ", ".join(f"{k}={v}" for k, v in ident.items() if k != "backend")
+    return f"{name} ({extra})" if extra else str(name)
+
+
+def check_same_model(previous: dict | None, current: dict, out_dir: Path) -> None:
+    """Refuse to add a model's answers to a run directory that holds another model's run."""
+    if not previous or model_identity(previous) == model_identity(current):
+        return
+    raise GlotbenchError(f"{out_dir} holds the run of {_describe(previous)}, not of {_describe(current)}; "
+                         "pick another -o directory (or leave -o out: each model and setting gets its own)")
+
+
+def check_mode(tasks, mode: str, model, task_mode) -> list[str]:
+    """Fail before any request when ``mode`` cannot apply; return notes to print otherwise.
+
+    ``task_mode(task)`` is the mode a task will actually run in."""
+    if mode != "loglikelihood":
+        return []
+    generation = [t.name for t in tasks if task_mode(t) != "loglikelihood"]
+    if len(generation) == len(tasks):
+        raise GlotbenchError(f"--mode loglikelihood applies to multiple-choice tasks only; "
+                             f"{', '.join(generation)} {'is a generation task' if len(generation) == 1 else 'are generation tasks'}"
+                             " (leave --mode out)")
+    if not getattr(model, "supports_loglikelihood", False):
+        raise GlotbenchError(f"--mode loglikelihood: model {model.model_id} cannot score log-probabilities "
+                             "(use the embedded model, a llamacpp: GGUF, or an OpenAI-compatible server you trust "
+                             "with model_args logprobs_trusted: true; or leave --mode out)")
+    if generation:
+        return [f"--mode loglikelihood applies to multiple-choice tasks only: {', '.join(generation)} "
+                f"run{'s' if len(generation) == 1 else ''} in generate mode"]
+    return []
