@@ -78,6 +78,8 @@ def test_reading_commands_import_no_benchmark_code(suite_runs, suite, tmp_path):
         ("compare", "--paired", run, run),
         ("compare", "--ranks", run, "--a", tasks[0], "--b", tasks[-1]),
         ("export", run, "-o", str(tmp_path / "s.jsonl")),
+        ("export", run, "--format", "lm-eval", "-o", str(tmp_path / "lm")),
+        ("export", run, "--format", "csv", "-o", str(tmp_path / "s.csv")),
     ]
     for cmd in commands:
         done, loaded = _cli(*cmd, cwd=tmp_path)

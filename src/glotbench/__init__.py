@@ -1,3 +1,21 @@
-"""glotbench: evaluate language models on native-language benchmarks."""
+"""glotbench: evaluate language models on native-language benchmarks.
+
+``glotbench.evaluate(...)`` and ``glotbench.load_result(...)`` are the Python API
+(docs/python-api.md); they are imported on first use so ``import glotbench`` stays cheap.
+"""
 
 __version__ = "0.1.0"
+
+_API = ("evaluate", "load_result", "EvalResult", "TaskResult", "MetricValue", "SampleRecord")
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from glotbench import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'glotbench' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_API])

@@ -103,13 +103,34 @@ def list_tasks(
 
 @app.command("export")
 def export(run_dir: Path = typer.Argument(..., help="A run directory."),
-           out: Path = typer.Option(None, "--out", "-o", help="Default: RUN_DIR/samples.jsonl")) -> None:
-    """Write every journaled sample of a run to samples.jsonl."""
+           out: Path = typer.Option(None, "--out", "-o", help="Default: RUN_DIR/samples.jsonl, RUN_DIR/lm-eval/, "
+                                    "RUN_DIR/samples.csv"),
+           fmt: str = typer.Option("samples", "--format", "-f", help="samples (glotbench JSONL), lm-eval "
+                                   "(lm-evaluation-harness results + per-sample JSONL) or csv (one row per sample).")) -> None:
+    """Write a run's samples (samples.jsonl), or its results in lm-eval's layout or as CSV."""
     from glotbench.engine.journal import Journal
     from glotbench.engine.session import JOURNAL_NAME
     from glotbench.errors import GlotbenchError
     from glotbench.output.results import export_samples
 
+    if fmt not in ("samples", "lm-eval", "csv"):
+        raise typer.BadParameter(f"unknown format {fmt!r}; choose samples, lm-eval or csv", param_hint="--format")
+    if fmt in ("lm-eval", "csv"):
+        from glotbench.output.export_csv import write_csv
+        from glotbench.output.export_lmeval import write_lmeval
+
+        j = Journal(run_dir / JOURNAL_NAME) if (run_dir / JOURNAL_NAME).exists() else None
+        try:
+            if fmt == "lm-eval":
+                for p in write_lmeval(run_dir, out or run_dir / "lm-eval", journal=j):
+                    Console(soft_wrap=True).print(f"wrote {p}", markup=False)
+            else:
+                n = write_csv(run_dir, out or run_dir / "samples.csv", journal=j)
+                Console(soft_wrap=True).print(f"wrote {n} samples to {out or run_dir / 'samples.csv'}", markup=False)
+        finally:
+            if j is not None:
+                j.close()
+        return
     path = run_dir / JOURNAL_NAME
     if not path.exists():
         raise GlotbenchError(f"{run_dir}: no {JOURNAL_NAME} here; is it a glotbench run directory?")

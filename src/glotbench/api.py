@@ -1,0 +1,130 @@
+"""The Python API: ``glotbench.evaluate(...)`` runs the same engine call as ``glotbench run`` and
+returns a typed :class:`EvalResult` (see docs/python-api.md)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["EvalResult", "MetricValue", "SampleRecord", "TaskResult", "evaluate", "load_result"]
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """One aggregate: its value, the 95% interval (None when not computed) and which way is better."""
+
+    name: str
+    value: float | None
+    ci95: tuple[float, float] | None
+    direction: str = "higher"
+
+
+@dataclass(frozen=True)
+class SampleRecord:
+    """One scored (or failed) item as the journal holds it; ``raw`` is the full record."""
+
+    task: str
+    id: str
+    status: str
+    gold: Any
+    pred: Any
+    values: dict[str, float]
+    error: str | None
+    raw: dict[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    name: str
+    language: str | None
+    version: str | None
+    n_items: int
+    n_scored: int
+    n_errors: int
+    metrics: dict[str, MetricValue]
+    fingerprint: str | None
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """What :func:`evaluate` returns. ``results`` is results.json as written."""
+
+    fingerprint: str
+    output_dir: Path
+    model: dict[str, Any]
+    tasks: dict[str, TaskResult]
+    samples: list[SampleRecord] = field(repr=False)
+    results: dict[str, Any] = field(repr=False)
+
+    def metric(self, task: str, name: str | None = None) -> MetricValue:
+        """A task's metric (its first one when ``name`` is None)."""
+        metrics = self.tasks[task].metrics
+        return metrics[name] if name else next(iter(metrics.values()))
+
+
+def _task_result(name: str, t: dict[str, Any]) -> TaskResult:
+    defs = t.get("metric_definitions") or {}
+    metrics = {}
+    for m, v in (t.get("metrics") or {}).items():
+        ci = v.get("ci95") if isinstance(v, dict) else None
+        value = v.get("value") if isinstance(v, dict) else v
+        metrics[m] = MetricValue(m, value, tuple(ci) if ci else None, (defs.get(m) or {}).get("direction", "higher"))
+    return TaskResult(name=name, language=t.get("language"), version=t.get("version"), n_items=t.get("n_items", 0),
+                      n_scored=t.get("n_scored", 0), n_errors=t.get("n_errors", 0), metrics=metrics,
+                      fingerprint=(t.get("fingerprint") or {}).get("id"))
+
+
+def read_samples(run_dir: Path) -> list[SampleRecord]:
+    """The sample records of a run directory, from its samples.jsonl."""
+    out = []
+    path = Path(run_dir) / "samples.jsonl"
+    if not path.exists():
+        return out
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            out.append(SampleRecord(task=rec["task"], id=str(rec.get("sample_id")), status=rec.get("status", ""),
+                                    gold=rec.get("gold"), pred=rec.get("pred"), values=rec.get("values") or {},
+                                    error=rec.get("error"), raw=rec))
+    return out
+
+
+def result_from(results: dict[str, Any], out_dir: Path) -> EvalResult:
+    return EvalResult(fingerprint=results["fingerprint"], output_dir=Path(out_dir), model=results.get("model") or {},
+                      tasks={n: _task_result(n, t) for n, t in (results.get("tasks") or {}).items()},
+                      samples=read_samples(out_dir), results=results)
+
+
+def load_result(run_dir: str | Path) -> EvalResult:
+    """The typed result of a finished run directory (its results.json and samples.jsonl)."""
+    run_dir = Path(run_dir)
+    path = run_dir / "results.json"
+    if not path.exists():
+        from glotbench.errors import GlotbenchError
+
+        raise GlotbenchError(f"{run_dir}: no results.json here; is it a finished glotbench run directory?")
+    return result_from(json.loads(path.read_text(encoding="utf-8")), run_dir)
+
+
+def evaluate(model: str = "embedded", tasks: list[str] | str | None = None, limit: int | float | None = None, *,
+             show_progress: bool = False, wait_lock: bool = False, **settings: Any) -> EvalResult:
+    """Run (or resume) an evaluation, exactly as ``glotbench run`` does.
+
+    ``settings`` are any :class:`glotbench.settings.RunSettings` fields (``base_url=``, ``max_tokens=``,
+    ``output=``, ``mode=``, ``model_args={...}`` ...); an unknown name is an error before anything runs.
+    """
+    from rich.console import Console
+
+    from glotbench.engine.session import run_evaluation
+    from glotbench.settings import RunSettings
+
+    if isinstance(tasks, str):
+        tasks = [tasks]
+    cfg = RunSettings.model_validate({"model": model, "tasks": list(tasks or []), "limit": limit, **settings})
+    console = Console(stderr=True, soft_wrap=True)
+    results, out_dir = run_evaluation(cfg, console=console, show_progress=show_progress, wait_lock=wait_lock)
+    return result_from(results, out_dir)

@@ -1,0 +1,41 @@
+"""Read a finished run directory for exporters: results.json plus the sample records of that run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from glotbench.errors import GlotbenchError
+
+
+def read_results(run_dir: Path) -> dict:
+    path = Path(run_dir) / "results.json"
+    if not path.exists():
+        raise GlotbenchError(f"{run_dir}: no results.json here; run `glotbench run` to the end (or rerun it) first")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise GlotbenchError(f"{path}: not valid JSON ({err})") from None
+
+
+def iter_run_samples(run_dir: Path, results: dict, journal: Any = None) -> Iterator[dict]:
+    """The run's sample records: from ``journal`` (anything with ``iter_samples()``; output/ does not
+    import the engine), only the run keys results.json names; without one, from samples.jsonl."""
+    keys = {n: (t.get("fingerprint") or {}).get("id") for n, t in (results.get("tasks") or {}).items()}
+    if journal is not None:
+        for rec in journal.iter_samples():
+            if keys.get(rec["task"]) == rec["run_key"]:
+                yield rec
+        return
+    path = Path(run_dir) / "samples.jsonl"
+    if not path.exists():
+        raise GlotbenchError(f"{run_dir}: neither a journal nor samples.jsonl here")
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise GlotbenchError(f"{path}: record {n}: not valid JSON ({err})") from None
