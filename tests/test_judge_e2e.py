@@ -280,7 +280,8 @@ def test_rejudge_and_compare_judges(data_root, tmp_path, stub_server):
     r = json.loads(out_json.read_text())["trivia"]
     assert len(r["models"]) == 2 and len(r["judges"]) == 2
     (kappa,) = r["cohen_kappa"]
-    # per run: judge A says C,I,N,C; judge B says C,C,err,C -> 3 comparable items, agree on 2
-    assert kappa["n_items"] == 6 and kappa["n_excluded"] == 2 and kappa["agreement"] == pytest.approx(4 / 6)
+    # per run: judge A says C,I,N,C; judge B, read by the reference rule (a reply without A/B/C is
+    # "C"), says C,C,N,C -> 4 comparable items, agree on 3
+    assert kappa["n_items"] == 8 and kappa["n_excluded"] == 0 and kappa["agreement"] == pytest.approx(6 / 8)
     (tau,) = r["kendall_tau"]
     assert tau["n_models"] == 2
