@@ -101,13 +101,10 @@ def result_from(results: dict[str, Any], out_dir: Path) -> EvalResult:
 
 def load_result(run_dir: str | Path) -> EvalResult:
     """The typed result of a finished run directory (its results.json and samples.jsonl)."""
-    run_dir = Path(run_dir)
-    path = run_dir / "results.json"
-    if not path.exists():
-        from glotbench.errors import GlotbenchError
+    from glotbench.output.run_records import read_results
 
-        raise GlotbenchError(f"{run_dir}: no results.json here; is it a finished glotbench run directory?")
-    return result_from(json.loads(path.read_text(encoding="utf-8")), run_dir)
+    run_dir = Path(run_dir)
+    return result_from(read_results(run_dir), run_dir)
 
 
 def evaluate(model: str = "embedded", tasks: list[str] | str | None = None, limit: int | float | None = None, *,

@@ -23,13 +23,9 @@ from glotbench.errors import DataError
 
 
 def _results(run_dir: Path) -> dict:
-    p = run_dir / "results.json"
-    if not p.is_file():
-        raise DataError(f"{run_dir}: no results.json (not a finished glotbench run)")
-    try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise DataError(f"{p}: not JSON ({err})") from None
+    from glotbench.output.run_records import read_results
+
+    return read_results(run_dir)
 
 
 def _value(entry: dict, names: tuple[str, ...]) -> float | None:

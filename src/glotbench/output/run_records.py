@@ -7,17 +7,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from glotbench.errors import GlotbenchError
+from glotbench.errors import DataError, GlotbenchError
 
 
 def read_results(run_dir: Path) -> dict:
     path = Path(run_dir) / "results.json"
     if not path.exists():
-        raise GlotbenchError(f"{run_dir}: no results.json here; run `glotbench run` to the end (or rerun it) first")
+        raise DataError(f"{run_dir}: no results.json here; run `glotbench run` to the end (or rerun it) first")
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
-        raise GlotbenchError(f"{path}: not valid JSON ({err})") from None
+        raise DataError(f"{path}: not valid JSON ({err})") from None
 
 
 def iter_run_samples(run_dir: Path, results: dict, journal: Any = None) -> Iterator[dict]:
