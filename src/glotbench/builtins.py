@@ -11,6 +11,7 @@ from __future__ import annotations
 import glotbench.extract  # noqa: F401  choice, number, json, text
 import glotbench.models.anthropic_api  # noqa: F401  model backend anthropic:
 import glotbench.models.embedded  # noqa: F401  model backend embedded
+import glotbench.models.hf  # noqa: F401  model backend hf: / transformers: (torch imported on load)
 import glotbench.models.llamacpp  # noqa: F401  model backend llamacpp: / gguf:
 import glotbench.models.openai_compat  # noqa: F401  model backends openai: / vllm: / ollama:
 import glotbench.models.recorded  # noqa: F401  model backend recorded: (answers from a file)

@@ -1,0 +1,323 @@
+"""In-process Hugging Face ``transformers`` causal LM: ``--model hf:<local dir or hub id>``.
+
+* Generation is batched: requests that arrive together (the engine sends up to ``batch_size`` at
+  once) are grouped by their sampling settings and decoded in one ``model.generate`` call with
+  left padding. Chat requests are rendered with the model's own chat template
+  (``tokenizer.apply_chat_template``) or the ``--chat-template`` file.
+* Log-likelihoods are batched and shared-prefix aware: the options of one item (same context,
+  different continuations) are scored with the context encoded once (its KV cache is repeated
+  over the options) and all continuations in one padded forward pass. Token split as lm-eval
+  (:func:`glotbench.models.llamacpp.split_trailing_space`; the continuation is what follows the
+  context's tokens in the encoding of the whole string).
+* Options (``-M``): ``device=cpu|cuda|auto``, ``dtype=auto|float32|bfloat16|float16``,
+  ``batch_size=8``, ``revision=`` (a hub id needs one: a branch name or commit sha, recorded in
+  the fingerprint), ``gguf_file=`` (a GGUF inside the directory, de-quantised by transformers),
+  ``chat=true|false``, ``trust_remote_code=false``, ``seed=0``.
+
+Batches of sampled (temperature > 0) generations share one torch generator seeded per batch, so a
+sampled answer depends on what it was batched with; greedy decoding (the default) does not.
+torch and transformers are the optional extra ``hf``; they are imported when the model loads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from pathlib import Path
+from typing import Any
+
+from glotbench.errors import ModelError, PermanentModelError
+from glotbench.models.backends import construct, register_backend
+from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
+from glotbench.models.llamacpp import file_fingerprint, split_trailing_space
+
+INSTALL_HINT = "pip install 'glotbench[hf]'"
+_DTYPES = {"auto": "auto", "float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
+           "float16": "float16", "fp16": "float16"}
+# generate() keyword arguments a request's ``extra`` (task generation.extra or --gen-kwargs) may set
+_GEN_KNOBS = {"top_k", "min_p", "typical_p", "repetition_penalty", "no_repeat_ngram_size", "length_penalty",
+              "num_beams", "do_sample", "min_new_tokens", "frequency_penalty", "presence_penalty"}
+
+
+def _dir_fingerprint(path: Path, gguf_file: str | None) -> str:
+    """A local model's identity: the GGUF's fingerprint, else config + weight files' names, sizes and heads."""
+    if gguf_file:
+        return file_fingerprint(path / gguf_file)
+    h = hashlib.sha256()
+    for f in sorted(path.iterdir()):
+        if f.is_file() and (f.suffix in {".json", ".safetensors", ".bin", ".model", ".txt", ".jinja"}):
+            h.update(f.name.encode())
+            h.update(str(f.stat().st_size).encode())
+            with f.open("rb") as fh:
+                h.update(fh.read(1 << 16))
+    return h.hexdigest()[:16]
+
+
+class HFModel(Model):
+    supports_loglikelihood = True
+
+    def __init__(self, name: str, device: str = "cpu", dtype: str = "auto", batch_size: int = 8,
+                 revision: str | None = None, gguf_file: str | None = None, chat: bool | None = None,
+                 trust_remote_code: bool = False, seed: int = 0, chat_template: str | None = None):
+        try:
+            import torch
+            import transformers
+        except ImportError as exc:
+            raise ModelError(f"--model hf:{name} needs torch and transformers: {INSTALL_HINT} [{exc}]") from None
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+        self.torch = torch
+        local = Path(name).expanduser()
+        self.is_local = local.is_dir()
+        if not self.is_local and local.suffix == ".gguf" and local.is_file():  # hf:/path/model.gguf
+            local, gguf_file, self.is_local = local.parent, local.name, True
+        if not self.is_local and not revision:
+            raise ModelError(f"model spec 'hf:{name}': not a local directory, so it is a hub id and needs a pinned "
+                             "revision (-M revision=<commit sha or tag>) so the run can be reproduced")
+        if dtype not in _DTYPES:
+            raise ModelError(f"model spec 'hf:{name}': dtype={dtype!r} (known: {', '.join(_DTYPES)})")
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise ModelError(f"model spec 'hf:{name}': device={device} but torch sees no CUDA device")
+        self.name, self.device, self.dtype_name = name, device, _DTYPES[dtype]
+        self.batch_size, self.revision, self.gguf_file, self.seed = max(1, int(batch_size)), revision, gguf_file, seed
+        self.max_parallel = self.batch_size
+        src = str(local) if self.is_local else name
+        kw: dict[str, Any] = {"revision": revision} if revision else {}
+        if gguf_file:
+            kw["gguf_file"] = gguf_file
+        if trust_remote_code:
+            kw["trust_remote_code"] = True
+        try:
+            self.tok = AutoTokenizer.from_pretrained(src, **kw)
+            torch_dtype = "auto" if self.dtype_name == "auto" else getattr(torch, self.dtype_name)
+            if gguf_file and torch_dtype == "auto":
+                torch_dtype = torch.float32  # transformers de-quantises GGUF weights; float32 keeps them exact
+            self.model = AutoModelForCausalLM.from_pretrained(src, dtype=torch_dtype, **kw)
+        except (OSError, ValueError, EnvironmentError) as exc:
+            raise ModelError(f"cannot load hf:{name}: {' '.join(str(exc).split())[:400]}") from None
+        self.model.to(device)
+        self.model.eval()
+        self.tok.padding_side = "left"
+        if self.tok.pad_token_id is None:
+            self.tok.pad_token = self.tok.eos_token
+        self.chat_template = chat_template
+        has_template = bool(chat_template or getattr(self.tok, "chat_template", None))
+        if chat and not has_template:
+            raise ModelError(f"hf:{name} has no chat template; leave chat out to run it as a plain-completion model "
+                             "or pass --chat-template FILE")
+        self.is_chat = has_template if chat is None else bool(chat)
+        self.notice = None if has_template or chat is False else (
+            f"hf:{name} has no chat template: running it as a plain-completion model")
+        ident = revision if not self.is_local else _dir_fingerprint(local, gguf_file)
+        label = Path(name).name if self.is_local else name
+        self.model_id = f"hf:{label}{'/' + gguf_file if gguf_file and gguf_file not in label else ''}@{ident}"
+        self._pending: list[tuple[Any, asyncio.Future]] = []
+        self._flusher: asyncio.Task | None = None
+        self._thread_lock = threading.Lock()
+        self._bos = self.tok.bos_token_id if self.tok.bos_token_id is not None else self.tok.eos_token_id
+
+    # ------------------------------------------------------------------ identity
+    def settings(self) -> dict:
+        out = {"model_id": self.model_id, "backend": "hf", "name": self.name,
+               "dtype": str(self.model.dtype).removeprefix("torch.") if self.model is not None else self.dtype_name,
+               "chat": self.is_chat, "revision": self.revision, "gguf_file": self.gguf_file}
+        if self.chat_template:
+            out["chat_template_sha256"] = hashlib.sha256(self.chat_template.encode()).hexdigest()[:16]
+        return out
+
+    def count_tokens(self, text: str) -> int | None:
+        return len(self.tok(text, add_special_tokens=False).input_ids)
+
+    # ------------------------------------------------------------------ batching
+    async def _submit(self, item: Any):
+        fut = asyncio.get_running_loop().create_future()
+        self._pending.append((item, fut))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.ensure_future(self._flush())
+        return await fut
+
+    async def _flush(self) -> None:
+        while self._pending:
+            for _ in range(3):  # let every request sent in this tick (an item's options) join the batch
+                await asyncio.sleep(0)
+            batch, self._pending = self._pending[: self.batch_size], self._pending[self.batch_size:]
+            batch = [(it, f) for it, f in batch if not f.done()]
+            if not batch:
+                continue
+            try:
+                outs = await asyncio.to_thread(self._locked, self._run_batch, [it for it, _ in batch])
+            except Exception as exc:  # noqa: BLE001 - every request of the batch gets the error
+                for _, f in batch:
+                    if not f.done():
+                        f.set_exception(exc)
+                continue
+            for (_, f), out in zip(batch, outs):
+                if not f.done():
+                    f.set_result(out)
+
+    def _locked(self, fn, *args):
+        with self._thread_lock:
+            with self.torch.inference_mode():
+                return fn(*args)
+
+    def _run_batch(self, items: list) -> list:
+        out: list = [None] * len(items)
+        gens = [(i, r) for i, r in enumerate(items) if isinstance(r, GenRequest)]
+        lls = [(i, r) for i, r in enumerate(items) if isinstance(r, LoglikelihoodRequest)]
+        groups: dict[tuple, list[tuple[int, GenRequest]]] = {}
+        for i, r in gens:
+            d = r.to_dict()
+            groups.setdefault(repr({k: v for k, v in d.items() if k not in ("messages", "prompt")}), []).append((i, r))
+        for members in groups.values():
+            for (i, _), res in zip(members, self._generate_batch([r for _, r in members])):
+                out[i] = res
+        by_ctx: dict[str, list[tuple[int, LoglikelihoodRequest]]] = {}
+        for i, r in lls:
+            by_ctx.setdefault(r.context, []).append((i, r))
+        for members in by_ctx.values():
+            for (i, _), res in zip(members, self._score_options([r for _, r in members])):
+                out[i] = res
+        return out
+
+    # ------------------------------------------------------------------ generate
+    def render(self, request: GenRequest) -> str:
+        if request.messages is None:
+            if request.prompt is None:
+                raise PermanentModelError(f"{self.model_id}: request has neither messages nor prompt")
+            return request.prompt
+        kw = {"chat_template": self.chat_template} if self.chat_template else {}
+        return self.tok.apply_chat_template([dict(m) for m in request.messages], add_generation_prompt=True,
+                                            tokenize=False, **kw)
+
+    def _generate_batch(self, reqs: list[GenRequest]) -> list[GenResult]:
+        torch = self.torch
+        texts = [self.render(r) for r in reqs]
+        r0 = reqs[0]
+        # a rendered chat prompt already holds its special tokens (BOS ...): do not add them twice
+        enc = self.tok(texts, return_tensors="pt", padding=True, add_special_tokens=r0.messages is None)
+        enc = {k: v.to(self.device) for k, v in enc.items()}
+        kw: dict[str, Any] = {"max_new_tokens": r0.max_tokens, "pad_token_id": self.tok.pad_token_id}
+        if r0.temperature and r0.temperature > 0:
+            kw.update(do_sample=True, temperature=r0.temperature, top_p=1.0 if r0.top_p is None else r0.top_p, top_k=0)
+            torch.manual_seed((self.seed if r0.seed is None else r0.seed) + r0.sample_index)
+        else:
+            kw.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        if r0.stop:
+            kw.update(stop_strings=list(r0.stop), tokenizer=self.tok)
+        for k, v in r0.extra:
+            if k not in _GEN_KNOBS:
+                raise PermanentModelError(f"{self.model_id}: unknown generation knob {k!r} "
+                                          f"(known: {', '.join(sorted(_GEN_KNOBS))})")
+            if k in ("frequency_penalty", "presence_penalty"):
+                raise PermanentModelError(f"{self.model_id}: {k} is an OpenAI-API knob; transformers has "
+                                          "repetition_penalty")
+            kw[k] = v
+        seqs = self.model.generate(**enc, **kw)
+        n_in = enc["input_ids"].shape[1]
+        results = []
+        eos = self.tok.eos_token_id
+        for row, r in enumerate(reqs):
+            new = seqs[row, n_in:].tolist()
+            n_prompt = int(enc["attention_mask"][row].sum())
+            finish = "length"
+            if eos in new:
+                new, finish = new[: new.index(eos)], "stop"
+            while new and new[-1] == self.tok.pad_token_id:
+                new.pop()
+            text = self.tok.decode(new, skip_special_tokens=True)
+            for s in r.stop:
+                if s in text:
+                    text, finish = text[: text.index(s)], "stop"
+            results.append(GenResult(text=text, input_tokens=n_prompt, output_tokens=len(new), finish_reason=finish,
+                                     raw={"model": self.model_id}))
+        return results
+
+    async def generate(self, request: GenRequest) -> GenResult:
+        return await self._submit(request)
+
+    # ------------------------------------------------------------------ loglikelihood
+    def _encode(self, text: str) -> list[int]:
+        return self.tok(text, add_special_tokens=True).input_ids
+
+    def encode_pair(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
+        context, continuation = split_trailing_space(context, continuation)
+        if not context:
+            return [self._bos], self.tok(continuation, add_special_tokens=False).input_ids
+        ctx = self._encode(context)
+        return ctx, self._encode(context + continuation)[len(ctx):]
+
+    def _score_options(self, reqs: list[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
+        """All continuations of one context: the context's forward pass once, its KV cache repeated over
+        the options, then every continuation (right-padded) in one batch."""
+        torch = self.torch
+        pairs = [self.encode_pair(r.context, r.continuation) for r in reqs]
+        # the usual case: one shared context tokenisation; a continuation that merges with the context's
+        # last token (no leading space) tokenises the context differently, so it is scored on its own
+        shared = pairs[0][0]
+        if any(ctx != shared for ctx, _ in pairs):
+            out = []
+            for r in reqs:
+                out.extend(self._score_options([r]))
+            return out
+        conts = [c for _, c in pairs]
+        n_pos = getattr(self.model.config, "max_position_embeddings", None)
+        longest = len(shared) + max((len(c) for c in conts), default=0)
+        if n_pos and longest > n_pos:
+            raise PermanentModelError(f"{self.model_id}: {longest} tokens exceed the context window ({n_pos})")
+        ctx_ids = torch.tensor([shared], device=self.device)
+        first = self.model(input_ids=ctx_ids, use_cache=True)
+        first_lp = torch.log_softmax(first.logits[0, -1].double(), dim=-1)
+        first_arg = int(first.logits[0, -1].argmax())
+        rest_len = max((len(c) - 1 for c in conts), default=0)
+        rest_lp = None
+        if rest_len > 0:
+            n = len(conts)
+            cache = first.past_key_values
+            cache.batch_repeat_interleave(n)
+            pad = self.tok.pad_token_id
+            ids = torch.full((n, rest_len), pad, dtype=torch.long, device=self.device)
+            mask = torch.zeros((n, len(shared) + rest_len), dtype=torch.long, device=self.device)
+            mask[:, : len(shared)] = 1
+            for j, c in enumerate(conts):
+                tail = c[:-1]
+                if tail:
+                    ids[j, : len(tail)] = torch.tensor(tail, device=self.device)
+                    mask[j, len(shared): len(shared) + len(tail)] = 1
+            pos = torch.arange(len(shared), len(shared) + rest_len, device=self.device).expand(n, -1)
+            logits = self.model(input_ids=ids, attention_mask=mask, past_key_values=cache, position_ids=pos,
+                                use_cache=True).logits
+            rest_lp = torch.log_softmax(logits.double(), dim=-1)
+            rest_arg = logits.argmax(dim=-1)
+        results = []
+        for j, c in enumerate(conts):
+            if not c:
+                results.append(LoglikelihoodResult(logprob=0.0, is_greedy=True, n_tokens=0))
+                continue
+            lp = float(first_lp[c[0]])
+            greedy = first_arg == c[0]
+            for k, tok in enumerate(c[1:]):
+                lp += float(rest_lp[j, k, tok])
+                greedy = greedy and int(rest_arg[j, k]) == tok
+            results.append(LoglikelihoodResult(logprob=lp, is_greedy=bool(greedy), n_tokens=len(c)))
+        return results
+
+    async def loglikelihood(self, request: LoglikelihoodRequest) -> LoglikelihoodResult:
+        return await self._submit(request)
+
+    async def aclose(self) -> None:
+        def drop():
+            self.model = None
+
+        await asyncio.to_thread(self._locked, drop)  # never while a batch still runs in the worker thread
+
+
+@register_backend("hf", "transformers")
+def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+    """``hf:<local directory or hub id>``: a transformers causal LM, in-process."""
+    return construct(spec, HFModel, rest, **kw)
