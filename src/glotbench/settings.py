@@ -61,6 +61,16 @@ class RunSettings(BaseModel):
                                         "--temperature", request=True, ge=0)
     max_tokens: int | None = setting(None, "Output token limit (default: each task's own).", "--max-tokens", request=True, ge=1)
     samples: int = setting(1, "Answers drawn per item (Best-of-N).", "--samples", request=True, ge=1)
+    system_prompt: str | None = setting(None, "System prompt replacing the task's own (chat: the system message; plain "
+                                        "prompts and loglikelihood contexts: the text before the question).",
+                                        "--system-prompt", request=True)
+    gen_kwargs: dict[str, Any] = setting(None, "Generation option KEY=VALUE (repeat or comma-separate), typed (ints, floats, "
+                                         "true/false): temperature, top_p, max_tokens, stop, seed set those fields; "
+                                         "anything else (top_k, repetition_penalty ...) goes to the backend as is.",
+                                         "--gen-kwargs", request=True, factory=dict)
+    chat_template: str | None = setting(None, "Jinja chat template FILE replacing the model's own (in-process backends: "
+                                        "embedded, llamacpp:, hf:; a server applies its own, see docs/overrides.md).",
+                                        "--chat-template", request=True)
     mode: Literal["generate", "loglikelihood"] = setting(
         "generate", "generate (parse answers) or loglikelihood (compare option log-probabilities).", "--mode", request=True)
     # ---- calling

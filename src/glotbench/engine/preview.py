@@ -17,6 +17,8 @@ def write_out(cfg: RunSettings, n: int, console: Console) -> int:
     from glotbench.engine.session import drop_tasks_without_data
     from glotbench.tasks.registry import resolve
 
+    from glotbench.engine.overrides import apply as apply_overrides
+
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
     chat = cfg.model_args.get("chat", True) is not False
     shown = 0
@@ -24,7 +26,9 @@ def write_out(cfg: RunSettings, n: int, console: Console) -> int:
         mode = "loglikelihood" if cfg.mode == "loglikelihood" and task.spec.output_type == "multiple_choice" else "generate"
         for sample in task.run_samples(cfg)[:n]:
             console.rule(f"{task.name} · item {sample.id} · {mode} · {'chat' if chat else 'plain'}")
-            for k, req in enumerate(task.requests(sample, mode=mode, chat=chat, settings=cfg)):
+            reqs = apply_overrides(task.requests(sample, mode=mode, chat=chat, settings=cfg), cfg.system_prompt,
+                                   cfg.gen_kwargs)
+            for k, req in enumerate(reqs):
                 d = req.to_dict()
                 if d.get("messages"):
                     for m in d["messages"]:

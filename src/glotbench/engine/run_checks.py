@@ -38,6 +38,21 @@ def check_same_model(previous: dict | None, current: dict, out_dir: Path) -> Non
                          "pick another -o directory (or leave -o out: each model and setting gets its own)")
 
 
+OVERRIDES = {"system_prompt": "--system-prompt", "gen_kwargs": "--gen-kwargs", "chat_template": "--chat-template"}
+
+
+def check_same_overrides(previous: dict | None, current: dict, out_dir: Path) -> None:
+    """Refuse to resume a run directory with another --system-prompt, --gen-kwargs or --chat-template:
+    its answers would sit beside answers to other prompts (each override is in the fingerprint)."""
+    if not previous:
+        return
+    for key, flag in OVERRIDES.items():
+        old, new = previous.get(key) or None, current.get(key) or None
+        if old != new:
+            raise GlotbenchError(f"{out_dir} was run with {flag} {old!r}, this command has {new!r}; the answers would "
+                                 "mix: pick another -o directory (or leave -o out: each setting gets its own)")
+
+
 def check_mode(tasks, mode: str, model, task_mode) -> list[str]:
     """Fail before any request when ``mode`` cannot apply; return notes to print otherwise.
 

@@ -91,6 +91,10 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
                          is_chat: bool, judge: CachedCaller | None = None) -> str:
     task = tr.task
     requests = task.requests(sample, mode=tr.mode, chat=is_chat, settings=settings)
+    if settings.system_prompt is not None or settings.gen_kwargs:  # --system-prompt / --gen-kwargs
+        from glotbench.engine.overrides import apply
+
+        requests = apply(requests, settings.system_prompt, settings.gen_kwargs)
     record = SampleRecord.start(task=task.name, sample_id=sample.id, idx=sample.index, run_key=tr.run_key,
                                 lang=task.spec.language, prompt=_prompt_of(requests[0]),
                                 request_keys=[r.key(caller.model.model_id) for r in requests], gold=sample.target,

@@ -16,7 +16,7 @@ from glotbench.engine.fingerprint import run_fingerprint
 from glotbench.engine.journal import Journal, corrupt_message
 from glotbench.engine.lock import RunLock
 from glotbench.engine.retry import RetryPolicy
-from glotbench.engine.run_checks import check_mode, check_same_model, model_identity
+from glotbench.engine.run_checks import check_mode, check_same_model, check_same_overrides, model_identity
 from glotbench.engine.run_stats import record_session, run_block, session_entry
 from glotbench.errors import JournalCorrupt, RunStopped
 from glotbench.engine.runner import execute, plan, summarise, task_mode
@@ -44,6 +44,8 @@ def load_model_from_config(cfg: RunConfig) -> Model:
     from glotbench.models.registry import load_model
 
     kw = dict(cfg.model_args)
+    if cfg.chat_template:
+        kw["chat_template"] = read_chat_template(cfg.chat_template)
     if cfg.base_url:
         kw["base_url"] = cfg.base_url
     if cfg.api_key_env:
@@ -51,6 +53,23 @@ def load_model_from_config(cfg: RunConfig) -> Model:
     if cfg.timeout:
         kw.setdefault("timeout", cfg.timeout)
     return load_model(cfg.model, **kw)
+
+
+def read_chat_template(path: str) -> str:
+    """The --chat-template file's text; a missing or unreadable file, or bad Jinja, is one line."""
+    import jinja2
+
+    from glotbench.errors import GlotbenchError
+
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise GlotbenchError(f"--chat-template {path}: cannot read it ({err})") from None
+    try:
+        jinja2.Environment().parse(text)
+    except jinja2.TemplateSyntaxError as err:
+        raise GlotbenchError(f"--chat-template {path}, line {err.lineno}: {err.message}") from None
+    return text
 
 
 def load_judge(spec: str, judge_args: dict, timeout: float | None = None) -> Model:
@@ -123,10 +142,11 @@ class _ProgressCounter:
             self.progress.update(self.task_id, advance=1, rate=f"{rate:.1f} it/s", errors=self.errors)
 
 
-def _check_journal_model(out_dir: Path, current: dict) -> None:
+def _check_journal_model(out_dir: Path, current: dict, cfg: RunConfig) -> None:
     journal = Journal(out_dir / JOURNAL_NAME)
     try:
         check_same_model(journal.get_meta("model_settings"), current, out_dir)
+        check_same_overrides(journal.get_meta("config"), cfg.model_dump(), out_dir)
     finally:
         journal.close()
 
@@ -141,6 +161,10 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
     check_judge(tasks, cfg.judge)
+    if cfg.gen_kwargs:
+        from glotbench.engine.overrides import check_gen_kwargs
+
+        check_gen_kwargs(cfg.gen_kwargs)
     model = model or load_model_from_config(cfg)
     if getattr(model, "notice", None):
         console.print(f"[yellow]note[/]: {model.notice}")
@@ -151,7 +175,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         judge_model = load_judge(cfg.judge, cfg.judge_options(), cfg.timeout)
     out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg, model.settings())
     if cfg.output and (out_dir / JOURNAL_NAME).is_file():
-        _check_journal_model(out_dir, model.settings())
+        _check_journal_model(out_dir, model.settings(), cfg)
     lock = RunLock(out_dir).acquire(
         wait=wait_lock, on_wait=lambda pid: console.print(f"waiting: PID {pid} holds {out_dir}"))
     try:

@@ -19,18 +19,20 @@ BackendFactory = Callable[..., Any]
 
 
 class _Backend:
-    def __init__(self, factory: BackendFactory, needs_name: bool):
-        self.factory, self.needs_name = factory, needs_name
+    def __init__(self, factory: BackendFactory, needs_name: bool, renders_prompts: bool = False):
+        self.factory, self.needs_name, self.renders_prompts = factory, needs_name, renders_prompts
 
 
 BACKENDS: Registry[_Backend] = Registry("model backend", same=lambda a, b: a.factory is b.factory)
 
 
-def register_backend(*prefixes: str, needs_name: bool = True) -> Callable[[BackendFactory], BackendFactory]:
-    """Register a factory under each spec prefix (``needs_name=False``: the prefix alone is a spec)."""
+def register_backend(*prefixes: str, needs_name: bool = True,
+                     renders_prompts: bool = False) -> Callable[[BackendFactory], BackendFactory]:
+    """Register a factory under each spec prefix (``needs_name=False``: the prefix alone is a spec;
+    ``renders_prompts``: the backend renders chat prompts in process, so it takes ``chat_template=``)."""
 
     def wrap(factory: BackendFactory) -> BackendFactory:
-        entry = _Backend(factory, needs_name)
+        entry = _Backend(factory, needs_name, renders_prompts)
         for p in prefixes:
             BACKENDS.register(p.lower(), entry)
         return factory

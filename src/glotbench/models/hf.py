@@ -102,6 +102,7 @@ class HFModel(Model):
         except (OSError, ValueError, EnvironmentError) as exc:
             raise ModelError(f"cannot load hf:{name}: {' '.join(str(exc).split())[:400]}") from None
         self.model.to(device)
+        self.dtype_name = str(self.model.dtype).removeprefix("torch.")  # what "auto" resolved to
         self.model.eval()
         self.tok.padding_side = "left"
         if self.tok.pad_token_id is None:
@@ -125,7 +126,7 @@ class HFModel(Model):
     # ------------------------------------------------------------------ identity
     def settings(self) -> dict:
         out = {"model_id": self.model_id, "backend": "hf", "name": self.name,
-               "dtype": str(self.model.dtype).removeprefix("torch.") if self.model is not None else self.dtype_name,
+               "dtype": self.dtype_name,
                "chat": self.is_chat, "revision": self.revision, "gguf_file": self.gguf_file}
         if self.chat_template:
             out["chat_template_sha256"] = hashlib.sha256(self.chat_template.encode()).hexdigest()[:16]
@@ -317,7 +318,7 @@ class HFModel(Model):
         await asyncio.to_thread(self._locked, drop)  # never while a batch still runs in the worker thread
 
 
-@register_backend("hf", "transformers")
+@register_backend("hf", "transformers", renders_prompts=True)
 def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
     """``hf:<local directory or hub id>``: a transformers causal LM, in-process."""
     return construct(spec, HFModel, rest, **kw)

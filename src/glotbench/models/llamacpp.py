@@ -99,7 +99,8 @@ class LlamaCppModel(Model):
     supports_loglikelihood = True
 
     def __init__(self, path: str | os.PathLike, n_ctx: int = 4096, n_threads: int | None = None,
-                 seed: int = 0, chat: bool | None = None, n_gpu_layers: int = 0, n_seq: int = 1):
+                 seed: int = 0, chat: bool | None = None, n_gpu_layers: int = 0, n_seq: int = 1,
+                 chat_template: str | None = None):
         self.path = Path(path).expanduser()
         if not self.path.is_file():
             raise ModelError(f"GGUF model file not found: {self.path}")
@@ -123,6 +124,9 @@ class LlamaCppModel(Model):
         except Exception as exc:
             raise ModelError(f"cannot load GGUF model {self.path}: {' '.join(str(exc).split())}") from exc
         self._llama_cpp = llama_cpp
+        self.chat_template = chat_template
+        if chat_template is not None:
+            self._use_chat_template(chat_template)
         self.is_chat, self.notice = self._chat_mode(chat)
         self._n_vocab = self._llm.n_vocab()
         self._add_bos = bool(self._llm._model.add_bos_token())
@@ -143,8 +147,20 @@ class LlamaCppModel(Model):
         self._batcher = None  # BatchGenerator, made on the first generate call
         self._last_row: tuple[tuple[int, ...], np.ndarray] | None = None  # (context tokens, next-token logits)
 
+    def _use_chat_template(self, template: str) -> None:
+        """--chat-template: render chat prompts with this Jinja template instead of the GGUF's own
+        (built as llama-cpp-python builds the GGUF's: same bos/eos strings and stop token)."""
+        from llama_cpp import llama_chat_format
+
+        llm = self._llm
+        eos_id, bos_id = llm.token_eos(), llm.token_bos()
+        eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
+        bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
+        llm.chat_handler = llama_chat_format.Jinja2ChatFormatter(
+            template=template, eos_token=eos, bos_token=bos, stop_token_ids=[eos_id]).to_chat_handler()
+
     def _chat_mode(self, chat: bool | None) -> tuple[bool, str | None]:
-        has_template = bool((self._llm.metadata or {}).get("tokenizer.chat_template"))
+        has_template = bool(self.chat_template or (self._llm.metadata or {}).get("tokenizer.chat_template"))
         if has_template:
             return (True if chat is None else bool(chat)), None
         if chat:
@@ -163,6 +179,8 @@ class LlamaCppModel(Model):
                "seed": self.seed, "chat": self.is_chat, "add_bos": self._add_bos}
         if self.n_gpu_layers:  # only when set: existing runs keep their model fingerprint
             out["n_gpu_layers"] = self.n_gpu_layers
+        if self.chat_template is not None:
+            out["chat_template_sha256"] = hashlib.sha256(self.chat_template.encode()).hexdigest()[:16]
         return out
 
     def _lock(self) -> asyncio.Lock:
@@ -340,7 +358,7 @@ class LlamaCppModel(Model):
             await asyncio.to_thread(self._locked, llm.close)
 
 
-@register_backend("llamacpp", "gguf")
+@register_backend("llamacpp", "gguf", renders_prompts=True)
 def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
     """``llamacpp:/path/x.gguf``: any GGUF file, in-process."""
     path = Path(rest).expanduser()

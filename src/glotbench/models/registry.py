@@ -35,4 +35,9 @@ def load_model(spec: str | None, *, base_url: str | None = None, api_key_env: st
         raise ModelError(f"model spec {spec!r}: unknown backend {prefix!r} (known: {_prefixes()})") from None
     if backend.needs_name != bool(rest):
         raise ModelError(f"model spec {spec!r}: expected one of {_prefixes()} followed by a name or path")
+    if kw.get("chat_template") is not None and not backend.renders_prompts:
+        local = ", ".join(n for n in BACKENDS.names() if BACKENDS.get(n).renders_prompts)
+        raise ModelError(f"--chat-template: model spec {spec!r} sends chat messages to a server, which applies its own "
+                         f"template; give the file to the server instead (llama-server --chat-template-file FILE, "
+                         f"vllm serve --chat-template FILE). In-process backends that take it: {local}")
     return backend.factory(spec, rest, base_url=base_url, api_key_env=api_key_env, timeout=timeout, **kw)

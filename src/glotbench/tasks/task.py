@@ -247,9 +247,12 @@ class Task:
     def render_answer(self, sample: Sample) -> str:
         return render(self.spec.fewshot.answer, self._vars(sample), task=self.name, field="fewshot.answer")
 
-    def chat_messages(self, sample: Sample, num_fewshot: int | None = None) -> list[dict]:
+    def chat_messages(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> list[dict]:
+        """``system``: a run's --system-prompt, replacing the task's own."""
         msgs: list[dict] = []
-        if self.spec.prompt.system:
+        if system is not None:
+            msgs.append({"role": "system", "content": system})
+        elif self.spec.prompt.system:
             msgs.append({"role": "system", "content": render(self.spec.prompt.system, self._vars(sample), task=self.name, field="prompt.system")})
         for shot in self.fewshot_for(sample, num_fewshot):
             msgs.append({"role": "user", "content": self.render_user(shot)})
@@ -257,12 +260,15 @@ class Task:
         msgs.append({"role": "user", "content": self.render_user(sample)})
         return msgs
 
-    def plain_prompt(self, sample: Sample, num_fewshot: int | None = None) -> str:
+    def plain_prompt(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
+        """``system``: a run's --system-prompt, replacing the task's own."""
         p = self.spec.prompt
         if p.plain:
             shots = [{"question": self.render_user(s), "answer": self.render_answer(s)} for s in self.fewshot_for(sample, num_fewshot)]
-            return render(p.plain, {**self._vars(sample), "fewshot": shots, "system": p.system or ""}, task=self.name, field="prompt.plain")
-        system = render(p.system, self._vars(sample), task=self.name, field="prompt.system") if p.system else None
+            return render(p.plain, {**self._vars(sample), "fewshot": shots, "system": (p.system or "") if system is None else system},
+                          task=self.name, field="prompt.plain")
+        if system is None:
+            system = render(p.system, self._vars(sample), task=self.name, field="prompt.system") if p.system else None
         shots = [(self.render_user(s), self.render_answer(s)) for s in self.fewshot_for(sample, num_fewshot)]
         return plain_from_chat(system, shots, self.render_user(sample), p.answer_cue)
 
@@ -271,7 +277,7 @@ class Task:
         if mode == "loglikelihood":
             if self.spec.output_type != "multiple_choice":
                 raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
-            context = self.plain_prompt(sample, settings.num_fewshot)
+            context = self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt)
             conts = sample.labels if self.spec.prompt.ll_continuation == "label" else [str(c) for c in sample.choices]
             return [LoglikelihoodRequest(context=context, continuation=" " + str(c)) for c in conts]
         g = self.spec.generation
@@ -284,9 +290,9 @@ class Task:
             extra=tuple(sorted(g.extra.items())),
         )
         if chat:
-            base = dict(messages=tuple(self.chat_messages(sample, settings.num_fewshot)))
+            base = dict(messages=tuple(self.chat_messages(sample, settings.num_fewshot, settings.system_prompt)))
         else:
-            base = dict(prompt=self.plain_prompt(sample, settings.num_fewshot))
+            base = dict(prompt=self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt))
         return [GenRequest(**base, **common, sample_index=k) for k in range(settings.samples)]
 
     # ---------------------------------------------------------------- scoring

@@ -25,7 +25,8 @@ body (1: all of them), on every attempt of that body, so an item ends as an erro
 * ``huge`` a 200 streaming ``--huge-mb`` MB; ``redirect-other`` a 307 to the same port on another
   host (``localhost`` vs ``127.0.0.1``); ``redirect-same`` a 307 to ``/r`` + the same path (answered).
 
-``GET /_log`` returns every request received as ``{"hash", "status"}`` pairs, in order.
+``GET /_log`` returns every request received as ``{"hash", "status"}`` pairs, in order
+(``--log-bodies``: with the parsed request ``body`` too).
 """
 
 from __future__ import annotations
@@ -92,6 +93,11 @@ class StubApp:
         n = self.attempts[h] = self.attempts.get(h, 0) + 1
         fault = self.fault_for(h)
         entry = {"hash": h, "attempt": n, "status": 200, "t": time.time()}
+        if getattr(self, "log_bodies", False):
+            try:
+                entry["body"] = json.loads(body)
+            except ValueError:
+                entry["body"] = body.decode("utf-8", "replace")
         self.log.append(entry)
         if self.bad:
             idx = self._bad_order.setdefault(h, len(self._bad_order))
@@ -243,6 +249,7 @@ def main() -> None:
     ap.add_argument("--retry-after", type=float, default=2.0, help="seconds sent in Retry-After by --bad retry-after")
     ap.add_argument("--huge-mb", type=float, default=300.0, help="body size for --bad huge")
     ap.add_argument("--responses", default=None, help="JSONL of {match, response, reasoning?}: canned answers by prompt substring")
+    ap.add_argument("--log-bodies", action="store_true", help="GET /_log entries carry each request body too")
     a = ap.parse_args()
     canned = None
     if a.responses:
@@ -250,6 +257,7 @@ def main() -> None:
             canned = [json.loads(line) for line in fh if line.strip()]
     app = StubApp(a.answer, a.fault_rate, a.stall, a.echo_gold, a.delay, canned, bad=a.bad, bad_every=a.bad_every,
                   retry_after=a.retry_after, huge_mb=a.huge_mb)
+    app.log_bodies = a.log_bodies
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning", access_log=False)
 
 
