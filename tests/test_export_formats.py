@@ -46,8 +46,9 @@ def test_lmeval_results_layout_and_values(run_dir):
     r = cli("export", str(run_dir), "--format", "lm-eval", "-o", str(run_dir / "lm"), cwd=run_dir.parent)
     assert r.returncode == 0, r.stderr
     ours = json.loads((run_dir / "results.json").read_text())
-    [res_path] = list((run_dir / "lm").glob("results_*.json"))
+    [res_path] = list((run_dir / "lm").glob("*/results_*.json"))  # lm-eval: OUT/<model_name_sanitized>/
     lm = json.loads(res_path.read_text())
+    assert res_path.parent.name == lm["model_name_sanitized"]
     for key in ("results", "configs", "versions", "n-shot", "higher_is_better", "n-samples", "config"):
         assert key in lm, key
     assert lm["config"]["model_args"]["model_id"] == ours["model"]["model_id"]
@@ -57,7 +58,7 @@ def test_lmeval_results_layout_and_values(run_dir):
         assert lm["results"][task]["acc,none"] == want
         assert lm["versions"][task] == float(ours["tasks"][task]["version"])
         assert lm["higher_is_better"][task] == {"acc": True}
-        lines = [json.loads(x) for x in (run_dir / "lm" / f"samples_{task}_{date_id}.jsonl").read_text().splitlines()]
+        lines = [json.loads(x) for x in (res_path.parent / f"samples_{task}_{date_id}.jsonl").read_text().splitlines()]
         assert len(lines) == ours["tasks"][task]["n_items"] == 6
         for line in lines:
             for key in ("doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "acc"):
@@ -106,14 +107,45 @@ def test_lmeval_on_an_older_run_directory_and_without_a_journal(tmp_path):
         out = tmp_path / f"lm_{keep_journal}"
         r = cli("export", str(run), "--format", "lm-eval", "-o", str(out), cwd=tmp_path)
         assert r.returncode == 0, r.stderr
-        [res_path] = list(out.glob("results_*.json"))
+        [res_path] = list(out.glob("*/results_*.json"))
         lm = json.loads(res_path.read_text())
         assert set(lm["results"]) == set(ours["tasks"])
         for task, t in ours["tasks"].items():
             for m, v in t["metrics"].items():
                 key = "acc" if m == "accuracy" else m
                 assert lm["results"][task][f"{key},none"] == v["value"], (task, m)
-            assert len(list(out.glob(f"samples_{task}_*.jsonl"))) == 1
+            assert len(list(out.glob(f"*/samples_{task}_*.jsonl"))) == 1
         c = cli("export", str(run), "--format", "csv", "-o", str(tmp_path / f"s_{keep_journal}.csv"), cwd=tmp_path)
         assert c.returncode == 0, c.stderr
         assert len(list(csv.DictReader((tmp_path / f"s_{keep_journal}.csv").open(encoding="utf-8")))) == 9
+
+
+def test_lmeval_keys_match_lm_evals_own_schema(run_dir):
+    """Every key lm-eval's own result schema (lm_eval.result_schema, 0.4.13) marks as fixed is there,
+    and ours outside it are only the documented ``glotbench`` block; sample lines likewise, with
+    lm-eval's string forms (target, resps, filtered_resps) and ``gen_args_<i>/arg_<j>`` arguments."""
+    schema = pytest.importorskip("lm_eval.result_schema", reason="pip install --no-deps lm-eval (schema check only)")
+    out = run_dir / "lm_schema"
+    r = cli("export", str(run_dir), "--format", "lm-eval", "-o", str(out), cwd=run_dir.parent)
+    assert r.returncode == 0, r.stderr
+    [res_path] = list(out.glob("*/results_*.json"))
+    lm = json.loads(res_path.read_text())
+    allowed = set(schema.EvalResults.__annotations__)
+    assert set(lm) - allowed == {"glotbench"}, set(lm) - allowed
+    for key in ("results", "group_subtasks", "configs", "versions", "n-shot", "higher_is_better", "n-samples", "config",
+                "date", "task_hashes", "model_source", "model_name", "model_name_sanitized",
+                "total_evaluation_time_seconds", "system_instruction", "chat_template"):
+        assert key in lm, key
+    assert set(lm["config"]) - set(schema._EvalConfig.__annotations__) == {"glotbench_settings"}
+    for task in TASKS:
+        assert schema._TaskMetrics.__required_keys__ <= set(lm["results"][task])
+        assert lm["results"][task]["sample_len"] == 6 and lm["n-samples"][task]["effective"] == 6
+        assert set(lm["task_hashes"]) == set(TASKS) and len(lm["task_hashes"][task]) == 64
+        [path] = res_path.parent.glob(f"samples_{task}_*.jsonl")
+        for line in map(json.loads, path.read_text().splitlines()):
+            assert schema.SampleResult.__required_keys__ <= set(line)
+            assert isinstance(line["target"], str)
+            assert set(line["arguments"]) == {"gen_args_0"} and set(line["arguments"]["gen_args_0"]) == {"arg_0", "arg_1"}
+            assert isinstance(line["arguments"]["gen_args_0"]["arg_1"], dict)  # the generation kwargs
+            assert all(isinstance(x, str) for row in line["resps"] for x in row)
+            assert all(isinstance(x, str) for x in line["filtered_resps"])

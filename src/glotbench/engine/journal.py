@@ -144,6 +144,11 @@ class Journal:
         row = self.conn.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
+    def get_request(self, key: str) -> dict | None:
+        """The request a cached response answers (None when it is not in the journal)."""
+        row = self.conn.execute("SELECT request FROM responses WHERE key=?", (key,)).fetchone()
+        return json.loads(row[0]) if row and row[0] else None
+
     def cached_keys(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
 

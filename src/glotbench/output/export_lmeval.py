@@ -1,11 +1,17 @@
 """``glotbench export RUN --format lm-eval``: lm-evaluation-harness' results layout.
 
-Writes ``results_<date>.json`` (``results`` with ``"<metric>,none"`` and ``"<metric>_stderr,none"``,
-``configs``, ``versions``, ``n-shot``, ``higher_is_better``, ``n-samples``, ``config`` with the model)
-and ``samples_<task>_<date>.jsonl`` per task (``doc_id``, ``doc``, ``target``, ``arguments``, ``resps``,
-``filtered_resps``, ``filter``, ``metrics``, the hashes and the per-item metric values), as lm-eval's
-evaluation tracker lays them out, so tools built on lm-eval output (leaderboards) can read a glotbench
-run. The layout is restated from lm-eval's documentation and output files, not copied.
+Checked key by key against lm-eval 0.4.13's own writer (``EvaluationTracker.save_results_aggregated``
+/ ``save_results_samples``, ``evaluator_utils`` and ``result_schema.py``): ``OUT/<model_name_sanitized>/``
+holds ``results_<date>.json`` (``results`` per task with ``name``, ``alias``, ``sample_len`` and
+``"<metric>,none"`` / ``"<metric>_stderr,none"``; ``group_subtasks``, ``configs``, ``versions``,
+``n-shot``, ``higher_is_better``, ``n-samples``, ``config``, ``git_hash``, ``date``, ``task_hashes``,
+``model_source``, ``model_name``, ``model_name_sanitized``, ``system_instruction(_sha)``,
+``chat_template(_sha)``, ``fewshot_as_multiturn``, ``total_evaluation_time_seconds``) and
+``samples_<task>_<date>.jsonl`` per task (``doc_id``, ``doc``, ``target`` as a string, ``arguments``
+as ``{"gen_args_<i>": {"arg_<j>": ...}}`` one per request: ``(context, continuation)`` for
+loglikelihood, ``(prompt, gen_kwargs)`` for generation; ``resps`` / ``filtered_resps`` stringified
+as lm-eval's ``sanitize_list`` does (``[logprob, is_greedy]`` per option), ``filter``, ``metrics``,
+the three hashes and the per-item metric values). The layout is restated, not copied.
 
 ``acc_stderr,none`` is computed as lm-eval computes a mean's stderr (sample standard deviation of the
 per-item values / sqrt(n), over the scored items). Footgun (docs/export-formats.md): for other metrics
@@ -57,8 +63,20 @@ def mean_stderr(values: list[float]) -> Any:
     return statistics.stdev(values) / math.sqrt(len(values))
 
 
+def sanitize_model_name(name: str) -> str:
+    """lm-eval's rule for the model's folder and ``model_name_sanitized``."""
+    return re.sub(r"[\"<>:/|\\?*\[\]]+", "__", name)
+
+
+def sanitize_list(sub: Any) -> Any:
+    """lm-eval's ``sanitize_list``: every leaf of a nested list as a string."""
+    if isinstance(sub, (list, tuple)):
+        return [sanitize_list(x) for x in sub]
+    return str(sub)
+
+
 def _task_results(name: str, t: dict, per_item: dict[str, list[float]]) -> dict:
-    out: dict[str, Any] = {"alias": name}
+    out: dict[str, Any] = {"name": name, "alias": name, "sample_len": t.get("n_scored", 0)}
     for m, v in (t.get("metrics") or {}).items():
         key = LMEVAL_NAMES.get(m, m)
         value = v.get("value") if isinstance(v, dict) else v
@@ -92,17 +110,32 @@ def _prompt_text(prompt: Any) -> str:
     return json.dumps(prompt, ensure_ascii=False)
 
 
-def sample_line(rec: dict, metric_names: list[str]) -> dict:
+def _arguments(rec: dict, prompt: str, requests: list[dict | None]) -> tuple[dict, Any, Any]:
+    """lm-eval's ``arguments``, ``resps`` and ``filtered_resps`` for one item."""
     outputs = rec.get("outputs") or []
+    if rec.get("mode") == "loglikelihood":
+        args = {f"gen_args_{i}": {"arg_0": (r or {}).get("context", prompt), "arg_1": (r or {}).get("continuation")}
+                for i, r in enumerate(requests or [None] * len(outputs))}
+        pairs = [[o.get("logprob"), o.get("is_greedy")] for o in outputs]
+        return args, sanitize_list([[p] for p in pairs]), sanitize_list(pairs)
+    r0 = next((r for r in requests if r), None) or {}
+    gen = {k: r0.get(k) for k in ("max_tokens", "temperature", "top_p", "stop", "seed") if r0.get(k) not in (None, [])}
+    gen.update(r0.get("extra") or {})
+    args = {"gen_args_0": {"arg_0": prompt, "arg_1": gen}}
+    return args, sanitize_list([[o.get("text") for o in outputs]]), sanitize_list([rec.get("pred")])
+
+
+def sample_line(rec: dict, metric_names: list[str], requests: list[dict | None] | None = None) -> dict:
     doc = {"id": rec.get("sample_id"), "gold": rec.get("gold"), "metadata": rec.get("metadata") or {}}
     prompt = _prompt_text(rec.get("prompt"))
+    arguments, resps, filtered = _arguments(rec, prompt, requests or [])
     line: dict[str, Any] = {
         "doc_id": rec.get("idx"),
         "doc": doc,
-        "target": rec.get("gold"),
-        "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": {"mode": rec.get("mode")}}},
-        "resps": [[o.get("text") for o in outputs]],
-        "filtered_resps": [rec.get("pred")],
+        "target": str(rec.get("gold")),
+        "arguments": arguments,
+        "resps": resps,
+        "filtered_resps": filtered,
         "filter": "none",
         "metrics": metric_names,
         "doc_hash": _hash(doc),
@@ -127,6 +160,13 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
     model = results.get("model") or {}
     run = results.get("run") or {}
     records = list(iter_run_samples(run_dir, results, journal))
+    settings = results.get("settings") or {}
+    template = None
+    if settings.get("chat_template"):
+        try:
+            template = Path(settings["chat_template"]).read_text(encoding="utf-8")
+        except OSError:
+            template = None
     per_item: dict[str, dict[str, list[float]]] = {n: {} for n in tasks}
     for rec in records:
         if rec.get("status") == "scored":
@@ -150,7 +190,10 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
             "use_cache": str(Path(run_dir) / "journal.sqlite"),
             "limit": cfg.get("limit"),
             "bootstrap_iters": cfg.get("bootstrap"),
-            "gen_kwargs": {k: cfg.get(k) for k in ("temperature", "max_tokens") if cfg.get(k) is not None},
+            "gen_kwargs": {**{k: cfg.get(k) for k in ("temperature", "max_tokens") if cfg.get(k) is not None},
+                           **(cfg.get("gen_kwargs") or {})},
+            **({"model_dtype": model["dtype"]} if model.get("dtype") else {}),
+            **({"model_revision": model["revision"]} if model.get("revision") else {}),
             "random_seed": cfg.get("seed"),
             "glotbench_settings": results.get("settings"),
         },
@@ -158,26 +201,35 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
         "date": datetime.now().timestamp(),
         "model_source": "glotbench",
         "model_name": model.get("model_id") or cfg.get("model"),
-        "model_name_sanitized": re.sub(r"[^A-Za-z0-9._-]+", "__", str(model.get("model_id") or cfg.get("model"))),
+        "model_name_sanitized": sanitize_model_name(str(model.get("model_id") or cfg.get("model"))),
+        "system_instruction": settings.get("system_prompt"),
+        "system_instruction_sha": _hash(settings["system_prompt"]) if settings.get("system_prompt") else None,
+        "fewshot_as_multiturn": bool(cfg.get("num_fewshot")) and bool(model.get("chat")) or None,
+        "chat_template": template,
+        "chat_template_sha": _hash(template) if template else None,
         "total_evaluation_time_seconds": str(run.get("elapsed_s")),
         "glotbench": {"fingerprint": results.get("fingerprint"), "version": results.get("glotbench_version"),
                       "ci95": {n: {m: (v.get("ci95") if isinstance(v, dict) else None) for m, v in (t.get("metrics") or {}).items()}
                                for n, t in tasks.items()}},
     }
+    lines: dict[str, list[dict]] = {}
+    get_request = getattr(journal, "get_request", None)
+    for rec in records:
+        task = rec["task"]
+        names = [LMEVAL_NAMES.get(m, m) for m in ((tasks.get(task) or {}).get("metrics") or {})]
+        reqs = [get_request(k) for k in rec.get("request_keys") or []] if get_request else []
+        lines.setdefault(task, []).append(sample_line(rec, names, reqs))
+    # lm-eval: one hash per task over its samples' doc + prompt + target hashes
+    doc["task_hashes"] = {t: _hash("".join(x["doc_hash"] + x["prompt_hash"] + x["target_hash"] for x in ls))
+                          for t, ls in lines.items()}
+    out_dir = out_dir / doc["model_name_sanitized"]  # lm-eval writes OUTPUT_PATH/<model_name_sanitized>/
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / f"results_{date_id}.json"]
     written[0].write_text(json.dumps(doc, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
-    handles: dict[str, Any] = {}
-    try:
-        for rec in records:
-            task = rec["task"]
-            if task not in handles:
-                path = out_dir / f"samples_{task}_{date_id}.jsonl"
-                handles[task] = path.open("w", encoding="utf-8")
-                written.append(path)
-            names = [LMEVAL_NAMES.get(m, m) for m in ((tasks.get(task) or {}).get("metrics") or {})]
-            handles[task].write(json.dumps(sample_line(rec, names), ensure_ascii=False, default=str) + "\n")
-    finally:
-        for fh in handles.values():
-            fh.close()
+    for task, ls in lines.items():
+        path = out_dir / f"samples_{task}_{date_id}.jsonl"
+        with path.open("w", encoding="utf-8") as fh:
+            for line in ls:
+                fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+        written.append(path)
     return written
