@@ -149,3 +149,32 @@ def test_lmeval_keys_match_lm_evals_own_schema(run_dir):
             assert isinstance(line["arguments"]["gen_args_0"]["arg_1"], dict)  # the generation kwargs
             assert all(isinstance(x, str) for row in line["resps"] for x in row)
             assert all(isinstance(x, str) for x in line["filtered_resps"])
+
+
+def test_inspect_log_reads_back_with_inspect_ai(run_dir):
+    """`--format inspect` writes one .eval log per task through inspect_ai.log; inspect_ai.log.read_eval_log
+    reads it back with the run's samples, per-item scores and metrics (with their 95% intervals)."""
+    log_api = pytest.importorskip("inspect_ai.log", reason="pip install 'glotbench[inspect]'")
+    out = run_dir / "inspect"
+    r = cli("export", str(run_dir), "--format", "inspect", "-o", str(out), cwd=run_dir.parent)
+    assert r.returncode == 0, r.stderr
+    ours = json.loads((run_dir / "results.json").read_text())
+    recs = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text().splitlines()]
+    for task in TASKS:
+        log = log_api.read_eval_log(str(out / f"{task}.eval"))
+        assert log.status == "success" and log.eval.task == task and log.eval.run_id == ours["fingerprint"]
+        assert log.eval.model == f"glotbench/{ours['model']['model_id']}"
+        mine = {r["sample_id"]: r for r in recs if r["task"] == task}
+        assert len(log.samples) == len(mine) == 6
+        for s in log.samples:
+            rec = mine[s.id]
+            assert s.target == str(rec["gold"])
+            assert s.output.completion == rec["outputs"][0]["text"]
+            score = s.scores["glotbench"]
+            assert score.value == rec["values"] and score.answer == str(rec["pred"])
+            assert isinstance(s.input, list) and s.input[-1].role == "user"  # chat messages kept as chat
+        [ev] = log.results.scores
+        acc = ours["tasks"][task]["metrics"]["accuracy"]
+        assert ev.metrics["accuracy"].value == acc["value"]
+        assert [ev.metrics["accuracy"].metadata["ci95_low"], ev.metrics["accuracy"].metadata["ci95_high"]] == acc["ci95"]
+        assert log.results.completed_samples == ours["tasks"][task]["n_scored"]

@@ -104,24 +104,31 @@ def list_tasks(
 @app.command("export")
 def export(run_dir: Path = typer.Argument(..., help="A run directory."),
            out: Path = typer.Option(None, "--out", "-o", help="Default: RUN_DIR/samples.jsonl, RUN_DIR/lm-eval/, "
-                                    "RUN_DIR/samples.csv"),
+                                    "RUN_DIR/samples.csv, RUN_DIR/inspect/"),
            fmt: str = typer.Option("samples", "--format", "-f", help="samples (glotbench JSONL), lm-eval "
-                                   "(lm-evaluation-harness results + per-sample JSONL) or csv (one row per sample).")) -> None:
-    """Write a run's samples (samples.jsonl), or its results in lm-eval's layout or as CSV."""
+                                   "(lm-evaluation-harness results + per-sample JSONL), csv (one row per sample) or "
+                                   "inspect (Inspect AI eval logs, one per task).")) -> None:
+    """Write a run's samples (samples.jsonl), or its results in lm-eval's layout, as CSV or as Inspect AI logs."""
     from glotbench.engine.journal import Journal
     from glotbench.engine.session import JOURNAL_NAME
     from glotbench.errors import GlotbenchError
     from glotbench.output.results import export_samples
 
-    if fmt not in ("samples", "lm-eval", "csv"):
-        raise typer.BadParameter(f"unknown format {fmt!r}; choose samples, lm-eval or csv", param_hint="--format")
-    if fmt in ("lm-eval", "csv"):
+    if fmt not in ("samples", "lm-eval", "csv", "inspect"):
+        raise typer.BadParameter(f"unknown format {fmt!r}; choose samples, lm-eval, csv or inspect", param_hint="--format")
+    if fmt in ("lm-eval", "csv", "inspect"):
         from glotbench.output.export_csv import write_csv
         from glotbench.output.export_lmeval import write_lmeval
 
         j = Journal(run_dir / JOURNAL_NAME) if (run_dir / JOURNAL_NAME).exists() else None
         try:
-            if fmt == "lm-eval":
+            if fmt == "inspect":
+                from glotbench.output.export_inspect import build_logs, write_inspect
+
+                build_logs(run_dir, j)  # a missing inspect-ai is one line before anything is written
+                for p in write_inspect(run_dir, out or run_dir / "inspect", journal=j):
+                    Console(soft_wrap=True).print(f"wrote {p}", markup=False)
+            elif fmt == "lm-eval":
                 for p in write_lmeval(run_dir, out or run_dir / "lm-eval", journal=j):
                     Console(soft_wrap=True).print(f"wrote {p}", markup=False)
             else:
