@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["EvalResult", "MetricValue", "SampleRecord", "TaskResult", "evaluate", "load_result"]
+__all__ = ["EvalResult", "MetricValue", "SampleRecord", "TaskResult", "evaluate", "evaluate_settings", "load_result"]
 
 
 @dataclass(frozen=True)
@@ -107,21 +107,41 @@ def load_result(run_dir: str | Path) -> EvalResult:
     return result_from(read_results(run_dir), run_dir)
 
 
-def evaluate(model: str = "embedded", tasks: list[str] | str | None = None, limit: int | float | None = None, *,
-             show_progress: bool = False, wait_lock: bool = False, **settings: Any) -> EvalResult:
-    """Run (or resume) an evaluation, exactly as ``glotbench run`` does.
-
-    ``settings`` are any :class:`glotbench.settings.RunSettings` fields (``base_url=``, ``max_tokens=``,
-    ``output=``, ``mode=``, ``model_args={...}`` ...); an unknown name is an error before anything runs.
-    """
+def evaluate_settings(cfg: Any, *, console: Any = None, show_progress: bool = False,
+                      wait_lock: bool = False) -> EvalResult:
+    """The one call behind :func:`evaluate` and ``glotbench run``: run (or resume) the evaluation
+    ``cfg`` (a :class:`glotbench.settings.RunSettings`), then log it to the ``--log-to`` trackers.
+    A tracker whose package is missing is an error before the model loads."""
     from rich.console import Console
 
     from glotbench.engine.session import run_evaluation
+
+    console = console or Console(stderr=True, soft_wrap=True)
+    if cfg.log_to:
+        from glotbench.output.trackers import check_trackers
+
+        check_trackers(cfg.log_to)
+    results, out_dir = run_evaluation(cfg, console=console, show_progress=show_progress, wait_lock=wait_lock)
+    if cfg.log_to:
+        from glotbench.output.trackers import log_all
+
+        for line in log_all(cfg.log_to, results, out_dir):
+            console.print(f"logged to {line}", markup=False)
+    return result_from(results, out_dir)
+
+
+def evaluate(model: str = "embedded", tasks: list[str] | str | None = None, limit: int | float | None = None, *,
+             show_progress: bool = False, wait_lock: bool = False, **settings: Any) -> EvalResult:
+    """Run (or resume) an evaluation, exactly as ``glotbench run`` does (the same call:
+    :func:`evaluate_settings`).
+
+    ``settings`` are any :class:`glotbench.settings.RunSettings` fields (``base_url=``, ``max_tokens=``,
+    ``output=``, ``mode=``, ``model_args={...}``, ``system_prompt=``, ``gen_kwargs={...}``,
+    ``log_to=["mlflow:file:/tmp/store"]`` ...); an unknown name is an error before anything runs.
+    """
     from glotbench.settings import RunSettings
 
     if isinstance(tasks, str):
         tasks = [tasks]
     cfg = RunSettings.model_validate({"model": model, "tasks": list(tasks or []), "limit": limit, **settings})
-    console = Console(stderr=True, soft_wrap=True)
-    results, out_dir = run_evaluation(cfg, console=console, show_progress=show_progress, wait_lock=wait_lock)
-    return result_from(results, out_dir)
+    return evaluate_settings(cfg, show_progress=show_progress, wait_lock=wait_lock)

@@ -91,6 +91,8 @@ class RunSettings(BaseModel):
     output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals.", "--bootstrap")
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
+    log_to: list[str] = setting(None, "Experiment tracker to log the finished run to: mlflow[:URI] or wandb[:PROJECT] "
+                                "(repeat for several; docs/trackers-and-exports.md).", "--log-to", factory=list)
     skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
                                       "(Czech-Bench configs).", "--skip-missing-data")
     # ---- judge

@@ -1,4 +1,5 @@
-"""`glotbench run`: evaluate a model on tasks and suites.
+"""`glotbench run`: evaluate a model on tasks and suites; a thin layer over the Python API's
+:func:`glotbench.api.evaluate_settings` (the call ``glotbench.evaluate()`` makes).
 
 The settings options are built from :class:`glotbench.settings.RunSettings` (each field names its
 flag and help), so a new setting needs no edit here. Only options that are not run settings
@@ -82,7 +83,7 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
 def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: Optional[Path], no_progress: bool,
          wait: bool = False, **values: Any) -> None:
     """Evaluate a model; re-running the same command resumes from the journal."""
-    from glotbench.engine.session import run_evaluation
+    from glotbench.api import evaluate_settings
     from glotbench.output.table import print_results
 
     cfg = settings_from_cli(values, config)
@@ -93,7 +94,8 @@ def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: O
         return
     console = Console(stderr=True, soft_wrap=True)
     try:
-        results, out_dir = run_evaluation(cfg, console=console, show_progress=not no_progress, wait_lock=wait)
+        res = evaluate_settings(cfg, console=console, show_progress=not no_progress, wait_lock=wait)  # = glotbench.evaluate()
+        results, out_dir = res.results, res.output_dir
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: everything finished so far is in the journal; run the same command again to resume")
         raise typer.Exit(130)

@@ -9,6 +9,8 @@
   over the options) and all continuations in one padded forward pass. Token split as lm-eval
   (:func:`glotbench.models.llamacpp.split_trailing_space`; the continuation is what follows the
   context's tokens in the encoding of the whole string).
+* ``frequency_penalty`` / ``presence_penalty`` (task ``generation.extra`` or ``--gen-kwargs``) are
+  applied with OpenAI's definition (:class:`_OpenAIPenalty`); other knobs go to ``generate``.
 * Options (``-M``): ``device=cpu|cuda|auto``, ``dtype=auto|float32|bfloat16|float16``,
   ``batch_size=8``, ``revision=`` (a hub id needs one: a branch name or commit sha, recorded in
   the fingerprint), ``gguf_file=`` (a GGUF inside the directory, de-quantised by transformers),
@@ -52,6 +54,25 @@ def _dir_fingerprint(path: Path, gguf_file: str | None) -> str:
             with f.open("rb") as fh:
                 h.update(fh.read(1 << 16))
     return h.hexdigest()[:16]
+
+
+class _OpenAIPenalty:
+    """OpenAI's frequency/presence penalties as a transformers logits processor: each token's logit
+    drops by ``frequency_penalty * count + presence_penalty * (count > 0)``, counting the tokens
+    generated so far (not the prompt), as the OpenAI API defines them."""
+
+    def __init__(self, prompt_len: int, frequency_penalty: float = 0.0, presence_penalty: float = 0.0):
+        self.prompt_len, self.freq, self.pres = prompt_len, frequency_penalty, presence_penalty
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        generated = input_ids[:, self.prompt_len:]
+        if generated.shape[1] == 0:
+            return scores
+        counts = torch.zeros_like(scores)
+        counts.scatter_add_(1, generated, torch.ones_like(generated, dtype=scores.dtype))
+        return scores - self.freq * counts - self.pres * (counts > 0).to(scores.dtype)
 
 
 class HFModel(Model):
@@ -211,14 +232,19 @@ class HFModel(Model):
             kw.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         if r0.stop:
             kw.update(stop_strings=list(r0.stop), tokenizer=self.tok)
+        penalties = {"frequency_penalty": 0.0, "presence_penalty": 0.0}
         for k, v in r0.extra:
             if k not in _GEN_KNOBS:
                 raise PermanentModelError(f"{self.model_id}: unknown generation knob {k!r} "
                                           f"(known: {', '.join(sorted(_GEN_KNOBS))})")
             if k in ("frequency_penalty", "presence_penalty"):
-                raise PermanentModelError(f"{self.model_id}: {k} is an OpenAI-API knob; transformers has "
-                                          "repetition_penalty")
-            kw[k] = v
+                penalties[k] = float(v)
+            else:
+                kw[k] = v
+        if any(penalties.values()):
+            from transformers import LogitsProcessorList
+
+            kw["logits_processor"] = LogitsProcessorList([_OpenAIPenalty(enc["input_ids"].shape[1], **penalties)])
         seqs = self.model.generate(**enc, **kw)
         n_in = enc["input_ids"].shape[1]
         results = []
