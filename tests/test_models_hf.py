@@ -48,6 +48,14 @@ def test_loglikelihood_agrees_with_embedded_on_mm_eval(tmp_path, data_root, smol
     assert a["items"] == 6 and a["options"] == 24
     assert a["same_argmax"] == 6, a
     assert a["max_abs_diff"] < 0.5, a
+    # the lm-eval export of a loglikelihood run: one (context, continuation) request per option, as lm-eval logs them
+    x = glotbench("export", str(tmp_path / "hf"), "--format", "lm-eval", "-o", str(tmp_path / "lm"))
+    assert x.returncode == 0, x.stderr[-2000:]
+    [samples] = list((tmp_path / "lm").glob("*/samples_mm_eval.knowledge_*.jsonl"))
+    line = json.loads(samples.read_text().splitlines()[0])
+    assert [a["arg_1"] for a in line["arguments"].values()] == [" A", " B", " C", " D"]
+    assert all(a["arg_0"].endswith("Хариулт:") for a in line["arguments"].values())
+    assert len(line["resps"]) == 4 and len(line["resps"][0][0]) == 2  # [logprob, is_greedy] per option
     # rerun: everything comes from the journal (the model id is stable across processes)
     again = glotbench("run", *hf_spec(smollm2_path), *common, "-o", str(tmp_path / "hf"), "-M", "batch_size=4")
     assert again.returncode == 0 and "no model calls" in again.stderr, again.stderr[-2000:]
@@ -117,6 +125,10 @@ def _hub_cache(tmp_path: Path, gguf: Path) -> tuple[Path, str]:
     snap = repo / "snapshots" / sha
     tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    # the weights are de-quantised already; drop the GGUF marker so they save as plain safetensors
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
     model.save_pretrained(snap)
     tok.save_pretrained(snap)
     (repo / "refs").mkdir(parents=True)

@@ -146,7 +146,8 @@ class HFModel(Model):
 
     # ------------------------------------------------------------------ identity
     def settings(self) -> dict:
-        out = {"model_id": self.model_id, "backend": "hf", "name": self.name,
+        where = {"path": str(Path(self.name).expanduser())} if self.is_local else {"hub_id": self.name}
+        out = {"model_id": self.model_id, "backend": "hf", **where,  # a local path is left out of the run identity
                "dtype": self.dtype_name,
                "chat": self.is_chat, "revision": self.revision, "gguf_file": self.gguf_file}
         if self.chat_template:
