@@ -28,6 +28,7 @@ from typing import Any
 
 from glotbench.errors import GlotbenchError
 from glotbench.output.run_records import iter_run_samples, read_results
+from glotbench.sample_record import SampleRecord
 
 SCORER = "glotbench"
 
@@ -41,28 +42,28 @@ def _messages(prompt: Any):
     return prompt if isinstance(prompt, str) else json.dumps(prompt, ensure_ascii=False)
 
 
-def _sample(rec: dict, model: str):
+def _sample(rec: SampleRecord, model: str):
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ModelOutput
     from inspect_ai.scorer import Score
 
-    outputs = rec.get("outputs") or []
-    if rec.get("mode") == "loglikelihood":
+    outputs = rec.output_list
+    if rec.mode == "loglikelihood":
         text = json.dumps([o.get("logprob") for o in outputs])
     else:
         text = (outputs[0].get("text") if outputs else None) or ""
+    own = {"idx": rec.idx, "status": rec.status, "mode": rec.mode, "extracted": rec.extracted,
+           "extraction_rule": rec.extraction_rule, "detail": rec.detail, "lang": rec.lang}
     sample = EvalSample(
-        id=str(rec.get("sample_id")), epoch=1, input=_messages(rec.get("prompt") or ""),
-        target=str(rec.get("gold")) if rec.get("gold") is not None else "",
+        id=rec.id, epoch=1, input=_messages(rec.prompt or ""),
+        target=str(rec.gold) if rec.gold is not None else "",
         output=ModelOutput.from_content(model, text),
-        metadata={"glotbench": {k: rec.get(k) for k in ("idx", "status", "mode", "extracted", "extraction_rule",
-                                                        "detail", "lang") if rec.get(k) is not None},
-                  **(rec.get("metadata") or {})})
-    if rec.get("status") == "scored":
-        values = {k: float(v) for k, v in (rec.get("values") or {}).items() if isinstance(v, (int, float))}
-        sample.scores = {SCORER: Score(value=values, answer=None if rec.get("pred") is None else str(rec.get("pred")))}
-    elif rec.get("error"):
-        sample.error = EvalError(message=str(rec["error"]), traceback="", traceback_ansi="")
+        metadata={"glotbench": {k: v for k, v in own.items() if v is not None}, **rec.metadata_map})
+    if rec.is_scored:
+        values = {k: float(v) for k, v in rec.value_map.items() if isinstance(v, (int, float))}
+        sample.scores = {SCORER: Score(value=values, answer=None if rec.pred is None else str(rec.pred))}
+    elif rec.error:
+        sample.error = EvalError(message=str(rec.error), traceback="", traceback_ansi="")
     return sample
 
 
@@ -79,10 +80,10 @@ def build_logs(run_dir: Path, journal: Any = None) -> list:
     created = datetime.fromtimestamp(Path(run_dir, "results.json").stat().st_mtime, timezone.utc).isoformat()
     by_task: dict[str, list[dict]] = {}
     for rec in iter_run_samples(run_dir, results, journal):
-        by_task.setdefault(rec["task"], []).append(rec)
+        by_task.setdefault(rec.task, []).append(rec)
     logs = []
     for name, t in (results.get("tasks") or {}).items():
-        recs = sorted(by_task.get(name, []), key=lambda r: (r.get("idx") is None, r.get("idx") or 0))
+        recs = sorted(by_task.get(name, []), key=lambda r: (r.idx is None, r.idx or 0))
         metrics = {}
         for m, v in (t.get("metrics") or {}).items():
             value = v.get("value") if isinstance(v, dict) else v

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from glotbench.output.run_records import iter_run_samples, read_results
+from glotbench.sample_record import SampleRecord
 
 # glotbench metric -> lm-eval's name for the same number (so leaderboards find "acc,none")
 LMEVAL_NAMES = {"accuracy": "acc"}
@@ -110,10 +111,10 @@ def _prompt_text(prompt: Any) -> str:
     return json.dumps(prompt, ensure_ascii=False)
 
 
-def _arguments(rec: dict, prompt: str, requests: list[dict | None]) -> tuple[dict, Any, Any]:
+def _arguments(rec: SampleRecord, prompt: str, requests: list[dict | None]) -> tuple[dict, Any, Any]:
     """lm-eval's ``arguments``, ``resps`` and ``filtered_resps`` for one item."""
-    outputs = rec.get("outputs") or []
-    if rec.get("mode") == "loglikelihood":
+    outputs = rec.output_list
+    if rec.mode == "loglikelihood":
         args = {f"gen_args_{i}": {"arg_0": (r or {}).get("context", prompt), "arg_1": (r or {}).get("continuation")}
                 for i, r in enumerate(requests or [None] * len(outputs))}
         pairs = [[o.get("logprob"), o.get("is_greedy")] for o in outputs]
@@ -122,17 +123,17 @@ def _arguments(rec: dict, prompt: str, requests: list[dict | None]) -> tuple[dic
     gen = {k: r0.get(k) for k in ("max_tokens", "temperature", "top_p", "stop", "seed") if r0.get(k) not in (None, [])}
     gen.update(r0.get("extra") or {})
     args = {"gen_args_0": {"arg_0": prompt, "arg_1": gen}}
-    return args, sanitize_list([[o.get("text") for o in outputs]]), sanitize_list([rec.get("pred")])
+    return args, sanitize_list([[o.get("text") for o in outputs]]), sanitize_list([rec.pred])
 
 
-def sample_line(rec: dict, metric_names: list[str], requests: list[dict | None] | None = None) -> dict:
-    doc = {"id": rec.get("sample_id"), "gold": rec.get("gold"), "metadata": rec.get("metadata") or {}}
-    prompt = _prompt_text(rec.get("prompt"))
+def sample_line(rec: SampleRecord, metric_names: list[str], requests: list[dict | None] | None = None) -> dict:
+    doc = {"id": rec.sample_id, "gold": rec.gold, "metadata": rec.metadata_map}
+    prompt = _prompt_text(rec.prompt)
     arguments, resps, filtered = _arguments(rec, prompt, requests or [])
     line: dict[str, Any] = {
-        "doc_id": rec.get("idx"),
+        "doc_id": rec.idx,
         "doc": doc,
-        "target": str(rec.get("gold")),
+        "target": str(rec.gold),
         "arguments": arguments,
         "resps": resps,
         "filtered_resps": filtered,
@@ -140,14 +141,14 @@ def sample_line(rec: dict, metric_names: list[str], requests: list[dict | None] 
         "metrics": metric_names,
         "doc_hash": _hash(doc),
         "prompt_hash": _hash(prompt),
-        "target_hash": _hash(str(rec.get("gold"))),
+        "target_hash": _hash(str(rec.gold)),
     }
-    for k, v in (rec.get("values") or {}).items():
+    for k, v in rec.value_map.items():
         line[k] = v
         if k in PER_ITEM:
             line[PER_ITEM[k]] = v
-    if rec.get("error"):
-        line["error"] = rec["error"]
+    if rec.error:
+        line["error"] = rec.error
     return line
 
 
@@ -169,10 +170,10 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
             template = None
     per_item: dict[str, dict[str, list[float]]] = {n: {} for n in tasks}
     for rec in records:
-        if rec.get("status") == "scored":
-            for k, v in (rec.get("values") or {}).items():
+        if rec.is_scored:
+            for k, v in rec.value_map.items():
                 if k in PER_ITEM and isinstance(v, (int, float)):
-                    per_item.setdefault(rec["task"], {}).setdefault(PER_ITEM[k], []).append(float(v))
+                    per_item.setdefault(rec.task, {}).setdefault(PER_ITEM[k], []).append(float(v))
     doc = {
         "results": {n: _task_results(n, t, per_item.get(n, {})) for n, t in tasks.items()},
         "group_subtasks": {n: [] for n in tasks},
@@ -215,9 +216,9 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
     lines: dict[str, list[dict]] = {}
     get_request = getattr(journal, "get_request", None)
     for rec in records:
-        task = rec["task"]
+        task = rec.task
         names = [LMEVAL_NAMES.get(m, m) for m in ((tasks.get(task) or {}).get("metrics") or {})]
-        reqs = [get_request(k) for k in rec.get("request_keys") or []] if get_request else []
+        reqs = [get_request(k) for k in rec.request_keys or []] if get_request else []
         lines.setdefault(task, []).append(sample_line(rec, names, reqs))
     # lm-eval: one hash per task over its samples' doc + prompt + target hashes
     doc["task_hashes"] = {t: _hash("".join(x["doc_hash"] + x["prompt_hash"] + x["target_hash"] for x in ls))
