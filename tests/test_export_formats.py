@@ -178,3 +178,14 @@ def test_inspect_log_reads_back_with_inspect_ai(run_dir):
         assert ev.metrics["accuracy"].value == acc["value"]
         assert [ev.metrics["accuracy"].metadata["ci95_low"], ev.metrics["accuracy"].metadata["ci95_high"]] == acc["ci95"]
         assert log.results.completed_samples == ours["tasks"][task]["n_scored"]
+
+
+def test_inspect_without_the_package_is_one_line(run_dir):
+    code = ("import sys; sys.modules['inspect_ai'] = None  # the package is absent\n"
+            "from glotbench.cli import main; sys.argv = ['glotbench', *sys.argv[1:]]; main()")
+    out = run_dir / "inspect_absent"
+    r = subprocess.run([sys.executable, "-c", code, "export", str(run_dir), "--format", "inspect", "-o", str(out)],
+                       cwd=run_dir.parent, env={**os.environ, "NO_COLOR": "1"}, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 2 and "glotbench[inspect]" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
