@@ -49,3 +49,118 @@ build_app.command("cloze", help="MM-Eval §3.5 semantics items: blank a noun/pro
                   "POS-matched distractors from the vocabulary.")(_sentences_options("cloze"))
 build_app.command("word-order", help="MM-Eval §3.4 syntax items: the sentence and three shuffles of its words "
                   "(each checked to differ from it).")(_sentences_options("word-order"))
+
+
+# ---------------------------------------------------------------- human review
+review_app = typer.Typer(help="Human review: export a sheet for annotators; import their verdicts "
+                         "(Cohen's kappa, disagreements for an arbiter, final verdicts applied).", no_args_is_help=True)
+build_app.add_typer(review_app, name="review")
+
+
+@review_app.command("export")
+def review_export(
+    dataset: Path = typer.Argument(..., help="Dataset JSONL (items with id and provenance)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Sheet to write: .csv, or .tsv (spreadsheet-friendly)."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="csv or tsv (default: by the output's extension)."),
+) -> None:
+    """One row per item: id, question, options, answer, provenance, and empty verdict columns."""
+    from glotbench.build.provenance import read_items
+    from glotbench.build.review import export_sheet
+
+    n = export_sheet(read_items(dataset), output, fmt)
+    typer.echo(f"wrote {output}: {n} items; annotators fill verdict (keep/drop/fix), corrected_answer, comment")
+
+
+@review_app.command("import")
+def review_import(
+    dataset: Path = typer.Argument(..., help="The dataset the sheets were exported from."),
+    sheets: list[Path] = typer.Argument(..., help="Two or more annotators' filled sheets."),
+    output: Path = typer.Option(..., "--output", "-o", help="Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it)."),
+    arbiter: Optional[Path] = typer.Option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements."),
+    disagreements: Optional[Path] = typer.Option(None, "--disagreements", help="Where the disagreements go (default <output stem>.disagreements.csv)."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="csv or tsv for every sheet (default: by extension)."),
+) -> None:
+    """Cohen's kappa between annotators, the disagreements as a sheet for an arbiter, and with --arbiter
+    (or when all agree) the dataset with the final verdicts applied."""
+    import json
+    import math
+
+    from glotbench.build.provenance import dropped_path, read_items, write_items
+    from glotbench.build.review import disagreement_rows, import_reviews, write_sheet
+
+    items = read_items(dataset)
+    res = import_reviews(items, list(sheets), arbiter, fmt)
+    for pair, k in res.kappa.items():
+        typer.echo(f"Cohen's kappa, annotators {pair}: " + ("undefined (one verdict throughout)" if math.isnan(k) else f"{k:.3f}"))
+    typer.echo(f"reviewed {res.reviewed} items: {res.agreed} agreed, {len(res.disagreements)} disagreements; "
+               f"{res.not_reviewed} not reviewed (kept as they are)")
+    stem = output.name[: -len(".jsonl")] if output.name.endswith(".jsonl") else output.stem
+    if res.disagreements:
+        dis = disagreements or output.with_name(stem + ".disagreements.csv")
+        rows, cols = disagreement_rows(items, list(sheets), res, fmt)
+        write_sheet(dis, rows, cols, fmt)
+        typer.echo(f"wrote {dis}: {len(rows)} disagreements for the arbiter")
+    summary = {"kappa": {k: (None if math.isnan(v) else v) for k, v in res.kappa.items()}, "reviewed": res.reviewed,
+               "agreed": res.agreed, "disagreements": len(res.disagreements), "arbiter": str(arbiter) if arbiter else None,
+               "kept": len(res.kept), "fixed": res.fixed, "dropped": len(res.dropped), "not_reviewed": res.not_reviewed,
+               "sheets": [str(s) for s in sheets]}
+    if res.undecided:
+        typer.echo(f"{res.undecided} items have no final verdict: the arbiter fills verdict, corrected_answer, comment "
+                   f"in the disagreements sheet; rerun with --arbiter FILE. No dataset written.")
+        output.with_name(stem + ".review.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        return
+    write_items(output, res.kept)
+    write_items(dropped_path(output), res.dropped)
+    output.with_name(stem + ".review.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    typer.echo(f"wrote {output}: {len(res.kept)} items kept ({res.fixed} fixed), {len(res.dropped)} dropped by review "
+               f"-> {dropped_path(output)}")
+
+
+# ---------------------------------------------------------------- sequential (AGREE) filter
+@build_app.command("filter")
+def build_filter(
+    dataset: Path = typer.Argument(..., help="Dataset JSONL."),
+    output: Path = typer.Option(..., "--output", "-o", help="The dataset with each item's filter-sequential provenance."),
+    sequential: bool = typer.Option(False, "--sequential", help="AGREE procedure (Czech-Bench §5.4.1): model 1 on all "
+                                    "items, model 2 on what model 1 missed, ...; the residue goes to review."),
+    models: list[str] = typer.Option(..., "--model", "-m", help="Model spec, in order; repeat."),
+    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help="KEY=VALUE for every model, "
+                                                   "N:KEY=VALUE for the N-th only (e.g. 2:base_url=http://...)."),
+    task: Optional[Path] = typer.Option(None, "--task", help="Task YAML of the dataset (default: <dataset stem>.yaml)."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help="Folder of the rounds' run dirs (default <output stem>.runs)."),
+    residue: Optional[Path] = typer.Option(None, "--residue", help="Review sheet of the residue (default <output stem>.residue.csv)."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
+    correct_key: str = typer.Option("correct", "--correct-key", help="Per-item value that marks a right answer."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the item count and the most calls it can take."),
+) -> None:
+    """Filter a dataset with models run in sequence (--sequential)."""
+    from glotbench.build.provenance import read_items, write_items
+    from glotbench.build.review import export_sheet
+    from glotbench.build.sequential import per_model_args, run_sequential
+    from glotbench.build.task_yaml import yaml_path_for
+    from glotbench.errors import GlotbenchError
+
+    if not sequential:
+        raise GlotbenchError("build filter: choose a filter: --sequential")
+    items = read_items(dataset)
+    margs = per_model_args(models, model_args)
+    if dry_run:
+        typer.echo(f"filter --sequential (dry run): {len(items)} items, {len(models)} models; "
+                   f"{len(items)} calls in round 1, at most {len(items) * len(models)} in all")
+        return
+    task = task or yaml_path_for(dataset)
+    if not task.is_file():
+        raise GlotbenchError(f"build filter: no task YAML {task} (pass --task)")
+    stem = output.name[: -len(".jsonl")] if output.name.endswith(".jsonl") else output.stem
+    runs = runs or output.with_name(stem + ".runs")
+    settings = {k: v for k, v in {"max_tokens": max_tokens, "concurrency": concurrency}.items() if v is not None}
+    res = run_sequential(items, task, models, margs, runs, correct_key=correct_key, settings=settings)
+    for k, r in enumerate(res.rounds, 1):
+        typer.echo(f"round {k}: {r.model} {r.model_args or ''} on {r.items} items: {r.answered} answered, "
+                   f"{r.items - r.answered} missed ({r.errors} errors) · {r.run_dir}")
+    write_items(output, res.items)
+    residue = residue or output.with_name(stem + ".residue.csv")
+    export_sheet(res.residue, residue)
+    typer.echo(f"wrote {output} ({len(res.items)} items); residue {len(res.residue)} items -> {residue} (review it: "
+               f"glotbench build review import {output} A.csv B.csv ...)")
