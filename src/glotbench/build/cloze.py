@@ -6,7 +6,7 @@ As the paper: split by spaces, match tokens against the vocabulary, discard sent
 match, pick one matched word at random. glotbench's additions (named): a token's edge punctuation
 is kept around the blank ("_," as in the released data) and the word inside is matched; a
 distractor is never the answer (nor, for Czech, a form of the answer's lemma), never repeats, and
-takes the answer's capitalisation (a sentence-initial answer would otherwise stand out).
+is capitalised when the blank opens the sentence (a capitalised answer would otherwise stand out).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def make_cloze(s: Sentence, pos, pool: dict[str, list[str]], seed: int, n_option
     candidates = [w for w in pool.get(group, []) if not pos.same(w, word)]
     cased: dict[str, str] = {}
     for w in candidates:
-        c = _cased(w, word)
+        c = _cased(w, word) if i == 0 else w
         if c.casefold() != word.casefold():
             cased.setdefault(c.casefold(), c)
     candidates = list(cased.values())

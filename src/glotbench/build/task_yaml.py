@@ -72,3 +72,17 @@ def yaml_path_for(dataset: Path) -> Path:
     dataset = Path(dataset)
     stem = dataset.name[: -len(".jsonl")] if dataset.name.endswith(".jsonl") else dataset.stem
     return dataset.with_name(stem + ".yaml")
+
+
+def retarget(dataset_in: Path, dataset_out: Path) -> Path | None:
+    """The input dataset's task YAML (``<stem>.yaml`` beside it), copied beside ``dataset_out`` and
+    pointed at it (same task name), checked; None when the input has no YAML."""
+    src = yaml_path_for(dataset_in)
+    if not src.is_file():
+        return None
+    spec = yaml.safe_load(src.read_text(encoding="utf-8"))
+    split = spec["dataset"].get("eval_split", "test")
+    out = Path(dataset_out)
+    target = out.name if out.resolve().parent == yaml_path_for(out).resolve().parent else str(out.resolve())
+    spec["dataset"] = {**spec["dataset"], "splits": {**spec["dataset"].get("splits", {}), split: target}}
+    return write_task_yaml(yaml_path_for(out), spec)

@@ -109,8 +109,12 @@ def review_import(
                    f"in the disagreements sheet; rerun with --arbiter FILE. No dataset written.")
         output.with_name(stem + ".review.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
         return
+    from glotbench.build.task_yaml import retarget
+
     write_items(output, res.kept)
     write_items(dropped_path(output), res.dropped)
+    if (ty := retarget(dataset, output)) is not None:
+        typer.echo(f"wrote {ty}: run it: glotbench run --tasks {ty}")
     output.with_name(stem + ".review.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     typer.echo(f"wrote {output}: {len(res.kept)} items kept ({res.fixed} fixed), {len(res.dropped)} dropped by review "
                f"-> {dropped_path(output)}")
@@ -159,7 +163,10 @@ def build_filter(
     for k, r in enumerate(res.rounds, 1):
         typer.echo(f"round {k}: {r.model} {r.model_args or ''} on {r.items} items: {r.answered} answered, "
                    f"{r.items - r.answered} missed ({r.errors} errors) · {r.run_dir}")
+    from glotbench.build.task_yaml import retarget
+
     write_items(output, res.items)
+    retarget(dataset, output)
     residue = residue or output.with_name(stem + ".residue.csv")
     export_sheet(res.residue, residue)
     typer.echo(f"wrote {output} ({len(res.items)} items); residue {len(res.residue)} items -> {residue} (review it: "
