@@ -104,7 +104,7 @@ def test_czech_example_end_to_end(tmp_path, ctkfacts, czech_pos, smollm2_path, s
     args = ["build", "filter", "--sequential", "cloze.jsonl", "-o", "filtered.jsonl", "-m", "openai:a", "-m", "openai:b",
             "-M", f"1:base_url={a}", "-M", f"2:base_url={b}"]
     out = _cli(*args, cwd=tmp_path)
-    assert f"round 1: openai:a {{'base_url': '{a}'}} on 200 items: {keys['A']} answered" in out
+    assert f"round 1: openai:a base_url={a} on 200 items: {keys['A']} answered" in out
     assert f"on {200 - keys['A']} items: {keys['B']} answered" in out
     residue = list(csv.DictReader((tmp_path / "filtered.residue.csv").open(encoding="utf-8")))
     assert len(residue) == keys["C"] + keys["D"]

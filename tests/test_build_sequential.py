@@ -5,6 +5,7 @@ twice, --dry-run, and bad input (fresh subprocesses)."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -49,7 +50,8 @@ def test_per_model_args():
 def test_sequential_rounds_residue_and_resume(tmp_path, stub_server):
     _dataset(tmp_path)
     a, b = stub_server("--answer", "A"), stub_server("--answer", "B")
-    args = ["build", "filter", "--sequential", "items.jsonl", "-o", "f.jsonl", "-m", "openai:m1", "-m", "openai:m2",
+    args = ["build", "filter", "--sequential", "-i", "items.jsonl", "-o", "f.jsonl", "-m", "openai:m1",
+            "-m", "openai:m2;max_tokens=8;temperature=0.5",
             "-M", f"1:base_url={a}", "-M", f"2:base_url={b}"]
     done = _cli(*args, "--dry-run", cwd=tmp_path)
     assert done.stdout.strip() == ("filter --sequential (dry run): 10 items, 2 models; 10 calls in round 1, "
@@ -59,12 +61,16 @@ def test_sequential_rounds_residue_and_resume(tmp_path, stub_server):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("round 1: openai:m1") and "on 10 items: 3 answered, 7 missed (0 errors)" in lines[0]
-    assert lines[1].startswith("round 2: openai:m2") and "on 7 items: 3 answered, 4 missed (0 errors)" in lines[1]
+    assert lines[1].startswith("round 2: openai:m2;max_tokens=8;temperature=0.5") and "on 7 items: 3 answered, 4 missed (0 errors)" in lines[1]
     items = {it["id"]: it for it in read_items(tmp_path / "f.jsonl")}
     assert items["w0"]["provenance"][-1] == {"step": "filter-sequential", "answered_by": "openai:m1", "round": 1}
-    assert items["w2"]["provenance"][-1] == {"step": "filter-sequential", "answered_by": "openai:m2", "round": 2,
+    assert items["w2"]["provenance"][-1] == {"step": "filter-sequential", "round": 2,
+                                             "answered_by": "openai:m2;max_tokens=8;temperature=0.5",
                                              "missed_by": ["openai:m1"]}
-    assert items["w5"]["provenance"][-1] == {"step": "filter-sequential", "missed_by": ["openai:m1", "openai:m2"]}
+    assert items["w5"]["provenance"][-1] == {"step": "filter-sequential",
+                                             "missed_by": ["openai:m1", "openai:m2;max_tokens=8;temperature=0.5"]}
+    cfg = json.loads((tmp_path / "f.runs" / "round2" / "results.json").read_text(encoding="utf-8"))["settings"]
+    assert (cfg["max_tokens"], cfg["temperature"]) == (8, 0.5)  # the second setting reached the engine
     residue = list(csv.DictReader((tmp_path / "f.residue.csv").open(encoding="utf-8")))
     assert [r["id"] for r in residue] == ["w5", "w6", "w7", "w9"]
     assert (tmp_path / "f.runs" / "round1" / "journal.sqlite").is_file()
@@ -80,7 +86,7 @@ def test_sequential_rounds_residue_and_resume(tmp_path, stub_server):
 def test_filter_bad_input(tmp_path):
     _dataset(tmp_path)
     done = _cli("build", "filter", "items.jsonl", "-o", "f.jsonl", "-m", "openai:x", cwd=tmp_path)
-    assert done.returncode == 2 and done.stderr.strip() == "error: build filter: choose a filter: --sequential"
+    assert done.returncode == 2 and done.stderr.strip() == "error: build filter: choose a filter: --sequential or --difficulty"
     (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n[1]\n', encoding="utf-8")
     done = _cli("build", "filter", "--sequential", "bad.jsonl", "-o", "f.jsonl", "-m", "openai:x", cwd=tmp_path)
     assert done.returncode == 2

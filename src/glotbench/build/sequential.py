@@ -24,8 +24,9 @@ from glotbench.errors import DataError
 
 @dataclass
 class Round:
-    model: str
+    model: str  # as given to --model: "SPEC" or "SPEC;NAME=VALUE;..."
     model_args: dict
+    settings: dict
     items: int
     answered: int
     errors: int
@@ -60,6 +61,17 @@ def per_model_args(models: list[str], args: list[str] | None) -> list[dict]:
     return out
 
 
+def split_model(raw: str) -> tuple[str, dict]:
+    """``"embedded;temperature=0.8;seed=2"`` -> ``("embedded", {"temperature": 0.8, "seed": 2})``: run
+    settings (glotbench.settings.RunSettings fields, checked by the run) for one model."""
+    from glotbench.settings import parse_key_values
+
+    spec, *rest = raw.split(";")
+    if not spec.strip():
+        raise DataError(f"--model {raw!r}: no model spec before ';'")
+    return spec.strip(), parse_key_values([r for r in rest if r.strip()], f"--model {spec}")
+
+
 def _round_task(task_yaml: Path, subset: Path, dest: Path) -> Path:
     spec = yaml.safe_load(Path(task_yaml).read_text(encoding="utf-8"))
     spec["dataset"] = {**spec["dataset"], "splits": {**spec["dataset"].get("splits", {}),
@@ -81,19 +93,20 @@ def run_sequential(items: list[dict], task_yaml: Path, models: list[str], model_
     answered_by: dict[str, tuple[int, str]] = {}
     remaining = list(ids)
     out = SequentialOutcome()
-    for k, (model, margs) in enumerate(zip(models, model_args), 1):
+    for k, (label, margs) in enumerate(zip(models, model_args), 1):
+        model, own = split_model(label)
         if not remaining:
             break
         subset = runs / f"round{k}.jsonl"
         write_items(subset, [by_id[x] for x in remaining])
         tyaml = _round_task(task_yaml, subset, runs / f"round{k}.yaml")
-        res = evaluate(model, [str(tyaml)], output=str(runs / f"round{k}"), model_args=margs, **(settings or {}))
+        res = evaluate(model, [str(tyaml)], output=str(runs / f"round{k}"), model_args=margs, **{**(settings or {}), **own})
         correct = {s.id for s in res.samples if s.values.get(correct_key) == 1.0}
         errors = sum(1 for s in res.samples if s.status == "error")
         for x in remaining:
             if x in correct:
-                answered_by[x] = (k, model)
-        out.rounds.append(Round(model, margs, len(remaining), len([x for x in remaining if x in correct]), errors,
+                answered_by[x] = (k, label)
+        out.rounds.append(Round(label, margs, own, len(remaining), len([x for x in remaining if x in correct]), errors,
                                 runs / f"round{k}"))
         remaining = [x for x in remaining if x not in correct]
     for x in ids:

@@ -120,35 +120,75 @@ def review_import(
                f"-> {dropped_path(output)}")
 
 
-# ---------------------------------------------------------------- sequential (AGREE) filter
+# ---------------------------------------------------------------- filter: --sequential (here), --difficulty (Part 2)
+# One `build filter` command for both filters: --difficulty goes to build_qa_cmd.difficulty_filter
+# with Part 2's options unchanged. build_cmd.BUILD_MODULES loads this module last so this
+# command is the one registered under the name.
 @build_app.command("filter")
 def build_filter(
-    dataset: Path = typer.Argument(..., help="Dataset JSONL."),
-    output: Path = typer.Option(..., "--output", "-o", help="The dataset with each item's filter-sequential provenance."),
+    dataset: Optional[Path] = typer.Argument(None, help="Dataset JSONL (or --input)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Output JSONL. --sequential: every item, with its "
+                                "filter-sequential provenance; --difficulty: the kept items."),
     sequential: bool = typer.Option(False, "--sequential", help="AGREE procedure (Czech-Bench §5.4.1): model 1 on all "
                                     "items, model 2 on what model 1 missed, ...; the residue goes to review."),
-    models: list[str] = typer.Option(..., "--model", "-m", help="Model spec, in order; repeat."),
-    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help="KEY=VALUE for every model, "
-                                                   "N:KEY=VALUE for the N-th only (e.g. 2:base_url=http://...)."),
-    task: Optional[Path] = typer.Option(None, "--task", help="Task YAML of the dataset (default: <dataset stem>.yaml)."),
-    runs: Optional[Path] = typer.Option(None, "--runs", help="Folder of the rounds' run dirs (default <output stem>.runs)."),
-    residue: Optional[Path] = typer.Option(None, "--residue", help="Review sheet of the residue (default <output stem>.residue.csv)."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
+    difficulty: bool = typer.Option(False, "--difficulty", help="Run the models; keep items at most --max-correct of "
+                                    "them answer correctly (Chinese SimpleQA §3.3; docs Part 2)."),
+    input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dataset JSONL (instead of the argument)."),
+    models: Optional[list[str]] = typer.Option(None, "--model", "-m", help="A model setting, in order (repeat): SPEC "
+                                               "or SPEC;NAME=VALUE;... (run settings, e.g. embedded;temperature=0.8)."),
+    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help="--sequential: backend KEY=VALUE for "
+                                                   "every model, N:KEY=VALUE for the N-th only (2:base_url=http://...)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Server URL for every model."),
+    task: Optional[Path] = typer.Option(None, "--task", help="--sequential: task YAML of the dataset (default <dataset stem>.yaml)."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help="--sequential: folder of the rounds' run dirs (default <output stem>.runs)."),
+    residue: Optional[Path] = typer.Option(None, "--residue", help="--sequential: review sheet of the residue (default <output stem>.residue.csv)."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="--sequential: output token limit for every model."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
-    correct_key: str = typer.Option("correct", "--correct-key", help="Per-item value that marks a right answer."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print the item count and the most calls it can take."),
+    correct_key: str = typer.Option("correct", "--correct-key", help="--sequential: per-item value that marks a right answer."),
+    max_correct: int = typer.Option(0, "--max-correct", "-k", help="--difficulty: keep items answered correctly by at most this many settings."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="--difficulty: grade with this judge (SimpleQA grader)."),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
+    language: Optional[str] = typer.Option(None, "--language", "-l", help="--difficulty: default the items' language field."),
+    work: Optional[Path] = typer.Option(None, "--work", help="--difficulty: folder for the task YAML and the runs."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the item count and the calls it can take; send nothing."),
 ) -> None:
-    """Filter a dataset with models run in sequence (--sequential)."""
-    from glotbench.build.provenance import read_items, write_items
-    from glotbench.build.review import export_sheet
-    from glotbench.build.sequential import per_model_args, run_sequential
-    from glotbench.build.task_yaml import yaml_path_for
+    """Filter a dataset by running models through the normal engine: --sequential or --difficulty."""
     from glotbench.errors import GlotbenchError
 
-    if not sequential:
-        raise GlotbenchError("build filter: choose a filter: --sequential")
+    if dataset and input and dataset != input:
+        raise GlotbenchError("build filter: give the dataset once (argument or --input)")
+    dataset = dataset or input
+    if dataset is None:
+        raise GlotbenchError("build filter: which dataset? (argument or --input)")
+    if sequential == difficulty:
+        raise GlotbenchError("build filter: choose a filter: --sequential or --difficulty")
+    if not models:
+        raise GlotbenchError("build filter: give at least one --model")
+    if difficulty:
+        try:
+            from glotbench.cli.build_qa_cmd import difficulty_filter
+        except ImportError:
+            raise GlotbenchError("build filter --difficulty is not available in this build") from None
+        difficulty_filter(dataset, output, list(models), max_correct=max_correct, judge=judge,
+                          judge_base_url=judge_base_url, base_url=base_url, language=language, work=work,
+                          dry_run=dry_run)
+        return
+    _sequential(dataset, output, list(models), model_args, base_url, task, runs, residue, max_tokens, concurrency,
+                correct_key, dry_run)
+
+
+def _sequential(dataset, output, models, model_args, base_url, task, runs, residue, max_tokens, concurrency,
+                correct_key, dry_run) -> None:
+    from glotbench.build.provenance import read_items, write_items
+    from glotbench.build.review import export_sheet
+    from glotbench.build.sequential import per_model_args, run_sequential, split_model
+    from glotbench.build.task_yaml import retarget, yaml_path_for
+    from glotbench.errors import GlotbenchError
+
     items = read_items(dataset)
-    margs = per_model_args(models, model_args)
+    for m in models:
+        split_model(m)  # a malformed --model fails before anything runs
+    margs = per_model_args(models, ([f"base_url={base_url}"] if base_url else []) + list(model_args or []))
     if dry_run:
         typer.echo(f"filter --sequential (dry run): {len(items)} items, {len(models)} models; "
                    f"{len(items)} calls in round 1, at most {len(items) * len(models)} in all")
@@ -158,13 +198,12 @@ def build_filter(
         raise GlotbenchError(f"build filter: no task YAML {task} (pass --task)")
     stem = output.name[: -len(".jsonl")] if output.name.endswith(".jsonl") else output.stem
     runs = runs or output.with_name(stem + ".runs")
-    settings = {k: v for k, v in {"max_tokens": max_tokens, "concurrency": concurrency}.items() if v is not None}
-    res = run_sequential(items, task, models, margs, runs, correct_key=correct_key, settings=settings)
+    common = {k: v for k, v in {"max_tokens": max_tokens, "concurrency": concurrency}.items() if v is not None}
+    res = run_sequential(items, task, models, margs, runs, correct_key=correct_key, settings=common)
     for k, r in enumerate(res.rounds, 1):
-        typer.echo(f"round {k}: {r.model} {r.model_args or ''} on {r.items} items: {r.answered} answered, "
+        extra = " ".join(f"{a}={b}" for a, b in r.model_args.items())
+        typer.echo(f"round {k}: {r.model}{' ' + extra if extra else ''} on {r.items} items: {r.answered} answered, "
                    f"{r.items - r.answered} missed ({r.errors} errors) · {r.run_dir}")
-    from glotbench.build.task_yaml import retarget
-
     write_items(output, res.items)
     retarget(dataset, output)
     residue = residue or output.with_name(stem + ".residue.csv")
