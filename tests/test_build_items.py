@@ -169,3 +169,28 @@ def test_cli_fresh_process_dry_run_and_bad_input(tmp_path):
                 "-o", str(tmp_path / "c.jsonl"), cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [f"error: {bad}:1: expected word<TAB>pos, got 'kniha noun'"]
+
+
+def test_cloze_candidates_against_the_papers_plain_rule():
+    """MM-Eval §3.5 restated plainly: split by spaces, keep tokens found in the vocabulary (nouns,
+    pronouns, adjectives, adverbs). glotbench's candidates are exactly those, plus tokens that
+    match once their edge punctuation is set aside or (sentence-initial) once lower-cased: the
+    two named additions, nothing else."""
+    pos = VocabPos(FIX / "vocab.tsv")
+    groups = {}
+    for line in (FIX / "vocab.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        word, p = line.split("\t")
+        if p in ("noun", "pronoun", "adjective", "adverb"):
+            groups[word] = p
+    from glotbench.build.pos import split_token
+
+    for s in read_sentences(FIX / "sentences.txt"):
+        paper = [t for t in s.text.split() if t in groups]
+        ours = [t for t in s.text.split() if pos.group(split_token(t)[1])]
+        assert set(paper) <= set(ours)
+        for t in set(ours) - set(paper):
+            core = split_token(t)[1]
+            assert core != t or core.lower() in groups, t
+        # the restated rule's answer pool and ours agree on each word's group (noun+pronoun, adj+adv)
+        for t in paper:
+            assert pos.group(t) == (NOMINAL if groups[t] in ("noun", "pronoun") else MODIFIER)

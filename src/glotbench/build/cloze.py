@@ -4,7 +4,8 @@ other) from the vocabulary; four options.
 
 As the paper: split by spaces, match tokens against the vocabulary, discard sentences without a
 match, pick one matched word at random. glotbench's additions (named): a token's edge punctuation
-is kept around the blank ("_," as in the released data) and the word inside is matched; a
+is kept around the blank ("_," as in the released data) and the word inside is matched (as
+written, else lower-cased); a
 distractor is never the answer (nor, for Czech, a form of the answer's lemma), never repeats, and
 is capitalised when the blank opens the sentence (a capitalised answer would otherwise stand out).
 """
