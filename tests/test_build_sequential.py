@@ -91,3 +91,56 @@ def test_filter_bad_input(tmp_path):
     done = _cli("build", "filter", "--sequential", "bad.jsonl", "-o", "f.jsonl", "-m", "openai:x", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip() == "error: bad.jsonl:2: an item must be a JSON object, got list"
+
+
+def _journaled(db: Path) -> int:
+    import sqlite3
+
+    if not db.exists():
+        return 0
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+def test_sigkill_during_round_two_then_rerun_sends_nothing_twice(tmp_path, stub_server):
+    import signal
+    import time
+
+    items = [{"id": f"k{n}", "question": f"Věta {n} _.", "answerKey": "ABC"[n % 3],
+              "choices": [{"label": lb, "text": f"{lb.lower()}{n}"} for lb in "ABCD"]} for n in range(40)]
+    write_items(tmp_path / "items.jsonl", items)
+    write_task_yaml(tmp_path / "items.yaml", task_spec("cloze", "t.items", "cs", tmp_path / "items.jsonl"))
+    n_round2 = sum(1 for it in items if it["answerKey"] != "A")
+    a, b = stub_server("--answer", "A"), stub_server("--answer", "B", "--delay", "0.1")
+    args = [sys.executable, "-m", "glotbench", "build", "filter", "--sequential", "items.jsonl", "-o", "f.jsonl",
+            "-m", "openai:m1", "-m", "openai:m2", "-M", f"1:base_url={a}", "-M", f"2:base_url={b}", "-j", "2"]
+    env = {**os.environ, "OPENAI_API_KEY": "x",
+           "PYTHONPATH": os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p)}
+    proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    db = tmp_path / "f.runs" / "round2" / "journal.sqlite"
+    deadline = time.time() + 120
+    while time.time() < deadline and _journaled(db) < 6:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done_before = _journaled(db)
+    assert 6 <= done_before < n_round2, "the kill should land in round 2"
+    assert not (tmp_path / "f.jsonl").exists()
+    time.sleep(0.5)  # requests on the wire at the kill reach the server's log
+    log = lambda u: httpx.get(u.replace("/v1", "/_log")).json()["log"]  # noqa: E731
+    n_a, n_b = len(log(a)), len(log(b))
+    assert n_a == 40
+    again = subprocess.run(args, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert len(log(a)) == n_a  # round 1 answered from its journal
+    after = log(b)[n_b:]
+    assert len(after) == n_round2 - done_before  # round 2 sent only what was not journaled
+    assert len({e["hash"] for e in after}) == len(after)
+    n_b_items = sum(1 for it in items if it["answerKey"] == "B")
+    assert f"on {n_round2} items: {n_b_items} answered, {n_round2 - n_b_items} missed (0 errors)" in again.stdout
+    assert len(read_items(tmp_path / "f.jsonl")) == 40
