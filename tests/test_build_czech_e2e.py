@@ -134,3 +134,19 @@ def test_czech_example_end_to_end(tmp_path, ctkfacts, czech_pos, smollm2_path, s
     _cli("run", "--model", "openai:a", "--base-url", a, "--tasks", "final.yaml", "-o", "run_final", cwd=tmp_path)
     res = json.loads((tmp_path / "run_final" / "results.json").read_text(encoding="utf-8"))
     assert next(iter(res["tasks"].values()))["n_items"] == 196
+
+
+def test_czech_cloze_agree_variant(tmp_path, ctkfacts, czech_pos):
+    """--agree (glotbench's variant): distractors also share number and case (adjectives: gender)."""
+    out = _cli("build", "cloze", str(ctkfacts), *SENTENCES, "--agree", "-o", "agree.jsonl", cwd=tmp_path)
+    assert out.splitlines()[0] == "cloze: 615 sentences read, 197 items kept, 418 dropped"
+    assert "  dropped by cloze: fewer than 3 noun/pronoun distractors of the same form in the vocabulary: 2" in out
+    items = read_items(tmp_path / "agree.jsonl")
+    assert len(items) == 197
+    for it in items:
+        assert it["provenance"][0]["distractors"] == "same group and form"
+        for c in it["choices"]:
+            d = c["text"]
+            if d != it["answer"]:
+                assert czech_pos.agrees(d, it["answer"]) or czech_pos.agrees(d.lower(), it["answer"]), (it["id"], d)
+                assert not czech_pos.same(d, it["answer"])

@@ -135,6 +135,14 @@ def test_dry_run_counts_and_writes_nothing(tmp_path):
     assert not out.exists() and not list(tmp_path.iterdir())
 
 
+def test_agree_needs_morphology(tmp_path):
+    from glotbench.errors import GlotbenchError
+
+    with pytest.raises(GlotbenchError, match="--agree needs morphology"):
+        build_items("cloze", FIX / "sentences.txt", tmp_path / "c.jsonl", lang="cs", seed=1, vocab=FIX / "vocab.tsv",
+                    agree=True)
+
+
 def test_bad_vocabulary_line_names_file_and_line(tmp_path):
     bad = tmp_path / "v.tsv"
     bad.write_text("kniha\tnoun\nstůl noun\n", encoding="utf-8")

@@ -36,8 +36,10 @@ def _cased(word: str, like: str) -> str:
     return word[:1].upper() + word[1:] if like[:1].isupper() and not word[:1].isupper() else word
 
 
-def make_cloze(s: Sentence, pos, pool: dict[str, list[str]], seed: int, n_options: int = 4) -> tuple[dict | None, str]:
-    """(item, "") or (None, reason)."""
+def make_cloze(s: Sentence, pos, pool: dict[str, list[str]], seed: int, n_options: int = 4,
+               agree: bool = False) -> tuple[dict | None, str]:
+    """(item, "") or (None, reason). ``agree``: distractors also share a form with the answer
+    (:meth:`glotbench.build.pos.CzechPos.agrees`), glotbench's variant for inflected languages."""
     tokens = s.text.split()
     matched = [(i, split_token(t)) for i, t in enumerate(tokens)]
     matched = [(i, parts) for i, parts in matched if parts[1] and pos.group(parts[1])]
@@ -46,7 +48,7 @@ def make_cloze(s: Sentence, pos, pool: dict[str, list[str]], seed: int, n_option
     rng = item_rng(seed, "cloze", s.text)
     i, (lead, word, trail) = rng.choice(matched)
     group = pos.group(word)
-    candidates = [w for w in pool.get(group, []) if not pos.same(w, word)]
+    candidates = [w for w in pool.get(group, []) if not pos.same(w, word) and (not agree or pos.agrees(w, word))]
     cased: dict[str, str] = {}
     for w in candidates:
         c = _cased(w, word) if i == 0 else w
@@ -54,7 +56,7 @@ def make_cloze(s: Sentence, pos, pool: dict[str, list[str]], seed: int, n_option
             cased.setdefault(c.casefold(), c)
     candidates = list(cased.values())
     if len(candidates) < n_options - 1:
-        return None, f"fewer than {n_options - 1} {group} distractors in the vocabulary"
+        return None, f"fewer than {n_options - 1} {group} distractors{' of the same form' if agree else ''} in the vocabulary"
     distractors = rng.sample(candidates, n_options - 1)
     options = [word, *distractors]
     rng.shuffle(options)
@@ -63,5 +65,6 @@ def make_cloze(s: Sentence, pos, pool: dict[str, list[str]], seed: int, n_option
     item = {"id": item_id("cloze", s.text), "question": question,
             "choices": [{"label": lb, "text": t} for lb, t in zip(labels, options)],
             "answerKey": labels[options.index(word)], "answer": word, "pos": group}
-    add_step(item, "cloze", source=s.source, sentence=s.text, seed=seed, pos_from=pos.name)
+    add_step(item, "cloze", source=s.source, sentence=s.text, seed=seed, pos_from=pos.name,
+             distractors="same group and form" if agree else None)
     return item, ""

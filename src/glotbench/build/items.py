@@ -32,7 +32,7 @@ class StepReport:
 def build_items(kind: str, source: Path, output: Path, *, lang: str, seed: int, min_words: int = 3,
                 max_words: int | None = None, limit: int | None = None, field: str | None = None,
                 split: bool = False, vocab: Path | None = None, name: str | None = None,
-                instruction: str | None = None, dry_run: bool = False) -> StepReport:
+                instruction: str | None = None, dry_run: bool = False, agree: bool = False) -> StepReport:
     rep = StepReport()
     sentences = read_sentences(source, field=field, split=split)
     kept, dropped = prepare(sentences, min_words, max_words, limit)
@@ -49,8 +49,12 @@ def build_items(kind: str, source: Path, output: Path, *, lang: str, seed: int, 
             from glotbench.errors import GlotbenchError
 
             raise GlotbenchError("build cloze: pass --vocab FILE (word<TAB>pos), or --lang cs for MorphoDiTa")
+        if agree and not hasattr(pos, "agrees"):
+            from glotbench.errors import GlotbenchError
+
+            raise GlotbenchError("build cloze: --agree needs morphology (--lang cs without --vocab)")
         pool = pos.pool([s.text for s in kept])
-        make = lambda s: make_cloze(s, pos, pool, seed)  # noqa: E731
+        make = lambda s: make_cloze(s, pos, pool, seed, agree=agree)  # noqa: E731
     else:
         make = lambda s: make_word_order(s, seed)  # noqa: E731
     for s in kept:

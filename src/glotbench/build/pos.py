@@ -24,6 +24,15 @@ _GROUP = {
 }
 # PDT positional tag, first character (MorfFlex): N noun, P pronoun, A adjective, D adverb
 _PDT = {"N": NOMINAL, "P": NOMINAL, "A": MODIFIER, "D": MODIFIER}
+def _form(tag: str) -> tuple:
+    """The part of a PDT tag a distractor must share with the answer under --agree."""
+    if tag[:1] in "NP":
+        return ("N", tag[3], tag[4])  # number, case
+    if tag[:1] == "A":
+        return ("A", tag[2], tag[3], tag[4])  # gender, number, case
+    return (tag[:1],)
+
+
 _EDGE = re.compile(r"^([^\w]*)(.*?)([^\w]*)$", re.S)
 
 
@@ -88,9 +97,9 @@ class CzechPos:
             raise DataError("--lang cs needs the ufal.morphodita package and the MorfFlex dictionary "
                             "(czech_bench/morphology/czech-morfflex/*.dict under the data root, or "
                             "$GLOTBENCH_MORPHODITA_DICT)")
-        self._cache: dict[str, tuple[str | None, frozenset]] = {}
+        self._cache: dict[str, tuple[str | None, frozenset, frozenset]] = {}
 
-    def _analyze(self, word: str) -> tuple[str | None, frozenset]:
+    def _analyze(self, word: str) -> tuple[str | None, frozenset, frozenset]:
         if word not in self._cache:
             from ufal.morphodita import TaggedLemmas
 
@@ -100,8 +109,14 @@ class CzechPos:
             groups = {_PDT.get(x.tag[:1]) for x in out}
             lemmas = frozenset(m.rawLemma(x.lemma).casefold() for x in out)
             ok = len(out) > 0 and len(groups) == 1 and None not in groups and word.isalpha()
-            self._cache[word] = (groups.pop() if ok else None, lemmas)
+            self._cache[word] = (groups.pop() if ok else None, lemmas, frozenset(_form(x.tag) for x in out))
         return self._cache[word]
+
+    def agrees(self, a: str, b: str) -> bool:
+        """``--agree``: some analysis of each has the same form: nouns and pronouns the same number
+        and case, adjectives the same gender, number and case, adverbs any adverb. A distractor in
+        another case could be ruled out by grammar alone; this keeps the item about meaning."""
+        return bool(self._analyze(a)[2] & self._analyze(b)[2])
 
     def group(self, word: str) -> str | None:
         return self._analyze(word)[0]

@@ -27,16 +27,18 @@ def _sentences_options(kind: str):
         name: Optional[str] = typer.Option(None, "--name", help="Task name in the YAML (default build.<output stem>)."),
         instruction: Optional[str] = typer.Option(None, "--instruction", help="Prompt instruction (default: MM-Eval's, with the language's name)."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Print counts; write nothing."),
+        agree: bool = typer.Option(False, "--agree", help="cloze, --lang cs: distractors also share the answer's "
+                                   "number and case (adjectives: and gender); glotbench's variant, not the paper's."),
     ) -> None:
         from glotbench.build.items import build_items
 
-        if kind == "word-order" and vocab is not None:
+        if kind == "word-order" and (vocab is not None or agree):
             from glotbench.errors import GlotbenchError
 
-            raise GlotbenchError("build word-order: --vocab is for cloze only")
+            raise GlotbenchError("build word-order: --vocab and --agree are for cloze only")
         rep = build_items(kind, source, output, lang=lang, seed=seed, min_words=min_words, max_words=max_words,
                           limit=limit, field=field, split=split, vocab=vocab, name=name, instruction=instruction,
-                          dry_run=dry_run)
+                          dry_run=dry_run, agree=agree)
         for line in rep.lines(kind + (" (dry run)" if dry_run else "")):
             typer.echo(line)
         if not dry_run:
@@ -171,7 +173,7 @@ def build_filter(
             raise GlotbenchError("build filter --difficulty is not available in this build") from None
         difficulty_filter(dataset, output, list(models), max_correct=max_correct, judge=judge,
                           judge_base_url=judge_base_url, base_url=base_url, language=language, work=work,
-                          dry_run=dry_run)
+                          dry_run=dry_run, agree=agree)
         return
     _sequential(dataset, output, list(models), model_args, base_url, task, runs, residue, max_tokens, concurrency,
                 correct_key, dry_run)
