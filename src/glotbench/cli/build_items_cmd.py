@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
 from glotbench.cli.build_cmd import build_app  # commands decorate @build_app.command()
 
