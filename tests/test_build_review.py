@@ -129,3 +129,16 @@ def test_cli_import_fresh_process(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "error: b.csv: row 3: field 'verdict': 'perhaps' is not one of keep, drop, fix"]
+
+
+def test_three_annotators_pairwise_kappa(tmp_path):
+    from sklearn.metrics import cohen_kappa_score
+
+    v = {"a": ["keep", "keep", "drop", "keep"], "b": ["keep", "drop", "drop", "keep"], "c": ["drop", "drop", "drop", "keep"]}
+    sheets = [_sheet(tmp_path / f"{k}.csv", [(f"i{n + 1}", x, "", "") for n, x in enumerate(vs)]) for k, vs in v.items()]
+    res = import_reviews(_items(4), sheets)
+    assert set(res.kappa) == {"1-2", "1-3", "2-3"}
+    assert res.kappa["1-3"] == pytest.approx(cohen_kappa_score(v["a"], v["c"]))
+    # a vs b by hand: agree 3/4; a keep 3 drop 1, b keep 2 drop 2 -> p_e = (3*2 + 1*2)/16 = 0.5
+    assert res.kappa["1-2"] == pytest.approx((0.75 - 0.5) / 0.5)
+    assert res.disagreements == ["i1", "i2"]

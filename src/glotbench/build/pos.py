@@ -101,15 +101,11 @@ class CzechPos:
 
     def _analyze(self, word: str) -> tuple[str | None, frozenset, frozenset]:
         if word not in self._cache:
-            from ufal.morphodita import TaggedLemmas
-
-            m = self.morpho._m
-            out = TaggedLemmas()
-            m.analyze(word, m.NO_GUESSER, out)
-            groups = {_PDT.get(x.tag[:1]) for x in out}
-            lemmas = frozenset(m.rawLemma(x.lemma).casefold() for x in out)
+            out = self.morpho.analyses(word)
+            groups = {_PDT.get(tag[:1]) for _, tag in out}
+            lemmas = frozenset(lemma.casefold() for lemma, _ in out)
             ok = len(out) > 0 and len(groups) == 1 and None not in groups and word.isalpha()
-            self._cache[word] = (groups.pop() if ok else None, lemmas, frozenset(_form(x.tag) for x in out))
+            self._cache[word] = (groups.pop() if ok else None, lemmas, frozenset(_form(tag) for _, tag in out))
         return self._cache[word]
 
     def agrees(self, a: str, b: str) -> bool:
