@@ -172,7 +172,7 @@ def build_filter(
             raise GlotbenchError("build filter --difficulty is not available in this build") from None
         difficulty_filter(dataset, output, list(models), max_correct=max_correct, judge=judge,
                           judge_base_url=judge_base_url, base_url=base_url, language=language, work=work,
-                          dry_run=dry_run, agree=agree)
+                          dry_run=dry_run)
         return
     _sequential(dataset, output, list(models), model_args, base_url, task, runs, residue, max_tokens, concurrency,
                 correct_key, dry_run)
