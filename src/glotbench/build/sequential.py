@@ -101,7 +101,7 @@ def run_sequential(items: list[dict], task_yaml: Path, models: list[str], model_
         write_items(subset, [by_id[x] for x in remaining])
         tyaml = _round_task(task_yaml, subset, runs / f"round{k}.yaml")
         res = evaluate(model, [str(tyaml)], output=str(runs / f"round{k}"), model_args=margs, **{**(settings or {}), **own})
-        correct = {s.id for s in res.samples if s.values.get(correct_key) == 1.0}
+        correct = {s.id for s in res.samples if (s.values or {}).get(correct_key) == 1.0}
         errors = sum(1 for s in res.samples if s.status == "error")
         for x in remaining:
             if x in correct:
