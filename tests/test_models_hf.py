@@ -84,6 +84,15 @@ def test_batched_scoring_equals_one_at_a_time(smollm2_path):
     for b, s in zip(batched, single):
         assert abs(b.logprob - s.logprob) < 1e-3, (b, s)
         assert b.is_greedy == s.is_greedy
+    # chat prompts: the tokenizer's own template, or a --chat-template text in its place
+    from glotbench.models.base import GenRequest
+
+    req = GenRequest(messages=({"role": "system", "content": "S"}, {"role": "user", "content": "Q?"}))
+    assert m.render(req) == "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nQ?<|im_end|>\n<|im_start|>assistant\n"
+    m.chat_template = "{% for x in messages %}[{{ x.role }}] {{ x.content }}\n{% endfor %}A:"
+    assert m.render(req) == "[system] S\n[user] Q?\nA:"
+    assert "chat_template_sha256" in m.settings()
+    m.chat_template = None
     # the same token split as the embedded backend (lm-eval's rule)
     from glotbench.models.llamacpp import LlamaCppModel
 

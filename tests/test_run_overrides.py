@@ -107,3 +107,15 @@ def test_chat_template_file_renders_embedded_prompts(data_root, tmp_path, smollm
     res0 = json.loads((tmp_path / "own" / "results.json").read_text())
     assert res["settings"]["chat_template"] == str(tpl) and "chat_template_sha256" in res["model"]
     assert res["tasks"]["mm_eval.syntax"]["fingerprint"]["model"] != res0["tasks"]["mm_eval.syntax"]["fingerprint"]["model"]
+
+
+def test_system_prompt_replaces_the_task_system_text_in_plain_and_loglikelihood_prompts(data_root, tmp_path):
+    """--write-out shows the requests without loading a model: the loglikelihood context and the
+    chat messages carry the override instead of MM-Eval's own system text."""
+    own = "You are an AI assistant proficient in Mongolian."
+    for mode in ("loglikelihood", "generate"):
+        base = _glotbench("run", "--tasks", "mm_eval.knowledge", "--mode", mode, "--write-out", "1", cwd=tmp_path)
+        over = _glotbench("run", "--tasks", "mm_eval.knowledge", "--mode", mode, "--write-out", "1",
+                          "--system-prompt", "Zorilgo: negen useg.", cwd=tmp_path)
+        assert base.returncode == 0 and over.returncode == 0, base.stderr + over.stderr
+        assert own in base.stdout and own not in over.stdout and "Zorilgo: negen useg." in over.stdout
