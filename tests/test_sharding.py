@@ -76,6 +76,7 @@ def test_local_executor_sigkilled_shard_resumes_and_matches_unsharded(stub_serve
     assert len(log) == 18 and set(bodies_per_key(log).values()) == {1}, "a request was sent twice"
     assert set(journal_items(sharded).values()) == {1} and len(journal_items(sharded)) == 18
     assert all(t["n_scored"] == 6 for t in results(sharded)["tasks"].values())
+    assert results(sharded)["run"]["requests_sent"] == 18
 
     again = glotbench("run", *common, "--shards", "4", "-o", str(sharded))
     assert again.returncode == 0, again.stderr

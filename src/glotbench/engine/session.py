@@ -147,7 +147,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     if cfg.shards:  # a missing extra (ray, submitit) is one line before any model is loaded
         from glotbench.engine.shards.executors import check_available
 
-        check_available(cfg.executor)
+        check_available(cfg)
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
@@ -205,7 +205,7 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
         caller = None
         if todo and cfg.shards:
             console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {todo} item(s) to run · output {out_dir}")
-            caller = run_sharded(cfg, out_dir, runs, journal, console.print)
+            caller = run_sharded(cfg, out_dir, runs, journal, console.print, started)
         elif todo:
             already = f"{done} already done, " if done else ""
             console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {already}{todo} item(s) to run · output {out_dir}")

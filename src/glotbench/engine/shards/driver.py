@@ -39,7 +39,9 @@ def make_jobs(cfg, run_dir: Path, runs) -> list[dict]:
             for k, per_task in enumerate(split_items(items, cfg.shards)) if per_task]
 
 
-def run_sharded(cfg, run_dir: Path, runs, journal: Journal, say) -> ShardedCall:
+def run_sharded(cfg, run_dir: Path, runs, journal: Journal, say, started: float) -> ShardedCall:
+    """Run the shards; ``started`` (epoch seconds) is when this session began: answers committed
+    since then are this session's requests, a killed shard attempt's included."""
     jobs = make_jobs(cfg, run_dir, runs)
     say(f"{cfg.shards} shard(s), {len(jobs)} with items to run, on executor {cfg.executor}: "
         + ", ".join(f"shard {j['index']}: {sum(len(v) for v in j['items'].values())}" for j in jobs))
@@ -49,13 +51,13 @@ def run_sharded(cfg, run_dir: Path, runs, journal: Journal, say) -> ShardedCall:
     out = ShardedCall(shards={"n": cfg.shards, "executor": cfg.executor,
                               "results": {str(k): r for k, r in sorted(results.items())},
                               "failed": {str(k): why for k, why in sorted(failures.items())}})
-    judge_sent = 0
+    # the shards' own counters miss what a killed attempt sent; the merged journal does not
+    out.stats.sent = journal.count_responses(since=started, role="model")
+    judge_sent = journal.count_responses(since=started, role="judge")
     for r in results.values():
-        out.stats.sent += r.get("requests_sent", 0)
         out.stats.cached += r.get("requests_cached", 0)
         out.stats.retries += r.get("retries", 0)
         out.stats.failed += r.get("failed_requests", 0)
-        judge_sent += r.get("judge_requests_sent", 0)
     if judge_sent:
         out.judge = SimpleNamespace(stats=CallStats(sent=judge_sent))
     reasons = [f"shard {k} failed after {cfg.shard_retries} retr{'y' if cfg.shard_retries == 1 else 'ies'}: {why}"

@@ -26,7 +26,9 @@ EXTRAS = {"ray": ("ray", "Ray"), "slurm": ("submitit", "submitit")}
 Say = Callable[[str], None]
 
 
-def check_available(executor: str) -> None:
+def check_available(cfg) -> None:
+    """One line (GlotbenchError, exit 2) when the executor cannot run here, before any model loads."""
+    executor = cfg.executor
     if executor not in EXTRAS:
         return
     module, name = EXTRAS[executor]
@@ -35,6 +37,13 @@ def check_available(executor: str) -> None:
     except ImportError:
         raise GlotbenchError(f"--executor {executor} needs {name}, which is not installed: "
                              f"pip install 'glotbench[{executor}]'") from None
+    if executor == "slurm" and _slurm_cluster(cfg) == "slurm" and shutil.which("sbatch") is None:
+        raise GlotbenchError("--executor slurm: sbatch is not on PATH (not a Slurm login node?); "
+                             "--slurm-args cluster=local runs the job array on this machine")
+
+
+def _slurm_cluster(cfg) -> str:
+    return str((cfg.slurm_args or {}).get("cluster", "slurm"))
 
 
 def forwarded_env(cfg) -> dict[str, str]:
@@ -129,11 +138,9 @@ def run_slurm(cfg, jobs: list[dict], say: Say) -> tuple[dict[int, dict], dict[in
     (submitit's LocalExecutor), e.g. to try a configuration."""
     import submitit
 
+    check_available(cfg)
     params = dict(cfg.slurm_args)
     cluster = str(params.pop("cluster", "slurm"))
-    if cluster == "slurm" and shutil.which("sbatch") is None:
-        raise GlotbenchError("--executor slurm: sbatch is not on PATH (not a Slurm login node?); "
-                             "--slurm-args cluster=local runs the job array on this machine")
     folder = Path(jobs[0]["run_dir"]) / SHARDS_DIR / "submitit"
     executor = submitit.AutoExecutor(folder=str(folder), cluster=cluster)
     params.setdefault("name", "glotbench-shard")
