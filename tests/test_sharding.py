@@ -130,3 +130,18 @@ def test_missing_extra_is_one_line_before_any_call(stub_server, tmp_path):
         assert time.time() - t0 < 60
     assert stub_log(base) == []
     assert not (tmp_path / "ray" / "journal.sqlite").exists()
+
+
+def test_python_api_sharded_equals_unsharded(stub_server, data_root, tmp_path, monkeypatch):
+    import glotbench
+
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    base = stub_server("--answer", "C")
+    kw = dict(model="openai:stub", tasks=["mm_eval.syntax"], limit=6, base_url=base)
+    sharded = glotbench.evaluate(**kw, shards=2, executor="local", output=str(tmp_path / "s"))
+    assert len(stub_log(base)) == 6
+    plain = glotbench.evaluate(**kw, output=str(tmp_path / "p"))
+    assert sharded.fingerprint == plain.fingerprint
+    assert sharded.tasks["mm_eval.syntax"].metrics == plain.tasks["mm_eval.syntax"].metrics
+    assert sharded.tasks["mm_eval.syntax"].n_scored == 6
+    assert sorted((s.id, s.pred) for s in sharded.samples) == sorted((s.id, s.pred) for s in plain.samples)

@@ -79,3 +79,13 @@ def test_base_url_setting_forms():
     assert RunSettings(base_url="http://a/v1").base_url == "http://a/v1"
     s = RunSettings(base_url=["http://a/v1", "http://b/v1, http://c/v1"])
     assert s.base_urls == ["http://a/v1", "http://b/v1", "http://c/v1"]
+
+
+def test_shards_spread_over_replicas(stub_server, data_root, tmp_path):
+    a, b = stub_server(), stub_server()
+    done = glotbench("run", *COMMON, "--shards", "2", "--base-url", f"{a},{b}", "-o", str(tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    la, lb = stub_log(a), stub_log(b)
+    assert la and lb and len(la) + len(lb) == 40
+    notes = results(tmp_path / "r")["model_notes"]
+    assert len(notes) == 2 and all("requests spread over 2 replicas" in n for n in notes)

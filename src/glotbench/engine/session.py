@@ -239,7 +239,7 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
             raise RunStopped(f"cannot write the journal {journal.path} ({journal.write_error}): "
                              f"{journal.pending} write(s) held in memory were lost; free disk space and rerun "
                              f"(only those requests are sent again)")
-        model_notes = model.run_notes()
+        model_notes = caller.model_notes if hasattr(caller, "model_notes") else model.run_notes()  # sharded: the shards'
         for line in model_notes:
             console.print(f"[yellow]note[/] {line}")
         task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)

@@ -23,6 +23,7 @@ class ShardedCall:
     judge: SimpleNamespace | None = None
     guard: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(stopped=None))
     shards: dict = field(default_factory=dict)
+    model_notes: list[str] = field(default_factory=list)  # each shard's model's notes (replica counts, ...)
 
 
 def merge_run(run_dir: Path, journal: Journal) -> MergeCounts:
@@ -54,7 +55,9 @@ def run_sharded(cfg, run_dir: Path, runs, journal: Journal, say, started: float)
     # the shards' own counters miss what a killed attempt sent; the merged journal does not
     out.stats.sent = journal.count_responses(since=started, role="model")
     judge_sent = journal.count_responses(since=started, role="judge")
+    out.model_notes = [f"shard {k}: {note}" for k, r in sorted(results.items()) for note in r.get("model_notes") or []]
     for r in results.values():
+        r.pop("model_notes", None)
         out.stats.cached += r.get("requests_cached", 0)
         out.stats.retries += r.get("retries", 0)
         out.stats.failed += r.get("failed_requests", 0)

@@ -84,7 +84,7 @@ def run_shard(job: dict) -> dict:
                 "requests_cached": caller.stats.cached, "retries": caller.stats.retries,
                 "failed_requests": caller.stats.failed,
                 "judge_requests_sent": caller.judge.stats.sent if caller.judge else 0,
-                "stopped": stopped, "host": socket.gethostname(), "pid": os.getpid(),
+                "stopped": stopped, "model_notes": model.run_notes(), "host": socket.gethostname(), "pid": os.getpid(),
                 "elapsed_s": round(time.perf_counter() - t0, 3)}
     finally:
         for j in (journal, main):
