@@ -127,10 +127,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--merge-items", type=int, default=100_000)
     ap.add_argument("--skip-runs", action="store_true")
+    ap.add_argument("--skip-merge", action="store_true")
     args = ap.parse_args()
     if not args.skip_runs:
         bench_runs(args)
-    bench_merge(args)
+    if not args.skip_merge:
+        bench_merge(args)
 
 
 if __name__ == "__main__":

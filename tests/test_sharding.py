@@ -145,3 +145,18 @@ def test_python_api_sharded_equals_unsharded(stub_server, data_root, tmp_path, m
     assert sharded.tasks["mm_eval.syntax"].metrics == plain.tasks["mm_eval.syntax"].metrics
     assert sharded.tasks["mm_eval.syntax"].n_scored == 6
     assert sorted((s.id, s.pred) for s in sharded.samples) == sorted((s.id, s.pred) for s in plain.samples)
+
+
+def test_ignored_sharding_options_and_empty_merge_are_one_line(tmp_path):
+    cases = [(["--executor", "ray"], "--executor ray applies to sharded runs: add --shards N"),
+             (["--ray-address", "auto"], "--ray-address applies to sharded runs"),
+             (["--shards", "2", "--ray-args", "num_gpus=1"], "--ray-args given with --executor local"),
+             (["--shards", "2", "--executor", "ray", "--slurm-args", "x=1"], "--slurm-args given with --executor ray")]
+    for extra, message in cases:
+        done = glotbench("run", "-m", "openai:stub", "--base-url", "http://127.0.0.1:9/v1", "-t", "mm_eval.syntax",
+                         "-n", "1", "-o", str(tmp_path / "r"), *extra)
+        assert done.returncode == 2 and message in done.stderr, (extra, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()
+    done = glotbench("merge", str(tmp_path))
+    assert done.returncode == 2 and "no shard journals" in done.stderr

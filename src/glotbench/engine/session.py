@@ -144,10 +144,11 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     journal is one line naming ``glotbench doctor``; a run stopped by the circuit breaker writes
     results for what finished, then raises :class:`RunStopped`."""
     console = console or Console(stderr=True, soft_wrap=True)
-    if cfg.shards:  # a missing extra (ray, submitit) is one line before any model is loaded
-        from glotbench.engine.shards.executors import check_available
+    # sharding options: a missing extra (ray, submitit) or an option that would be ignored is one
+    # line before any model is loaded
+    from glotbench.engine.shards.executors import check_settings
 
-        check_available(cfg)
+    check_settings(cfg)
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")

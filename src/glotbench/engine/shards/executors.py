@@ -26,6 +26,26 @@ EXTRAS = {"ray": ("ray", "Ray"), "slurm": ("submitit", "submitit")}
 Say = Callable[[str], None]
 
 
+def check_settings(cfg) -> None:
+    """Sharding options that would be ignored are refused on one line (an --executor without
+    --shards, --ray-address without --executor ray, ...); then :func:`check_available`."""
+    given = [flag for flag, value in (("--ray-address", cfg.ray_address), ("--ray-args", cfg.ray_args),
+                                      ("--slurm-args", cfg.slurm_args)) if value]
+    if cfg.executor != "local":
+        given.insert(0, f"--executor {cfg.executor}")
+    if not cfg.shards:
+        if given:
+            raise GlotbenchError(f"{', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to sharded runs: "
+                                 "add --shards N (docs/sharding.md)")
+        return
+    wrong = [f for f in given if (f.startswith("--ray") and cfg.executor != "ray")
+             or (f.startswith("--slurm") and cfg.executor != "slurm")]
+    if wrong:
+        raise GlotbenchError(f"{', '.join(wrong)} given with --executor {cfg.executor}: it would be ignored "
+                             f"(--ray-* go with --executor ray, --slurm-args with --executor slurm)")
+    check_available(cfg)
+
+
 def check_available(cfg) -> None:
     """One line (GlotbenchError, exit 2) when the executor cannot run here, before any model loads."""
     executor = cfg.executor
