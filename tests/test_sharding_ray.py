@@ -69,3 +69,17 @@ def test_ray_embedded_model_sigkill_matches_unsharded(ray_address, smollm2_path,
     assert_same_results(sharded, plain)
     # as many requests as the unsharded run, the killed attempt's committed answer counted once
     assert results(sharded)["run"]["requests_sent"] == results(plain)["run"]["requests_sent"] == 9
+
+
+def test_python_api_uses_the_cluster_this_process_joined(ray_address, stub_server, data_root, tmp_path, monkeypatch):
+    import glotbench
+
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    base = stub_server("--answer", "B")
+    res = glotbench.evaluate(model="openai:stub", base_url=base, tasks=["mm_eval.syntax"], limit=6, shards=2,
+                             executor="ray", output=str(tmp_path / "r"))
+    assert res.tasks["mm_eval.syntax"].n_scored == 6
+    assert ray.is_initialized()  # the module's cluster, still up: the run did not shut it down
+    shards = res.results["run"]["sessions"][-1]["shards"]
+    assert shards["executor"] == "ray" and sum(r["items"] for r in shards["results"].values()) == 6
+    assert len(stub_log(base)) == 6
