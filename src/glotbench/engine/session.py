@@ -206,6 +206,9 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
         caller = None
         if todo and cfg.shards:
             console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {todo} item(s) to run · output {out_dir}")
+            for m in (model, judge_model):  # the shards load their own: free an in-process model's memory now
+                if m is not None:
+                    asyncio.run(m.aclose())
             caller = run_sharded(cfg, out_dir, runs, journal, console.print, started)
         elif todo:
             already = f"{done} already done, " if done else ""
