@@ -215,6 +215,44 @@ def retrieval_cmd(
     _write("retrieval-check", output, kept, dropped, f" · k {k} · corpus {corpus}")
 
 
+def difficulty_filter(input: Path, output: Path, models: list[str], *, max_correct: int, judge: Optional[str] = None,
+                      judge_base_url: Optional[str] = None, base_url: Optional[str] = None, language: Optional[str] = None,
+                      work: Optional[Path] = None, dry_run: bool = False) -> None:
+    """`build filter --difficulty` (Chinese SimpleQA §3.3) through the normal engine (glotbench.evaluate)."""
+    from glotbench.build.difficulty import run_settings
+    from glotbench.build.provenance import add_step, drop
+    from glotbench.errors import GlotbenchError
+
+    if not models:
+        raise GlotbenchError("build filter --difficulty: give at least one --model")
+    items = _items(input)
+    lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
+    if dry_run:
+        per = 2 if judge else 1
+        print(f"filter --difficulty --dry-run: items {len(items)} · settings {len(models)} · calls at most "
+              f"{len(items) * len(models) * per} ({'answer + judge' if judge else 'answer'} per item and setting; "
+              f"runs resume from their own journals)")
+        return
+    work = work or output.parent / (output.name.removesuffix(".jsonl") + ".difficulty")
+    results = run_settings(items, list(models), work, language=lang, judge=judge, judge_base_url=judge_base_url,
+                           base_url=base_url)
+    kept, dropped = [], []
+    for it in items:
+        per = {s: r.get(str(it["id"])) for s, r, _ in results}
+        n_ok = sum(1 for v in per.values() if v)
+        it["difficulty"] = {"correct": per, "n_correct": n_ok, "max_correct": max_correct,
+                            "graded_by": f"judge {judge}" if judge else "answer in reply (rapidfuzz default_process)"}
+        add_step(it, "difficulty", source=it.get("passage_id"), model=", ".join(models), judge=judge,
+                 runs=[d for _, _, d in results])
+        if n_ok > max_correct:
+            dropped.append(drop(it, "difficulty", f"{n_ok} of {len(models)} settings answered correctly (max {max_correct})"))
+        else:
+            kept.append(it)
+    _write("filter --difficulty", output, kept, dropped, f" · runs under {work}")
+
+
+# `build filter` is one command for both filters; Part 1 (build_items_cmd) may define it for
+# --sequential, in which case that command dispatches --difficulty to difficulty_filter above.
 @build_app.command("filter")
 def filter_cmd(
     input: Path = typer.Option(..., "--input", "-i", help="QA items."),
@@ -230,38 +268,12 @@ def filter_cmd(
     dry_run: bool = typer.Option(False, "--dry-run"),
 ) -> None:
     """Difficulty filter (Chinese SimpleQA §3.3) through the normal engine (glotbench.evaluate)."""
-    from glotbench.build.difficulty import run_settings
-    from glotbench.build.provenance import add_step, drop
     from glotbench.errors import GlotbenchError
 
     if not difficulty:
         raise GlotbenchError("build filter: choose a filter: --difficulty")
-    if not model:
-        raise GlotbenchError("build filter --difficulty: give at least one --model")
-    items = _items(input)
-    lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
-    if dry_run:
-        per = 2 if judge else 1
-        print(f"filter --difficulty --dry-run: items {len(items)} · settings {len(model)} · calls at most "
-              f"{len(items) * len(model) * per} ({'answer + judge' if judge else 'answer'} per item and setting; "
-              f"runs resume from their own journals)")
-        return
-    work = work or output.parent / (output.name.removesuffix(".jsonl") + ".difficulty")
-    results = run_settings(items, list(model), work, language=lang, judge=judge, judge_base_url=judge_base_url,
-                           base_url=base_url)
-    kept, dropped = [], []
-    for it in items:
-        per = {s: r.get(str(it["id"])) for s, r, _ in results}
-        n_ok = sum(1 for v in per.values() if v)
-        it["difficulty"] = {"correct": per, "n_correct": n_ok, "max_correct": max_correct,
-                            "graded_by": f"judge {judge}" if judge else "answer in reply (rapidfuzz default_process)"}
-        add_step(it, "difficulty", source=it.get("passage_id"), model=", ".join(model), judge=judge,
-                 runs=[d for _, _, d in results])
-        if n_ok > max_correct:
-            dropped.append(drop(it, "difficulty", f"{n_ok} of {len(model)} settings answered correctly (max {max_correct})"))
-        else:
-            kept.append(it)
-    _write("filter --difficulty", output, kept, dropped, f" · runs under {work}")
+    difficulty_filter(input, output, list(model or []), max_correct=max_correct, judge=judge, judge_base_url=judge_base_url,
+                      base_url=base_url, language=language, work=work, dry_run=dry_run)
 
 
 @build_app.command("dedup")
