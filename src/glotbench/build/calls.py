@@ -109,6 +109,27 @@ def run_calls(model: Model, journal: Path, calls: list[Call], *, step: str, role
         s.close()
 
 
+def dry_model_id(spec: str, base_url: str | None = None) -> str:
+    """The model identity the journal keys use, for ``--dry-run``: a GGUF file (``embedded``,
+    ``llamacpp:PATH``) is fingerprinted without loading its weights; other backends are built
+    (that sends nothing)."""
+    from glotbench.models.llamacpp import file_fingerprint
+
+    prefix, _, rest = spec.strip().partition(":")
+    path = None
+    if prefix.lower() == "embedded" and not rest:
+        from glotbench.models.embedded import default_gguf_path
+
+        path = default_gguf_path()
+    elif prefix.lower() == "llamacpp" and rest and Path(rest).expanduser().is_file():
+        path = Path(rest).expanduser()
+    if path is not None:
+        return f"llamacpp:{path.name}@{file_fingerprint(path)}"
+    from glotbench.models.registry import load_model
+
+    return load_model(spec, **({"base_url": base_url} if base_url else {})).model_id
+
+
 def estimate(calls: list[Call], model_id: str | None, journal: Path) -> dict:
     """``--dry-run``: the calls a step would make and how many the journal already answers."""
     answered = 0

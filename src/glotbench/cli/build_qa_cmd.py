@@ -39,11 +39,12 @@ def _model(spec: str, base_url: Optional[str]):
     return load_model(spec, **({"base_url": base_url} if base_url else {}))
 
 
-def _dry(step: str, calls, model, journal: Path, what: str) -> None:
-    from glotbench.build.calls import estimate
+def _dry(step: str, calls, spec: str, base_url: Optional[str], journal: Path, what: str) -> None:
+    from glotbench.build.calls import dry_model_id, estimate
 
-    e = estimate(calls, model.model_id, journal)
-    print(f"{step} --dry-run: {what} · calls {e['calls']} (model {model.model_id}) · already in the journal "
+    model_id = dry_model_id(spec, base_url)
+    e = estimate(calls, model_id, journal)
+    print(f"{step} --dry-run: {what} · calls {e['calls']} (model {model_id}) · already in the journal "
           f"{e['in_journal']} · to send {e['to_send']} · journal {journal}")
 
 
@@ -101,10 +102,10 @@ def qa_cmd(
     ps = read_passages(passages)[:limit] if limit else read_passages(passages)
     calls = qa.qa_calls(ps, language, max_tokens=max_tokens)
     jpath = journal_path(output, journal)
-    m = _model(model, base_url)
     if dry_run:
-        _dry("qa", calls, m, jpath, f"passages {len(ps)}")
+        _dry("qa", calls, model, base_url, jpath, f"passages {len(ps)}")
         return
+    m = _model(model, base_url)
     replies, rep = run_calls(m, jpath, calls, step="qa", concurrency=concurrency)
     kept, dropped = [], []
     for p, c in zip(ps, calls):
@@ -155,10 +156,10 @@ def criteria_cmd(
     items = _items(input)
     calls = cr.criteria_calls(items, names, max_tokens=max_tokens)
     jpath = journal_path(output, journal)
-    m = _model(judge, judge_base_url)
     if dry_run:
-        _dry("criteria", calls, m, jpath, f"items {len(items)} · criteria {len(names)}")
+        _dry("criteria", calls, judge, judge_base_url, jpath, f"items {len(items)} · criteria {len(names)}")
         return
+    m = _model(judge, judge_base_url)
     replies, rep = run_calls(m, jpath, calls, step="criteria", role=f"judge:{m.model_id}", concurrency=concurrency)
     by_id = {c.item: c for c in calls}
     kept, dropped = [], []
@@ -377,10 +378,10 @@ def checklist_cmd(
     lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
     calls = ck.checklist_calls(items, lang, n=n, max_tokens=max_tokens)
     jpath = journal_path(output, journal)
-    m = _model(judge, judge_base_url)
     if dry_run:
-        _dry("checklist", calls, m, jpath, f"items {len(items)}")
+        _dry("checklist", calls, judge, judge_base_url, jpath, f"items {len(items)}")
         return
+    m = _model(judge, judge_base_url)
     replies, rep = run_calls(m, jpath, calls, step="checklist", role=f"judge:{m.model_id}")
     kept, dropped = [], []
     for it, c in zip(items, calls):
