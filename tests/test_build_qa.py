@@ -143,3 +143,18 @@ def test_sigkill_then_rerun_sends_nothing_answered_twice(stub_server, tmp_path):
     assert "calls sent 0 · from the journal 30" in out.stdout
     assert len(httpx.get(log_url).json()["log"]) == len(log)
     assert len(lines(tmp_path / "qa.jsonl")) == 30
+
+
+def test_lines_format_two_journaled_completions(stub_server, tmp_path):
+    resp = tmp_path / "r.jsonl"
+    resp.write_text(json.dumps({"match": "Otázka: Co popisuje dokument?\nOdpověď:", "response": " Most"}, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    base = stub_server("--answer", " Co popisuje dokument?", "--responses", str(resp))
+    args = ("qa", "-p", str(PASSAGES), "-l", "cs", "-m", "openai:stub", "--base-url", base, "-o", "qa.jsonl", "--format", "lines")
+    out = cli(*args, cwd=tmp_path)
+    assert "kept 6 · dropped 0 · calls sent 12" in out.stdout
+    items = lines(tmp_path / "qa.jsonl")
+    assert (items[0]["question"], items[0]["answer"]) == ("Co popisuje dokument?", "Most")
+    assert items[0]["provenance"][0]["format"] == "lines"
+    out = cli(*args, cwd=tmp_path)
+    assert "calls sent 0 · from the journal 12" in out.stdout

@@ -16,6 +16,7 @@ import json
 import re
 
 from glotbench.build.calls import Call, chat
+from glotbench.models.base import GenRequest
 
 LANG_NAMES = {"cs": "Czech", "en": "English", "hu": "Hungarian", "sk": "Slovak", "de": "German", "pl": "Polish",
               "zh": "Chinese", "mn": "Mongolian"}
@@ -78,6 +79,30 @@ _LABELS_Q = r"(?:question|otázka|otazka|kérdés|frage|pytanie|otázka|问题|q
 _LABELS_A = r"(?:answer|odpověď|odpoved|válasz|antwort|odpowiedź|答案|a)"
 _LINE_Q = re.compile(rf"^\W*{_LABELS_Q}\W*[:：]\s*(.+)$", re.I | re.M)
 _LINE_A = re.compile(rf"^\W*{_LABELS_A}\W*[:：]\s*(.+)$", re.I | re.M)
+
+
+# `--format lines`: for small or base models that cannot follow the JSON instruction. Two plain
+# completions per passage, both journaled: the question (one-shot example, the passage, "Otázka:";
+# stops at the line's end), then the answer (the same text, the question, "Odpověď:").
+LINES = {
+    "cs": ("Dokument: Karlův most je nejstarší stojící most přes Vltavu v Praze. Jeho stavba začala roku 1357 za vlády Karla IV.\n"
+           "Otázka: V kterém roce začala stavba Karlova mostu?\nOdpověď: 1357\n\n", "Dokument", "Otázka", "Odpověď"),
+    "en": ("Document: Charles Bridge is the oldest standing bridge over the Vltava in Prague. Its construction began in 1357 "
+           "under Charles IV.\nQuestion: In which year did the construction of Charles Bridge begin?\nAnswer: 1357\n\n",
+           "Document", "Question", "Answer"),
+}
+
+
+def lines_question_call(passage: dict, language: str, max_chars: int = 800) -> Call:
+    ex, doc, q, _ = LINES.get(language, LINES["en"])
+    prompt = f"{ex}{doc}: {passage['text'][:max_chars]}\n{q}:"
+    return Call(passage["id"], GenRequest(prompt=prompt, max_tokens=48, temperature=0.0, stop=("\n",)))
+
+
+def lines_answer_call(question_call: Call, question: str, language: str) -> Call:
+    _, _, _, a = LINES.get(language, LINES["en"])
+    prompt = f"{question_call.request.prompt} {question.strip()}\n{a}:"
+    return Call(question_call.item + "#answer", GenRequest(prompt=prompt, max_tokens=24, temperature=0.0, stop=("\n",)))
 
 
 def prompt_for(passage: dict, language: str) -> str:

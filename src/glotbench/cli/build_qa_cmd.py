@@ -90,32 +90,56 @@ def qa_cmd(
     max_tokens: int = typer.Option(200, "--max-tokens"),
     max_answer_words: int = typer.Option(10, "--max-answer-words", help="Longer answers are not short factual answers: dropped."),
     concurrency: int = typer.Option(4, "--concurrency", "-j"),
+    fmt: str = typer.Option("json", "--format", help="json: the papers' instruction prompt, a JSON reply (default); "
+                            "lines: two plain completions (question, then answer) for small or base models."),
     journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print counts and the calls it would make; send nothing."),
 ) -> None:
     """Short factual QA from passages (Chinese SimpleQA Fig. 18 / HuSimpleQA App. C.3), one pair per passage."""
     from glotbench.build import qa
-    from glotbench.build.calls import journal_path, run_calls
+    from glotbench.build.calls import Session, journal_path
     from glotbench.build.passages import read_passages
     from glotbench.build.provenance import add_step, drop
+    from glotbench.errors import GlotbenchError
 
     ps = read_passages(passages)[:limit] if limit else read_passages(passages)
-    calls = qa.qa_calls(ps, language, max_tokens=max_tokens)
+    if fmt not in ("json", "lines"):
+        raise GlotbenchError(f"build qa: --format must be json or lines, got {fmt!r}")
+    if fmt == "json":
+        calls = qa.qa_calls(ps, language, max_tokens=max_tokens)
+    else:
+        calls = [qa.lines_question_call(p, language) for p in ps]
     jpath = journal_path(output, journal)
     if dry_run:
-        _dry("qa", calls, model, base_url, jpath, f"passages {len(ps)}")
+        extra = " (+ one answer call per question read, format lines)" if fmt == "lines" else ""
+        _dry("qa", calls, model, base_url, jpath, f"passages {len(ps)}{extra}")
         return
     m = _model(model, base_url)
-    replies, rep = run_calls(m, jpath, calls, step="qa", concurrency=concurrency)
+    session = Session(m, jpath, step="qa", concurrency=concurrency)
+    try:
+        replies = session.run(calls)
+        answers: dict[str, str] = {}
+        if fmt == "lines":  # second call per passage: the answer to the question just written
+            answers = session.run([qa.lines_answer_call(c, replies[c.item], language) for c in calls
+                                   if replies.get(c.item, "").strip()])
+    finally:
+        session.close()
+    rep = session.report
     kept, dropped = [], []
     for p, c in zip(ps, calls):
         item = {"id": f"{p['id']}-q0", "passage_id": p["id"], "title": p["title"], "passage": p["text"], "language": language}
-        add_step(item, "qa", source=p["id"], model=m.model_id, prompt_sha256=c.prompt_sha256)
+        add_step(item, "qa", source=p["id"], model=m.model_id, prompt_sha256=c.prompt_sha256, format=fmt)
         if c.item not in replies:
             dropped.append(drop(item, "qa", f"model call failed: {rep.errors.get(c.item, '?')}"))
             continue
-        item["reply"] = replies[c.item]
-        parsed = qa.parse_qa(replies[c.item])
+        if fmt == "lines":
+            akey = c.item + "#answer"
+            item["reply"] = replies[c.item] + "\n" + answers.get(akey, "")
+            parsed = ((replies[c.item].strip(), answers[akey].strip()) if akey in answers
+                      else "empty question line" if not replies[c.item].strip() else f"answer call failed: {rep.errors.get(akey, '?')}")
+        else:
+            item["reply"] = replies[c.item]
+            parsed = qa.parse_qa(replies[c.item])
         if isinstance(parsed, str):
             dropped.append(drop(item, "qa_parse", parsed))
             continue
@@ -185,6 +209,8 @@ def criteria_cmd(
             dropped.append(drop(it, f"criteria:{failed[0]}", failed[1]))
         else:
             kept.append(it)
+    tally = {n: Counter(it["criteria"][n]["verdict"] for it in items) for n in names}
+    print("criteria verdicts: " + " · ".join(f"{n} " + "/".join(f"{v} {c}" for v, c in sorted(t.items())) for n, t in tally.items()))
     _write("criteria", output, kept, dropped, f" · {rep.line()}")
 
 
