@@ -44,18 +44,27 @@ def reply_matches(reply: str, answer: str) -> bool:
     return bool(a) and f" {a} " in f" {r} "
 
 
+def _field(sample, name: str):
+    """A sample record's field by attribute (the typed SampleRecord), else from its raw dict."""
+    value = getattr(sample, name, None)
+    if value is None and isinstance(getattr(sample, "raw", None), dict):
+        value = sample.raw.get(name)
+    return value
+
+
 def correct_by_item(result, judged: bool) -> dict[str, bool | None]:
     """``{item id: correct?}`` from an :class:`glotbench.api.EvalResult` (None: the item failed)."""
     out: dict[str, bool | None] = {}
     for s in result.samples:
-        if s.status != "scored":
-            out[s.id] = None
+        sid = str(_field(s, "sample_id") or _field(s, "id"))
+        if _field(s, "status") != "scored":
+            out[sid] = None
         elif judged:
-            grades = (s.raw.get("detail") or {}).get("grades") or []
-            out[s.id] = bool(grades) and grades[0] == "CORRECT"
+            grades = (_field(s, "detail") or {}).get("grades") or []
+            out[sid] = bool(grades) and grades[0] == "CORRECT"
         else:
-            outputs = s.raw.get("outputs") or []
-            out[s.id] = bool(outputs) and reply_matches(outputs[0].get("text") or "", str(s.gold))
+            outputs = _field(s, "outputs") or []
+            out[sid] = bool(outputs) and reply_matches(outputs[0].get("text") or "", str(_field(s, "gold")))
     return out
 
 
