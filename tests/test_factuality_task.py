@@ -9,6 +9,8 @@ import math
 from pathlib import Path
 
 import pytest
+
+from glotbench.sample_record import SampleRecord
 import yaml
 
 from glotbench.errors import DataError, TaskSpecError
@@ -192,7 +194,7 @@ def test_extra_summary_table_calibration_and_best_of_n(data_root, tmp_path):
             + [_record(["INCORRECT", "INCORRECT", "INCORRECT"], "language", None, "no confidence_score field")])
     out = tmp_path / "run"
     out.mkdir()
-    s = task.extra_summary(recs, out)
+    s = task.extra_summary([SampleRecord.from_json(r) for r in recs], out)
     json.dumps(s, allow_nan=False)  # strict JSON
     o = s["factuality"]["overall"]
     assert o["counts"] == {"CORRECT": 4, "INCORRECT": 3, "NOT_ATTEMPTED": 3, "JUDGE_ERROR": 1}
@@ -220,7 +222,7 @@ def test_extra_summary_without_confidence_or_samples(data_root):
     task = resolve(["chinese_simpleqa"])[0]
     recs = [{"status": "scored", "pred": g, "metadata": {"primary_category": c, "secondary_category": c + "x"},
              "detail": {"grades": [g]}} for g, c in [("CORRECT", "a"), ("INCORRECT", "a"), ("CORRECT", "b")]]
-    s = task.extra_summary(recs, None)
+    s = task.extra_summary([SampleRecord.from_json(r) for r in recs], None)
     assert set(s) == {"factuality"}
     assert set(s["factuality"]["by"]) == {"primary_category", "secondary_category"}
     assert s["factuality"]["by"]["primary_category"]["b"]["CO"] == 1.0

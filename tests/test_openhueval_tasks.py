@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from glotbench.sample_record import SampleRecord
+
 from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.config import RunConfig
 from glotbench.engine.session import drop_tasks_without_data
@@ -34,10 +36,10 @@ def out(text: str, reasoning: str | None = None) -> GenResult:
     return GenResult(text=text, reasoning=reasoning)
 
 
-def record(sample, scored) -> dict:
-    """What the runner writes to the journal for a scored item."""
-    return {"status": "scored", "gold": sample.target, "pred": scored.pred, "values": scored.values,
-            "metadata": sample.metadata, "detail": scored.detail}
+def record(sample, scored) -> SampleRecord:
+    """What the runner writes to the journal for a scored item, read back as the typed record."""
+    return SampleRecord.from_json({"status": "scored", "gold": sample.target, "pred": scored.pred,
+                                   "values": scored.values, "metadata": sample.metadata, "detail": scored.detail})
 
 
 def summary(t, records):

@@ -12,7 +12,7 @@ import pytest
 
 from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.journal import Journal
-from glotbench.engine.record import SampleRecord
+from glotbench.sample_record import SampleRecord
 
 OLD = Path(__file__).parent / "fixtures" / "run_main_d456fe5"
 
@@ -55,3 +55,13 @@ def test_error_and_scored_records_keep_their_keys():
                                            detail={})
     assert ok.to_json()["pred"] is None and "judge" not in ok.to_json() and ok.status == "scored"
     assert ok.get("pred", "x") == "x" and ok.get("gold") == "A"
+
+
+def test_absent_fields_read_as_none_and_stay_absent_in_json():
+    row = {"run_key": "k", "task": "t", "sample_id": "1", "idx": 0, "status": "error", "error": "boom"}
+    rec = SampleRecord.from_json(row)
+    assert rec.pred is None and rec.outputs is None and rec.output_list == [] and rec.value_map == {}
+    assert rec.id == "1" and not rec.is_scored and rec.to_row() == row  # no "pred": null added
+    kept = SampleRecord.from_json({**row, "status": "scored", "pred": None, "values": {"correct": 0.0}})
+    assert "pred" in kept.to_json() and kept.to_json()["pred"] is None  # an unparseable answer keeps its null
+    assert kept.raw == {**row, "status": "scored", "pred": None, "values": {"correct": 0.0}}

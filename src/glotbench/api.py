@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from glotbench.sample_record import SampleRecord
+
 __all__ = ["EvalResult", "MetricValue", "SampleRecord", "TaskResult", "evaluate", "load_result"]
 
 
@@ -19,20 +21,6 @@ class MetricValue:
     value: float | None
     ci95: tuple[float, float] | None
     direction: str = "higher"
-
-
-@dataclass(frozen=True)
-class SampleRecord:
-    """One scored (or failed) item as the journal holds it; ``raw`` is the full record."""
-
-    task: str
-    id: str
-    status: str
-    gold: Any
-    pred: Any
-    values: dict[str, float]
-    error: str | None
-    raw: dict[str, Any] = field(repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -77,20 +65,13 @@ def _task_result(name: str, t: dict[str, Any]) -> TaskResult:
 
 
 def read_samples(run_dir: Path) -> list[SampleRecord]:
-    """The sample records of a run directory, from its samples.jsonl."""
-    out = []
-    path = Path(run_dir) / "samples.jsonl"
-    if not path.exists():
-        return out
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            out.append(SampleRecord(task=rec["task"], id=str(rec.get("sample_id")), status=rec.get("status", ""),
-                                    gold=rec.get("gold"), pred=rec.get("pred"), values=rec.get("values") or {},
-                                    error=rec.get("error"), raw=rec))
-    return out
+    """The typed sample records of a run directory, from its samples.jsonl (``rec.id``,
+    ``rec.pred``, ``rec.values``, ...; ``rec.raw`` is the line as written)."""
+    from glotbench.output.run_records import iter_run_samples
+
+    if not (Path(run_dir) / "samples.jsonl").exists():
+        return []
+    return list(iter_run_samples(Path(run_dir), None))
 
 
 def result_from(results: dict[str, Any], out_dir: Path) -> EvalResult:

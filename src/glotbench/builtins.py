@@ -39,7 +39,7 @@ for _name, _ref in BUILTIN_TASK_CLASSES.items():
 
 # tables printed below the results table, in this order (imported only when a run is printed)
 for _name, _ref in {
-    "factuality": "glotbench.factuality.tables:console_tables",
+    "factuality": "glotbench.output.factuality_tables:console_tables",
     "mm_eval.abilities": "glotbench.analysis.mm_eval_abilities:console_tables",
     "openhueval.table5": "glotbench.openhueval.table5:console_tables",
 }.items():

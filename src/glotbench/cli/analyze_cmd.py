@@ -26,8 +26,8 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli import app
-from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError
+from glotbench.sample_record import SampleRecord
 
 analyze_app = typer.Typer(help="Analyses of a finished run (reads its journal; no model calls unless --judge).",
                           no_args_is_help=True)
@@ -38,30 +38,25 @@ OUTCOMES = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
 
 # ---------------------------------------------------------------- reading the run
 
-def load_run_records(run_dir: Path) -> list[dict]:
+def load_run_records(run_dir: Path) -> list[SampleRecord]:
     """Scored sample records of the run: from journal.sqlite (only the run keys results.json
     names, when it exists), else from samples.jsonl."""
     from glotbench.engine.journal import Journal
     from glotbench.engine.session import JOURNAL_NAME
+    from glotbench.output.run_records import iter_run_samples, read_results
 
     journal_path, samples_path, results_path = run_dir / JOURNAL_NAME, run_dir / "samples.jsonl", run_dir / "results.json"
-    keys = None
-    if results_path.is_file():
-        try:
-            keys = {n: t["fingerprint"]["id"] for n, t in json.loads(results_path.read_text(encoding="utf-8"))["tasks"].items()}
-        except (json.JSONDecodeError, KeyError, TypeError) as err:
-            raise DataError(f"{results_path}: not a glotbench results file ({err})") from None
-    if journal_path.is_file():
-        journal = Journal(journal_path)
-        try:
-            recs = [r for r in journal.iter_samples() if keys is None or keys.get(r["task"]) == r["run_key"]]
-        finally:
-            journal.close()
-    elif samples_path.is_file():
-        recs = [rec for _, rec in iter_jsonl(samples_path, encoding="utf-8")]
-    else:
+    results = read_results(run_dir) if results_path.is_file() else None
+    if results is not None and not isinstance(results.get("tasks"), dict):
+        raise DataError(f"{results_path}: not a glotbench results file (no 'tasks')")
+    if not journal_path.is_file() and not samples_path.is_file():
         raise DataError(f"{run_dir}: no {JOURNAL_NAME} or samples.jsonl here (not a glotbench run directory)")
-    return [r for r in recs if r.get("status") == "scored"]
+    journal = Journal(journal_path) if journal_path.is_file() else None
+    try:
+        return [r for r in iter_run_samples(run_dir, results, journal) if r.is_scored]
+    finally:
+        if journal is not None:
+            journal.close()
 
 
 def _task_object(name: str):
@@ -73,11 +68,11 @@ def _task_object(name: str):
         return None
 
 
-def generic_outcome(record: dict) -> str | None:
-    pred = record.get("pred")
+def generic_outcome(record: SampleRecord) -> str | None:
+    pred = record.pred
     if isinstance(pred, str) and pred.strip().upper() in OUTCOMES:
         return pred.strip().upper()
-    values = record.get("values") or {}
+    values = record.value_map
     for key in ("correct", "exact_match", "question_correct"):
         if values.get(key) is not None:
             if pred is None:
@@ -86,27 +81,27 @@ def generic_outcome(record: dict) -> str | None:
     return None
 
 
-def outcome_of(record: dict, task) -> str | None:
+def outcome_of(record: SampleRecord, task) -> str | None:
     fn = getattr(task, "thinking_outcome", None)
     return fn(record) if fn is not None else generic_outcome(record)
 
 
-def _question(record: dict) -> str:
-    prompt = record.get("prompt")
+def _question(record: SampleRecord) -> str:
+    prompt = record.prompt
     if isinstance(prompt, list):
         users = [m.get("content", "") for m in prompt if isinstance(m, dict) and m.get("role") == "user"]
         return users[-1] if users else ""
     return str(prompt or "")
 
 
-def responses_by_task(records: list[dict], tasks: list[str] | None) -> tuple[dict[str, list[dict]], dict[str, int]]:
+def responses_by_task(records: list[SampleRecord], tasks: list[str] | None) -> tuple[dict[str, list[dict]], dict[str, int]]:
     """task -> analysis records ({outcome, response, reasoning, question, lang}), one per output;
     and task -> number of items without a defined outcome."""
     by_task: dict[str, list[dict]] = defaultdict(list)
     no_outcome: dict[str, int] = defaultdict(int)
     objs: dict[str, object] = {}
     for rec in records:
-        name = rec["task"]
+        name = rec.task
         if tasks and name not in tasks:
             continue
         if name not in objs:
@@ -115,10 +110,10 @@ def responses_by_task(records: list[dict], tasks: list[str] | None) -> tuple[dic
         if outcome not in OUTCOMES:
             no_outcome[name] += 1
             continue
-        for k, out in enumerate(rec.get("outputs") or []):
-            by_task[name].append({"id": f"{rec['sample_id']}#{k}", "outcome": outcome, "response": out.get("text") or "",
-                                  "reasoning": out.get("reasoning"), "question": _question(rec), "lang": rec.get("lang"),
-                                  "gold": rec.get("gold"), "pred": rec.get("pred"), "sample_id": rec["sample_id"]})
+        for k, out in enumerate(rec.output_list):
+            by_task[name].append({"id": f"{rec.sample_id}#{k}", "outcome": outcome, "response": out.get("text") or "",
+                                  "reasoning": out.get("reasoning"), "question": _question(rec), "lang": rec.lang,
+                                  "gold": rec.gold, "pred": rec.pred, "sample_id": rec.sample_id})
     return dict(by_task), dict(no_outcome)
 
 

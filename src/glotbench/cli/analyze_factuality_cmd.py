@@ -82,18 +82,18 @@ def item_outcomes(run_dir: Path) -> dict[str, dict[str, dict]]:
     """task -> sample_id -> {"correct": 0/1/None, "question", "gold"} for one run."""
     out: dict[str, dict[str, dict]] = defaultdict(dict)
     for rec in load_run_records(run_dir):
-        v = rec.get("values") or {}
+        v = rec.value_map
         c = next((v[k] for k in ("correct", "exact_match", "question_correct") if v.get(k) is not None), None)
-        if c is None and isinstance(rec.get("pred"), str):
-            c = 1.0 if rec["pred"].upper() == "CORRECT" else 0.0
-        prompt = rec.get("prompt")
+        if c is None and isinstance(rec.pred, str):
+            c = 1.0 if rec.pred.upper() == "CORRECT" else 0.0
+        prompt = rec.prompt
         question = ""
         if isinstance(prompt, list):
             users = [m.get("content", "") for m in prompt if isinstance(m, dict) and m.get("role") == "user"]
             question = users[-1] if users else ""
         elif prompt:
             question = str(prompt)
-        out[rec["task"]][str(rec["sample_id"])] = {"correct": c, "question": question, "gold": rec.get("gold")}
+        out[rec.task][rec.id] = {"correct": c, "question": question, "gold": rec.gold}
     return out
 
 

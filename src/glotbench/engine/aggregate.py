@@ -5,28 +5,28 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from glotbench.engine.record import SampleRecord
+from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import ScoredItem, bootstrap_ci, get_metric
 
 FLAG_UNPARSEABLE = 0.20  # above: the score is flagged "*"
 INVALID_UNPARSEABLE = 0.50  # above: the score is reported invalid (Czech-Bench convention)
 
 
-def _items(records: list) -> list[ScoredItem]:
-    """Journal rows (dicts) or SampleRecords -> ScoredItems, read through the typed record."""
-    out = []
-    for r in records:
-        rec = r if isinstance(r, SampleRecord) else SampleRecord.from_json(r)
-        out.append(ScoredItem(gold=rec.get("gold"), pred=rec.get("pred"), values=rec.value_map, metadata=rec.metadata_map))
-    return out
+def _typed(records: list) -> list[SampleRecord]:
+    """SampleRecords as they are; journal rows / samples.jsonl lines (dicts) read into one."""
+    return [r if isinstance(r, SampleRecord) else SampleRecord.from_json(r) for r in records]
+
+
+def _items(records: list[SampleRecord]) -> list[ScoredItem]:
+    return [ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map) for r in records]
 
 
 def _clean(x: float) -> float | None:
     return None if x is None or (isinstance(x, float) and (math.isnan(x) or math.isinf(x))) else round(float(x), 6)
 
 
-def metric_block(records: list[dict], metric_names: list[str], *, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
-    items = _items(records)
+def metric_block(records: list, metric_names: list[str], *, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    items = _items(_typed(records))
     out: dict[str, Any] = {}
     for name in metric_names:
         fn = get_metric(name, where=f"metric {name!r}")
@@ -36,11 +36,12 @@ def metric_block(records: list[dict], metric_names: list[str], *, n_boot: int = 
     return out
 
 
-def summarise_task(records: list[dict], metric_names: list[str], slice_by: list[str], total: int,
+def summarise_task(records: list, metric_names: list[str], slice_by: list[str], total: int,
                    n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
-    scored = [r for r in records if r["status"] == "scored"]
-    errors = [r for r in records if r["status"] == "error"]
-    unparseable = sum(1 for r in scored if r.get("pred") is None)
+    records = _typed(records)
+    scored = [r for r in records if r.is_scored]
+    errors = [r for r in records if r.status == "error"]
+    unparseable = sum(1 for r in scored if r.pred is None)
     frac = unparseable / len(scored) if scored else 0.0
     status = "invalid" if frac > INVALID_UNPARSEABLE else ("flagged" if frac > FLAG_UNPARSEABLE else "ok")
     if len(scored) + len(errors) < total:
@@ -60,9 +61,9 @@ def summarise_task(records: list[dict], metric_names: list[str], slice_by: list[
         "slices": {},
     }
     for field in slice_by:
-        groups: dict[str, list[dict]] = {}
+        groups: dict[str, list[SampleRecord]] = {}
         for r in scored:
-            groups.setdefault(str((r.get("metadata") or {}).get(field)), []).append(r)
+            groups.setdefault(str(r.metadata_map.get(field)), []).append(r)
         summary["slices"][field] = {
             value: {"n": len(rs), "metrics": metric_block(rs, metric_names, n_boot=n_boot, seed=seed)}
             for value, rs in sorted(groups.items())

@@ -21,6 +21,7 @@ from glotbench.engine.runner import TaskRun, _output_view, judge_sample, summari
 from glotbench.errors import DataError, GlotbenchError
 from glotbench.models.base import GenResult, Model
 from glotbench.output.results import write_json
+from glotbench.sample_record import SampleRecord
 from glotbench.tasks.registry import resolve
 from glotbench.tasks.task import Sample
 
@@ -71,30 +72,37 @@ def judged_task_runs(cfg: RunConfig, model_settings: dict, stats: RejudgeStats,
     return runs
 
 
-def _answers(record: dict | None) -> list[GenResult] | None:
-    if not record or not record.get("outputs"):
+def _answers(record: SampleRecord | None) -> list[GenResult] | None:
+    if record is None or not record.outputs:
         return None
-    return [GenResult.from_dict(o) for o in record["outputs"]]
+    return [GenResult.from_dict(o) for o in record.outputs]
 
 
-def _judged_record(tr: TaskRun, sample: Sample, base: dict, outputs: list[GenResult], verdicts: list[dict],
-                   judge_id: str) -> tuple[str, dict]:
-    keep = {k: base.get(k) for k in ("lang", "prompt", "request_keys", "gold", "metadata", "mode")}
-    keep["outputs"] = [_output_view(o) for o in outputs]
+def _fresh(tr: TaskRun, sample: Sample, base: SampleRecord) -> SampleRecord:
+    """A new record for the re-graded item, carrying the answered record's prompt and gold."""
+    return SampleRecord.start(task=tr.task.name, sample_id=sample.id, idx=sample.index, run_key=base.run_key,
+                              lang=base.lang, prompt=base.prompt, request_keys=base.request_keys, gold=base.gold,
+                              metadata=base.metadata, mode=base.mode)
+
+
+def _judged_record(tr: TaskRun, sample: Sample, base: SampleRecord, outputs: list[GenResult], verdicts: list[dict],
+                   judge_id: str) -> SampleRecord:
+    rec = _fresh(tr, sample, base)
+    views = [_output_view(o) for o in outputs]
     try:
         scored = tr.task.score_judged(sample, outputs, verdicts)
     except Exception as err:
-        return "error", {**keep, "error": f"scoring failed: {type(err).__name__}: {err}"}
-    return "scored", {**keep, "extracted": scored.extracted, "pred": scored.pred, "values": scored.values,
-                      "detail": scored.detail, "judge": judge_id, "judgments": verdicts}
+        return rec.failed(f"scoring failed: {type(err).__name__}: {err}", outputs=views)
+    return rec.scored(outputs=views, extracted=scored.extracted, rule=None, pred=scored.pred, values=scored.values,
+                      detail=scored.detail, judge=judge_id, judgments=verdicts)
 
 
 async def _grade_all(runs: list[TaskRun], journal: Journal, judge: CachedCaller, stats: RejudgeStats,
-                     on_item=None) -> dict[str, list[dict]]:
+                     on_item=None) -> dict[str, list[SampleRecord]]:
     judge_id = judge.model.model_id
-    by_task: dict[str, list[dict]] = {}
+    by_task: dict[str, list[SampleRecord]] = {}
 
-    async def one(tr: TaskRun, sample: Sample, record: dict, outputs: list[GenResult], have: dict[int, dict]):
+    async def one(tr: TaskRun, sample: Sample, record: SampleRecord, outputs: list[GenResult], have: dict[int, dict]):
         if len(have) >= len(outputs) and all(k in have for k in range(len(outputs))):
             verdicts = [have[k] for k in range(len(outputs))]
             stats.reused += 1
@@ -104,21 +112,18 @@ async def _grade_all(runs: list[TaskRun], journal: Journal, judge: CachedCaller,
                 stats.judged += 1
             except RequestFailed as err:
                 stats.failed += 1
-                rec = {k: record.get(k) for k in ("lang", "prompt", "gold", "metadata", "mode")}
-                by_task[tr.task.name].append({"sample_id": sample.id, "idx": sample.index, "status": "error",
-                                              **rec, "error": f"judge request failed: {err}"})
+                by_task[tr.task.name].append(_fresh(tr, sample, record).failed(f"judge request failed: {err}"))
                 if on_item:
                     on_item()
                 return
-        status, rec = _judged_record(tr, sample, record, outputs, verdicts, judge_id)
-        by_task[tr.task.name].append({"sample_id": sample.id, "idx": sample.index, "status": status, **rec})
+        by_task[tr.task.name].append(_judged_record(tr, sample, record, outputs, verdicts, judge_id))
         if on_item:
             on_item()
 
     jobs = []
     for tr in runs:
         by_task[tr.task.name] = []
-        records = {r["sample_id"]: r for r in journal.iter_samples(tr.run_key, tr.task.name)}
+        records = {r["sample_id"]: SampleRecord.from_json(r) for r in journal.iter_samples(tr.run_key, tr.task.name)}
         done: dict[str, dict[int, dict]] = {}
         for j in journal.iter_judgments(judge_id, tr.task.name):
             done.setdefault(j["sample_id"], {})[j["sample_index"]] = {
@@ -132,7 +137,7 @@ async def _grade_all(runs: list[TaskRun], journal: Journal, judge: CachedCaller,
             jobs.append(one(tr, s, records[s.id], outputs, done.get(s.id, {})))
     await asyncio.gather(*jobs)
     for recs in by_task.values():
-        recs.sort(key=lambda r: r["idx"])
+        recs.sort(key=lambda r: r.idx)
     return by_task
 
 

@@ -12,7 +12,7 @@ from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.context import current_item
 from glotbench.engine.fingerprint import task_fingerprint
 from glotbench.engine.journal import Journal
-from glotbench.engine.record import SampleRecord
+from glotbench.sample_record import SampleRecord
 from glotbench.engine.retry import RunGuard
 from glotbench.errors import RunStopped
 from glotbench.models.base import Model
@@ -183,19 +183,20 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
 
 
 def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed: int = 0,
-              out_dir: Path | None = None, records_by_task: dict[str, list[dict]] | None = None) -> dict[str, dict]:
+              out_dir: Path | None = None, records_by_task: dict[str, list[SampleRecord]] | None = None) -> dict[str, dict]:
     out = {}
     for tr in runs:
         ids = {s.id for s in tr.samples}
         if records_by_task is not None:
             records = records_by_task.get(tr.task.name, [])
         else:
-            records = [r for r in journal.iter_samples(tr.run_key, tr.task.name) if r["sample_id"] in ids]
+            records = [SampleRecord.from_json(r) for r in journal.iter_samples(tr.run_key, tr.task.name)
+                       if r["sample_id"] in ids]
         summary = summarise_task(records, tr.task.metric_names(tr.mode), tr.task.spec.slice_by, len(tr.samples),
                                  n_boot=n_boot, seed=seed)
-        summary.update(tr.task.extra_summary([r for r in records if r["status"] == "scored"], out_dir))
-        tokens_in = sum(o.get("input_tokens") or 0 for r in records for o in r.get("outputs", []))
-        tokens_out = sum(o.get("output_tokens") or 0 for r in records for o in r.get("outputs", []))
+        summary.update(tr.task.extra_summary([r for r in records if r.is_scored], out_dir))
+        tokens_in = sum(o.get("input_tokens") or 0 for r in records for o in r.output_list)
+        tokens_out = sum(o.get("output_tokens") or 0 for r in records for o in r.output_list)
         spec = tr.task.spec
         out[tr.task.name] = {
             "language": spec.language,

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from glotbench.data.loaders import iter_jsonl
 from glotbench.engine.journal import Journal
+from glotbench.sample_record import SampleRecord
 from glotbench.errors import GlotbenchError
 from glotbench.leaderboard.submission_format import make_submission
 from glotbench.tasks.registry import all_specs, make_task
@@ -79,25 +80,27 @@ def _run_info(run_dir: Path) -> tuple[dict, dict]:
     return {"split": cfg.get("split")}, {"model_id": cfg.get("model")}
 
 
-def _records(run_dir: Path) -> dict[str, list[dict]]:
+def _records(run_dir: Path) -> dict[str, list[SampleRecord]]:
     """task -> its sample records (latest run of each task)."""
-    by_task: dict[str, list[dict]] = {}
+    by_task: dict[str, list[SampleRecord]] = {}
     samples = run_dir / "samples.jsonl"
     if samples.is_file():
-        for _, rec in iter_jsonl(samples, encoding="utf-8"):
-            by_task.setdefault(rec["task"], []).append(rec)
+        for _, row in iter_jsonl(samples, encoding="utf-8"):
+            rec = SampleRecord.from_json(row)
+            by_task.setdefault(rec.task, []).append(rec)
         return by_task
     journal_path = run_dir / JOURNAL_NAME
     if not journal_path.is_file():
         raise GlotbenchError(f"{run_dir}: no samples.jsonl or {JOURNAL_NAME} to read predictions from")
     journal = Journal(journal_path)
     try:
-        for rec in journal.iter_samples():
-            by_task.setdefault(rec["task"], []).append(rec)
+        for row in journal.iter_samples():
+            rec = SampleRecord.from_json(row)
+            by_task.setdefault(rec.task, []).append(rec)
     finally:
         journal.close()
     for task, recs in by_task.items():  # a journal can hold several runs of a task: keep the newest
-        keys = {r["run_key"] for r in recs}
+        keys = {r.run_key for r in recs}
         if len(keys) > 1:
             raise GlotbenchError(f"{journal_path}: task {task} was run with {len(keys)} different settings; "
                                  "finish the run (it writes samples.jsonl) or use a fresh output directory")
@@ -137,12 +140,12 @@ def build_submissions(run_dir: Path, out_dir: Path, *, model_name: str | None = 
     return summaries
 
 
-def _write_one(task: Task, records: list[dict], out_dir: Path, model_name: str, fill_missing: bool,
+def _write_one(task: Task, records: list[SampleRecord], out_dir: Path, model_name: str, fill_missing: bool,
                settings: dict) -> SubmissionSummary:
     items = task.samples(SUBMISSION_SPLIT)
     values = set(task.spec.options.get("values") or [])
     fallback = majority_label(task)
-    got = {r["sample_id"]: r for r in records}
+    got = {r.sample_id: r for r in records}
     summary = SubmissionSummary(task=task.name, path=None, split=SUBMISSION_SPLIT, n_items=len(items),
                                 fallback_label=fallback)
     predictions: dict[str, str] = {}
@@ -153,7 +156,7 @@ def _write_one(task: Task, records: list[dict], out_dir: Path, model_name: str, 
             if fill_missing:
                 predictions[s.id] = fallback
             continue
-        pred = rec.get("pred") if rec.get("status") == "scored" else None
+        pred = rec.pred if rec.is_scored else None
         if pred is None or (values and str(pred) not in values):
             summary.n_fallback += 1
             summary.fallback_ids.append(s.id)

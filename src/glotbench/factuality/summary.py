@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from glotbench.models.base import sha256_hex
+from glotbench.sample_record import SampleRecord
+from glotbench.output.strict_json import clean
 from glotbench.scoring.best_of_n import accuracy_at_k
 from glotbench.scoring.calibration import calibration_report
 from glotbench.scoring.factuality import JUDGE_ERROR, by_category, factuality_scores
@@ -20,44 +22,33 @@ if TYPE_CHECKING:
     from glotbench.factuality.task import SimpleQATask
 
 
-def clean(obj: Any) -> Any:
-    """NaN / inf -> None, recursively (results.json stays strict JSON)."""
-    if isinstance(obj, float):
-        return None if math.isnan(obj) or math.isinf(obj) else obj
-    if isinstance(obj, dict):
-        return {k: clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [clean(v) for v in obj]
-    return obj
-
-
 def file_tag(text: str) -> str:
     """A short, file-name-safe tag for a task or judge id (readable part + hash)."""
     readable = re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("@")[0]).strip("_")[:40]
     return f"{readable}-{sha256_hex(text)[:6]}"
 
 
-def item_grades(record: dict) -> list[str]:
+def item_grades(record: SampleRecord) -> list[str]:
     """All answer grades of a scored record (JUDGE_ERROR where the judge's reply was unreadable)."""
-    grades = (record.get("detail") or {}).get("grades")
+    grades = (record.detail or {}).get("grades")
     if grades:
         return list(grades)
-    return [record.get("pred") or JUDGE_ERROR.value]
+    return [record.pred or JUDGE_ERROR.value]
 
 
-def factuality_table(records: list[dict], slice_by: list[str], *, n_resamples: int = 1000, seed: int = 0) -> dict:
+def factuality_table(records: list[SampleRecord], slice_by: list[str], *, n_resamples: int = 1000, seed: int = 0) -> dict:
     firsts = [item_grades(r)[0] for r in records]
     out: dict[str, Any] = {"overall": factuality_scores(firsts, ci=True, n_resamples=n_resamples, seed=seed), "by": {}}
     for field in slice_by:
-        cats = [(r.get("metadata") or {}).get(field) for r in records]
+        cats = [r.metadata_map.get(field) for r in records]
         out["by"][field] = by_category(firsts, cats, ci=True, n_resamples=n_resamples, seed=seed)
     return out
 
 
-def factuality_summary(task: SimpleQATask, records: list[dict], out_dir: Path | None) -> dict:
+def factuality_summary(task: SimpleQATask, records: list[SampleRecord], out_dir: Path | None) -> dict:
     if not records:
         return {}
-    judges = sorted({r.get("judge") for r in records if r.get("judge")})
+    judges = sorted({r.judge for r in records if r.judge})
     judge = judges[0] if len(judges) == 1 else (judges or None)
     tag = f"{file_tag(task.name)}.{file_tag(judge)}" if isinstance(judge, str) else file_tag(task.name)
     fact = factuality_table(records, list(task.spec.slice_by))
@@ -69,10 +60,10 @@ def factuality_summary(task: SimpleQATask, records: list[dict], out_dir: Path | 
     out: dict[str, Any] = {"factuality": fact}
 
     if task.options.confidence:
-        confs = [((r.get("detail") or {}).get("confidence") or [None])[0] for r in records]
+        confs = [((r.detail or {}).get("confidence") or [None])[0] for r in records]
         firsts = [item_grades(r)[0] for r in records]
         cal = calibration_report(confs, firsts, n_bins=task.options.calibration_bins)
-        reasons = Counter(((r.get("detail") or {}).get("confidence_error") or [None])[0] for r in records)
+        reasons = Counter(((r.detail or {}).get("confidence_error") or [None])[0] for r in records)
         reasons.pop(None, None)
         cal["unparseable_reasons"] = dict(reasons)
         if out_dir is not None and cal["n_used"]:

@@ -208,7 +208,7 @@ class SimpleQATask(Task):
                       extracted=self.judge_input(views[0]), detail=detail)
 
     # ---------------------------------------------------------------- summary
-    def extra_summary(self, records: list[dict], out_dir: Path | None) -> dict:
+    def extra_summary(self, records: list["SampleRecord"], out_dir: Path | None) -> dict:
         from glotbench.factuality.summary import factuality_summary
 
         return factuality_summary(self, records, out_dir)

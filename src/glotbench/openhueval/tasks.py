@@ -28,6 +28,7 @@ from glotbench.openhueval import matching_fib, proverb_rea, standard_fib, wildbe
 from glotbench.openhueval.common import PROMPT_DIR, strip_think
 from glotbench.paths import resolve_data_file
 from glotbench.prompts.render import plain_from_chat
+from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import ScoredItem
 from glotbench.tasks.task import Output, RunSettings, Sample, Scored, Task
 
@@ -102,8 +103,8 @@ class OpenHuEvalTask(Task):
         return sample.vars["record"]
 
     # -- thinking analysis
-    def thinking_outcome(self, record: dict) -> str | None:
-        """CORRECT / INCORRECT / NOT_ATTEMPTED for a scored journal record (None: not defined)."""
+    def thinking_outcome(self, record: SampleRecord) -> str | None:
+        """CORRECT / INCORRECT / NOT_ATTEMPTED for a scored sample record (None: not defined)."""
         return None
 
 
@@ -126,10 +127,10 @@ class _FibTask(OpenHuEvalTask):
                               "reader": "reference" if self.reference_regex else "repairing",
                               "blanks_repaired": repaired.metadata["blanks"]})
 
-    def thinking_outcome(self, record: dict) -> str | None:
-        if record.get("pred") is None:
+    def thinking_outcome(self, record: SampleRecord) -> str | None:
+        if record.pred is None:
             return "NOT_ATTEMPTED"
-        return "CORRECT" if (record.get("values") or {}).get("question_correct") == 1.0 else "INCORRECT"
+        return "CORRECT" if record.value_map.get("question_correct") == 1.0 else "INCORRECT"
 
 
 class MatchingFIBTask(_FibTask):
@@ -180,8 +181,8 @@ class ProverbRea2CQTask(OpenHuEvalTask):
                       values={"correct": item.values["correct"], "fail_parse": float(outcome == proverb_rea.FAIL_PARSE)},
                       extracted=item.pred, detail={"outcome": outcome, "order_correct": item.metadata["order_correct"]})
 
-    def thinking_outcome(self, record: dict) -> str | None:
-        outcome = (record.get("detail") or {}).get("outcome")
+    def thinking_outcome(self, record: SampleRecord) -> str | None:
+        outcome = (record.detail or {}).get("outcome")
         return {proverb_rea.CORRECT: "CORRECT", proverb_rea.INCORRECT: "INCORRECT",
                 proverb_rea.FAIL_PARSE: "NOT_ATTEMPTED"}.get(outcome)
 
@@ -216,10 +217,10 @@ class ProverbReaOETask(OpenHuEvalTask):
                       values={"correct": float(v == proverb_rea.CORRECT), "unclear": float(v == proverb_rea.UNCLEAR)},
                       extracted=strip_think(outputs[0].text), detail={"outcome": v})
 
-    def thinking_outcome(self, record: dict) -> str | None:
+    def thinking_outcome(self, record: SampleRecord) -> str | None:
         # An unclear judge reply says nothing about the answer: no outcome.
         return {proverb_rea.CORRECT: "CORRECT", proverb_rea.INCORRECT: "INCORRECT"}.get(
-            (record.get("detail") or {}).get("outcome"))
+            (record.detail or {}).get("outcome"))
 
 
 # ---------------------------------------------------------------- HuWildBench
@@ -275,9 +276,9 @@ class WildBenchTask(OpenHuEvalTask):
                       detail={"task_groups": wildbench.task_groups(rec, self.groups),
                               "strengths": verdicts[0].get("strengths"), "weaknesses": verdicts[0].get("weaknesses")})
 
-    def extra_summary(self, records: list[dict], out_dir: Path | None) -> dict:
-        items = [ScoredItem(gold=None, pred=r.get("pred"), values=r.get("values") or {},
-                            metadata={"task_group": (r.get("detail") or {}).get("task_groups") or []}) for r in records]
+    def extra_summary(self, records: list[SampleRecord], out_dir: Path | None) -> dict:
+        items = [ScoredItem(gold=None, pred=r.pred, values=r.value_map,
+                            metadata={"task_group": (r.detail or {}).get("task_groups") or []}) for r in records]
         by_group = wildbench.summarize_by_group(items)
         return {"by_task_group": {g: {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
                                   for g, d in by_group.items()}}

@@ -24,16 +24,16 @@ def write_csv(run_dir: Path, out: Path, journal: Any = None) -> int:
     """Write the run's samples as CSV (UTF-8); value columns are the union of per-item value names."""
     results = read_results(run_dir)
     records = list(iter_run_samples(run_dir, results, journal))
-    value_cols = sorted({k for r in records for k in (r.get("values") or {})})
+    value_cols = sorted({k for r in records for k in r.value_map})
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")
     with tmp.open("w", encoding="utf-8", newline="") as fh:
         w = csv.writer(fh)
         w.writerow([*FIXED, *value_cols, "error"])
         for r in records:
-            vals = r.get("values") or {}
-            w.writerow([_cell(r.get("task")), _cell(r.get("sample_id")), _cell(r.get("idx")), _cell(r.get("status")),
-                        _cell(r.get("gold")), _cell(r.get("pred")), *(_cell(vals.get(c)) for c in value_cols),
-                        _cell(r.get("error"))])
+            vals = r.value_map
+            w.writerow([_cell(r.task), _cell(r.sample_id), _cell(r.idx), _cell(r.status),
+                        _cell(r.gold), _cell(r.pred), *(_cell(vals.get(c)) for c in value_cols),
+                        _cell(r.error)])
     tmp.replace(out)
     return len(records)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from glotbench.output.run_records import iter_run_samples, read_results
+from glotbench.sample_record import SampleRecord
 
 # glotbench metric -> lm-eval's name for the same number (so leaderboards find "acc,none")
 LMEVAL_NAMES = {"accuracy": "acc"}
@@ -92,29 +93,29 @@ def _prompt_text(prompt: Any) -> str:
     return json.dumps(prompt, ensure_ascii=False)
 
 
-def sample_line(rec: dict, metric_names: list[str]) -> dict:
-    outputs = rec.get("outputs") or []
-    doc = {"id": rec.get("sample_id"), "gold": rec.get("gold"), "metadata": rec.get("metadata") or {}}
-    prompt = _prompt_text(rec.get("prompt"))
+def sample_line(rec: SampleRecord, metric_names: list[str]) -> dict:
+    outputs = rec.output_list
+    doc = {"id": rec.sample_id, "gold": rec.gold, "metadata": rec.metadata_map}
+    prompt = _prompt_text(rec.prompt)
     line: dict[str, Any] = {
-        "doc_id": rec.get("idx"),
+        "doc_id": rec.idx,
         "doc": doc,
-        "target": rec.get("gold"),
-        "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": {"mode": rec.get("mode")}}},
+        "target": rec.gold,
+        "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": {"mode": rec.mode}}},
         "resps": [[o.get("text") for o in outputs]],
-        "filtered_resps": [rec.get("pred")],
+        "filtered_resps": [rec.pred],
         "filter": "none",
         "metrics": metric_names,
         "doc_hash": _hash(doc),
         "prompt_hash": _hash(prompt),
-        "target_hash": _hash(str(rec.get("gold"))),
+        "target_hash": _hash(str(rec.gold)),
     }
-    for k, v in (rec.get("values") or {}).items():
+    for k, v in rec.value_map.items():
         line[k] = v
         if k in PER_ITEM:
             line[PER_ITEM[k]] = v
-    if rec.get("error"):
-        line["error"] = rec["error"]
+    if rec.error:
+        line["error"] = rec.error
     return line
 
 
@@ -129,10 +130,10 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
     records = list(iter_run_samples(run_dir, results, journal))
     per_item: dict[str, dict[str, list[float]]] = {n: {} for n in tasks}
     for rec in records:
-        if rec.get("status") == "scored":
-            for k, v in (rec.get("values") or {}).items():
+        if rec.is_scored:
+            for k, v in rec.value_map.items():
                 if k in PER_ITEM and isinstance(v, (int, float)):
-                    per_item.setdefault(rec["task"], {}).setdefault(PER_ITEM[k], []).append(float(v))
+                    per_item.setdefault(rec.task, {}).setdefault(PER_ITEM[k], []).append(float(v))
     doc = {
         "results": {n: _task_results(n, t, per_item.get(n, {})) for n, t in tasks.items()},
         "group_subtasks": {n: [] for n in tasks},
@@ -170,7 +171,7 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
     handles: dict[str, Any] = {}
     try:
         for rec in records:
-            task = rec["task"]
+            task = rec.task
             if task not in handles:
                 path = out_dir / f"samples_{task}_{date_id}.jsonl"
                 handles[task] = path.open("w", encoding="utf-8")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from glotbench.errors import DataError, GlotbenchError
+from glotbench.sample_record import SampleRecord
 
 
 def read_results(run_dir: Path) -> dict:
@@ -20,14 +21,16 @@ def read_results(run_dir: Path) -> dict:
         raise DataError(f"{path}: not valid JSON ({err})") from None
 
 
-def iter_run_samples(run_dir: Path, results: dict, journal: Any = None) -> Iterator[dict]:
-    """The run's sample records: from ``journal`` (anything with ``iter_samples()``; output/ does not
-    import the engine), only the run keys results.json names; without one, from samples.jsonl."""
-    keys = {n: (t.get("fingerprint") or {}).get("id") for n, t in (results.get("tasks") or {}).items()}
+def iter_run_samples(run_dir: Path, results: dict | None, journal: Any = None) -> Iterator[SampleRecord]:
+    """The run's sample records, typed: from ``journal`` (anything with ``iter_samples()``; output/
+    does not import the engine), only the run keys results.json names (all of them without a
+    results.json); without a journal, from samples.jsonl."""
+    keys = None if results is None else \
+        {n: (t.get("fingerprint") or {}).get("id") for n, t in (results.get("tasks") or {}).items()}
     if journal is not None:
         for rec in journal.iter_samples():
-            if keys.get(rec["task"]) == rec["run_key"]:
-                yield rec
+            if keys is None or keys.get(rec["task"]) == rec["run_key"]:
+                yield SampleRecord.from_json(rec)
         return
     path = Path(run_dir) / "samples.jsonl"
     if not path.exists():
@@ -36,6 +39,9 @@ def iter_run_samples(run_dir: Path, results: dict, journal: Any = None) -> Itera
         for n, line in enumerate(fh, 1):
             if line.strip():
                 try:
-                    yield json.loads(line)
+                    row = json.loads(line)
                 except json.JSONDecodeError as err:
                     raise GlotbenchError(f"{path}: record {n}: not valid JSON ({err})") from None
+                if not isinstance(row, dict):
+                    raise GlotbenchError(f"{path}: record {n}: not a JSON object")
+                yield SampleRecord.from_json(row)

@@ -15,6 +15,7 @@ from glotbench.analysis.crosslingual import CrosslingualTable, crosslingual_tabl
 from glotbench.analysis.paired import mcnemar, paired_bootstrap
 from glotbench.analysis.ranks import RankComparison, rank_movement
 from glotbench.errors import DataError
+from glotbench.sample_record import SampleRecord
 from glotbench.report.items import is_binary, item_vector, scored_items
 from glotbench.report.runs import (
     RunData,
@@ -191,8 +192,8 @@ class PairedRow:
         return dict(self.__dict__)
 
 
-def _by_id(records: list[dict]) -> dict[str, dict]:
-    return {str(r["sample_id"]): r for r in records}
+def _by_id(records: list[SampleRecord]) -> dict[str, SampleRecord]:
+    return {r.id: r for r in records}
 
 
 def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int = 0,
@@ -214,7 +215,7 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
         if not ra or not rb:
             notes.append(f"{task}: no samples.jsonl records in {'A' if not ra else 'B'}; left out")
             continue
-        ids = [i for i in ra if i in rb and ra[i].get("status") == "scored" and rb[i].get("status") == "scored"]
+        ids = [i for i in ra if i in rb and ra[i].is_scored and rb[i].is_scored]
         left_out = len(set(ra) | set(rb)) - len(ids)
         if not ids:
             notes.append(f"{task}: no item scored in both runs")

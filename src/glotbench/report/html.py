@@ -85,30 +85,30 @@ def sample_rows(run_idx: int, run: RunData, tasks: dict[str, dict], max_per_task
     rows, seen = [], {}
     headline = {t: metric_of(tr, primary_metric(tr)) for t, tr in tasks.items()}
     for s in run.samples:
-        task = s.get("task")
+        task = s.task
         if task not in tasks:
             continue
         seen[task] = seen.get(task, 0) + 1
         if max_per_task is not None and seen[task] > max_per_task:
             continue
         metric = headline[task]
-        judgment = s.get("judgment") if s.get("judgment") is not None else s.get("judgments")
+        judgment = s.extra.get("judgment") if s.extra.get("judgment") is not None else s.judgments
         rows.append({
             "m": run_idx,
             "t": task,
-            "id": str(s.get("sample_id")),
+            "id": s.id,
             "o": outcome(s, metric),
-            "gold": _cut(_jsonish(s.get("gold"))),
-            "pred": "" if s.get("pred") is None else _cut(_jsonish(s.get("pred"))),
-            "extracted": _cut(_jsonish(s.get("extracted"))),
+            "gold": _cut(_jsonish(s.gold)),
+            "pred": "" if s.pred is None else _cut(_jsonish(s.pred)),
+            "extracted": _cut(_jsonish(s.extracted)),
             "output": _cut(raw_output(s)),
             "reasoning": _cut(reasoning_of(s)),
-            "prompt": _cut(prompt_text(s.get("prompt"))),
+            "prompt": _cut(prompt_text(s.prompt)),
             "judgment": _cut(_jsonish(judgment)),
-            "detail": _cut(_jsonish(s.get("detail"))),
-            "values": _jsonish(s.get("values")),
-            "error": s.get("error") or "",
-            "meta": _jsonish({k: v for k, v in (s.get("metadata") or {}).items() if v is not None}),
+            "detail": _cut(_jsonish(s.detail)),
+            "values": _jsonish(s.values),
+            "error": s.error or "",
+            "meta": _jsonish({k: v for k, v in s.metadata_map.items() if v is not None}),
         })
     return rows
 

@@ -11,23 +11,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import Metric, ScoredItem
 
 OUTCOMES = ("correct", "partial", "wrong", "unparseable", "error")
 
 
-def _item(rec: dict) -> ScoredItem:
-    return ScoredItem(gold=rec.get("gold"), pred=rec.get("pred"), values=rec.get("values") or {},
-                      metadata=rec.get("metadata") or {})
+def _item(rec: SampleRecord) -> ScoredItem:
+    return ScoredItem(gold=rec.gold, pred=rec.pred, values=rec.value_map, metadata=rec.metadata_map)
 
 
-def item_value(rec: dict, metric: Metric | None) -> float | None:
+def item_value(rec: SampleRecord, metric: Metric | None) -> float | None:
     if metric is None or not metric.per_item_mean:
         return None
     return metric.item_value(_item(rec))
 
 
-def item_vector(records: list[dict], metric: Metric | None) -> list[float] | None:
+def item_vector(records: list[SampleRecord], metric: Metric | None) -> list[float] | None:
     """Per-item values of ``metric`` over ``records`` (None when it is a corpus metric)."""
     if metric is None or not metric.per_item_mean:
         return None
@@ -38,19 +38,19 @@ def is_binary(values: list[float | None]) -> bool:
     return bool(values) and all(v in (0.0, 1.0) for v in values)
 
 
-def scored_items(records: list[dict]) -> list[ScoredItem]:
+def scored_items(records: list[SampleRecord]) -> list[ScoredItem]:
     return [_item(r) for r in records]
 
 
-def outcome(rec: dict, metric: Metric | None) -> str:
+def outcome(rec: SampleRecord, metric: Metric | None) -> str:
     """error | unparseable | correct | partial | wrong, judged on the task's headline metric."""
-    if rec.get("status") == "error":
+    if not rec.is_scored:
         return "error"
-    if rec.get("pred") is None:
+    if rec.pred is None:
         return "unparseable"
     v = item_value(rec, metric) if metric else None
     if v is None:  # corpus metric: fall back to gold == prediction
-        v = float(str(rec.get("pred")) == str(rec.get("gold")))
+        v = float(str(rec.pred) == str(rec.gold))
     if metric is not None and not metric.higher_is_better:  # an error or a rate of failures: 0 is right
         return "correct" if v == 0 else "wrong"
     if v >= 1.0:
@@ -58,15 +58,15 @@ def outcome(rec: dict, metric: Metric | None) -> str:
     return "partial" if v > 0 else "wrong"
 
 
-def outcome_counts(records: list[dict], metric: Metric | None) -> dict[str, int]:
+def outcome_counts(records: list[SampleRecord], metric: Metric | None) -> dict[str, int]:
     counts = {k: 0 for k in OUTCOMES}
     for r in records:
         counts[outcome(r, metric)] += 1
     return counts
 
 
-def raw_output(rec: dict) -> str:
-    outs = rec.get("outputs") or []
+def raw_output(rec: SampleRecord) -> str:
+    outs = rec.output_list
     texts = []
     for o in outs:
         if isinstance(o, dict):
@@ -77,8 +77,8 @@ def raw_output(rec: dict) -> str:
     return "\n---\n".join(texts)
 
 
-def reasoning_of(rec: dict) -> str:
-    outs = rec.get("outputs") or []
+def reasoning_of(rec: SampleRecord) -> str:
+    outs = rec.output_list
     return "\n---\n".join(str(o["reasoning"]) for o in outs if isinstance(o, dict) and o.get("reasoning"))
 
 

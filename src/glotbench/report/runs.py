@@ -18,6 +18,7 @@ from typing import Any
 
 from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError, GlotbenchError
+from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import Metric
 
 
@@ -25,7 +26,7 @@ from glotbench.scoring.metrics import Metric
 class RunData:
     path: Path
     results: dict
-    samples: list[dict] = field(default_factory=list)
+    samples: list[SampleRecord] = field(default_factory=list)
     label: str = ""
 
     @property
@@ -36,8 +37,8 @@ class RunData:
     def tasks(self) -> dict[str, dict]:
         return self.results.get("tasks") or {}
 
-    def samples_of(self, task: str) -> list[dict]:
-        return [s for s in self.samples if s.get("task") == task]
+    def samples_of(self, task: str) -> list[SampleRecord]:
+        return [s for s in self.samples if s.task == task]
 
 
 def primary_metric(task_result: dict) -> str | None:
@@ -77,14 +78,14 @@ def metric_value(task_result: dict, metric: str | None = None) -> float | None:
     return ((task_result.get("metrics") or {}).get(metric) or {}).get("value")
 
 
-def _read_samples(path: Path) -> list[dict]:
+def _read_samples(path: Path) -> list[SampleRecord]:
     out = []
     if not path.is_file():
         return out
     for n, rec in iter_jsonl(path, encoding="utf-8"):
         if "task" not in rec or "sample_id" not in rec:
             raise DataError(f"{path}: line {n}: a sample record needs fields 'task' and 'sample_id'")
-        out.append(rec)
+        out.append(SampleRecord.from_json(rec))
     return out
 
 

@@ -351,9 +351,10 @@ class Task:
     def score_judged(self, sample: Sample, outputs: list[GenResult], verdicts: list[dict]) -> Scored:
         raise NotImplementedError
 
-    def extra_summary(self, records: list[dict], out_dir: Path | None) -> dict:
+    def extra_summary(self, records: list["SampleRecord"], out_dir: Path | None) -> dict:
         """Task-level analyses beyond the metric table (calibration, Best-of-N, per-category
-        tables...), merged into the task's entry in results.json. ``out_dir`` is where plots go."""
+        tables...), merged into the task's entry in results.json. ``records`` are the scored
+        :class:`~glotbench.sample_record.SampleRecord` s; ``out_dir`` is where plots go."""
         return {}
 
     def metric_names(self, mode: str) -> list[str]:

@@ -3,16 +3,15 @@
 Its JSON form (:meth:`SampleRecord.to_json`) is exactly what the journal's ``samples.record``
 column and ``samples.jsonl`` have always held, so old run directories stay readable
 (:meth:`SampleRecord.from_json` reads a journal row or a samples.jsonl line; keys it does not
-know are kept in ``extra`` and written back unchanged). A key that a record never had (an error
-record has no ``pred``) is left out of the JSON, as before.
+know are kept in ``extra`` and written back unchanged). Every attribute reads as ``None`` when the
+record never had it; a key that a record never had (an error record has no ``pred``) is left out of
+the JSON, as before, while one set to ``None`` on purpose (an unparseable answer's ``pred``) is kept.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from typing import Any
-
-_UNSET: Any = type("Unset", (), {"__repr__": lambda self: "<unset>", "__bool__": lambda self: False})()
 
 # identity columns of a journal row (not part of the record JSON itself)
 _IDENTITY = ("run_key", "task", "sample_id", "idx", "status")
@@ -25,47 +24,54 @@ class SampleRecord:
     idx: int
     status: str = "scored"  # scored | error
     run_key: str = ""
-    lang: Any = _UNSET
-    prompt: Any = _UNSET
-    request_keys: Any = _UNSET
-    gold: Any = _UNSET
-    metadata: Any = _UNSET
-    mode: Any = _UNSET
-    outputs: Any = _UNSET
-    extracted: Any = _UNSET
-    extraction_rule: Any = _UNSET
-    pred: Any = _UNSET
-    values: Any = _UNSET
-    detail: Any = _UNSET
-    judge: Any = _UNSET
-    judgments: Any = _UNSET
-    error: Any = _UNSET
-    attempts: Any = _UNSET
+    lang: Any = None
+    prompt: Any = None
+    request_keys: Any = None
+    gold: Any = None
+    metadata: Any = None
+    mode: Any = None
+    outputs: Any = None
+    extracted: Any = None
+    extraction_rule: Any = None
+    pred: Any = None
+    values: Any = None
+    detail: Any = None
+    judge: Any = None
+    judgments: Any = None
+    error: Any = None
+    attempts: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # which record fields this record has (a None it was given is kept in the JSON, an absent one is not)
+    present: set[str] = field(default_factory=set, repr=False, compare=False)
+
+    def _set(self, **values: Any) -> None:
+        for name, value in values.items():
+            setattr(self, name, value)
+            self.present.add(name)
 
     # ------------------------------------------------------------------ building (the one place)
     @classmethod
     def start(cls, *, task: str, sample_id: str, idx: int, run_key: str, lang: str, prompt: Any,
               request_keys: list[str], gold: Any, metadata: dict, mode: str) -> "SampleRecord":
-        return cls(task=task, sample_id=sample_id, idx=idx, run_key=run_key, lang=lang, prompt=prompt,
-                   request_keys=request_keys, gold=gold, metadata=metadata, mode=mode)
+        rec = cls(task=task, sample_id=sample_id, idx=idx, run_key=run_key)
+        rec._set(lang=lang, prompt=prompt, request_keys=request_keys, gold=gold, metadata=metadata, mode=mode)
+        return rec
 
     def failed(self, error: str, *, attempts: int | None = None, outputs: list[dict] | None = None) -> "SampleRecord":
         self.status = "error"
         if outputs is not None:
-            self.outputs = outputs
-        self.error = error
+            self._set(outputs=outputs)
+        self._set(error=error)
         if attempts is not None:
-            self.attempts = attempts
+            self._set(attempts=attempts)
         return self
 
     def scored(self, *, outputs: list[dict], extracted: Any, rule: Any, pred: Any, values: dict, detail: dict,
                judge: str | None = None, judgments: list[dict] | None = None) -> "SampleRecord":
         self.status = "scored"
-        self.outputs, self.extracted, self.extraction_rule = outputs, extracted, rule
-        self.pred, self.values, self.detail = pred, values, detail
+        self._set(outputs=outputs, extracted=extracted, extraction_rule=rule, pred=pred, values=values, detail=detail)
         if judgments is not None:
-            self.judge, self.judgments = judge, judgments
+            self._set(judge=judge, judgments=judgments)
         return self
 
     # ------------------------------------------------------------------ reading by attribute
@@ -75,22 +81,35 @@ class SampleRecord:
 
     def get(self, name: str, default: Any = None) -> Any:
         """The attribute, or ``default`` when the record never had it (or it is null)."""
-        v = getattr(self, name, _UNSET) if name in _FIELD_NAMES else self.extra.get(name, _UNSET)
-        return default if v is _UNSET or v is None else v
+        v = getattr(self, name) if name in _FIELD_NAMES else self.extra.get(name)
+        return default if v is None else v
 
     @property
     def value_map(self) -> dict[str, Any]:
-        return self.get("values", {})
+        return self.values or {}
 
     @property
     def metadata_map(self) -> dict[str, Any]:
-        return self.get("metadata", {})
+        return self.metadata or {}
+
+    @property
+    def id(self) -> str:
+        return str(self.sample_id)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The record as samples.jsonl holds it."""
+        return self.to_row()
+
+    @property
+    def output_list(self) -> list[dict[str, Any]]:
+        return self.outputs or []
 
     # ------------------------------------------------------------------ JSON (unchanged shape)
     def to_json(self) -> dict[str, Any]:
         """The journal's ``record`` column: every key the record has, identity columns left out."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)
-               if f.name not in _IDENTITY and f.name != "extra" and getattr(self, f.name) is not _UNSET}
+        out = {name: getattr(self, name) for name in _RECORD_FIELDS
+               if name in self.present or getattr(self, name) is not None}
         out.update(self.extra)
         return out
 
@@ -101,12 +120,14 @@ class SampleRecord:
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "SampleRecord":
-        known = {f.name for f in fields(cls)} - {"extra"}
-        kw = {k: v for k, v in row.items() if k in known}
-        kw.setdefault("task", "")
-        kw.setdefault("sample_id", "")
-        kw.setdefault("idx", 0)
-        return cls(**kw, extra={k: v for k, v in row.items() if k not in known})
+        ident = {k: row[k] for k in _IDENTITY if k in row}
+        ident.setdefault("task", "")
+        ident.setdefault("sample_id", "")
+        ident.setdefault("idx", 0)
+        rec = cls(**ident, extra={k: v for k, v in row.items() if k not in _FIELD_NAMES and k not in _IDENTITY})
+        rec._set(**{k: v for k, v in row.items() if k in _RECORD_FIELDS})
+        return rec
 
 
-_FIELD_NAMES = frozenset(f.name for f in fields(SampleRecord)) - {"extra"}
+_FIELD_NAMES = frozenset(f.name for f in fields(SampleRecord)) - {"extra", "present"}
+_RECORD_FIELDS = tuple(f.name for f in fields(SampleRecord) if f.name not in _IDENTITY and f.name not in ("extra", "present"))
