@@ -18,10 +18,11 @@ app.add_typer(build_app, name="build")
 
 # Add a module name here when you add a module of build steps.
 BUILD_MODULES: list[str] = [
-    # items made from text without a model; human review; sequential (AGREE) filter
-    "build_items_cmd",
     # items made or checked by models: qa, criteria, difficulty, dedup, swiss select, checklist
     "build_qa_cmd",
+    # items made from text without a model; human review; the one `filter` command (--sequential,
+    # and --difficulty handed to build_qa_cmd): loaded last, as a later command of the same name wins
+    "build_items_cmd",
 ]
 
 for _mod in BUILD_MODULES:

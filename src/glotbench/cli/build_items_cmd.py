@@ -1,5 +1,213 @@
-"""`glotbench build` steps (see build_cmd.BUILD_MODULES)."""
+"""`glotbench build` steps made without a model, and human review: cloze, word-order, review
+export/import, filter --sequential (see build_cmd.BUILD_MODULES; docs/building-a-benchmark.md Part 1)."""
 
 from __future__ import annotations
 
-from glotbench.cli.build_cmd import build_app  # noqa: F401  (commands decorate @build_app.command())
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from glotbench.cli.build_cmd import build_app  # commands decorate @build_app.command()
+
+
+def _sentences_options(kind: str):
+    def command(
+        source: Path = typer.Argument(..., help="Sentences: a text file (one per line) or JSONL with --field."),
+        output: Path = typer.Option(..., "--output", "-o", help="Dataset JSONL; the task YAML and .dropped.jsonl go beside it."),
+        lang: str = typer.Option(..., "--lang", help="Language code of the sentences (cs: POS from MorphoDiTa)."),
+        vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary TSV word<TAB>pos (cloze; not needed with --lang cs)."),
+        field: Optional[str] = typer.Option(None, "--field", help="JSONL input: field path of the text, e.g. text or 'evidence[*][0]'."),
+        split: bool = typer.Option(False, "--split-sentences", help="Cut each text into sentences (at . ! ? before a capital)."),
+        min_words: int = typer.Option(3, "--min-words", help="Keep sentences of at least this many words (MM-Eval: 3)."),
+        max_words: Optional[int] = typer.Option(None, "--max-words", help="Drop sentences longer than this."),
+        limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Stop after this many sentences pass dedup and length."),
+        seed: int = typer.Option(1234, "--seed", help="Seed of every random choice (per sentence)."),
+        name: Optional[str] = typer.Option(None, "--name", help="Task name in the YAML (default build.<output stem>)."),
+        instruction: Optional[str] = typer.Option(None, "--instruction", help="Prompt instruction (default: MM-Eval's, with the language's name)."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Print counts; write nothing."),
+        agree: bool = typer.Option(False, "--agree", help="cloze, --lang cs: distractors also share the answer's "
+                                   "number and case (adjectives: and gender); glotbench's variant, not the paper's."),
+    ) -> None:
+        from glotbench.build.items import build_items
+
+        if kind == "word-order" and (vocab is not None or agree):
+            from glotbench.errors import GlotbenchError
+
+            raise GlotbenchError("build word-order: --vocab and --agree are for cloze only")
+        rep = build_items(kind, source, output, lang=lang, seed=seed, min_words=min_words, max_words=max_words,
+                          limit=limit, field=field, split=split, vocab=vocab, name=name, instruction=instruction,
+                          dry_run=dry_run, agree=agree)
+        for line in rep.lines(kind + (" (dry run)" if dry_run else "")):
+            typer.echo(line)
+        if not dry_run:
+            typer.echo(f"wrote {rep.output} ({rep.kept} items), {rep.dropped_file}, {rep.task_yaml}")
+            typer.echo(f"run it: glotbench run --tasks {rep.task_yaml}")
+    return command
+
+
+build_app.command("cloze", help="MM-Eval §3.5 semantics items: blank a noun/pronoun or adjective/adverb; three "
+                  "POS-matched distractors from the vocabulary.")(_sentences_options("cloze"))
+build_app.command("word-order", help="MM-Eval §3.4 syntax items: the sentence and three shuffles of its words "
+                  "(each checked to differ from it).")(_sentences_options("word-order"))
+
+
+# ---------------------------------------------------------------- human review
+review_app = typer.Typer(help="Human review: export a sheet for annotators; import their verdicts "
+                         "(Cohen's kappa, disagreements for an arbiter, final verdicts applied).", no_args_is_help=True)
+build_app.add_typer(review_app, name="review")
+
+
+@review_app.command("export")
+def review_export(
+    dataset: Path = typer.Argument(..., help="Dataset JSONL (items with id and provenance)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Sheet to write: .csv, or .tsv (spreadsheet-friendly)."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="csv or tsv (default: by the output's extension)."),
+) -> None:
+    """One row per item: id, question, options, answer, provenance, and empty verdict columns."""
+    from glotbench.build.provenance import read_items
+    from glotbench.build.review import export_sheet
+
+    n = export_sheet(read_items(dataset), output, fmt)
+    typer.echo(f"wrote {output}: {n} items; annotators fill verdict (keep/drop/fix), corrected_answer, comment")
+
+
+@review_app.command("import")
+def review_import(
+    dataset: Path = typer.Argument(..., help="The dataset the sheets were exported from."),
+    sheets: list[Path] = typer.Argument(..., help="Two or more annotators' filled sheets."),
+    output: Path = typer.Option(..., "--output", "-o", help="Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it)."),
+    arbiter: Optional[Path] = typer.Option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements."),
+    disagreements: Optional[Path] = typer.Option(None, "--disagreements", help="Where the disagreements go (default <output stem>.disagreements.csv)."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="csv or tsv for every sheet (default: by extension)."),
+) -> None:
+    """Cohen's kappa between annotators, the disagreements as a sheet for an arbiter, and with --arbiter
+    (or when all agree) the dataset with the final verdicts applied."""
+    import json
+    import math
+
+    from glotbench.build.provenance import dropped_path, read_items, write_items
+    from glotbench.build.review import disagreement_rows, import_reviews, write_sheet
+
+    items = read_items(dataset)
+    res = import_reviews(items, list(sheets), arbiter, fmt)
+    for pair, k in res.kappa.items():
+        typer.echo(f"Cohen's kappa, annotators {pair}: " + ("undefined (one verdict throughout)" if math.isnan(k) else f"{k:.3f}"))
+    typer.echo(f"reviewed {res.reviewed} items: {res.agreed} agreed, {len(res.disagreements)} disagreements; "
+               f"{res.not_reviewed} not reviewed (kept as they are)")
+    stem = output.name[: -len(".jsonl")] if output.name.endswith(".jsonl") else output.stem
+    if res.disagreements:
+        dis = disagreements or output.with_name(stem + ".disagreements.csv")
+        rows, cols = disagreement_rows(items, list(sheets), res, fmt)
+        write_sheet(dis, rows, cols, fmt)
+        typer.echo(f"wrote {dis}: {len(rows)} disagreements for the arbiter")
+    summary = {"kappa": {k: (None if math.isnan(v) else v) for k, v in res.kappa.items()}, "reviewed": res.reviewed,
+               "agreed": res.agreed, "disagreements": len(res.disagreements), "arbiter": str(arbiter) if arbiter else None,
+               "kept": len(res.kept), "fixed": res.fixed, "dropped": len(res.dropped), "not_reviewed": res.not_reviewed,
+               "sheets": [str(s) for s in sheets]}
+    if res.undecided:
+        typer.echo(f"{res.undecided} items have no final verdict: the arbiter fills verdict, corrected_answer, comment "
+                   f"in the disagreements sheet; rerun with --arbiter FILE. No dataset written.")
+        output.with_name(stem + ".review.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        return
+    from glotbench.build.task_yaml import retarget
+
+    write_items(output, res.kept)
+    write_items(dropped_path(output), res.dropped)
+    if (ty := retarget(dataset, output)) is not None:
+        typer.echo(f"wrote {ty}: run it: glotbench run --tasks {ty}")
+    output.with_name(stem + ".review.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    typer.echo(f"wrote {output}: {len(res.kept)} items kept ({res.fixed} fixed), {len(res.dropped)} dropped by review "
+               f"-> {dropped_path(output)}")
+
+
+# ---------------------------------------------------------------- filter: --sequential (here), --difficulty (Part 2)
+# One `build filter` command for both filters: --difficulty goes to build_qa_cmd.difficulty_filter
+# with Part 2's options unchanged. build_cmd.BUILD_MODULES loads this module last so this
+# command is the one registered under the name.
+@build_app.command("filter")
+def build_filter(
+    dataset: Optional[Path] = typer.Argument(None, help="Dataset JSONL (or --input)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Output JSONL. --sequential: every item, with its "
+                                "filter-sequential provenance; --difficulty: the kept items."),
+    sequential: bool = typer.Option(False, "--sequential", help="AGREE procedure (Czech-Bench §5.4.1): model 1 on all "
+                                    "items, model 2 on what model 1 missed, ...; the residue goes to review."),
+    difficulty: bool = typer.Option(False, "--difficulty", help="Run the models; keep items at most --max-correct of "
+                                    "them answer correctly (Chinese SimpleQA §3.3; docs Part 2)."),
+    input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dataset JSONL (instead of the argument)."),
+    models: Optional[list[str]] = typer.Option(None, "--model", "-m", help="A model setting, in order (repeat): SPEC "
+                                               "or SPEC;NAME=VALUE;... (run settings, e.g. embedded;temperature=0.8)."),
+    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help="--sequential: backend KEY=VALUE for "
+                                                   "every model, N:KEY=VALUE for the N-th only (2:base_url=http://...)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Server URL for every model."),
+    task: Optional[Path] = typer.Option(None, "--task", help="--sequential: task YAML of the dataset (default <dataset stem>.yaml)."),
+    runs: Optional[Path] = typer.Option(None, "--runs", help="--sequential: folder of the rounds' run dirs (default <output stem>.runs)."),
+    residue: Optional[Path] = typer.Option(None, "--residue", help="--sequential: review sheet of the residue (default <output stem>.residue.csv)."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="--sequential: output token limit for every model."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
+    correct_key: str = typer.Option("correct", "--correct-key", help="--sequential: per-item value that marks a right answer."),
+    max_correct: int = typer.Option(0, "--max-correct", "-k", help="--difficulty: keep items answered correctly by at most this many settings."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="--difficulty: grade with this judge (SimpleQA grader)."),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
+    language: Optional[str] = typer.Option(None, "--language", "-l", help="--difficulty: default the items' language field."),
+    work: Optional[Path] = typer.Option(None, "--work", help="--difficulty: folder for the task YAML and the runs."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the item count and the calls it can take; send nothing."),
+) -> None:
+    """Filter a dataset by running models through the normal engine: --sequential or --difficulty."""
+    from glotbench.errors import GlotbenchError
+
+    if dataset and input and dataset != input:
+        raise GlotbenchError("build filter: give the dataset once (argument or --input)")
+    dataset = dataset or input
+    if dataset is None:
+        raise GlotbenchError("build filter: which dataset? (argument or --input)")
+    if sequential == difficulty:
+        raise GlotbenchError("build filter: choose a filter: --sequential or --difficulty")
+    if not models:
+        raise GlotbenchError("build filter: give at least one --model")
+    if difficulty:
+        try:
+            from glotbench.cli.build_qa_cmd import difficulty_filter
+        except ImportError:
+            raise GlotbenchError("build filter --difficulty is not available in this build") from None
+        difficulty_filter(dataset, output, list(models), max_correct=max_correct, judge=judge,
+                          judge_base_url=judge_base_url, base_url=base_url, language=language, work=work,
+                          dry_run=dry_run)
+        return
+    _sequential(dataset, output, list(models), model_args, base_url, task, runs, residue, max_tokens, concurrency,
+                correct_key, dry_run)
+
+
+def _sequential(dataset, output, models, model_args, base_url, task, runs, residue, max_tokens, concurrency,
+                correct_key, dry_run) -> None:
+    from glotbench.build.provenance import read_items, write_items
+    from glotbench.build.review import export_sheet
+    from glotbench.build.sequential import per_model_args, run_sequential, split_model
+    from glotbench.build.task_yaml import retarget, yaml_path_for
+    from glotbench.errors import GlotbenchError
+
+    items = read_items(dataset)
+    for m in models:
+        split_model(m)  # a malformed --model fails before anything runs
+    margs = per_model_args(models, ([f"base_url={base_url}"] if base_url else []) + list(model_args or []))
+    if dry_run:
+        typer.echo(f"filter --sequential (dry run): {len(items)} items, {len(models)} models; "
+                   f"{len(items)} calls in round 1, at most {len(items) * len(models)} in all")
+        return
+    task = task or yaml_path_for(dataset)
+    if not task.is_file():
+        raise GlotbenchError(f"build filter: no task YAML {task} (pass --task)")
+    stem = output.name[: -len(".jsonl")] if output.name.endswith(".jsonl") else output.stem
+    runs = runs or output.with_name(stem + ".runs")
+    common = {k: v for k, v in {"max_tokens": max_tokens, "concurrency": concurrency}.items() if v is not None}
+    res = run_sequential(items, task, models, margs, runs, correct_key=correct_key, settings=common)
+    for k, r in enumerate(res.rounds, 1):
+        extra = " ".join(f"{a}={b}" for a, b in r.model_args.items())
+        typer.echo(f"round {k}: {r.model}{' ' + extra if extra else ''} on {r.items} items: {r.answered} answered, "
+                   f"{r.items - r.answered} missed ({r.errors} errors) · {r.run_dir}")
+    write_items(output, res.items)
+    retarget(dataset, output)
+    residue = residue or output.with_name(stem + ".residue.csv")
+    export_sheet(res.residue, residue)
+    typer.echo(f"wrote {output} ({len(res.items)} items); residue {len(res.residue)} items -> {residue} (review it: "
+               f"glotbench build review import {output} A.csv B.csv ...)")

@@ -80,6 +80,15 @@ class Morpho:
         root = DerivationFormatter.newRootDerivationFormatter(self._d).formatDerivation(lemma)
         return self._m.rawLemma(root) if root else lemma
 
+    def analyses(self, word: str) -> list[tuple[str, str]]:
+        """Every dictionary analysis of ``word`` as (raw lemma, PDT positional tag), guesser off
+        (``glotbench build cloze --lang cs`` reads parts of speech from the tags)."""
+        from ufal.morphodita import TaggedLemmas
+
+        out = TaggedLemmas()
+        self._m.analyze(word, self._m.NO_GUESSER, out)
+        return [(self._m.rawLemma(x.lemma), x.tag) for x in out]
+
     def analyze(self, text: str) -> tuple[str, str]:
         tokens = [t.rstrip(",.?!") for t in text.lower().rstrip("\r\n").split()]
         lemmas = [self.lemma(t) for t in tokens]
