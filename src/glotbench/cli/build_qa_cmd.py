@@ -1,5 +1,5 @@
 """`glotbench build` steps that make or check items with models (see build_cmd.BUILD_MODULES):
-passages, qa, criteria, retrieval-check, filter --difficulty, dedup, select --swiss, checklist, task.
+passages, qa, criteria, retrieval-check, dedup, select --swiss, checklist, task.
 
 Each step reads JSONL items (or passages), writes the kept items to ``--output`` and the removed
 ones to ``<output>.dropped.jsonl`` (``removed_by``, ``reason``), prints one line of counts, and
@@ -278,29 +278,8 @@ def difficulty_filter(input: Path, output: Path, models: list[str], *, max_corre
     _write("filter --difficulty", output, kept, dropped, f" · runs under {work}")
 
 
-# `build filter` is one command for both filters; Part 1 (build_items_cmd) may define it for
-# --sequential, in which case that command dispatches --difficulty to difficulty_filter above.
-@build_app.command("filter")
-def filter_cmd(
-    input: Path = typer.Option(..., "--input", "-i", help="QA items."),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
-    difficulty: bool = typer.Option(False, "--difficulty", help="Run the models; keep items at most --max-correct of them answer correctly."),
-    model: Optional[list[str]] = typer.Option(None, "--model", "-m", help="A model setting (repeat): SPEC or SPEC;NAME=VALUE;... (run settings)."),
-    base_url: Optional[str] = typer.Option(None, "--base-url"),
-    max_correct: int = typer.Option(0, "--max-correct", "-k", help="Keep items answered correctly by at most this many settings."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="Grade with this judge (SimpleQA grader); without it, the reply must contain the answer."),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
-    language: Optional[str] = typer.Option(None, "--language", "-l", help="Default: the items' language field."),
-    work: Optional[Path] = typer.Option(None, "--work", help="Folder for the task YAML and the runs (default <output>.difficulty/)."),
-    dry_run: bool = typer.Option(False, "--dry-run"),
-) -> None:
-    """Difficulty filter (Chinese SimpleQA §3.3) through the normal engine (glotbench.evaluate)."""
-    from glotbench.errors import GlotbenchError
-
-    if not difficulty:
-        raise GlotbenchError("build filter: choose a filter: --difficulty")
-    difficulty_filter(input, output, list(model or []), max_correct=max_correct, judge=judge, judge_base_url=judge_base_url,
-                      base_url=base_url, language=language, work=work, dry_run=dry_run)
+# `build filter` is one command for both filters, defined in build_items_cmd: its --difficulty
+# calls difficulty_filter above with these options.
 
 
 @build_app.command("dedup")
