@@ -1,6 +1,7 @@
 """Part 2 of `glotbench build` end to end on real parts: the embedded model (SmolLM2) as generator,
-judge and the model under test, on four Czech passages: passages -> qa -> criteria -> retrieval-check
--> filter --difficulty -> dedup -> task -> `glotbench run --judge embedded`. Quality is not the point:
+judge and the model under test, on six short Czech passages (`build qa --format lines`: SmolLM2-135M cannot follow the JSON prompt): passages -> qa -> criteria -> retrieval-check
+-> filter --difficulty -> dedup -> review export/import (sheets filled by the test) -> task ->
+`glotbench run --judge embedded`. Quality is not the point:
 every step runs, accounts for every item (kept + dropped = in) and a rerun sends nothing."""
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ def counts(out: str) -> tuple[int, int, int]:
 
 
 def test_qa_pipeline_with_the_embedded_model(smollm2_path, tmp_path):
-    cli("passages", "-i", str(PASSAGES), "-n", "4", "-o", "passages.jsonl", cwd=tmp_path)
-    out = cli("qa", "-p", "passages.jsonl", "-l", "cs", "-m", "embedded", "-o", "qa.jsonl", "--max-tokens", "80", cwd=tmp_path)
+    cli("passages", "-i", str(PASSAGES), "-n", "6", "-o", "passages.jsonl", cwd=tmp_path)
+    qa_args = ("qa", "-p", "passages.jsonl", "-l", "cs", "-m", "embedded", "-o", "qa.jsonl", "--format", "lines")
+    out = cli(*qa_args, cwd=tmp_path)
     n_in, kept, dropped = counts(out.stdout)
-    assert n_in == 4 and kept + dropped == 4
-    again = cli("qa", "-p", "passages.jsonl", "-l", "cs", "-m", "embedded", "-o", "qa.jsonl", "--max-tokens", "80", cwd=tmp_path)
-    assert "calls sent 0 · from the journal 4" in again.stdout
+    assert n_in == 6 and kept + dropped == 6
+    again = cli(*qa_args, cwd=tmp_path)
+    assert "calls sent 0 · from the journal" in again.stdout
     for d in lines(tmp_path / "qa.dropped.jsonl"):
         assert d["removed_by"] in ("qa", "qa_parse") and d["reason"]
     if kept == 0:  # the small model wrote no readable pair: seed one so the later steps run on real calls
@@ -49,7 +51,7 @@ def test_qa_pipeline_with_the_embedded_model(smollm2_path, tmp_path):
     if crit_kept == 0:
         pytest.skip("the embedded judge failed every item on a criterion: nothing left for the later steps")
 
-    out = cli("retrieval-check", "-i", "crit.jsonl", "-p", "passages.jsonl", "-k", "4", "-o", "ret.jsonl", cwd=tmp_path)
+    out = cli("retrieval-check", "-i", "crit.jsonl", "-p", "passages.jsonl", "-k", "6", "-o", "ret.jsonl", cwd=tmp_path)
     assert counts(out.stdout)[0] == crit_kept
     ret_kept = counts(out.stdout)[1]
     if ret_kept == 0:
@@ -59,7 +61,28 @@ def test_qa_pipeline_with_the_embedded_model(smollm2_path, tmp_path):
     assert counts(out.stdout) == (ret_kept, ret_kept, 0)  # one setting, at most one correct: all kept
     out = cli("dedup", "-i", "hard.jsonl", "-o", "final.jsonl", cwd=tmp_path)
     assert counts(out.stdout)[0] == ret_kept
-    cli("task", "-i", "final.jsonl", "-o", "task", "--name", "cs_e2e_qa", cwd=tmp_path)
+    # human review (Part 1's review export/import) on the QA items: two annotators' sheets filled here,
+    # A keeps everything, B drops the first item; the arbiter drops it
+    import csv
+
+    cli("review", "export", "final.jsonl", "-o", "sheet.csv", cwd=tmp_path)
+    rows = list(csv.DictReader((tmp_path / "sheet.csv").open(encoding="utf-8")))
+    assert [r["id"] for r in rows] == [i["id"] for i in lines(tmp_path / "final.jsonl")]
+    assert rows[0]["question"] and rows[0]["answer"] and "qa" in rows[0]["provenance"]
+    for name, drop_first in (("a.csv", False), ("b.csv", True)):
+        with (tmp_path / name).open("w", encoding="utf-8", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            for k, r in enumerate(rows):
+                w.writerow({**r, "verdict": "drop" if drop_first and k == 0 else "keep"})
+    (tmp_path / "arbiter.csv").write_text(f"id,verdict,corrected_answer,comment\n{rows[0]['id']},drop,,arbiter\n", encoding="utf-8")
+    out = cli("review", "import", "final.jsonl", "a.csv", "b.csv", "--arbiter", "arbiter.csv", "-o", "reviewed.jsonl", cwd=tmp_path)
+    assert "kappa" in out.stdout
+    reviewed = lines(tmp_path / "reviewed.jsonl")
+    assert len(reviewed) == len(rows) - 1
+    if not reviewed:
+        pytest.skip("one item reached review and the arbiter dropped it: no task to run")
+    cli("task", "-i", "reviewed.jsonl", "-o", "task", "--name", "cs_e2e_qa", cwd=tmp_path)
 
     import os
     import subprocess
@@ -74,7 +97,6 @@ def test_qa_pipeline_with_the_embedded_model(smollm2_path, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     res = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
     t = res["tasks"]["cs_e2e_qa"]
-    assert t["n_items"] == len(lines(tmp_path / "final.jsonl"))
+    assert t["n_items"] == len(reviewed)
     assert "factuality_co" in t["metrics"]
-    final = lines(tmp_path / "final.jsonl")[0]
-    assert [s["step"] for s in final["provenance"]][-4:] == ["criteria", "retrieval_check", "difficulty", "dedup"]
+    assert [s["step"] for s in reviewed[0]["provenance"]][-5:] == ["criteria", "retrieval_check", "difficulty", "dedup", "review"]
