@@ -54,3 +54,11 @@ def test_ctkfacts_evidence(data_root):
     assert len(ps) == 30 and len({p["id"] for p in ps}) == 30 and len({p["text"] for p in ps}) == 30
     assert all(len(p["text"]) >= 200 for p in ps)
     assert any(p["title"] for p in ps)  # datelines such as "Ostrava 19. října"
+
+
+def test_items_with_a_repeated_id_are_one_line(tmp_path):
+    p = tmp_path / "items.jsonl"
+    p.write_text('{"id": "a", "question": "Q?"}\n{"id": "b", "question": "R?"}\n{"id": "a", "question": "S?"}\n', encoding="utf-8")
+    r = cli("dedup", "-i", str(p), "-o", "d.jsonl", cwd=tmp_path, check=False)
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert f"{p}: record 3: field 'id': 'a' is also record 1" in r.stdout + r.stderr

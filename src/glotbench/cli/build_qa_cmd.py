@@ -53,9 +53,13 @@ def _items(path: Path) -> list[dict]:
     from glotbench.errors import DataError
 
     items = read_items(path)
+    seen: dict[str, int] = {}
     for n, it in enumerate(items, 1):
         if "id" not in it:
             raise DataError(f"{path}: record {n}: field 'id' missing")
+        if str(it["id"]) in seen:
+            raise DataError(f"{path}: record {n}: field 'id': {it['id']!r} is also record {seen[str(it['id'])]}")
+        seen[str(it["id"])] = n
     return items
 
 
