@@ -158,3 +158,22 @@ def test_lines_format_two_journaled_completions(stub_server, tmp_path):
     assert items[0]["provenance"][0]["format"] == "lines"
     out = cli(*args, cwd=tmp_path)
     assert "calls sent 0 · from the journal 12" in out.stdout
+
+
+def test_chinese_prompt_is_the_papers_fig18_verbatim():
+    from glotbench.build.prompts_zh import CSQA_FIG18
+
+    seed = next(iter(sorted(Path(REPO.parent / "shared" / "seeds").glob("001_*.txt"))), None)
+    if seed is None:
+        import pytest
+
+        pytest.skip("the Chinese SimpleQA paper's text (../shared/seeds/001_*.txt) is not here")
+    paper = seed.read_text(encoding="utf-8")
+    start = paper.index("现在需要你根据给定的文档生成一个事实类问题")
+    end = paper.index("让我们开始吧！", start) + len("让我们开始吧！")
+    assert CSQA_FIG18 == paper[start:end]  # the reference, re-read from the paper
+    sent = qa_calls([{"id": "x", "title": "长城", "text": "长城始建于春秋战国时期。"}], "zh")[0].request.messages[0]["content"]
+    assert sent.startswith(paper[start:end])
+    assert sent.endswith("\n\n类目：长城\n\n文档内容：长城始建于春秋战国时期。\n\n返回结果：")
+    assert parse_qa('{"question": "这里填写生成的问题", "answer": "这里填写对应的标准答案"}') == ("这里填写生成的问题", "这里填写对应的标准答案")
+    assert "placeholder" in check_pair("这里填写生成的问题", "这里填写对应的标准答案", 10)

@@ -4,8 +4,9 @@ The prompt follows Chinese SimpleQA's generation prompt (Fig. 18: the criteria "
 "one undisputed entity as the answer, no ambiguity", "answer does not change over time",
 "somewhat challenging", a JSON reply ``{"question", "answer"}``, one worked example, "let's
 start") and HuSimpleQA's (App. C.3: questions from the entry, in the entry's language), written in
-the passage's language (Czech and English templates; other languages get the English template
-told to write in that language). Parsing is forgiving (a JSON object anywhere in the reply, else
+the passage's language (Czech and English templates; Chinese gets the paper's own Fig. 18 prompt
+verbatim, :mod:`glotbench.build.prompts_zh`; other languages get the English template told to
+write in that language). Parsing is forgiving (a JSON object anywhere in the reply, else
 ``Question:``/``Answer:`` lines in any of the template languages); a reply it cannot read, an empty
 field, or an answer longer than ``max_answer_words`` is a dropped item with the reason, never a crash.
 """
@@ -73,7 +74,8 @@ Let's start! Result:""",
 }
 
 # the format line's placeholders ({"question": "sem napiš otázku", ...}): a small model copies them
-PLACEHOLDERS = {"sem napiš otázku", "sem napiš správnou odpověď", "the question here", "the correct answer here"}
+PLACEHOLDERS = {"sem napiš otázku", "sem napiš správnou odpověď", "the question here", "the correct answer here",
+                "这里填写生成的问题", "这里填写对应的标准答案"}
 
 _LABELS_Q = r"(?:question|otázka|otazka|kérdés|frage|pytanie|otázka|问题|q)"
 _LABELS_A = r"(?:answer|odpověď|odpoved|válasz|antwort|odpowiedź|答案|a)"
@@ -106,6 +108,11 @@ def lines_answer_call(question_call: Call, question: str, language: str) -> Call
 
 
 def prompt_for(passage: dict, language: str) -> str:
+    if language == "zh":  # the paper's own prompt (Fig. 18), verbatim
+        from glotbench.build.prompts_zh import CSQA_FIG18, INPUT
+
+        category = str(passage.get("category") or passage.get("title") or "-")
+        return CSQA_FIG18 + INPUT.replace("{category}", category).replace("{text}", passage["text"])
     tpl = PROMPTS.get(language, PROMPTS["en"])
     return (tpl.replace("{language}", LANG_NAMES.get(language, language))
             .replace("{title}", passage.get("title") or "-").replace("{text}", passage["text"]))
