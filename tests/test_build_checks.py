@@ -50,7 +50,7 @@ def test_criteria_verdicts_recorded_and_failures_dropped(stub_server, tmp_path):
     assert "in 3 · kept 1 · dropped 2" in out.stdout
     assert "calls sent 14" in out.stdout  # 5 + 5 + 4 (p5 has no title: not_from_title is not asked)
     (kept,) = lines(tmp_path / "crit.jsonl")
-    assert kept["id"] == "p2-q0" and set(kept["criteria"]) == set(CRITERIA)
+    assert kept["id"] == "p2-q0" and set(kept["criteria"]) == set(CRITERIA) - {"csqa_fig19"}
     assert all(v["verdict"] == "pass" for v in kept["criteria"].values())
     assert kept["provenance"][-1]["step"] == "criteria" and kept["provenance"][-1]["model"].startswith("openai:stub")
     dropped = {d["id"]: d for d in lines(tmp_path / "crit.dropped.jsonl")}
@@ -124,3 +124,31 @@ def test_checklist_records_are_what_the_hu_wildbench_loader_reads(stub_server, t
     log_prompt = "in Czech"
     from glotbench.build.checklist import checklist_calls
     assert log_prompt in checklist_calls(lines(src), "cs")[0].request.messages[0]["content"]
+
+
+def test_chinese_items_also_get_the_papers_fig19_check(stub_server, tmp_path):
+    from pathlib import Path as _P
+
+    from glotbench.build.criteria import criteria_calls, default_criteria, prompt_for
+    from glotbench.build.prompts_zh import CSQA_FIG19
+
+    item = {"id": "z1", "language": "zh", "title": "汉十高速公路", "passage": "……", "question": "汉十高速公路连接的武汉市和哪两个城市？",
+            "answer": "孝感、十堰"}
+    assert default_criteria([item])[-1] == "csqa_fig19" and len(default_criteria([{"language": "cs"}])) == 5
+    seed = next(iter(sorted(_P(__file__).resolve().parents[1].parent.joinpath("shared", "seeds").glob("001_*.txt"))), None)
+    if seed is not None:  # the reference, re-read from the paper
+        paper = seed.read_text(encoding="utf-8")
+        start = paper.index("你是一个数据质量检查员")
+        assert CSQA_FIG19 == paper[start:paper.index("让我们开始吧！", start) + len("让我们开始吧！")]
+    assert prompt_for("csqa_fig19", item) == CSQA_FIG19 + "\n\n问题：汉十高速公路连接的武汉市和哪两个城市？\n\n评价："
+    assert len(criteria_calls([item], default_criteria([item]))) == 6
+    src = tmp_path / "zh.jsonl"
+    src.write_text(json.dumps(item, ensure_ascii=False) + "\n", encoding="utf-8")
+    resp = tmp_path / "r.jsonl"
+    resp.write_text(json.dumps({"match": "你是一个数据质量检查员", "response": "回答范围不明确，【否】"}, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    base = stub_server("--answer", "VERDICT: PASS", "--responses", str(resp))
+    out = cli("criteria", "-i", str(src), "--judge", "openai:stub", "--judge-base-url", base, "-o", "c.jsonl", cwd=tmp_path)
+    assert "kept 0 · dropped 1" in out.stdout and "calls sent 6" in out.stdout
+    (d,) = lines(tmp_path / "c.dropped.jsonl")
+    assert d["removed_by"] == "criteria:csqa_fig19" and d["criteria"]["grounded"]["verdict"] == "pass"

@@ -8,7 +8,9 @@ Criteria (Chinese SimpleQA §3.1 and Fig. 19; HuSimpleQA App. C.4, criteria 2-4)
 * ``not_from_title``: the question cannot be answered from the passage's title alone (a passage
   without a title passes, with the verdict ``no_title``);
 * ``unambiguous``: the question is precise enough to be answered on its own (scope of time/place
-  stated, no nested sub-questions).
+  stated, no nested sub-questions);
+* ``csqa_fig19``: Chinese SimpleQA's own criteria check, its Fig. 19 prompt verbatim (one call for
+  its three criteria; in the defaults for Chinese items, beside the five).
 
 The judge explains, then ends with ``VERDICT: PASS`` or ``VERDICT: FAIL`` (the last such line
 counts; Chinese SimpleQA's 【是】/【否】 and YES/NO/ANO/NE are read too). A reply with no verdict is
@@ -31,7 +33,17 @@ CRITERIA = {
     "not_from_title": "The question cannot be answered from the passage's title alone (without the passage's text).",
     "unambiguous": "The question is precise and specific enough to be answered on its own, without the passage: "
                    "no vague wording, no nested sub-questions, and the expected scope of the answer (e.g. year, city) is clear.",
+    # Chinese SimpleQA's own check, Fig. 19 verbatim (objective, one undisputed entity, stable over time;
+    # the judge sees the question only and answers 【是】/【否】): in the defaults for Chinese items
+    "csqa_fig19": "Chinese SimpleQA Fig. 19 (verbatim Chinese prompt)",
 }
+DEFAULT = ["unique_answer", "time_stable", "grounded", "not_from_title", "unambiguous"]
+
+
+def default_criteria(items: list[dict]) -> list[str]:
+    """The five; for Chinese items the paper's own Fig. 19 check as well."""
+    zh = any(it.get("language") == "zh" for it in items)
+    return DEFAULT + (["csqa_fig19"] if zh else [])
 
 TEMPLATE = """You are a data quality checker. Check whether the question-answer pair below meets this requirement:
 
@@ -55,6 +67,10 @@ def context_for(name: str, item: dict) -> str:
 
 
 def prompt_for(name: str, item: dict) -> str:
+    if name == "csqa_fig19":
+        from glotbench.build.prompts_zh import CSQA_FIG19, FIG19_INPUT
+
+        return CSQA_FIG19 + FIG19_INPUT.replace("{question}", item["question"])
     return (TEMPLATE.replace("{criterion}", CRITERIA[name]).replace("{context}", context_for(name, item))
             .replace("{question}", item["question"]).replace("{answer}", str(item["answer"])))
 

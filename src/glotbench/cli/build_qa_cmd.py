@@ -163,7 +163,7 @@ def criteria_cmd(
     output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     judge: str = typer.Option(..., "--judge", help="Judge model spec (same syntax as --model)."),
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
-    criterion: Optional[list[str]] = typer.Option(None, "--criterion", "-c", help="Check only these (repeat); default all five."),
+    criterion: Optional[list[str]] = typer.Option(None, "--criterion", "-c", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
     on_unparsed: str = typer.Option("drop", "--unparsed", help="A judge reply without a verdict: drop the item, or keep it (recorded as unparsed)."),
     max_tokens: int = typer.Option(160, "--max-tokens"),
     concurrency: int = typer.Option(4, "--concurrency", "-j"),
@@ -176,12 +176,12 @@ def criteria_cmd(
     from glotbench.build.provenance import add_step, drop, prompt_sha256
     from glotbench.errors import GlotbenchError
 
-    names = list(criterion or cr.CRITERIA)
+    items = _items(input)
+    names = list(criterion or cr.default_criteria(items))
     bad = [n for n in names if n not in cr.CRITERIA]
     if bad or on_unparsed not in ("drop", "keep"):
         raise GlotbenchError(f"build criteria: unknown --criterion {bad} (known: {', '.join(cr.CRITERIA)})" if bad
                              else f"build criteria: --unparsed must be drop or keep, got {on_unparsed!r}")
-    items = _items(input)
     calls = cr.criteria_calls(items, names, max_tokens=max_tokens)
     jpath = journal_path(output, journal)
     if dry_run:
