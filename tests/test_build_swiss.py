@@ -74,3 +74,44 @@ def test_select_cli_with_stub_judge_is_journaled(stub_server, tmp_path):
     out = cli(*args, cwd=tmp_path)
     assert "calls sent 0 · from the journal 6" in out.stdout
     assert kept[0]["swiss"]["opponents"] == ["i1", "i2", "i4"] and kept[0]["provenance"][-1]["step"] == "select_swiss"
+
+
+def test_paper_batches_two_of_five_with_elimination():
+    from glotbench.build.swiss import parse_best, swiss_batches
+
+    qs = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8]  # 12 candidates, the judge picks the 2 highest q of each batch
+    items = [{"id": str(i), "q": q} for i, q in enumerate(qs)]
+
+    def judge(batches):
+        return [sorted(range(len(b)), key=lambda i: (-b[i]["q"], i))[:2] for b in batches]
+
+    seen = []
+    sel, rest = swiss_batches(items, 2, judge, on_round=lambda r, g: seen.append((r, g)))
+    # round 1: input order in batches of 5 (+ a batch of 2 = bye); picks 2,4 | 5,7 | bye 10,11
+    assert seen[0] == (1, [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11]])
+    # 12 -> keep ceil(12 * 0.35) = 5: the six on 1 point, input order breaks the tie
+    assert seen[1] == (2, [[2, 4, 5, 7, 10]])
+    # round 2 picks 5 (q 9) and 7 (q 6): 5 left -> ceil(5 * 0.35) = 2 = k: done
+    assert len(seen) == 2
+    assert [i["id"] for i in sel] == ["5", "7"]
+    assert sel[0]["swiss"]["score"] == 2 and rest[0]["swiss"]["eliminated_in_round"] == 2
+    assert {i["id"]: i["swiss"]["eliminated_in_round"] for i in rest}["11"] == 1
+    assert parse_best('I pick these. {"best": [3, 1]}', 5, 2) == [2, 0]
+    assert parse_best("no idea", 5, 2) is None and parse_best('{"best": [9]}', 5, 2) is None
+
+
+def test_select_cli_paper_batches(stub_server, tmp_path):
+    items = [{"id": f"i{n}", "question": f"Otázka číslo {n}?"} for n in range(12)]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+    base = stub_server("--answer", 'Questions 2 and 4 are best. {"best": [2, 4]}')
+    args = ("select", "--swiss", "-i", str(src), "-o", "sel.jsonl", "-k", "2", "--judge", "openai:stub",
+            "--judge-base-url", base, "--batch", "5", "--pick", "2", "--eliminate", "0.65")
+    out = cli(*args, "--dry-run", cwd=tmp_path)
+    assert "batches of 5, pick 2, eliminate 0.65 · round 1 calls at most 3" in out.stdout
+    out = cli(*args, cwd=tmp_path)
+    # round 1: batches i0-i4, i5-i9 judged (picks positions 2, 4), i10-i11 a bye; 5 stay: i1 i3 i6 i8 i10;
+    # round 2: one batch, picks i3 and i8
+    assert "kept 2 · dropped 10" in out.stdout and "calls sent 3" in out.stdout
+    assert [k["id"] for k in lines(tmp_path / "sel.jsonl")] == ["i3", "i8"]
+    assert lines(tmp_path / "sel.jsonl")[0]["provenance"][-1]["batch"] == 5

@@ -318,7 +318,10 @@ def select_cmd(
     judge: str = typer.Option(..., "--judge"),
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
     group_field: Optional[str] = typer.Option(None, "--group-field", help="Select per value of this field (default: one group)."),
-    rounds: Optional[int] = typer.Option(None, "--rounds", help="Default ceil(log2(n)) per group."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", help="Pairwise: default ceil(log2(n)) per group; batches: the most rounds."),
+    batch: int = typer.Option(2, "--batch", help="Candidates per judgment (2: pairwise). OpenHuEval B.3: --batch 5 --pick 2 --eliminate 0.65."),
+    pick: int = typer.Option(1, "--pick", help="Winners per judgment."),
+    eliminate: float = typer.Option(0.0, "--eliminate", help="Share of candidates eliminated after each round (batches)."),
     field: str = typer.Option("question", "--field", help="What the judge compares."),
     max_tokens: int = typer.Option(160, "--max-tokens"),
     journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
@@ -336,9 +339,18 @@ def select_cmd(
     groups: dict[str, list[dict]] = {}
     for it in items:
         groups.setdefault(str(it.get(group_field, "")) if group_field else "", []).append(it)
+    pairwise = batch == 2 and pick == 1 and eliminate == 0
+    if not pairwise and not (2 <= batch and 1 <= pick < batch and 0 <= eliminate < 1):
+        raise GlotbenchError(f"build select: need 2 <= --batch, 1 <= --pick < --batch, 0 <= --eliminate < 1 "
+                             f"(got {batch}, {pick}, {eliminate})")
     if dry_run:
-        n_calls = sum((len(g) // 2) * (rounds if rounds is not None else sw.rounds_for(len(g))) for g in groups.values() if len(g) > k)
-        print(f"select --swiss --dry-run: items {len(items)} · groups {len(groups)} · k {k} · pairwise calls at most {n_calls}")
+        if pairwise:
+            n_calls = sum((len(g) // 2) * (rounds if rounds is not None else sw.rounds_for(len(g))) for g in groups.values() if len(g) > k)
+            print(f"select --swiss --dry-run: items {len(items)} · groups {len(groups)} · k {k} · pairwise calls at most {n_calls}")
+        else:
+            first = sum(-(-len(g) // batch) for g in groups.values() if len(g) > k)
+            print(f"select --swiss --dry-run: items {len(items)} · groups {len(groups)} · k {k} · batches of {batch}, "
+                  f"pick {pick}, eliminate {eliminate} · round 1 calls at most {first} (later rounds fewer)")
         return
     m = _model(judge, judge_base_url)
     session = Session(m, journal_path(output, journal), step="select", role=f"judge:{m.model_id}")
@@ -349,13 +361,24 @@ def select_cmd(
         replies = session.run(calls)
         return [sw.parse_better(replies.get(c.item, "")) for c in calls]
 
+    def judge_batches(batches):
+        calls = [Call("|".join(str(it["id"]) for it in b),
+                      chat(sw.batch_prompt([str(it.get(field, "")) for it in b], pick), max_tokens=max_tokens)) for b in batches]
+        replies = session.run(calls)
+        return [sw.parse_best(replies.get(c.item, ""), len(b), pick) for c, b in zip(calls, batches)]
+
     kept, dropped = [], []
     try:
         for name, group in groups.items():
-            sel, rest = sw.swiss(group, k, judge_round, rounds=rounds)
+            if pairwise:
+                sel, rest = sw.swiss(group, k, judge_round, rounds=rounds)
+            else:
+                sel, rest = sw.swiss_batches(group, k, judge_batches, batch=batch, pick=pick, eliminate=eliminate,
+                                             max_rounds=rounds or 50)
             for it in sel + rest:
                 add_step(it, "select_swiss", source=it.get("passage_id"), model=m.model_id,
-                         prompt_sha256=prompt_sha256(sw.PROMPT), group=name, k=k)
+                         prompt_sha256=prompt_sha256(sw.PROMPT if pairwise else sw.BATCH_PROMPT), group=name, k=k,
+                         batch=batch, pick=pick, eliminate=eliminate)
             kept += sel
             dropped += [drop(it, "select_swiss", f"rank {it['swiss']['rank']} of {len(group)} in group {name!r} (k {k})") for it in rest]
     finally:
