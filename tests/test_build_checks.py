@@ -152,3 +152,18 @@ def test_chinese_items_also_get_the_papers_fig19_check(stub_server, tmp_path):
     assert "kept 0 · dropped 1" in out.stdout and "calls sent 6" in out.stdout
     (d,) = lines(tmp_path / "c.dropped.jsonl")
     assert d["removed_by"] == "criteria:csqa_fig19" and d["criteria"]["grounded"]["verdict"] == "pass"
+
+
+def test_checklist_merges_two_judges_lists(stub_server, tmp_path):
+    src = qa_items(tmp_path)
+    j1 = stub_server("--answer", "- Uvádí rok.\n- Je stručná.\n- Je česky.")
+    j2 = stub_server("--answer", "1. Je stručná.\n2. Nic nepřidává.\n3. Odpovídá na otázku.")
+    out = cli("checklist", "-i", str(src), "--judge", "openai:stub", "--judge-base-url", j1, "--judge", "openai:stub2",
+              "--judge-base-url", j2, "-o", "ck.jsonl", "--min-items", "5", "--max-items", "10", cwd=tmp_path)
+    assert "kept 3 · dropped 0" in out.stdout and out.stdout.count("calls sent 3") == 2
+    rec = lines(tmp_path / "ck.jsonl")[0]
+    assert rec["checklist"] == ["Uvádí rok.", "Je stručná.", "Je česky.", "Nic nepřidává.", "Odpovídá na otázku."]
+    assert rec["provenance"][-1]["per_judge"] == [3, 3]
+    out = cli("checklist", "-i", str(src), "--judge", "openai:stub", "--judge-base-url", j1, "--judge", "openai:stub2",
+              "--judge-base-url", j2, "-o", "ck.jsonl", "--min-items", "6", cwd=tmp_path)
+    assert "kept 0 · dropped 3" in out.stdout and out.stdout.count("from the journal 3") == 2

@@ -1,8 +1,9 @@
 """A per-question checklist written by a judge model, in the HuWildBench record format.
 
-OpenHuEval App. B.4: a model writes 3-5 checklist items per question (the paper merges two
-models' lists into 6-10 and keeps questions with at least 8, after human review). Here one judge
-model writes up to ``max_items`` items in the task's language; questions with fewer than
+OpenHuEval App. B.4: two models (GPT-4o, Claude-3.5) each write 3-5 checklist items per question,
+merged into one list of 6-10; questions with fewer than 8 are dropped (after human review). Here
+each ``--judge`` writes ``n`` items in the task's language, the lists are merged in judge order
+(exact repeats, ignoring case, once), cut at ``max_items``; questions with fewer than
 ``min_items`` readable items are dropped with the count as the reason.
 
 The output record is what :mod:`glotbench.openhueval.wildbench` reads: ``session_id``, ``turn``

@@ -390,12 +390,12 @@ def select_cmd(
 def checklist_cmd(
     input: Path = typer.Option(..., "--input", "-i"),
     output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
-    judge: str = typer.Option(..., "--judge"),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
+    judge: list[str] = typer.Option(..., "--judge", help="Judge model (repeat: each writes a list, merged in order; the paper: GPT-4o and Claude-3.5)."),
+    judge_base_url: Optional[list[str]] = typer.Option(None, "--judge-base-url", help="Server URL, one per --judge in order (or one for all)."),
     language: Optional[str] = typer.Option(None, "--language", "-l", help="The task's language (default: the items' language field)."),
-    n: int = typer.Option(5, "--n", help="Checklist items asked for (the paper: 3-5 per model)."),
-    min_items: int = typer.Option(8, "--min-items", help="Drop questions with fewer readable items (the paper keeps >= 8)."),
-    max_items: int = typer.Option(10, "--max-items"),
+    n: int = typer.Option(5, "--n", help="Checklist items asked of each judge (the paper: 3-5 per model)."),
+    min_items: int = typer.Option(8, "--min-items", help="Drop questions with fewer readable items after merging (the paper keeps >= 8)."),
+    max_items: int = typer.Option(10, "--max-items", help="Keep at most this many after merging (the paper: 6-10)."),
     primary_tag: str = typer.Option("built", "--primary-tag", help="HuWildBench primary_tag for items without one."),
     max_tokens: int = typer.Option(300, "--max-tokens"),
     journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
@@ -405,28 +405,42 @@ def checklist_cmd(
     from glotbench.build import checklist as ck
     from glotbench.build.calls import journal_path, run_calls
     from glotbench.build.provenance import add_step, drop
+    from glotbench.errors import GlotbenchError
 
+    urls = list(judge_base_url or [])
+    if len(urls) not in (0, 1, len(judge)):
+        raise GlotbenchError(f"build checklist: {len(urls)} --judge-base-url for {len(judge)} --judge (give one, or one per judge)")
+    urls = urls * len(judge) if len(urls) == 1 else (urls or [None] * len(judge))
     items = _items(input)
     lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
     calls = ck.checklist_calls(items, lang, n=n, max_tokens=max_tokens)
     jpath = journal_path(output, journal)
     if dry_run:
-        _dry("checklist", calls, judge, judge_base_url, jpath, f"items {len(items)}")
+        for spec, url in zip(judge, urls):
+            _dry("checklist", calls, spec, url, jpath, f"items {len(items)}")
         return
-    m = _model(judge, judge_base_url)
-    replies, rep = run_calls(m, jpath, calls, step="checklist", role=f"judge:{m.model_id}")
+    per_judge, ids, lines_ = [], [], []
+    for spec, url in zip(judge, urls):
+        m = _model(spec, url)
+        replies, rep = run_calls(m, jpath, calls, step="checklist", role=f"judge:{m.model_id}")
+        per_judge.append((m.model_id, replies, rep))
+        ids.append(m.model_id)
+        lines_.append(rep.line())
     kept, dropped = [], []
     for it, c in zip(items, calls):
-        items_ = ck.parse_checklist(replies.get(c.item, ""), max_items)
-        rec = ck.wildbench_record(it, items_, primary_tag)
-        add_step(rec, "checklist", source=it.get("passage_id"), model=m.model_id, prompt_sha256=c.prompt_sha256)
-        if c.item not in replies:
-            dropped.append(drop(rec, "checklist", f"judge call failed: {rep.errors.get(c.item, '?')}"))
-        elif len(items_) < min_items:
-            dropped.append(drop(rec, "checklist", f"{len(items_)} checklist item(s), fewer than {min_items}"))
+        lists = [ck.parse_checklist(replies.get(c.item, ""), max_items) for _, replies, _ in per_judge]
+        merged = ck.parse_checklist("\n".join(f"- {x}" for lst in lists for x in lst), max_items)
+        rec = ck.wildbench_record(it, merged, primary_tag)
+        add_step(rec, "checklist", source=it.get("passage_id"), model=", ".join(ids), prompt_sha256=c.prompt_sha256,
+                 per_judge=[len(x) for x in lists])
+        failed = [f"{mid}: {rep.errors.get(c.item, '?')}" for mid, replies, rep in per_judge if c.item not in replies]
+        if failed:
+            dropped.append(drop(rec, "checklist", "judge call failed: " + "; ".join(failed)))
+        elif len(merged) < min_items:
+            dropped.append(drop(rec, "checklist", f"{len(merged)} checklist item(s), fewer than {min_items}"))
         else:
             kept.append(rec)
-    _write("checklist", output, kept, dropped, f" · {rep.line()}")
+    _write("checklist", output, kept, dropped, " · " + " · ".join(lines_))
 
 
 @build_app.command("task")
