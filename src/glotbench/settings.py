@@ -39,7 +39,9 @@ class RunSettings(BaseModel):
     # ---- model
     model: str = setting("embedded", "embedded (default SmolLM2), llamacpp:/path.gguf, openai:NAME, anthropic:NAME, "
                          "vllm:NAME, ollama:NAME", "--model", "-m")
-    base_url: str | None = setting(None, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1", "--base-url")
+    base_url: str | list[str] | None = setting(None, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1; "
+                                               "several (repeat or comma-separate): replicas of one model server, "
+                                               "requests spread across them.", "--base-url")
     api_key_env: str | None = setting(None, "Environment variable holding the API key.", "--api-key-env")
     model_args: dict[str, Any] = setting(None, "Backend option KEY=VALUE (repeat): chat=false, n_ctx=8192, "
                                          "n_gpu_layers=20, logprobs_trusted=true, max_parallel=8.",
@@ -83,11 +85,43 @@ class RunSettings(BaseModel):
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
     skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
                                       "(Czech-Bench configs).", "--skip-missing-data")
+    # ---- sharding (docs/sharding.md): none of these changes a request, so a sharded run and an
+    # unsharded run of the same command share one run directory and journal
+    shards: int | None = setting(None, "Split the items into N shards, each run as its own job with its own "
+                                 "journal (RUN/shards/K), then merged.", "--shards", ge=1)
+    executor: Literal["local", "ray", "slurm"] = setting("local", "Where shards run: local (processes), ray "
+                                                         "(pip install 'glotbench[ray]') or slurm (a job array "
+                                                         "through submitit: pip install 'glotbench[slurm]').",
+                                                         "--executor")
+    ray_address: str | None = setting(None, "Ray cluster to join (e.g. auto or ray://head:10001; default: "
+                                      "start a local one).", "--ray-address")
+    ray_args: dict[str, Any] = setting(None, "Ray task option KEY=VALUE per shard (repeat), e.g. num_gpus=1.",
+                                       "--ray-args", factory=dict)
+    slurm_args: dict[str, Any] = setting(None, "submitit parameter KEY=VALUE (repeat), e.g. slurm_partition=gpu, "
+                                         "timeout_min=600, gpus_per_node=1; cluster=local runs the array locally.",
+                                         "--slurm-args", factory=dict)
+    shard_retries: int = setting(2, "Times a failed shard is run again (Ray's max_retries; resubmitted for "
+                                 "local and slurm).", "--shard-retries", ge=0)
     # ---- judge
     judge: str | None = setting(None, "Judge model for judge-graded tasks (same syntax as --model).", "--judge")
     judge_args: dict[str, Any] = setting(None, "Judge backend option KEY=VALUE (repeat), e.g. base_url=http://...:8080/v1.",
                                          "--judge-args", factory=dict)
     judge_base_url: str | None = setting(None, "Server URL for an OpenAI-compatible judge.", "--judge-base-url")
+
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _base_url(cls, v):
+        """One URL, or replicas (a list or comma-separated) kept as one comma-separated string."""
+        if v is None:
+            return None
+        parts = [p.strip() for item in ([v] if isinstance(v, str) else list(v)) for p in str(item).split(",")]
+        parts = [p for p in parts if p]
+        return ",".join(parts) if parts else None
+
+    @property
+    def base_urls(self) -> list[str]:
+        """The ``--base-url`` replicas (one element for one URL, none when unset)."""
+        return self.base_url.split(",") if self.base_url else []
 
     @field_validator("limit")
     @classmethod

@@ -32,6 +32,8 @@ def _cli_type(annotation: Any) -> Any:
     if origin is Literal:
         return Optional[str]
     if origin in (typing.Union, types.UnionType):
+        if any(typing.get_origin(a) is list for a in args):
+            return Optional[list[str]]  # a value or several (--base-url: repeat or comma-separate)
         if float in args:
             return Optional[float]  # int | float | None (limit): a count or a share
         return _cli_type(args[0]) if len(args) == 1 else Optional[str]

@@ -82,6 +82,9 @@ class Journal:
         self._pending: list[tuple[str, tuple]] = []  # writes that failed, in order
         self._pending_responses: dict[str, str] = {}  # key -> response JSON held in memory
         self.write_error: str | None = None
+        # A shard's journal reads answers through to the run's own journal (never writes there),
+        # so answers merged from earlier sessions are not sent again (docs/sharding.md).
+        self.fallback: Journal | None = None
         try:
             self.conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
             self.conn.execute("PRAGMA journal_mode=WAL")
@@ -142,10 +145,13 @@ class Journal:
         if held is not None:
             return json.loads(held)
         row = self.conn.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
+        if row is None and self.fallback is not None:
+            return self.fallback.get_response(key)
         return json.loads(row[0]) if row else None
 
     def cached_keys(self) -> set[str]:
-        return {r[0] for r in self.conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
+        own = {r[0] for r in self.conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
+        return own | self.fallback.cached_keys() if self.fallback is not None else own
 
     def put_response(self, key: str, *, role: str, kind: str, model_id: str, request: dict, response: dict,
                      latency_s: float | None) -> None:

@@ -25,6 +25,7 @@ from glotbench.output.results import export_samples, package_versions, write_jso
 from glotbench.tasks.registry import resolve
 
 JOURNAL_NAME = "journal.sqlite"
+REPLICA_BACKENDS = ("openai", "vllm", "ollama")  # backends that spread requests over several --base-url replicas
 
 
 def default_output_dir(model_id: str, cfg: RunConfig, model_settings: dict | None = None) -> Path:
@@ -46,6 +47,12 @@ def load_model_from_config(cfg: RunConfig) -> Model:
     kw = dict(cfg.model_args)
     if cfg.base_url:
         kw["base_url"] = cfg.base_url
+        backend = (cfg.model or "").partition(":")[0].lower()
+        if len(cfg.base_urls) > 1 and backend not in REPLICA_BACKENDS:
+            from glotbench.errors import GlotbenchError
+
+            raise GlotbenchError(f"--base-url with {len(cfg.base_urls)} URLs (replicas) works with "
+                                 f"{', '.join(b + ':' for b in REPLICA_BACKENDS)} models, not {cfg.model}")
     if cfg.api_key_env:
         kw["api_key_env"] = cfg.api_key_env
     if cfg.timeout:
@@ -137,6 +144,11 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     journal is one line naming ``glotbench doctor``; a run stopped by the circuit breaker writes
     results for what finished, then raises :class:`RunStopped`."""
     console = console or Console(stderr=True, soft_wrap=True)
+    # sharding options: a missing extra (ray, submitit) or an option that would be ignored is one
+    # line before any model is loaded
+    from glotbench.engine.shards.executors import check_settings
+
+    check_settings(cfg)
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
@@ -175,6 +187,9 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
                           f"that grade. To add {cfg.judge} as a second judge run: glotbench judge {out_dir} --judge {cfg.judge}")
         journal.set_meta("config", cfg.model_dump())
         journal.set_meta("model_settings", model.settings())
+        from glotbench.engine.shards.driver import merge_run, run_sharded
+
+        merge_run(out_dir, journal)  # shard journals of this run (a killed or earlier sharded session) first
         runs = plan(tasks, settings, model.settings(), journal)
         for tr in runs:
             warns = list(dict.fromkeys(getattr(tr.task, "load_warnings", [])))
@@ -189,7 +204,13 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
                              run_budget_s=cfg.retry_budget_run, breaker_failures=cfg.breaker_failures)
         t0, started = time.perf_counter(), time.time()
         caller = None
-        if todo:
+        if todo and cfg.shards:
+            console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {todo} item(s) to run · output {out_dir}")
+            for m in (model, judge_model):  # the shards load their own: free an in-process model's memory now
+                if m is not None:
+                    asyncio.run(m.aclose())
+            caller = run_sharded(cfg, out_dir, runs, journal, console.print, started)
+        elif todo:
             already = f"{done} already done, " if done else ""
             console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {already}{todo} item(s) to run · output {out_dir}")
             progress = None
@@ -213,13 +234,16 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
                     progress.stop()
         else:
             console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
-        sessions = record_session(journal, out_dir, session_entry(started, time.perf_counter() - t0, caller))
+        entry = session_entry(started, time.perf_counter() - t0, caller)
+        if getattr(caller, "shards", None):
+            entry["shards"] = caller.shards  # per-shard counters, host and failures
+        sessions = record_session(journal, out_dir, entry)
         stopped = caller.guard.stopped if caller is not None else None
         if journal.pending and not _flush_held_writes(journal, console, cfg.journal_flush_wait):
             raise RunStopped(f"cannot write the journal {journal.path} ({journal.write_error}): "
                              f"{journal.pending} write(s) held in memory were lost; free disk space and rerun "
                              f"(only those requests are sent again)")
-        model_notes = model.run_notes()
+        model_notes = caller.model_notes if hasattr(caller, "model_notes") else model.run_notes()  # sharded: the shards'
         for line in model_notes:
             console.print(f"[yellow]note[/] {line}")
         task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)

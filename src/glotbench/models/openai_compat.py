@@ -29,6 +29,7 @@ import aiohttp
 from glotbench.errors import AuthModelError, ModelError, PermanentModelError, TransientModelError
 from glotbench.models.backends import construct, register_backend
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
+from glotbench.models.replicas import Replicas, parse_urls
 from glotbench.models.http_errors import parse_retry_after, read_capped, same_origin, server_message
 from glotbench.models.response_shape import chat_fields, completion_fields, logprobs_field
 
@@ -46,12 +47,16 @@ def _one_line(text: object, limit: int = 300) -> str:
 
 
 class OpenAICompatModel(Model):
-    def __init__(self, name: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+    def __init__(self, name: str, base_url: str | list[str] | None = None, api_key_env: str = "OPENAI_API_KEY",
                  chat: bool = True, timeout: float = 60, logprobs_trusted: bool = False,
                  max_parallel: int | None = None, max_response_bytes: int = MAX_RESPONSE_BYTES,
-                 connect_timeout: float = CONNECT_TIMEOUT_S):
+                 connect_timeout: float = CONNECT_TIMEOUT_S, replica_cooldown: float = 5.0):
         self.name = name
-        self.base_url = (base_url or OPENAI_URL).rstrip("/")
+        urls = parse_urls(base_url) or [OPENAI_URL]
+        # Several URLs are replicas of one model: requests spread over them (models/replicas.py).
+        # The model's identity leaves the list out, so adding or losing a replica resumes the run.
+        self.replicas = Replicas(urls, cooldown_s=replica_cooldown) if len(urls) > 1 else None
+        self.base_url = urls[0] if self.replicas is None else "replicas"
         self.is_chat = chat
         self.timeout = timeout
         self.logprobs_trusted = logprobs_trusted
@@ -87,7 +92,26 @@ class OpenAICompatModel(Model):
         return self._session
 
     async def _post(self, path: str, payload: dict) -> dict:
-        url = f"{self.base_url}{path}"
+        if self.replicas is None:
+            return await self._post_to(self.base_url, path, payload)
+        with self.replicas.use() as i:
+            try:
+                data = await self._post_to(self.replicas.urls[i], path, payload)
+            except TransientModelError as err:
+                if err.connection:
+                    self.replicas.unreachable(i)
+                raise
+            self.replicas.ok(i)
+            return data
+
+    def run_notes(self) -> list[str]:
+        notes = list(super().run_notes())
+        if self.replicas is not None:
+            notes.append(self.replicas.note())
+        return notes
+
+    async def _post_to(self, base_url: str, path: str, payload: dict) -> dict:
+        url = f"{base_url}{path}"
         try:
             status, headers, raw, url = await self._post_following(url, payload)
         except CONNECT_TIMEOUT as exc:  # no TCP connection within connect_timeout: the server is not there
