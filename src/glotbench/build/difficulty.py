@@ -6,7 +6,8 @@ The items become a task YAML (:mod:`glotbench.build.taskfile`) that :func:`glotb
 like any task, one run directory per model setting under ``<work>/runs/<n>`` (runs are journaled
 and resume as `glotbench run` does). With a judge the task is SimpleQA-style and an item is correct
 when the judge grades it CORRECT; without one, the reply is read for the answer: correct when the
-answer (after ``rapidfuzz.utils.default_process``) occurs in the reply as whole words.
+answer (after ``rapidfuzz.utils.default_process``) occurs in the reply as whole words. A failed item
+or an unreadable judge reply is recorded as unknown (``null``) and does not count as correct.
 
 A model setting is a model spec, optionally with run settings after ``;``:
 ``embedded;max_tokens=16;temperature=0.7`` (any ``glotbench.settings.RunSettings`` field).
@@ -61,7 +62,8 @@ def correct_by_item(result, judged: bool) -> dict[str, bool | None]:
             out[sid] = None
         elif judged:
             grades = (_field(s, "detail") or {}).get("grades") or []
-            out[sid] = bool(grades) and grades[0] == "CORRECT"
+            # a judge reply with no grade in it: unknown (None), not "answered wrongly"
+            out[sid] = None if not grades or grades[0] == "JUDGE_ERROR" else grades[0] == "CORRECT"
         else:
             outputs = _field(s, "outputs") or []
             out[sid] = bool(outputs) and reply_matches(outputs[0].get("text") or "", str(_field(s, "gold")))
