@@ -90,6 +90,7 @@ def test_option_order_command_prints_the_three_accuracies_and_the_drop(data_root
     rows = json.loads((run / "option_order.json").read_text())
     assert rows[0]["mc"] == pytest.approx(mc) and rows[0]["mc_shuffled"] == pytest.approx(sh)
     assert rows[0]["drop_open"] == pytest.approx(mc) and rows[0]["n"] == {"mc": 10, "mc_shuffled": 10, "open": 10}
+    assert rows[0]["status"] == {}  # every part valid: no "not a valid score" line
     # answer types and item difficulty across two runs (the same run twice here)
     items = glot("analyze", "items", str(run), str(run), "--task", "chinese_simpleqa.mc", env={"COLUMNS": "200"})
     assert items.returncode == 0, items.stderr

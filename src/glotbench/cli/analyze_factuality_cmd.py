@@ -48,8 +48,14 @@ def option_order_rows(results: dict) -> list[dict]:
         mc = _value(tasks.get(f"{b}.mc", {}), ("accuracy",))
         sh = _value(tasks.get(f"{b}.mc_shuffled", {}), ("accuracy",))
         op = _value(tasks.get(b, {}), OPEN_METRICS)
-        n = {k: (tasks.get(t) or {}).get("n_scored") for k, t in (("mc", f"{b}.mc"), ("mc_shuffled", f"{b}.mc_shuffled"), ("open", b))}
-        rows.append({"task": b, "mc": mc, "mc_shuffled": sh, "open": op, "n": n,
+        names = (("mc", f"{b}.mc"), ("mc_shuffled", f"{b}.mc_shuffled"), ("open", b))
+        n = {k: (tasks.get(t) or {}).get("n_scored") for k, t in names}
+        # the open-ended CO is over the items the judge graded (judge errors are out of its denominator)
+        graded = (((tasks.get(b) or {}).get("factuality") or {}).get("overall") or {}).get("n_gradeable")
+        if graded is not None:
+            n["open"] = graded
+        status = {k: (tasks.get(t) or {}).get("status") for k, t in names if (tasks.get(t) or {}).get("status") not in (None, "ok")}
+        rows.append({"task": b, "mc": mc, "mc_shuffled": sh, "open": op, "n": n, "status": status,
                      "drop_shuffle": None if mc is None or sh is None else mc - sh,
                      "drop_open": None if mc is None or op is None else mc - op})
     return rows
@@ -67,12 +73,17 @@ def option_order(run_dir: Path = typer.Argument(..., help="A run holding T.mc, T
         raise DataError(f"{run_dir}: no T.mc / T.mc_shuffled task in this run (run e.g. --tasks "
                         "chinese_simpleqa.mc,chinese_simpleqa.mc_shuffled,chinese_simpleqa)")
     t = Table(title="Option-order analysis (Chinese SimpleQA App. C) · accuracy in %")
-    for col in ("task", "MC", "MC shuffled", "open-ended", "drop MC→shuffled", "drop MC→open", "items"):
+    for col in ("task", "MC", "MC shuffled", "open-ended", "drop MC→shuffled", "drop MC→open", "items (MC/shuffled/graded)"):
         t.add_column(col, justify="left" if col == "task" else "right")
     for r in rows:
         t.add_row(r["task"], _p(r["mc"]), _p(r["mc_shuffled"]), _p(r["open"]), _p(r["drop_shuffle"]), _p(r["drop_open"]),
                   "/".join(str(r["n"][k] if r["n"][k] is not None else "-") for k in ("mc", "mc_shuffled", "open")))
-    Console(width=None if sys.stdout.isatty() else 160).print(t)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    console.print(t)
+    for r in rows:
+        for k, st in r["status"].items():
+            console.print(f"{r['task']} ({k}): status {st} in results.json (see its unparseable / judge-error counts); "
+                          "this accuracy is not a valid score", markup=False)
     (run_dir / "option_order.json").write_text(json.dumps(rows, ensure_ascii=False, indent=2), encoding="utf-8")
 
 

@@ -1,5 +1,466 @@
-"""`glotbench build` steps (see build_cmd.BUILD_MODULES)."""
+"""`glotbench build` steps that make or check items with models (see build_cmd.BUILD_MODULES):
+passages, qa, criteria, retrieval-check, dedup, select --swiss, checklist, task.
+
+Each step reads JSONL items (or passages), writes the kept items to ``--output`` and the removed
+ones to ``<output>.dropped.jsonl`` (``removed_by``, ``reason``), prints one line of counts, and
+sends every model call through ``build.journal.sqlite`` beside the output (``--journal`` to move
+it): rerun a killed step and nothing answered is sent again. ``--dry-run`` prints the counts and
+the calls it would make, without loading any weights or sending anything.
+"""
 
 from __future__ import annotations
 
-from glotbench.cli.build_cmd import build_app  # noqa: F401  (commands decorate @build_app.command())
+from collections import Counter
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from glotbench.cli.build_cmd import build_app
+
+OUT_HELP = "Output JSONL (kept items); removed ones go to <output>.dropped.jsonl."
+JOURNAL_HELP = "Journal of model calls (default: build.journal.sqlite beside --output)."
+
+
+def _write(step: str, output: Path, kept: list[dict], dropped: list[dict], extra: str = "") -> None:
+    from glotbench.build.provenance import dropped_path, write_items
+
+    write_items(output, kept)
+    write_items(dropped_path(output), dropped)
+    reasons = Counter(d.get("removed_by", "?") for d in dropped)
+    why = " (" + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) + ")" if reasons else ""
+    print(f"{step}: in {len(kept) + len(dropped)} · kept {len(kept)} · dropped {len(dropped)}{why}{extra}")
+    print(f"{step}: wrote {output} and {dropped_path(output)}")
+
+
+def _model(spec: str, base_url: Optional[str]):
+    from glotbench.models.registry import load_model
+
+    return load_model(spec, **({"base_url": base_url} if base_url else {}))
+
+
+def _dry(step: str, calls, spec: str, base_url: Optional[str], journal: Path, what: str) -> None:
+    from glotbench.build.calls import dry_model_id, estimate
+
+    model_id = dry_model_id(spec, base_url)
+    e = estimate(calls, model_id, journal)
+    print(f"{step} --dry-run: {what} · calls {e['calls']} (model {model_id}) · already in the journal "
+          f"{e['in_journal']} · to send {e['to_send']} · journal {journal}")
+
+
+def _items(path: Path) -> list[dict]:
+    from glotbench.build.provenance import read_items
+    from glotbench.errors import DataError
+
+    items = read_items(path)
+    seen: dict[str, int] = {}
+    for n, it in enumerate(items, 1):
+        if "id" not in it:
+            raise DataError(f"{path}: record {n}: field 'id' missing")
+        if str(it["id"]) in seen:
+            raise DataError(f"{path}: record {n}: field 'id': {it['id']!r} is also record {seen[str(it['id'])]}")
+        seen[str(it["id"])] = n
+    return items
+
+
+@build_app.command("passages")
+def passages_cmd(
+    output: Path = typer.Option(..., "--output", "-o", help="Passages JSONL ({id, title, text})."),
+    ctkfacts: Optional[Path] = typer.Option(None, "--ctkfacts", help="A CTKFacts export JSONL: take its evidence paragraphs."),
+    input: Optional[Path] = typer.Option(None, "--input", "-i", help="A JSONL of passages or a folder of .txt files."),
+    limit: int = typer.Option(30, "--limit", "-n", help="How many passages (first N distinct)."),
+    min_chars: int = typer.Option(200, "--min-chars", help="CTKFacts: shortest paragraph taken."),
+) -> None:
+    """Collect passages for `build qa` into one JSONL (also the corpus of `build retrieval-check`)."""
+    from glotbench.build.passages import ctkfacts_passages, read_passages
+    from glotbench.build.provenance import write_items
+    from glotbench.errors import GlotbenchError
+
+    if bool(ctkfacts) == bool(input):
+        raise GlotbenchError("build passages: give exactly one of --ctkfacts FILE or --input PATH")
+    ps = ctkfacts_passages(ctkfacts, limit, min_chars=min_chars) if ctkfacts else read_passages(input)[:limit]
+    write_items(output, ps)
+    print(f"passages: wrote {len(ps)} to {output}")
+
+
+@build_app.command("qa")
+def qa_cmd(
+    passages: Path = typer.Option(..., "--passages", "-p", help="Passages: JSONL with id/title/text, or a folder of .txt files."),
+    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
+    model: str = typer.Option("embedded", "--model", "-m", help="Any model spec glotbench runs (embedded, llamacpp:..., openai:NAME...)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url"),
+    language: str = typer.Option(..., "--language", "-l", help="The passages' language (prompt and items in it): cs, en, ..."),
+    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N passages."),
+    max_tokens: int = typer.Option(200, "--max-tokens"),
+    max_answer_words: int = typer.Option(10, "--max-answer-words", help="Longer answers are not short factual answers: dropped."),
+    concurrency: int = typer.Option(4, "--concurrency", "-j"),
+    fmt: str = typer.Option("json", "--format", help="json: the papers' instruction prompt, a JSON reply (default); "
+                            "lines: two plain completions (question, then answer) for small or base models."),
+    journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print counts and the calls it would make; send nothing."),
+) -> None:
+    """Short factual QA from passages (Chinese SimpleQA Fig. 18 / HuSimpleQA App. C.3), one pair per passage."""
+    from glotbench.build import qa
+    from glotbench.build.calls import Session, journal_path
+    from glotbench.build.passages import read_passages
+    from glotbench.build.provenance import add_step, drop
+    from glotbench.errors import GlotbenchError
+
+    ps = read_passages(passages)[:limit] if limit else read_passages(passages)
+    if fmt not in ("json", "lines"):
+        raise GlotbenchError(f"build qa: --format must be json or lines, got {fmt!r}")
+    if fmt == "json":
+        calls = qa.qa_calls(ps, language, max_tokens=max_tokens)
+    else:
+        calls = [qa.lines_question_call(p, language) for p in ps]
+    jpath = journal_path(output, journal)
+    if dry_run:
+        extra = " (+ one answer call per question read, format lines)" if fmt == "lines" else ""
+        _dry("qa", calls, model, base_url, jpath, f"passages {len(ps)}{extra}")
+        return
+    m = _model(model, base_url)
+    session = Session(m, jpath, step="qa", concurrency=concurrency)
+    try:
+        replies = session.run(calls)
+        answers: dict[str, str] = {}
+        if fmt == "lines":  # second call per passage: the answer to the question just written
+            answers = session.run([qa.lines_answer_call(c, replies[c.item], language) for c in calls
+                                   if replies.get(c.item, "").strip()])
+    finally:
+        session.close()
+    rep = session.report
+    kept, dropped = [], []
+    for p, c in zip(ps, calls):
+        item = {"id": f"{p['id']}-q0", "passage_id": p["id"], "title": p["title"], "passage": p["text"], "language": language}
+        add_step(item, "qa", source=p["id"], model=m.model_id, prompt_sha256=c.prompt_sha256, format=fmt)
+        if c.item not in replies:
+            dropped.append(drop(item, "qa", f"model call failed: {rep.errors.get(c.item, '?')}"))
+            continue
+        if fmt == "lines":
+            akey = c.item + "#answer"
+            item["reply"] = replies[c.item] + "\n" + answers.get(akey, "")
+            parsed = ((replies[c.item].strip(), answers[akey].strip()) if akey in answers
+                      else "empty question line" if not replies[c.item].strip() else f"answer call failed: {rep.errors.get(akey, '?')}")
+        else:
+            item["reply"] = replies[c.item]
+            parsed = qa.parse_qa(replies[c.item])
+        if isinstance(parsed, str):
+            dropped.append(drop(item, "qa_parse", parsed))
+            continue
+        item["question"], item["answer"] = parsed
+        why = qa.check_pair(*parsed, max_answer_words)
+        if why:
+            dropped.append(drop(item, "qa_parse", why))
+            continue
+        del item["reply"]
+        kept.append(item)
+    _write("qa", output, kept, dropped, f" · {rep.line()}")
+
+
+@build_app.command("criteria")
+def criteria_cmd(
+    input: Path = typer.Option(..., "--input", "-i", help="QA items (from build qa)."),
+    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
+    judge: str = typer.Option(..., "--judge", help="Judge model spec (same syntax as --model)."),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
+    criterion: Optional[list[str]] = typer.Option(None, "--criterion", "-c", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
+    on_unparsed: str = typer.Option("drop", "--unparsed", help="A judge reply without a verdict: drop the item, or keep it (recorded as unparsed)."),
+    max_tokens: int = typer.Option(160, "--max-tokens"),
+    concurrency: int = typer.Option(4, "--concurrency", "-j"),
+    journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run"),
+) -> None:
+    """The papers' criteria, one judge call each: unique_answer, time_stable, grounded, not_from_title, unambiguous."""
+    from glotbench.build import criteria as cr
+    from glotbench.build.calls import journal_path, run_calls
+    from glotbench.build.provenance import add_step, drop, prompt_sha256
+    from glotbench.errors import GlotbenchError
+
+    items = _items(input)
+    names = list(criterion or cr.default_criteria(items))
+    bad = [n for n in names if n not in cr.CRITERIA]
+    if bad or on_unparsed not in ("drop", "keep"):
+        raise GlotbenchError(f"build criteria: unknown --criterion {bad} (known: {', '.join(cr.CRITERIA)})" if bad
+                             else f"build criteria: --unparsed must be drop or keep, got {on_unparsed!r}")
+    calls = cr.criteria_calls(items, names, max_tokens=max_tokens)
+    jpath = journal_path(output, journal)
+    if dry_run:
+        _dry("criteria", calls, judge, judge_base_url, jpath, f"items {len(items)} · criteria {len(names)}")
+        return
+    m = _model(judge, judge_base_url)
+    replies, rep = run_calls(m, jpath, calls, step="criteria", role=f"judge:{m.model_id}", concurrency=concurrency)
+    by_id = {c.item: c for c in calls}
+    kept, dropped = [], []
+    for it in items:
+        verdicts, failed = {}, None
+        for name in names:
+            key = f"{it['id']}#{name}"
+            if key not in by_id:
+                verdicts[name] = {"verdict": "no_title"}
+                continue
+            if key not in replies:
+                verdicts[name] = {"verdict": "error", "error": rep.errors.get(key, "?")}
+                failed = failed or (name, f"judge call failed: {rep.errors.get(key, '?')}")
+                continue
+            v = cr.parse_verdict(replies[key])
+            verdicts[name] = {"verdict": v, "prompt_sha256": by_id[key].prompt_sha256, "reply": replies[key][:400]}
+            if v == "fail" or (v == "unparsed" and on_unparsed == "drop"):
+                failed = failed or (name, "the judge says the item fails it" if v == "fail" else "no verdict in the judge's reply")
+        it["criteria"] = verdicts
+        add_step(it, "criteria", source=it.get("passage_id"), model=m.model_id,
+                 prompt_sha256=prompt_sha256(cr.TEMPLATE), criteria=names, unparsed=on_unparsed)
+        if failed:
+            dropped.append(drop(it, f"criteria:{failed[0]}", failed[1]))
+        else:
+            kept.append(it)
+    tally = {n: Counter(it["criteria"][n]["verdict"] for it in items) for n in names}
+    print("criteria verdicts: " + " · ".join(f"{n} " + "/".join(f"{v} {c}" for v, c in sorted(t.items())) for n, t in tally.items()))
+    _write("criteria", output, kept, dropped, f" · {rep.line()}")
+
+
+@build_app.command("retrieval-check")
+def retrieval_cmd(
+    input: Path = typer.Option(..., "--input", "-i", help="QA items."),
+    passages: Path = typer.Option(..., "--passages", "-p", help="The corpus: the passages the items were made from (JSONL or .txt folder)."),
+    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
+    k: int = typer.Option(3, "--k", "-k", help="Keep an item when its source passage is among the top k BM25 hits for its question."),
+    max_chars: int = typer.Option(600, "--max-chars", help="Pieces the index cuts documents into (the RAG mode's default)."),
+) -> None:
+    """Retrieval verification with the RAG mode's BM25 retriever (bm25s) over the passages."""
+    from glotbench.build.passages import read_passages
+    from glotbench.build.provenance import add_step, drop
+    from glotbench.build.retrieval_check import CorpusCheck
+
+    items = _items(input)
+    corpus = output.parent / (output.name.removesuffix(".jsonl") + ".corpus")
+    check = CorpusCheck(read_passages(passages), corpus, max_chars=max_chars)
+    kept, dropped = [], []
+    for it in items:
+        rank, hits = check.rank(it["question"], str(it.get("passage_id")), k)
+        it["retrieval"] = {"k": k, "rank": rank, "top": hits, "retriever": "bm25 (bm25s, glotbench.factuality.retrieval)"}
+        add_step(it, "retrieval_check", source=it.get("passage_id"), k=k)
+        if rank is None:
+            dropped.append(drop(it, "retrieval_check", f"source passage {it.get('passage_id')} not in the top {k} BM25 hits"))
+        else:
+            kept.append(it)
+    _write("retrieval-check", output, kept, dropped, f" · k {k} · corpus {corpus}")
+
+
+def difficulty_filter(input: Path, output: Path, models: list[str], *, max_correct: int, judge: Optional[str] = None,
+                      judge_base_url: Optional[str] = None, base_url: Optional[str] = None, language: Optional[str] = None,
+                      work: Optional[Path] = None, dry_run: bool = False) -> None:
+    """`build filter --difficulty` (Chinese SimpleQA §3.3) through the normal engine (glotbench.evaluate)."""
+    from glotbench.build.difficulty import run_settings
+    from glotbench.build.provenance import add_step, drop
+    from glotbench.errors import GlotbenchError
+
+    if not models:
+        raise GlotbenchError("build filter --difficulty: give at least one --model")
+    items = _items(input)
+    lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
+    if dry_run:
+        per = 2 if judge else 1
+        print(f"filter --difficulty --dry-run: items {len(items)} · settings {len(models)} · calls at most "
+              f"{len(items) * len(models) * per} ({'answer + judge' if judge else 'answer'} per item and setting; "
+              f"runs resume from their own journals)")
+        return
+    work = work or output.parent / (output.name.removesuffix(".jsonl") + ".difficulty")
+    results = run_settings(items, list(models), work, language=lang, judge=judge, judge_base_url=judge_base_url,
+                           base_url=base_url)
+    kept, dropped = [], []
+    for it in items:
+        per = {s: r.get(str(it["id"])) for s, r, _ in results}
+        n_ok = sum(1 for v in per.values() if v)
+        it["difficulty"] = {"correct": per, "n_correct": n_ok, "max_correct": max_correct,
+                            "graded_by": f"judge {judge}" if judge else "answer in reply (rapidfuzz default_process)"}
+        add_step(it, "difficulty", source=it.get("passage_id"), model=", ".join(models), judge=judge,
+                 runs=[d for _, _, d in results])
+        if n_ok > max_correct:
+            dropped.append(drop(it, "difficulty", f"{n_ok} of {len(models)} settings answered correctly (max {max_correct})"))
+        else:
+            kept.append(it)
+    _write("filter --difficulty", output, kept, dropped, f" · runs under {work}")
+
+
+# `build filter` is one command for both filters, defined in build_items_cmd: its --difficulty
+# calls difficulty_filter above with these options.
+
+
+@build_app.command("dedup")
+def dedup_cmd(
+    input: Path = typer.Option(..., "--input", "-i"),
+    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
+    threshold: float = typer.Option(85.0, "--threshold", help="Drop a question scoring at least this (0-100, rapidfuzz token_sort_ratio) against a kept one."),
+    field: str = typer.Option("question", "--field"),
+) -> None:
+    """Near-duplicate questions (rapidfuzz); the dropped one names the item it duplicates."""
+    from glotbench.build.dedup import SCORER, dedup
+    from glotbench.build.provenance import add_step, drop
+
+    items = _items(input)
+    kept, dups = dedup(items, threshold, field)
+    for it in kept:
+        add_step(it, "dedup", source=it.get("passage_id"), scorer=SCORER, threshold=threshold)
+    dropped = []
+    for it, of, score in dups:
+        add_step(it, "dedup", source=it.get("passage_id"), scorer=SCORER, threshold=threshold)
+        it["duplicate_of"], it["similarity"] = of, score
+        dropped.append(drop(it, "dedup", f"near-duplicate of {of} (similarity {score} >= {threshold})"))
+    _write("dedup", output, kept, dropped, f" · threshold {threshold} ({SCORER})")
+
+
+@build_app.command("select")
+def select_cmd(
+    input: Path = typer.Option(..., "--input", "-i"),
+    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
+    swiss: bool = typer.Option(False, "--swiss", help="Swiss-system rounds of pairwise judgments (OpenHuEval App. B.3)."),
+    k: int = typer.Option(..., "--k", "-k", help="Keep the best k per group."),
+    judge: str = typer.Option(..., "--judge"),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
+    group_field: Optional[str] = typer.Option(None, "--group-field", help="Select per value of this field (default: one group)."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", help="Pairwise: default ceil(log2(n)) per group; batches: the most rounds."),
+    batch: int = typer.Option(2, "--batch", help="Candidates per judgment (2: pairwise). OpenHuEval B.3: --batch 5 --pick 2 --eliminate 0.65."),
+    pick: int = typer.Option(1, "--pick", help="Winners per judgment."),
+    eliminate: float = typer.Option(0.0, "--eliminate", help="Share of candidates eliminated after each round (batches)."),
+    field: str = typer.Option("question", "--field", help="What the judge compares."),
+    max_tokens: int = typer.Option(160, "--max-tokens"),
+    journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run"),
+) -> None:
+    """Pick the best k of n candidates per group by pairwise LLM judgments in Swiss rounds."""
+    from glotbench.build import swiss as sw
+    from glotbench.build.calls import Call, Session, chat, journal_path
+    from glotbench.build.provenance import add_step, drop, prompt_sha256
+    from glotbench.errors import GlotbenchError
+
+    if not swiss:
+        raise GlotbenchError("build select: choose a procedure: --swiss")
+    items = _items(input)
+    groups: dict[str, list[dict]] = {}
+    for it in items:
+        groups.setdefault(str(it.get(group_field, "")) if group_field else "", []).append(it)
+    pairwise = batch == 2 and pick == 1 and eliminate == 0
+    if not pairwise and not (2 <= batch and 1 <= pick < batch and 0 <= eliminate < 1):
+        raise GlotbenchError(f"build select: need 2 <= --batch, 1 <= --pick < --batch, 0 <= --eliminate < 1 "
+                             f"(got {batch}, {pick}, {eliminate})")
+    if dry_run:
+        if pairwise:
+            n_calls = sum((len(g) // 2) * (rounds if rounds is not None else sw.rounds_for(len(g))) for g in groups.values() if len(g) > k)
+            print(f"select --swiss --dry-run: items {len(items)} · groups {len(groups)} · k {k} · pairwise calls at most {n_calls}")
+        else:
+            first = sum(-(-len(g) // batch) for g in groups.values() if len(g) > k)
+            print(f"select --swiss --dry-run: items {len(items)} · groups {len(groups)} · k {k} · batches of {batch}, "
+                  f"pick {pick}, eliminate {eliminate} · round 1 calls at most {first} (later rounds fewer)")
+        return
+    m = _model(judge, judge_base_url)
+    session = Session(m, journal_path(output, journal), step="select", role=f"judge:{m.model_id}")
+
+    def judge_round(pairs):
+        calls = [Call(f"{a['id']}|{b['id']}", chat(sw.judge_prompt(str(a.get(field, "")), str(b.get(field, ""))), max_tokens=max_tokens))
+                 for a, b in pairs]
+        replies = session.run(calls)
+        return [sw.parse_better(replies.get(c.item, "")) for c in calls]
+
+    def judge_batches(batches):
+        calls = [Call("|".join(str(it["id"]) for it in b),
+                      chat(sw.batch_prompt([str(it.get(field, "")) for it in b], pick), max_tokens=max_tokens)) for b in batches]
+        replies = session.run(calls)
+        return [sw.parse_best(replies.get(c.item, ""), len(b), pick) for c, b in zip(calls, batches)]
+
+    kept, dropped = [], []
+    try:
+        for name, group in groups.items():
+            if pairwise:
+                sel, rest = sw.swiss(group, k, judge_round, rounds=rounds)
+            else:
+                sel, rest = sw.swiss_batches(group, k, judge_batches, batch=batch, pick=pick, eliminate=eliminate,
+                                             max_rounds=rounds or 50)
+            for it in sel + rest:
+                add_step(it, "select_swiss", source=it.get("passage_id"), model=m.model_id,
+                         prompt_sha256=prompt_sha256(sw.PROMPT if pairwise else sw.BATCH_PROMPT), group=name, k=k,
+                         batch=batch, pick=pick, eliminate=eliminate)
+            kept += sel
+            dropped += [drop(it, "select_swiss", f"rank {it['swiss']['rank']} of {len(group)} in group {name!r} (k {k})") for it in rest]
+    finally:
+        session.close()
+    _write("select --swiss", output, kept, dropped, f" · {session.report.line()}")
+
+
+@build_app.command("checklist")
+def checklist_cmd(
+    input: Path = typer.Option(..., "--input", "-i"),
+    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
+    judge: list[str] = typer.Option(..., "--judge", help="Judge model (repeat: each writes a list, merged in order; the paper: GPT-4o and Claude-3.5)."),
+    judge_base_url: Optional[list[str]] = typer.Option(None, "--judge-base-url", help="Server URL, one per --judge in order (or one for all)."),
+    language: Optional[str] = typer.Option(None, "--language", "-l", help="The task's language (default: the items' language field)."),
+    n: int = typer.Option(5, "--n", help="Checklist items asked of each judge (the paper: 3-5 per model)."),
+    min_items: int = typer.Option(8, "--min-items", help="Drop questions with fewer readable items after merging (the paper keeps >= 8)."),
+    max_items: int = typer.Option(10, "--max-items", help="Keep at most this many after merging (the paper: 6-10)."),
+    primary_tag: str = typer.Option("built", "--primary-tag", help="HuWildBench primary_tag for items without one."),
+    max_tokens: int = typer.Option(300, "--max-tokens"),
+    journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run"),
+) -> None:
+    """A per-question checklist in the task's language, as HuWildBench records (the checklist judge's format)."""
+    from glotbench.build import checklist as ck
+    from glotbench.build.calls import journal_path, run_calls
+    from glotbench.build.provenance import add_step, drop
+    from glotbench.errors import GlotbenchError
+
+    urls = list(judge_base_url or [])
+    if len(urls) not in (0, 1, len(judge)):
+        raise GlotbenchError(f"build checklist: {len(urls)} --judge-base-url for {len(judge)} --judge (give one, or one per judge)")
+    urls = urls * len(judge) if len(urls) == 1 else (urls or [None] * len(judge))
+    items = _items(input)
+    lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
+    calls = ck.checklist_calls(items, lang, n=n, max_tokens=max_tokens)
+    jpath = journal_path(output, journal)
+    if dry_run:
+        for spec, url in zip(judge, urls):
+            _dry("checklist", calls, spec, url, jpath, f"items {len(items)}")
+        return
+    per_judge, ids, lines_ = [], [], []
+    for spec, url in zip(judge, urls):
+        m = _model(spec, url)
+        replies, rep = run_calls(m, jpath, calls, step="checklist", role=f"judge:{m.model_id}")
+        per_judge.append((m.model_id, replies, rep))
+        ids.append(m.model_id)
+        lines_.append(rep.line())
+    kept, dropped = [], []
+    for it, c in zip(items, calls):
+        lists = [ck.parse_checklist(replies.get(c.item, ""), max_items) for _, replies, _ in per_judge]
+        merged = ck.parse_checklist("\n".join(f"- {x}" for lst in lists for x in lst), max_items)
+        rec = ck.wildbench_record(it, merged, primary_tag)
+        add_step(rec, "checklist", source=it.get("passage_id"), model=", ".join(ids), prompt_sha256=c.prompt_sha256,
+                 per_judge=[len(x) for x in lists])
+        failed = [f"{mid}: {rep.errors.get(c.item, '?')}" for mid, replies, rep in per_judge if c.item not in replies]
+        if failed:
+            dropped.append(drop(rec, "checklist", "judge call failed: " + "; ".join(failed)))
+        elif len(merged) < min_items:
+            dropped.append(drop(rec, "checklist", f"{len(merged)} checklist item(s), fewer than {min_items}"))
+        else:
+            kept.append(rec)
+    _write("checklist", output, kept, dropped, " · " + " · ".join(lines_))
+
+
+@build_app.command("task")
+def task_cmd(
+    input: Path = typer.Option(..., "--input", "-i", help="The final QA items."),
+    output: Path = typer.Option(..., "--output", "-o", help="Folder for task.yaml and data.jsonl."),
+    name: str = typer.Option(..., "--name", help="Task name."),
+    language: Optional[str] = typer.Option(None, "--language", "-l"),
+    grader: Optional[str] = typer.Option(None, "--grader", help="chinese_simpleqa_en (default), chinese_simpleqa (zh) or husimpleqa (hu)."),
+    max_tokens: int = typer.Option(256, "--max-tokens"),
+) -> None:
+    """Write a SimpleQA-style task YAML that `glotbench run --judge MODEL` grades."""
+    from glotbench.build.taskfile import simpleqa_task
+    from glotbench.errors import GlotbenchError
+
+    items = _items(input)
+    for n, it in enumerate(items, 1):
+        for f in ("question", "answer"):
+            if not isinstance(it.get(f), (str, int, float)) or not str(it[f]).strip():
+                raise GlotbenchError(f"{input}: record {n}: field {f!r} missing or empty")
+    lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
+    path = simpleqa_task(items, output, name=name, language=lang, grader=grader, max_tokens=max_tokens)
+    print(f"task: {len(items)} item(s) · {path} · run it: glotbench run -t {path} --judge MODEL")
