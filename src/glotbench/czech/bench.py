@@ -113,12 +113,14 @@ class CzechBenchTask(Task):
         src = getattr(self.spec.prompt, which) or ""
         return render_exact(src, self._vars(sample), task=self.name, field=f"prompt.{which}")
 
-    def chat_messages(self, sample: Sample, num_fewshot: int | None = None) -> list[dict]:
-        return [{"role": "system", "content": self._exact("system", sample)},
+    def chat_messages(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> list[dict]:
+        """The reference's system + user messages; ``system`` (a run's --system-prompt) replaces
+        the reference's system text."""
+        return [{"role": "system", "content": self._exact("system", sample) if system is None else system},
                 {"role": "user", "content": self._exact("user", sample)}]
 
-    def plain_prompt(self, sample: Sample, num_fewshot: int | None = None) -> str:
-        return self._exact("system", sample) + self._exact("user", sample)
+    def plain_prompt(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
+        return (self._exact("system", sample) if system is None else system) + self._exact("user", sample)
 
     # ---------------------------------------------------------------- scoring
     @cached_property
