@@ -15,6 +15,8 @@ from pathlib import Path
 
 import httpx
 
+from journal_rows import count_responses
+
 from glotbench.build.qa import check_pair, parse_qa, qa_calls
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,18 +93,6 @@ def test_dry_run_counts_and_sends_nothing(stub_server, tmp_path):
     assert "calls 6" in out.stdout and "already in the journal 4 · to send 2" in out.stdout
 
 
-def _answered(journal: Path) -> int:
-    if not journal.exists():
-        return 0
-    con = sqlite3.connect(journal, timeout=5)
-    try:
-        return con.execute("SELECT count(*) FROM responses").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
-
-
 def test_sigkill_then_rerun_sends_nothing_answered_twice(stub_server, tmp_path):
     # 30 passages, one call in flight at a time, 0.4 s per answer: killed after some are journaled.
     ps = tmp_path / "ps.jsonl"
@@ -116,11 +106,11 @@ def test_sigkill_then_rerun_sends_nothing_answered_twice(stub_server, tmp_path):
             "--base-url", base, "-o", str(tmp_path / "qa.jsonl"), "-j", "1"]
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 120
-    while _answered(journal) < 5 and time.time() < deadline and proc.poll() is None:
+    while count_responses(journal) < 5 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    at_kill = _answered(journal)
+    at_kill = count_responses(journal)
     assert 5 <= at_kill < 30, at_kill
     assert not (tmp_path / "qa.jsonl").exists()
     con = sqlite3.connect(journal)

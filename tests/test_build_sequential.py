@@ -14,6 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from journal_rows import count_responses
+
 from glotbench.build.provenance import read_items, write_items
 from glotbench.build.sequential import per_model_args
 from glotbench.build.task_yaml import task_spec, write_task_yaml
@@ -93,20 +95,6 @@ def test_filter_bad_input(tmp_path):
     assert done.stderr.strip() == "error: bad.jsonl:2: an item must be a JSON object, got list"
 
 
-def _journaled(db: Path) -> int:
-    import sqlite3
-
-    if not db.exists():
-        return 0
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
-
-
 def test_sigkill_during_round_two_then_rerun_sends_nothing_twice(tmp_path, stub_server):
     import signal
     import time
@@ -124,11 +112,11 @@ def test_sigkill_during_round_two_then_rerun_sends_nothing_twice(tmp_path, stub_
     proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     db = tmp_path / "f.runs" / "round2" / "journal.sqlite"
     deadline = time.time() + 120
-    while time.time() < deadline and _journaled(db) < 6:
+    while time.time() < deadline and count_responses(db) < 6:
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    done_before = _journaled(db)
+    done_before = count_responses(db)
     assert 6 <= done_before < n_round2, "the kill should land in round 2"
     assert not (tmp_path / "f.jsonl").exists()
     time.sleep(0.5)  # requests on the wire at the kill reach the server's log

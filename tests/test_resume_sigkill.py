@@ -13,17 +13,7 @@ import time
 
 import httpx
 
-
-def _journaled_request_hashes(db) -> int:
-    if not db.exists():
-        return 0
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
+from journal_rows import count_responses
 
 
 def test_sigkill_then_resume(stub_server, data_root, tmp_path):
@@ -35,7 +25,7 @@ def test_sigkill_then_resume(stub_server, data_root, tmp_path):
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     db = out / "journal.sqlite"
     deadline = time.time() + 60
-    while time.time() < deadline and _journaled_request_hashes(db) < 15:
+    while time.time() < deadline and count_responses(db) < 15:
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()

@@ -8,27 +8,16 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 
 import pytest
 
+from journal_rows import count_responses
+
 pytestmark = pytest.mark.slow
 N = 20
-
-
-def _responses(db) -> int:
-    if not db.exists():
-        return 0
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        return con.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
 
 
 def _cli(*args, timeout=3000):
@@ -46,18 +35,18 @@ def test_translate_kill_resume_and_crosslingual(smollm2_path, tmp_path):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ.copy())
     db = out / "journal.sqlite"
     deadline = time.time() + 1800
-    while time.time() < deadline and _responses(db) < 6 and proc.poll() is None:
+    while time.time() < deadline and count_responses(db) < 6 and proc.poll() is None:
         time.sleep(0.5)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    before = _responses(db)
+    before = count_responses(db)
     assert before >= 1, "no sentence was journaled before the kill"
 
     again = _cli(*cmd[3:])
     assert again.returncode == 0, again.stderr
     line = next(x for x in again.stdout.splitlines() if x.startswith("requests sent"))
     sent, cached = (int(x) for x in __import__("re").findall(r"(\d+)", line)[:2])
-    after = _responses(db)
+    after = count_responses(db)
     assert cached >= before  # everything journaled before the kill came from the journal
     assert after == before + sent  # and only the rest was sent: nothing twice
     stats = next(x for x in again.stdout.splitlines() if x.startswith("strings"))
