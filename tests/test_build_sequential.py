@@ -92,7 +92,7 @@ def test_filter_bad_input(tmp_path):
     (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n[1]\n', encoding="utf-8")
     done = _cli("build", "filter", "--sequential", "bad.jsonl", "-o", "f.jsonl", "-m", "openai:x", cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.strip() == "error: bad.jsonl:2: an item must be a JSON object, got list"
+    assert done.stderr.strip() == "error: bad.jsonl: line 2: expected an object, got list"
 
 
 def test_sigkill_during_round_two_then_rerun_sends_nothing_twice(tmp_path, stub_server):

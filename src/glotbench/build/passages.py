@@ -6,11 +6,11 @@ Bad input is one :class:`~glotbench.errors.DataError` naming file, record and fi
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from glotbench.build.provenance import read_items
+from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError
 
 
@@ -55,24 +55,17 @@ def ctkfacts_passages(path: Path, n: int, *, min_chars: int = 200) -> list[dict]
     before ``(ČTK) -``) is kept as the title where there is one."""
     path = Path(path)
     out, seen = [], set()
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise DataError(f"{path}:{line_no}: not JSON ({err.msg})") from None
-            ev = rec.get("evidence")
-            if not isinstance(ev, list):
-                raise DataError(f"{path}:{line_no}: field 'evidence' must be a list")
-            for k, group in enumerate(ev):
-                for j, text in enumerate(group if isinstance(group, list) else [group]):
-                    if not isinstance(text, str) or len(text) < min_chars or text in seen:
-                        continue
-                    seen.add(text)
-                    m = _DATELINE.match(text)
-                    out.append({"id": f"ctk-{rec.get('id')}-{k}-{j}", "title": m.group(1) if m else "", "text": text})
-                    if len(out) >= n:
-                        return out
+    for line_no, rec in iter_jsonl(path, encoding="utf-8"):
+        ev = rec.get("evidence")
+        if not isinstance(ev, list):
+            raise DataError(f"{path}:{line_no}: field 'evidence' must be a list")
+        for k, group in enumerate(ev):
+            for j, text in enumerate(group if isinstance(group, list) else [group]):
+                if not isinstance(text, str) or len(text) < min_chars or text in seen:
+                    continue
+                seen.add(text)
+                m = _DATELINE.match(text)
+                out.append({"id": f"ctk-{rec.get('id')}-{k}-{j}", "title": m.group(1) if m else "", "text": text})
+                if len(out) >= n:
+                    return out
     return out

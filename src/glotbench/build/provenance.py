@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError
 
 
@@ -33,26 +34,13 @@ def drop(item: dict, check: str, reason: str) -> dict:
 
 
 def read_items(path: Path) -> list[dict]:
-    """Items of a JSONL dataset; a malformed line is one DataError naming file and line."""
+    """Items of a JSONL dataset, read by the task-data reader (:func:`glotbench.data.loaders.iter_jsonl`:
+    record-size cap, encoding, one DataError naming file and line for a malformed line)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return [rec for _, rec in iter_jsonl(path)]
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
-    except UnicodeDecodeError as err:
-        raise DataError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
-    items = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise DataError(f"{path}:{n}: not JSON ({err.msg})") from None
-        if not isinstance(obj, dict):
-            raise DataError(f"{path}:{n}: an item must be a JSON object, got {type(obj).__name__}")
-        items.append(obj)
-    return items
 
 
 def write_items(path: Path, items: Iterable[dict]) -> int:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError, GlotbenchError
 from glotbench.sample_record import SampleRecord
 
@@ -35,13 +36,5 @@ def iter_run_samples(run_dir: Path, results: dict | None, journal: Any = None) -
     path = Path(run_dir) / "samples.jsonl"
     if not path.exists():
         raise GlotbenchError(f"{run_dir}: neither a journal nor samples.jsonl here")
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise GlotbenchError(f"{path}: record {n}: not valid JSON ({err})") from None
-                if not isinstance(row, dict):
-                    raise GlotbenchError(f"{path}: record {n}: not a JSON object")
-                yield SampleRecord.from_json(row)
+    for _, row in iter_jsonl(path, encoding="utf-8"):
+        yield SampleRecord.from_json(row)
