@@ -14,8 +14,6 @@ import importlib.util
 
 import pytest
 
-from glotbench.errors import ModelError
-from glotbench.models import embedded
 from glotbench.models.base import LoglikelihoodRequest
 
 if importlib.util.find_spec("llama_cpp") is None:
@@ -23,14 +21,10 @@ if importlib.util.find_spec("llama_cpp") is None:
 
 
 @pytest.fixture(scope="module")
-def model():
+def model(smollm2_path):
     from glotbench.models.llamacpp import LlamaCppModel
 
-    try:
-        path = embedded.default_gguf_path()
-    except ModelError as exc:
-        pytest.skip(str(exc))
-    m = LlamaCppModel(path, n_ctx=2048, n_seq=8, n_threads=1)  # one thread: the test machine is shared
+    m = LlamaCppModel(smollm2_path, n_ctx=2048, n_seq=8, n_threads=1)  # one thread: the test machine is shared
     yield m
     asyncio.run(m.aclose())
 

@@ -16,14 +16,10 @@ if importlib.util.find_spec("llama_cpp") is None:
 
 
 @pytest.fixture(scope="module")
-def model():
+def model(smollm2_path):
     from glotbench.models.llamacpp import LlamaCppModel
 
-    try:
-        path = embedded.default_gguf_path()
-    except ModelError as exc:
-        pytest.skip(str(exc))
-    m = LlamaCppModel(path, n_ctx=1024)
+    m = LlamaCppModel(smollm2_path, n_ctx=1024)
     yield m
     asyncio.run(m.aclose())
 
