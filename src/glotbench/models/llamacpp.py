@@ -9,9 +9,11 @@ every token. See docs/footguns.md.
 Log-likelihood calls share one llama.cpp context, so they are serialised and run in a worker
 thread so the event loop stays responsive; when several options are one token each (" A" .. " D")
 after the same context, their log-probs are read from one logits row. Generation goes through
-:class:`~glotbench.models.llamacpp_batch.BatchGenerator` when ``n_seq > 1`` (opt-in; several
-sequences per llama.cpp batch, ``max_parallel = n_seq``); the default and requests it cannot serve
-exactly (grammars, other chat formats) take the serial high-level path.
+:class:`~glotbench.models.llamacpp_batch.BatchGenerator` when ``n_seq > 1`` (several sequences
+per llama.cpp batch, ``max_parallel = n_seq``; the ``embedded`` backend's default is 8, a
+``llamacpp:FILE`` model's 1, as each slot's KV stream is allocated up front); ``n_seq = 1`` and
+requests it cannot serve exactly (grammars, other chat formats, more tokens than a slot holds)
+take the serial high-level path. Both paths give bitwise the same logits, so the same greedy text.
 
 ``aclose`` takes the same thread
 lock, so an interrupted run (Ctrl-C cancels the tasks, not the thread) never frees the context
@@ -112,8 +114,8 @@ class LlamaCppModel(Model):
         self.n_ctx = n_ctx
         self.n_threads = n_threads or default_threads()
         self.n_seq = max(1, int(n_seq))
-        # n_seq > 1: the batch generator decodes this many requests at once (opt-in: its predictions
-        # differed on 9 of 60 MM-Eval items in tests/test_llamacpp_batch.py, see docs/footguns.md)
+        # n_seq > 1: the batch generator decodes this many requests at once, with logits bitwise equal
+        # to the serial path's (tests/test_llamacpp_batch.py); `embedded` defaults to 8
         self.max_parallel = self.n_seq
         self.seed = seed
         self.n_gpu_layers = n_gpu_layers
@@ -261,6 +263,8 @@ class LlamaCppModel(Model):
                                  prompt=request.prompt, knobs=kw)
         except ValueError as exc:  # e.g. prompt longer than the context window
             raise PermanentModelError(f"{self.model_id}: {' '.join(str(exc).split())}") from exc
+        if fut is None:  # needs more KV cells than a batch slot holds
+            return await self._run(self._generate_sync, request)
         try:
             text, n_in, n_out, finish = await asyncio.wrap_future(fut)
         except RuntimeError as exc:  # llama_decode failed for this batch (e.g. no free KV cells): worth a retry

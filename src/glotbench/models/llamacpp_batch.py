@@ -5,15 +5,27 @@ decoding 8-16 sequences in one batch costs little more than decoding one (the we
 once per step), so :class:`BatchGenerator` runs its own llama.cpp context with ``n_seq`` sequence
 slots and one worker thread:
 
-* each request gets a free slot (a sequence id); the prompt tokens that slot already holds in its
-  KV cache (the previous request's prompt, e.g. the shared system prompt and instructions) are
-  kept, and only the rest is decoded;
-* every step decodes one token for each generating sequence plus prompt chunks of newly admitted
-  ones, all in one ``llama_batch`` with sequence ids;
+* each request gets a free slot (a sequence id) with its own KV stream (``kv_unified=False``); the
+  prompt tokens that slot already holds (the previous request's prompt, e.g. the shared system
+  prompt and instructions) are kept, and only the rest is decoded;
+* every step decodes the prompts of newly admitted requests (each in its own ``llama_decode``
+  calls, as ``Llama.eval`` does) and then one token for each generating sequence, all of them in
+  one ``llama_batch`` with sequence ids;
 * each request samples through its own llama.cpp sampler chain built by llama-cpp-python's
   ``Llama._init_sampler`` (penalties, greedy or seeded sampling), and stop strings, EOG tokens,
   ``max_tokens`` and the UTF-8 boundary rule follow ``Llama._create_completion`` line by line, so
   the text is what ``create_completion`` returns for the same logits.
+
+Why one KV stream per slot: llama.cpp's CPU attention sums over a sequence's cells in the order
+they sit in the cache (softmax and V sums in 8-wide SIMD lanes). In one pool of cells shared by all
+slots (``kv_unified=True``) a sequence's cells are scattered among the others', so its logits
+differed from a lone decode in the last bits and 9 of 60 greedy MM-Eval answers changed. In its own
+stream a sequence's cells lie at the same places as in the serial context, and every other op is
+row-wise, so its logits are bitwise those of ``Llama.eval`` whatever else is in the batch and
+however its prompt is split into chunks (tests/test_llamacpp_batch.py checks both). A stream holds
+``seq_ctx`` cells (a multiple of 256, llama.cpp's padding of the attended cells, so the cells a
+sequence attends to are those of the serial context); a request that needs more goes through the
+serial path.
 
 Prompts are formatted exactly as llama-cpp-python's chat handler does for a GGUF chat template
 (``Jinja2ChatFormatter``); other chat formats, grammars and logit biases are not handled here
@@ -42,6 +54,12 @@ COMPLETION_DEFAULTS = {"top_k": 40, "top_p": 0.95, "min_p": 0.05, "typical_p": 1
                        "mirostat_tau": 5.0, "mirostat_eta": 0.1}
 
 
+def default_seq_ctx(n_ctx: int, cap: int = 2048) -> int:
+    """KV cells per slot: the serial context's ``n_ctx`` up to ``cap`` (a slot's stream is allocated
+    up front: 8 x 2048 cells are 377 MB for SmolLM2-135M), rounded down to a multiple of 256."""
+    return max(256, min(n_ctx, cap) // 256 * 256)
+
+
 @dataclass
 class _Job:
     prompt: list[int]
@@ -61,7 +79,7 @@ class _Job:
 class BatchGenerator:
     """Owns a second llama.cpp context over the same weights and decodes up to ``n_seq`` requests at once."""
 
-    def __init__(self, llm, n_seq: int = 8, n_ctx: int | None = None):
+    def __init__(self, llm, n_seq: int = 8, seq_ctx: int | None = None):
         import llama_cpp
         from llama_cpp import _internals as internals
 
@@ -71,12 +89,12 @@ class BatchGenerator:
         params = llama_cpp.llama_context_params()
         ctypes.memmove(ctypes.byref(params), ctypes.byref(llm.context_params), ctypes.sizeof(params))
         per_seq = llm.n_ctx()
-        # unified cells shared by all slots; beyond the training context llama.cpp warns on every load
-        params.n_ctx = n_ctx or min(per_seq * n_seq, max(per_seq, llm._model.n_ctx_train()))
-        params.n_seq_max = n_seq
-        params.kv_unified = True  # one pool of cells shared by the slots (they share long prefixes)
-        self.n_ctx = params.n_ctx
         self.per_seq = per_seq
+        self.seq_ctx = seq_ctx or default_seq_ctx(per_seq)
+        params.n_ctx = self.seq_ctx * n_seq
+        params.n_seq_max = n_seq
+        params.kv_unified = False  # one KV stream per slot: logits bitwise equal to a lone decode (module doc)
+        self.n_ctx = params.n_ctx
         self.ctx = internals.LlamaContext(model=llm._model, params=params, verbose=False)
         self.n_batch = llm.n_batch
         self.batch = internals.LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=1, verbose=False)
@@ -111,8 +129,9 @@ class BatchGenerator:
             return False
         return all(k in SAMPLER_KNOBS or k in ("max_tokens", "stop", "seed") for k in knobs)
 
-    def submit(self, *, messages: list[dict] | None, prompt: str | None, knobs: dict) -> Future:
-        """Queue one request; the future resolves to ``(text, prompt_tokens, completion_tokens, finish_reason)``."""
+    def submit(self, *, messages: list[dict] | None, prompt: str | None, knobs: dict) -> Future | None:
+        """Queue one request; the future resolves to ``(text, prompt_tokens, completion_tokens, finish_reason)``.
+        None when the prompt and ``max_tokens`` need more cells than a slot's stream has (``seq_ctx``)."""
         llm = self.llm
         stop = list(knobs.get("stop") or [])
         if messages is not None:
@@ -128,6 +147,8 @@ class BatchGenerator:
         if max_tokens is None or max_tokens <= 0:
             max_tokens = self.per_seq - len(tokens)
         max_tokens = max_tokens if max_tokens + len(tokens) < self.per_seq else self.per_seq - len(tokens)
+        if len(tokens) + max_tokens > self.seq_ctx:
+            return None  # more than a slot's KV stream holds: the caller takes the serial path
         kw = {SAMPLER_KNOBS[k]: v for k, v in knobs.items() if k in SAMPLER_KNOBS}
         for k, v in COMPLETION_DEFAULTS.items():
             kw.setdefault(SAMPLER_KNOBS[k], v)
@@ -160,21 +181,13 @@ class BatchGenerator:
         """Give the job the free slot whose cached tokens share the longest prefix with its prompt."""
         slot = max(free, key=lambda s: self._common(s, job))
         free.remove(slot)
-        keep = min(self._common(slot, job), len(job.prompt) - 1)  # the last prompt token is decoded for its logits
+        # the last prompt token is decoded for its logits, and never alone (see _step): at least two
+        keep = max(0, min(self._common(slot, job), len(job.prompt) - 2))
         if not self.ctx.kv_cache_seq_rm(slot, keep, -1):
             self.ctx.kv_cache_seq_rm(slot, 0, -1)
             keep = 0
         self._slots[slot] = job.prompt[:keep]
         job.slot, job.fed = slot, keep
-
-    def _make_room(self, need: int, free: list[int], job: _Job) -> None:
-        """Forget what idle slots hold (least useful to this job first) until ``need`` cells fit beside them."""
-        for s in sorted(free, key=lambda s: self._common(s, job)):
-            if need + sum(len(self._slots[f]) for f in free) <= self.n_ctx:
-                return
-            if self._slots[s]:
-                self.ctx.kv_cache_seq_rm(s, 0, -1)
-                self._slots[s] = []
 
     def _loop(self) -> None:
         active: list[_Job] = []
@@ -192,16 +205,11 @@ class BatchGenerator:
                     waiting.append(item)
             except queue.Empty:
                 pass
-            # admit while slots and KV cells allow (a finished slot keeps its tokens for prefix reuse)
+            # admit while slots are free (a finished slot keeps its tokens for prefix reuse; each job
+            # fits in a slot's own stream, submit checked)
             free = [s for s in range(self.n_seq) if all(j.slot != s for j in active)]
             while waiting and free:
-                job = waiting[0]
-                # cells the active jobs and this one may reach (prompt + max_tokens each)
-                need = sum(j.max_tokens + len(j.prompt) for j in active) + len(job.prompt) + job.max_tokens
-                if need > self.n_ctx and active:
-                    break
-                self._make_room(need, free, job)
-                waiting.pop(0)
+                job = waiting.pop(0)
                 self._admit(job, free)
                 active.append(job)
             try:
@@ -220,36 +228,40 @@ class BatchGenerator:
                 j.future.set_result((j.text.decode("utf-8", errors="ignore"), len(j.prompt), len(j.out), j.finish))
 
     def _step(self, active: list[_Job]) -> None:
+        """Prompts of newly admitted jobs, then one token for every generating job.
+
+        A job's prompt is decoded as ``Llama.eval`` decodes it: its own tokens only, in chunks of
+        ``n_batch``. Beside other sequences' tokens llama.cpp would split it into ubatches with the
+        same number of tokens per stream, and a token computed in a one-token ubatch gets other
+        attention kernels (logits differ in the last bits). Generated tokens are one per sequence
+        either way, so they all share one decode."""
         b = self.batch.batch
-        n = 0
-        wants: list[tuple[int, _Job]] = []  # (batch index, job) whose logits are read after the decode
 
-        def add(tok: int, pos: int, seq: int, logits: bool) -> None:
-            nonlocal n
+        def add(n: int, tok: int, pos: int, seq: int, logits: bool) -> None:
             b.token[n], b.pos[n], b.seq_id[n][0], b.n_seq_id[n], b.logits[n] = tok, pos, seq, 1, logits
-            n += 1
 
-        for j in active:  # one token for each generating sequence
-            if j.next_token is not None:
-                add(j.next_token, len(j.prompt) + len(j.out) - 1, j.slot, True)
-                wants.append((n - 1, j))
-        for j in active:  # then prompt chunks, as far as the batch has room
-            while j.next_token is None and j.fed < len(j.prompt) and n < self.n_batch:
-                last = j.fed == len(j.prompt) - 1
-                add(j.prompt[j.fed], j.fed, j.slot, last)
-                self._slots[j.slot].append(j.prompt[j.fed])
-                j.fed += 1
-                if last:
-                    wants.append((n - 1, j))
-        if n == 0:
+        for j in active:
+            if j.next_token is not None or j.finish is not None:
+                continue
+            while j.fed < len(j.prompt):
+                chunk = j.prompt[j.fed: j.fed + self.n_batch]
+                for i, tok in enumerate(chunk):
+                    add(i, tok, j.fed + i, j.slot, j.fed + i == len(j.prompt) - 1)
+                b.n_tokens = len(chunk)
+                self.ctx.decode(self.batch)
+                self._slots[j.slot].extend(chunk)
+                j.fed += len(chunk)
+            self._accept(j, j.sampler.sample(self.ctx, len(chunk) - 1))
+        wants = [j for j in active if j.next_token is not None]
+        if not wants:
             return
-        b.n_tokens = n
+        for i, j in enumerate(wants):
+            add(i, j.next_token, len(j.prompt) + len(j.out) - 1, j.slot, True)
+        b.n_tokens = len(wants)
         self.ctx.decode(self.batch)
-        for idx, j in wants:
-            if j.next_token is not None:
-                self._slots[j.slot].append(j.next_token)
-            tok = j.sampler.sample(self.ctx, idx)
-            self._accept(j, tok)
+        for i, j in enumerate(wants):
+            self._slots[j.slot].append(j.next_token)
+            self._accept(j, j.sampler.sample(self.ctx, i))
 
     def _accept(self, j: _Job, token: int) -> None:
         """One sampled token, handled as ``Llama._create_completion`` handles it."""
