@@ -125,10 +125,10 @@ def main() -> None:
     ap.add_argument("--baseline-src", default=None)
     a = ap.parse_args()
     from glotbench.models.embedded import default_gguf_path
-    from glotbench.models.llamacpp import default_threads
+    from glotbench.models.embedded import batch_threads
 
     tmp = Path(tempfile.mkdtemp(prefix="glotbench-embedded-"))
-    threads = default_threads()
+    threads = batch_threads()  # what the embedded model of this checkout uses
     srcs = {"this": REPO / "src"}
     if a.baseline_src:
         srcs["baseline"] = Path(a.baseline_src).resolve()

@@ -145,12 +145,25 @@ def test_batched_logits_are_bitwise_those_of_a_lone_decode(model):
             assert np.array_equal(a, b), f"prompt {k}, step {t}: max |diff| {np.abs(a - b).max()}"
 
 
+def test_a_cancelled_request_is_dropped_and_the_others_still_answer(model):
+    """A request timed out or interrupted by the caller: the generator drops it and goes on (it used to
+    die on setting the cancelled future's result, and every later request hung)."""
+    gen = model._batch_generator()
+    knobs = {"max_tokens": 40, "temperature": 0.0}
+    futs = [gen.submit(messages=None, prompt=f"Count to ten, then to {n}:", knobs=knobs) for n in (20, 30, 40)]
+    assert futs[0].cancel()
+    assert all(f.result(timeout=300)[2] > 0 for f in futs[1:])
+    assert gen.submit(messages=None, prompt="One more:", knobs=knobs).result(timeout=300)[3] in {"stop", "length"}
+
+
 def test_embedded_batches_by_default(smollm2_path):
+    from glotbench.models.embedded import batch_threads
     from glotbench.models.registry import load_model
 
-    m = load_model("embedded", n_ctx=512, n_threads=1)
+    m = load_model("embedded", n_ctx=512)  # loads only: no decode runs
     try:
         assert m.n_seq == 8 and m.max_parallel == 8
+        assert m.n_threads == batch_threads()  # every usable core (at most 8)
     finally:
         asyncio.run(m.aclose())
 

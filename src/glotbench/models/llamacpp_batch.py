@@ -37,7 +37,7 @@ from __future__ import annotations
 import ctypes
 import queue
 import threading
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +58,14 @@ def default_seq_ctx(n_ctx: int, cap: int = 2048) -> int:
     """KV cells per slot: the serial context's ``n_ctx`` up to ``cap`` (a slot's stream is allocated
     up front: 8 x 2048 cells are 377 MB for SmolLM2-135M), rounded down to a multiple of 256."""
     return max(256, min(n_ctx, cap) // 256 * 256)
+
+
+def _resolve(fut: Future, result: Any = None, exc: BaseException | None = None) -> None:
+    """Set a request's outcome unless its caller has cancelled it meanwhile (then nobody waits for it)."""
+    try:
+        fut.set_exception(exc) if exc is not None else fut.set_result(result)
+    except InvalidStateError:
+        pass
 
 
 @dataclass
@@ -200,11 +208,14 @@ class BatchGenerator:
                     block = False
                     if item is None:
                         for j in active + waiting:
-                            j.future.set_exception(RuntimeError("llama.cpp batch generator closed"))
+                            _resolve(j.future, exc=RuntimeError("llama.cpp batch generator closed"))
                         return
                     waiting.append(item)
             except queue.Empty:
                 pass
+            # a request the caller gave up on (timeout, Ctrl-C) is dropped; its slot keeps what it decoded
+            waiting = [j for j in waiting if not j.future.cancelled()]
+            active = [j for j in active if not j.future.cancelled()]
             # admit while slots are free (a finished slot keeps its tokens for prefix reuse; each job
             # fits in a slot's own stream, submit checked)
             free = [s for s in range(self.n_seq) if all(j.slot != s for j in active)]
@@ -218,14 +229,13 @@ class BatchGenerator:
                 for j in active:
                     self.ctx.kv_cache_seq_rm(j.slot, 0, -1)
                     self._slots[j.slot] = []
-                    if not j.future.done():
-                        j.future.set_exception(exc)
+                    _resolve(j.future, exc=exc)
                 active = []
                 continue
             done = [j for j in active if j.finish is not None]
             for j in done:
                 active.remove(j)
-                j.future.set_result((j.text.decode("utf-8", errors="ignore"), len(j.prompt), len(j.out), j.finish))
+                _resolve(j.future, (j.text.decode("utf-8", errors="ignore"), len(j.prompt), len(j.out), j.finish))
 
     def _step(self, active: list[_Job]) -> None:
         """Prompts of newly admitted jobs, then one token for every generating job.
