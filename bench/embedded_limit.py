@@ -11,7 +11,7 @@
     limit_serial  = prompt_needed / prompt_rate + generated / gen_rate_1seq
     limit_batched = prompt_needed / prompt_rate + generated / gen_rate_batched
 
-    python bench/embedded_limit.py [--limit 20] [--baseline-src /work/main/src] [--n-seq 8]
+    python bench/embedded_limit.py [--limit 20] [--baseline-src /work/main/src] [--n-seq 8] [-M n_seq=8 -M n_threads=2]
 
 The machine is shared: compare the ratios printed (same run), not the absolute seconds.
 """
@@ -105,12 +105,16 @@ def prompt_tokens_needed(tasks: list[str], limit: int) -> tuple[int, int]:
     return total, needed
 
 
-def run_cli(src: Path, limit: int, out: Path) -> tuple[float, dict]:
+def run_cli(src: Path, limit: int, out: Path, model_args: dict | None = None, timeout: float | None = None
+            ) -> tuple[float, dict]:
     env = os.environ.copy()
     env["PYTHONPATH"] = str(src)
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "glotbench", "run", "--tasks", "mm_eval", "--limit", str(limit),
-                        "-o", str(out), "--no-progress"], env=env, capture_output=True, text=True)
+                        "-o", str(out), "--no-progress",
+                        *[x for k, v in (model_args or {}).items() for x in ("-M", f"{k}={v}")],
+                        *(["--timeout", str(timeout)] if timeout else [])],
+                       env=env, capture_output=True, text=True)
     dt = time.perf_counter() - t0
     if p.returncode != 0:
         print(p.stderr[-3000:])
@@ -123,19 +127,23 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=20)
     ap.add_argument("--n-seq", type=int, default=8)
     ap.add_argument("--baseline-src", default=None)
+    ap.add_argument("-M", dest="model_arg", action="append", default=[],
+                    help="KEY=VALUE for this checkout's run only (e.g. -M n_seq=8 -M n_threads=2)")
+    ap.add_argument("--timeout", type=float, default=None, help="per-request --timeout for both runs")
     a = ap.parse_args()
+    a.model_args = dict(kv.split("=", 1) for kv in a.model_arg)
     from glotbench.models.embedded import default_gguf_path
-    from glotbench.models.embedded import batch_threads
+    from glotbench.models.llamacpp import default_threads
 
     tmp = Path(tempfile.mkdtemp(prefix="glotbench-embedded-"))
-    threads = batch_threads()  # what the embedded model of this checkout uses
+    threads = int(a.model_args.get("n_threads", default_threads()))  # what this checkout's model uses
     srcs = {"this": REPO / "src"}
     if a.baseline_src:
         srcs["baseline"] = Path(a.baseline_src).resolve()
     runs = {}
     rates_before = llama_rates(default_gguf_path(), a.n_seq, threads)
     for label, src in srcs.items():
-        runs[label] = run_cli(src, a.limit, tmp / label)
+        runs[label] = run_cli(src, a.limit, tmp / label, a.model_args if label == "this" else None, a.timeout)
         print(f"  {label:9s} glotbench run --tasks mm_eval --limit {a.limit}: {runs[label][0]:.1f} s", flush=True)
     rates_after = llama_rates(default_gguf_path(), a.n_seq, threads)
     rates = {k: (rates_before[k] + rates_after[k]) / 2 for k in rates_before}

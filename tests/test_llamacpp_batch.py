@@ -6,7 +6,7 @@ model twice: one at a time through ``create_chat_completion`` (the reference) an
 through the batch generator. Below that, the reason it holds: every logits row the generator's
 loop reads (prompts split into chunks beside other sequences, a slot's cached prefix reused) is
 bitwise the row a lone ``Llama.eval`` computes. Also: one-token options read from one logits row
-give the same log-probs as decoding each option, and ``embedded`` batches by default.
+give the same log-probs as decoding each option, and a cancelled request does not stop the generator.
 """
 
 from __future__ import annotations
@@ -154,18 +154,6 @@ def test_a_cancelled_request_is_dropped_and_the_others_still_answer(model):
     assert futs[0].cancel()
     assert all(f.result(timeout=300)[2] > 0 for f in futs[1:])
     assert gen.submit(messages=None, prompt="One more:", knobs=knobs).result(timeout=300)[3] in {"stop", "length"}
-
-
-def test_embedded_batches_by_default(smollm2_path):
-    from glotbench.models.embedded import batch_threads
-    from glotbench.models.registry import load_model
-
-    m = load_model("embedded", n_ctx=512)  # loads only: no decode runs
-    try:
-        assert m.n_seq == 8 and m.max_parallel == 8
-        assert m.n_threads == batch_threads()  # every usable core (at most 8)
-    finally:
-        asyncio.run(m.aclose())
 
 
 def test_one_token_options_read_from_one_row(model):

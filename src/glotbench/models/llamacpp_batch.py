@@ -20,9 +20,11 @@ Why one KV stream per slot: llama.cpp's CPU attention sums over a sequence's cel
 they sit in the cache (softmax and V sums in 8-wide SIMD lanes). In one pool of cells shared by all
 slots (``kv_unified=True``) a sequence's cells are scattered among the others', so its logits
 differed from a lone decode in the last bits and 9 of 60 greedy MM-Eval answers changed. In its own
-stream a sequence's cells lie at the same places as in the serial context, and every other op is
-row-wise, so its logits are bitwise those of ``Llama.eval`` whatever else is in the batch and
-however its prompt is split into chunks (tests/test_llamacpp_batch.py checks both). A stream holds
+stream a sequence's cells lie at the same places as in the serial context, and the weight matmuls
+are row-wise, so its logits are bitwise those of ``Llama.eval`` whatever else is in the batch,
+provided each of its tokens goes through a ubatch of the same shape as there: its prompt in calls
+of its own, one generated token at a time (:meth:`BatchGenerator._step`;
+tests/test_llamacpp_batch.py compares every logits row). A stream holds
 ``seq_ctx`` cells (a multiple of 256, llama.cpp's padding of the attended cells, so the cells a
 sequence attends to are those of the serial context); a request that needs more goes through the
 serial path.
@@ -251,7 +253,7 @@ class BatchGenerator:
             b.token[n], b.pos[n], b.seq_id[n][0], b.n_seq_id[n], b.logits[n] = tok, pos, seq, 1, logits
 
         for j in active:
-            if j.next_token is not None or j.finish is not None:
+            if j.next_token is not None or j.finish is not None or j.fed >= len(j.prompt):
                 continue
             while j.fed < len(j.prompt):
                 chunk = j.prompt[j.fed: j.fed + self.n_batch]
