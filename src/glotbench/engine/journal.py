@@ -4,6 +4,12 @@ Every response is committed the moment it arrives (WAL mode), keyed by a hash of
 identity and the full request, so a killed run resumes exactly: a request whose response is in
 the journal is never sent again. Scored samples, errors and run metadata live beside it.
 
+Scored samples and judgments are derived data (rebuilt from the cached answers on a rerun, no
+request sent), so they are not committed one by one: they ride in the transaction of the next
+response (or any other write), and every read of them, :meth:`Journal.flush` and
+:meth:`Journal.close` write them first. A SIGKILL can therefore lose the last few sample rows, never
+an answer: the rerun re-scores those items from the journal without sending anything.
+
 A write that fails (disk full, I/O error) is kept in memory, in order, and retried before the next
 write and by :meth:`Journal.flush`; an answer held there is served from memory, never re-sent.
 A file that SQLite cannot read (or a 0-byte file: a journal always has its schema) raises
@@ -81,6 +87,8 @@ class Journal:
             raise JournalCorrupt(corrupt_message(self.path, "0-byte file"))
         self._pending: list[tuple[str, tuple]] = []  # writes that failed, in order
         self._pending_responses: dict[str, str] = {}  # key -> response JSON held in memory
+        # sample and judgment rows not yet written: they go in with the next write's transaction
+        self._deferred: list[tuple[str, tuple]] = []
         self.write_error: str | None = None
         # A shard's journal reads answers through to the run's own journal (never writes there),
         # so answers merged from earlier sessions are not sent again (docs/sharding.md).
@@ -97,6 +105,7 @@ class Journal:
             raise JournalCorrupt(corrupt_message(self.path, err)) from None
 
     def close(self) -> None:
+        self.flush()
         self.conn.close()
 
     # -- writes that survive a full disk
@@ -109,16 +118,66 @@ class Journal:
             self.flush()
         if not self._pending:
             try:
-                self.conn.execute(sql, params)
+                if self._deferred:
+                    self._commit_with_deferred(sql, params)
+                else:
+                    self.conn.execute(sql, params)
                 return
             except sqlite3.OperationalError as err:  # disk full, I/O error, read-only file
                 self.write_error = str(err)
+                self._hold_deferred()
         self._pending.append((sql, params))
         if response is not None:
             self._pending_responses[response[0]] = response[1]
 
+    def _defer(self, sql: str, params: tuple) -> None:
+        """A derived row (sample, judgment): written with the next write, or by flush()."""
+        if self._pending:  # the disk is failing: keep the order of what is held
+            self._pending.append((sql, params))
+        else:
+            self._deferred.append((sql, params))
+
+    def _commit_with_deferred(self, sql: str | None, params: tuple | None) -> None:
+        """One transaction: the deferred rows (one executemany per statement) and ``sql``, if any."""
+        rows, self._deferred = self._deferred, []
+        try:
+            self.conn.execute("BEGIN")
+            try:
+                i = 0
+                while i < len(rows):  # consecutive rows of the same statement go in one executemany
+                    j = i
+                    while j < len(rows) and rows[j][0] == rows[i][0]:
+                        j += 1
+                    self.conn.executemany(rows[i][0], [p for _, p in rows[i:j]])
+                    i = j
+                if sql is not None:
+                    self.conn.execute(sql, params)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+        except BaseException:
+            self._deferred = rows + self._deferred
+            raise
+
+    def _hold_deferred(self) -> None:
+        """After a failed write: the deferred rows join the in-memory queue, in order."""
+        self._pending.extend(self._deferred)
+        self._deferred = []
+
+    def write_deferred(self) -> None:
+        """Write the deferred rows now (before a read of samples or judgments)."""
+        if self._deferred and not self._pending:
+            try:
+                self._commit_with_deferred(None, None)
+            except sqlite3.OperationalError as err:
+                self.write_error = str(err)
+                self._hold_deferred()
+
     def flush(self) -> bool:
         """Write what is held in memory; True when nothing is left pending."""
+        self.write_deferred()
         while self._pending:
             sql, params = self._pending[0]
             try:
@@ -186,6 +245,7 @@ class Journal:
     def _select(self, table: str, cols: tuple[str, ...], filters: dict[str, str | None], order_by: str):
         """``SELECT cols FROM table`` with ``col=?`` for every filter that is not ``None``.
         Table and column names are this module's own constants, never caller input."""
+        self.write_deferred()
         where = [(col, val) for col, val in filters.items() if val is not None]
         q = f"SELECT {', '.join(cols)} FROM {table}"
         if where:
@@ -194,12 +254,13 @@ class Journal:
 
     # -- samples
     def put_sample(self, run_key: str, task: str, sample_id: str, idx: int, status: str, record: dict) -> None:
-        self._write(
+        self._defer(
             "INSERT OR REPLACE INTO samples(run_key, task, sample_id, idx, status, record, created) VALUES (?,?,?,?,?,?,?)",
             (run_key, task, sample_id, idx, status, _dumps(record), time.time()),
         )
 
     def scored_ids(self, run_key: str, task: str) -> set[str]:
+        self.write_deferred()
         return {r[0] for r in self.conn.execute(
             "SELECT sample_id FROM samples WHERE run_key=? AND task=? AND status='scored'", (run_key, task))}
 
@@ -211,7 +272,7 @@ class Journal:
 
     # -- judgments (LLM-judge grades, one per judge x item x sample)
     def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
-        self._write(
+        self._defer(
             "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created) VALUES (?,?,?,?,?,?)",
             (judge_id, task, sample_id, sample_index, _dumps(record), time.time()),
         )
