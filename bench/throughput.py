@@ -147,18 +147,21 @@ def one_pass(a) -> None:
     n = a.n
     if a.one == "lm-eval":
         run_lm_eval(a.base_url, Path(a.lm_dir), min(n, 50), a.concurrency)  # warm-up: lazy imports, caches
+        c0 = time.process_time()
         rate = run_lm_eval(a.base_url, Path(a.lm_dir), n, a.concurrency)
-        print(json.dumps({"items_s": rate}))
+        print(json.dumps({"items_s": rate, "cpu_ms_per_item": (time.process_time() - c0) * 1000 / n}))
         return
     run_glotbench(a.base_url, Path(a.task_yaml), min(n, 50), a.concurrency, Path(a.tmp), "warm")  # lazy imports
+    c0 = time.process_time()
     rate = run_glotbench(a.base_url, Path(a.task_yaml), n, a.concurrency, Path(a.tmp), a.one)
+    cpu_ms = (time.process_time() - c0) * 1000 / n
     out = max((d for d in Path(a.tmp).iterdir() if d.name.startswith(f"gb-{a.one}-")), key=lambda d: d.stat().st_mtime)
     import sqlite3
 
     con = sqlite3.connect(out / "journal.sqlite")
     preds = {sid: json.loads(rec).get("pred") for sid, rec in con.execute("SELECT sample_id, record FROM samples")}
     con.close()
-    print(json.dumps({"items_s": rate, "preds": preds}))
+    print(json.dumps({"items_s": rate, "cpu_ms_per_item": cpu_ms, "preds": preds}))
 
 
 def timed_pass(which: str, src: Path, a, base: str, yaml_all: Path, lm_dir: Path, n: int, tmp: Path) -> dict:
@@ -196,6 +199,7 @@ def overhead_interleaved(a, tmp: Path) -> dict:
     print(f"(b) harness overhead against an instant stub server: {n} items, {a.rounds} interleaved rounds, "
           f"glotbench concurrency {a.concurrency}, lm-eval num_concurrent {a.lm_concurrency}", flush=True)
     rates: dict[str, list[float]] = {name: [] for name, _ in contenders}
+    cpu: dict[str, list[float]] = {name: [] for name, _ in contenders}  # ms of the harness's own CPU per item
     preds: dict[str, dict] = {}
     base, proc = start_stub("--answer", "A")
     try:
@@ -205,13 +209,15 @@ def overhead_interleaved(a, tmp: Path) -> dict:
             for name, src in order:
                 res = timed_pass(name, src, a, base, yaml_all, lm_dir, n, tmp)
                 rates[name].append(res["items_s"])
+                cpu[name].append(res["cpu_ms_per_item"])
                 preds.setdefault(name, res.get("preds"))
-                line.append(f"{name} {res['items_s']:7.1f}")
+                line.append(f"{name} {res['items_s']:7.1f} ({res['cpu_ms_per_item']:.2f} ms CPU/item)")
             print(f"  round {r}: " + "  ".join(line) + " items/s", flush=True)
     finally:
         stop(proc)
     out = {"items": n, "rounds": a.rounds, "rates": rates,
-           "median": {k: statistics.median(v) for k, v in rates.items()}}
+           "median": {k: statistics.median(v) for k, v in rates.items()},
+           "cpu_ms_per_item": cpu, "median_cpu_ms_per_item": {k: statistics.median(v) for k, v in cpu.items()}}
     for other in ("lm-eval", "baseline"):
         if other in rates:
             out[f"ratio_vs_{other}_median"] = out["median"]["glotbench"] / out["median"][other]
@@ -281,7 +287,11 @@ def main() -> None:
               f"glotbench {med['glotbench']:.0f} items/s"
               + (f", baseline {med['baseline']:.0f}" if "baseline" in med else "")
               + (f", lm-eval {med['lm-eval']:.0f}" if "lm-eval" in med else ""))
+        mc = o["median_cpu_ms_per_item"]
+        print("  median CPU per item (the harness process's own; steadier on a shared machine): "
+              + ", ".join(f"{k} {v:.2f} ms" for k, v in mc.items()))
         if "lm-eval" in med:
+            print(f"  CPU ratio lm-eval / glotbench: {mc['lm-eval'] / mc['glotbench']:.2f}x")
             print(f"  ratio glotbench / lm-eval: {o['ratio_vs_lm-eval_median']:.2f}x of medians, "
                   f"{o['ratio_vs_lm-eval_per_round']:.2f}x median per-round (target >= 3)")
         if "baseline" in med:
