@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-MAX_CELLS = 1 << 22  # indices held at once (32 MiB of int64), whatever n and n_resamples are
+MAX_CELLS = 1 << 20  # indices held at once (8 MiB of int64; a chunk's temporaries are a few times that)
 
 
 def index_chunks(n: int, n_resamples: int, seed: int, max_cells: int = MAX_CELLS) -> Iterator[np.ndarray]:
