@@ -94,36 +94,42 @@ def accuracy_from_confusion(c: np.ndarray) -> np.ndarray:
         return np.trace(c, axis1=1, axis2=2) / n
 
 
-def _per_label_f1(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """F1 per label (scikit-learn's ``2tp / (true + pred)``, 0 where both are 0) and true counts."""
-    tp = np.diagonal(c, axis1=1, axis2=2).astype(float)
-    true = c.sum(axis=2)
-    pred = c.sum(axis=1)
+def _f1_from_sums(tp: np.ndarray, true: np.ndarray, pred: np.ndarray) -> np.ndarray:
+    """F1 per label from its true-positive, gold and predicted counts: scikit-learn's
+    ``2tp / (true + pred)``, 0 where both are 0."""
     denom = (true + pred).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        f = np.where(denom > 0, 2.0 * tp / denom, 0.0)
-    return f, true
+        return np.where(denom > 0, 2.0 * tp.astype(float) / denom, 0.0)
 
 
-def _average_over_gold_labels(f: np.ndarray, true: np.ndarray, weighted: bool) -> np.ndarray:
-    """Mean of ``f`` over the labels present in each resample's gold (``labels=sorted(set(gold))``).
+def _per_label_f1(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """F1 per label and true counts of confusion matrices."""
+    true = c.sum(axis=2)
+    return _f1_from_sums(np.diagonal(c, axis1=1, axis2=2), true, c.sum(axis=1)), true
+
+
+def _row_means(f: np.ndarray, present: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Mean of ``f`` over each row's ``present`` labels (label order kept); NaN where none is present.
 
     Each row is averaged on its own, as a 1-D array of the present labels' values: numpy sums a
     1-D array in a different order than a row of a 2-D array, and scikit-learn averages 1-D arrays,
     so this keeps every value equal to scikit-learn's to the last bit (a few ms per 1,000 resamples).
     """
-    present = true > 0
     out = np.full(f.shape[0], np.nan)
     for r in range(f.shape[0]):
         mask = present[r]
         if not mask.any():
             continue
-        if weighted:
-            w = true[r][mask]
-            out[r] = np.average(f[r][mask], weights=w)
+        if weights is not None:
+            out[r] = np.average(f[r][mask], weights=weights[r][mask])
         else:
             out[r] = f[r][mask].mean()
     return out
+
+
+def _average_over_gold_labels(f: np.ndarray, true: np.ndarray, weighted: bool) -> np.ndarray:
+    """Mean of ``f`` over the labels present in each resample's gold (``labels=sorted(set(gold))``)."""
+    return _row_means(f, true > 0, true if weighted else None)
 
 
 def macro_f1_from_confusion(c: np.ndarray) -> np.ndarray:
@@ -149,6 +155,82 @@ def mcc_from_confusion(c: np.ndarray) -> np.ndarray:
     prod = cov_ypyp * cov_ytyt
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(prod == 0, 0.0, cov_ytyp / np.sqrt(prod))
+
+
+def label_sum_stats(gold: np.ndarray, pred: np.ndarray, n_labels: int,
+                    stat: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], n_resamples: int, seed: int,
+                    keep: np.ndarray | None = None, max_cells: int = MAX_CELLS) -> np.ndarray:
+    """``stat(tp, true, pred)`` per resample: per-label true-positive, gold and predicted counts,
+    each ``(rows, n_labels)``, over the resample's kept items (``keep`` False: the item is left out).
+
+    Three bincounts instead of one confusion matrix, so memory is O(rows * n_labels) however many
+    labels there are (an open-ended answer such as a number can bring hundreds).
+    """
+    k = n_labels
+    gold = np.asarray(gold, dtype=np.intp)
+    pred = np.asarray(pred, dtype=np.intp)
+    keep = np.ones(gold.size, bool) if keep is None else np.asarray(keep, bool)
+    g = np.where(keep, gold, k)  # code k: left out
+    p = np.where(keep, pred, k)
+    t = np.where(keep & (gold == pred), gold, k)
+
+    def per_chunk(idx: np.ndarray) -> np.ndarray:
+        rows = idx.shape[0]
+        off = (np.arange(rows, dtype=np.intp) * (k + 1))[:, None]
+
+        def counts(codes: np.ndarray) -> np.ndarray:
+            return np.bincount((codes[idx] + off).ravel(), minlength=rows * (k + 1)).reshape(rows, k + 1)[:, :k]
+
+        return stat(counts(t), counts(g), counts(p))
+
+    return _collect(gold.size, n_resamples, seed, per_chunk, max_cells)
+
+
+def macro_f1_from_sums(over: str) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """Macro-F1 from per-label sums, averaged over the labels in each resample's gold (``"gold"``:
+    glotbench's macro_f1) or in its gold or predictions (``"seen"``: scikit-learn with no ``labels=``)."""
+    if over not in ("gold", "seen"):
+        raise ValueError(f"over must be 'gold' or 'seen', not {over!r}")
+
+    def stat(tp: np.ndarray, true: np.ndarray, pred: np.ndarray) -> np.ndarray:
+        present = true > 0 if over == "gold" else (true + pred) > 0
+        return _row_means(_f1_from_sums(tp, true, pred), present)
+
+    return stat
+
+
+def group_mean_of_means_stats(groups: np.ndarray, hits: np.ndarray, n_groups: int, n_resamples: int, seed: int,
+                              max_cells: int = MAX_CELLS) -> np.ndarray:
+    """Per resample: the mean, over the groups drawn, of each group's share of hits, as
+    ``np.mean([np.mean(v) for v in by_group.values()])`` computes it with ``by_group`` filled in
+    the order items are drawn (the groups' order of first appearance fixes the float sum).
+
+    ``groups`` holds a code per item in ``0 .. n_groups - 1`` or ``n_groups`` (left out); ``hits`` is 0 or 1.
+    NaN where a resample draws no kept item.
+    """
+    big = n_groups + 1
+    groups = np.asarray(groups, dtype=np.intp)
+    hit_groups = np.where(np.asarray(hits) == 1, groups, n_groups)
+
+    def per_chunk(idx: np.ndarray) -> np.ndarray:
+        rows, n = idx.shape
+        flat = (groups[idx] + (np.arange(rows, dtype=np.intp) * big)[:, None]).ravel()
+        size = np.bincount(flat, minlength=rows * big).reshape(rows, big)[:, :n_groups]
+        hit_flat = (hit_groups[idx] + (np.arange(rows, dtype=np.intp) * big)[:, None]).ravel()
+        won = np.bincount(hit_flat, minlength=rows * big).reshape(rows, big)[:, :n_groups]
+        first = np.full(rows * big, n, dtype=np.intp)
+        np.minimum.at(first, flat, np.tile(np.arange(n, dtype=np.intp), rows))
+        first = first.reshape(rows, big)[:, :n_groups]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = won / size
+        out = np.full(rows, np.nan)
+        for r in range(rows):
+            seen = np.flatnonzero(size[r])
+            if seen.size:
+                out[r] = np.mean(share[r][seen[np.argsort(first[r][seen], kind="stable")]])
+        return out
+
+    return _collect(groups.size, n_resamples, seed, per_chunk, max_cells)
 
 
 def ratio_stats(num: np.ndarray, den: np.ndarray, n_resamples: int, seed: int,
