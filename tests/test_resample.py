@@ -362,9 +362,27 @@ def test_label_sums_use_memory_by_labels_not_labels_squared():
         return rs.macro_f1_from_sums("seen")(tp, true, pred_)
 
     a = rs.label_sum_stats(gold, pred, 3000, stat, 20, 1, max_cells=40_000)
-    assert all(rows * 3000 <= 3 * 40_000 for rows, _ in shapes) and a.shape == (20,)
+    assert all(rows * (4000 + 3 * 3001) <= 40_000 for rows, _ in shapes) and a.shape == (20,)
     b = rs.label_sum_stats(gold, pred, 3000, rs.macro_f1_from_sums("seen"), 20, 1)
     assert (a == b).all()
+
+
+def test_pair_counts_and_three_sums_agree(monkeypatch):
+    rng = np.random.default_rng(5)
+    gold, pred, keep = rng.integers(0, 6, 700), rng.integers(0, 6, 700), rng.random(700) < 0.8
+    for over in ("gold", "seen"):
+        stat = rs.macro_f1_from_sums(over)
+        pairs = rs.label_sum_stats(gold, pred, 6, stat, 120, 2, keep=keep)
+        monkeypatch.setattr(rs, "PAIR_CODES", 0)
+        sums = rs.label_sum_stats(gold, pred, 6, stat, 120, 2, keep=keep, max_cells=5000)
+        monkeypatch.undo()
+        assert np.array_equal(pairs, sums, equal_nan=True)
+
+
+def test_count_memory_is_bounded_with_many_codes_and_few_items():
+    shapes = []
+    rs.count_stats(np.arange(3), 10_000, lambda c: shapes.append(c.shape) or c[:, 0], 50, 0, max_cells=100_000)
+    assert sum(s[0] for s in shapes) == 50 and all(rows * (3 + 10_000) <= 100_000 for rows, _ in shapes)
 
 
 def test_chunks_are_the_rows_of_one_draw_and_bounded():

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 MAX_CELLS = 1 << 22  # indices held at once (32 MiB of int64), whatever n and n_resamples are
+PAIR_CODES = 256  # label_sum_stats counts (gold, pred) pairs up to this many codes, else three sums
 
 
 def index_chunks(n: int, n_resamples: int, seed: int, max_cells: int = MAX_CELLS) -> Iterator[np.ndarray]:
@@ -35,7 +36,11 @@ def index_chunks(n: int, n_resamples: int, seed: int, max_cells: int = MAX_CELLS
 
 
 def _collect(n: int, n_resamples: int, seed: int, per_chunk: Callable[[np.ndarray], np.ndarray],
-             max_cells: int) -> np.ndarray:
+             max_cells: int, cells_per_row: int = 0) -> np.ndarray:
+    """``per_chunk`` over the index chunks; ``cells_per_row``: what else a chunk holds per resample
+    (a row of counts), so that rows * (n + cells_per_row) stays within ``max_cells``."""
+    if cells_per_row:
+        max_cells = max(1, max_cells // (max(n, 1) + cells_per_row)) * max(n, 1)
     parts = [per_chunk(idx) for idx in index_chunks(n, n_resamples, seed, max_cells)]
     return np.concatenate(parts) if parts else np.empty(0)
 
@@ -71,7 +76,7 @@ def count_stats(codes: np.ndarray, n_codes: int, stat: Callable[[np.ndarray], np
         counts = np.bincount(flat.ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
         return stat(counts)
 
-    return _collect(codes.size, n_resamples, seed, per_chunk, max_cells)
+    return _collect(codes.size, n_resamples, seed, per_chunk, max_cells, cells_per_row=n_codes)
 
 
 def confusion_stats(gold: np.ndarray, pred: np.ndarray, n_labels: int, stat: Callable[[np.ndarray], np.ndarray],
@@ -163,8 +168,9 @@ def label_sum_stats(gold: np.ndarray, pred: np.ndarray, n_labels: int,
     """``stat(tp, true, pred)`` per resample: per-label true-positive, gold and predicted counts,
     each ``(rows, n_labels)``, over the resample's kept items (``keep`` False: the item is left out).
 
-    Three bincounts instead of one confusion matrix, so memory is O(rows * n_labels) however many
-    labels there are (an open-ended answer such as a number can bring hundreds).
+    With few labels (``n_labels ** 2 + 1 <= PAIR_CODES``) the sums are read off one bincount of
+    (gold, pred) pairs; with more, three bincounts (tp, gold, pred) keep memory O(rows * n_labels)
+    however many labels there are (an open-ended answer such as a number can bring hundreds).
     """
     k = n_labels
     gold = np.asarray(gold, dtype=np.intp)
@@ -174,16 +180,24 @@ def label_sum_stats(gold: np.ndarray, pred: np.ndarray, n_labels: int,
     p = np.where(keep, pred, k)
     t = np.where(keep & (gold == pred), gold, k)
 
-    def per_chunk(idx: np.ndarray) -> np.ndarray:
+    def counts(codes: np.ndarray, n_codes: int, idx: np.ndarray) -> np.ndarray:
         rows = idx.shape[0]
-        off = (np.arange(rows, dtype=np.intp) * (k + 1))[:, None]
+        flat = codes[idx]
+        flat += (np.arange(rows, dtype=np.intp) * n_codes)[:, None]
+        return np.bincount(flat.ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
 
-        def counts(codes: np.ndarray) -> np.ndarray:
-            return np.bincount((codes[idx] + off).ravel(), minlength=rows * (k + 1)).reshape(rows, k + 1)[:, :k]
+    if k * k + 1 <= PAIR_CODES:  # few labels: one bincount of (gold, pred) pairs, the sums read off it
+        pair = np.where(keep, gold * k + pred, k * k)
 
-        return stat(counts(t), counts(g), counts(p))
+        def per_chunk(idx: np.ndarray) -> np.ndarray:
+            c = counts(pair, k * k + 1, idx)[:, : k * k].reshape(-1, k, k)
+            return stat(np.diagonal(c, axis1=1, axis2=2), c.sum(axis=2), c.sum(axis=1))
+    else:
+        def per_chunk(idx: np.ndarray) -> np.ndarray:
+            return stat(*(counts(x, k + 1, idx)[:, :k] for x in (t, g, p)))
 
-    return _collect(gold.size, n_resamples, seed, per_chunk, max_cells)
+    per_row = k * k + 1 if k * k + 1 <= PAIR_CODES else 3 * (k + 1)
+    return _collect(gold.size, n_resamples, seed, per_chunk, max_cells, cells_per_row=per_row)
 
 
 def macro_f1_from_sums(over: str) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
@@ -208,19 +222,22 @@ def group_mean_of_means_stats(groups: np.ndarray, hits: np.ndarray, n_groups: in
     ``groups`` holds a code per item in ``0 .. n_groups - 1`` or ``n_groups`` (left out); ``hits`` is 0 or 1.
     NaN where a resample draws no kept item.
     """
-    big = n_groups + 1
     groups = np.asarray(groups, dtype=np.intp)
-    hit_groups = np.where(np.asarray(hits) == 1, groups, n_groups)
+    g2 = 2 * n_groups  # one code per item: 2 * group + hit, or 2 * n_groups when left out
+    codes = np.where(groups < n_groups, 2 * groups + (np.asarray(hits) == 1), g2)
 
     def per_chunk(idx: np.ndarray) -> np.ndarray:
         rows, n = idx.shape
-        flat = (groups[idx] + (np.arange(rows, dtype=np.intp) * big)[:, None]).ravel()
-        size = np.bincount(flat, minlength=rows * big).reshape(rows, big)[:, :n_groups]
-        hit_flat = (hit_groups[idx] + (np.arange(rows, dtype=np.intp) * big)[:, None]).ravel()
-        won = np.bincount(hit_flat, minlength=rows * big).reshape(rows, big)[:, :n_groups]
-        first = np.full(rows * big, n, dtype=np.intp)
+        flat = codes[idx]
+        flat += (np.arange(rows, dtype=np.intp) * (g2 + 1))[:, None]
+        flat = flat.ravel()
+        counts = np.bincount(flat, minlength=rows * (g2 + 1)).reshape(rows, g2 + 1)[:, :g2]
+        won = counts[:, 1::2]
+        size = counts[:, 0::2] + won
+        first = np.full(rows * (g2 + 1), n, dtype=np.intp)
         np.minimum.at(first, flat, np.tile(np.arange(n, dtype=np.intp), rows))
-        first = first.reshape(rows, big)[:, :n_groups]
+        first = first.reshape(rows, g2 + 1)[:, :g2]
+        first = np.minimum(first[:, 0::2], first[:, 1::2])  # a group's first item, hit or not
         with np.errstate(divide="ignore", invalid="ignore"):
             share = won / size
         out = np.full(rows, np.nan)
@@ -230,7 +247,7 @@ def group_mean_of_means_stats(groups: np.ndarray, hits: np.ndarray, n_groups: in
                 out[r] = np.mean(share[r][seen[np.argsort(first[r][seen], kind="stable")]])
         return out
 
-    return _collect(groups.size, n_resamples, seed, per_chunk, max_cells)
+    return _collect(groups.size, n_resamples, seed, per_chunk, max_cells, cells_per_row=2 * (g2 + 1))
 
 
 def ratio_stats(num: np.ndarray, den: np.ndarray, n_resamples: int, seed: int,
