@@ -436,3 +436,19 @@ def test_a_finished_runs_metric_definition_gets_the_same_form():
     items = [ScoredItem(gold=None, pred=g) for g in ["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "CORRECT"] * 10]
     assert form_for(m) is not None
     assert _same(bootstrap_ci(items, m, 100, seed=2), reference_bootstrap_ci(items, m, 100, seed=2))
+
+
+@pytest.mark.parametrize("name", ["cb_macro_f1", "cb_na_macro_f1", "cb_topic_accuracy", "no_answer_accuracy", "no_answer_macro_f1"])
+def test_a_finished_runs_filtering_metric_gets_its_form(name):
+    import glotbench.scoring.extractive_qa_scorer  # noqa: F401  registers the no_answer metrics
+
+    m = Metric.from_dict(get_metric(name).to_dict())  # function imported by reference, params from the dict
+    assert form_for(m) is not None
+    items = {"cb_macro_f1": lambda: _cb_label_items(np.random.default_rng(0), 60, 3, 0.2, 0.1),
+             "cb_na_macro_f1": lambda: _cb_label_items(np.random.default_rng(0), 60, 2, 0.2, 0.0, keys=("cb_na_gold", "cb_na_pred")),
+             "cb_topic_accuracy": lambda: _topic_items(np.random.default_rng(0), 60, 4, 0.2),
+             "no_answer_accuracy": lambda: _no_answer_items(np.random.default_rng(0), 60, 0.2, 0.1, 0.3),
+             "no_answer_macro_f1": lambda: _no_answer_items(np.random.default_rng(0), 60, 0.2, 0.1, 0.3)}[name]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _same(bootstrap_ci(items, m, 80, seed=1), reference_bootstrap_ci(items, m, 80, seed=1))

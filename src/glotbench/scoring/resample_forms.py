@@ -118,7 +118,7 @@ def _sklearn_plain_labels(values: list[Any]) -> bool:
     if all(type(v) is str for v in values):
         return True
     return all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-               and math.isfinite(v) and v == int(v) for v in values)
+               and math.isfinite(v) and v == int(v) and abs(v) < 2**53 for v in values)
 
 
 def seen_labels_macro_f1_form(gold_key: str, pred_key: str) -> Form:
