@@ -94,19 +94,26 @@ class Journal:
         # so answers merged from earlier sessions are not sent again (docs/sharding.md).
         self.fallback: Journal | None = None
         try:
-            self.conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.executescript(SCHEMA)
-            self.conn.execute("SELECT COUNT(*) FROM meta").fetchone()
+            self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(SCHEMA)
+            self._conn.execute("SELECT COUNT(*) FROM meta").fetchone()
         except sqlite3.DatabaseError as err:
             if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
                 raise
             raise JournalCorrupt(corrupt_message(self.path, err)) from None
 
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The SQLite connection, for code that queries the journal directly (shard merges, the
+        stored-summary stamp): deferred sample and judgment rows are written first, so it sees them."""
+        self.write_deferred()
+        return self._conn
+
     def close(self) -> None:
         self.flush()
-        self.conn.close()
+        self._conn.close()
 
     # -- writes that survive a full disk
     @property
@@ -121,7 +128,7 @@ class Journal:
                 if self._deferred:
                     self._commit_with_deferred(sql, params)
                 else:
-                    self.conn.execute(sql, params)
+                    self._conn.execute(sql, params)
                 return
             except sqlite3.OperationalError as err:  # disk full, I/O error, read-only file
                 self.write_error = str(err)
@@ -141,21 +148,21 @@ class Journal:
         """One transaction: the deferred rows (one executemany per statement) and ``sql``, if any."""
         rows, self._deferred = self._deferred, []
         try:
-            self.conn.execute("BEGIN")
+            self._conn.execute("BEGIN")
             try:
                 i = 0
                 while i < len(rows):  # consecutive rows of the same statement go in one executemany
                     j = i
                     while j < len(rows) and rows[j][0] == rows[i][0]:
                         j += 1
-                    self.conn.executemany(rows[i][0], [p for _, p in rows[i:j]])
+                    self._conn.executemany(rows[i][0], [p for _, p in rows[i:j]])
                     i = j
                 if sql is not None:
-                    self.conn.execute(sql, params)
-                self.conn.execute("COMMIT")
+                    self._conn.execute(sql, params)
+                self._conn.execute("COMMIT")
             except BaseException:
-                if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
                 raise
         except BaseException:
             self._deferred = rows + self._deferred
@@ -181,7 +188,7 @@ class Journal:
         while self._pending:
             sql, params = self._pending[0]
             try:
-                self.conn.execute(sql, params)
+                self._conn.execute(sql, params)
             except sqlite3.OperationalError as err:
                 self.write_error = str(err)
                 return False
@@ -195,7 +202,7 @@ class Journal:
         self._write("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, _dumps(value)))
 
     def get_meta(self, key: str, default: Any = None) -> Any:
-        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
 
     # -- response cache
@@ -203,18 +210,18 @@ class Journal:
         held = self._pending_responses.get(key)
         if held is not None:
             return json.loads(held)
-        row = self.conn.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
+        row = self._conn.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
         if row is None and self.fallback is not None:
             return self.fallback.get_response(key)
         return json.loads(row[0]) if row else None
 
     def get_request(self, key: str) -> dict | None:
         """The request a cached response answers (None when it is not in the journal)."""
-        row = self.conn.execute("SELECT request FROM responses WHERE key=?", (key,)).fetchone()
+        row = self._conn.execute("SELECT request FROM responses WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row and row[0] else None
 
     def cached_keys(self) -> set[str]:
-        own = {r[0] for r in self.conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
+        own = {r[0] for r in self._conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
         return own | self.fallback.cached_keys() if self.fallback is not None else own
 
     def put_response(self, key: str, *, role: str, kind: str, model_id: str, request: dict, response: dict,
@@ -228,7 +235,7 @@ class Journal:
 
     def count_responses(self, *, since: float, role: str) -> int:
         """Responses of ``role`` ('model', 'judge') committed at or after ``since`` (epoch seconds)."""
-        return self.conn.execute("SELECT COUNT(*) FROM responses WHERE created >= ? AND (role = ? OR role LIKE ?)",
+        return self._conn.execute("SELECT COUNT(*) FROM responses WHERE created >= ? AND (role = ? OR role LIKE ?)",
                                  (since, role, role + ":%")).fetchone()[0]
 
     # -- errors
@@ -240,7 +247,7 @@ class Journal:
 
     def errors(self) -> list[dict]:
         cols = ("key", "role", "task", "sample_id", "error", "attempts", "created")
-        return [dict(zip(cols, r)) for r in self.conn.execute(f"SELECT {', '.join(cols)} FROM errors ORDER BY id")]
+        return [dict(zip(cols, r)) for r in self._conn.execute(f"SELECT {', '.join(cols)} FROM errors ORDER BY id")]
 
     def _select(self, table: str, cols: tuple[str, ...], filters: dict[str, str | None], order_by: str):
         """``SELECT cols FROM table`` with ``col=?`` for every filter that is not ``None``.
@@ -250,7 +257,7 @@ class Journal:
         q = f"SELECT {', '.join(cols)} FROM {table}"
         if where:
             q += " WHERE " + " AND ".join(f"{col}=?" for col, _ in where)
-        return self.conn.execute(f"{q} ORDER BY {order_by}", [val for _, val in where])
+        return self._conn.execute(f"{q} ORDER BY {order_by}", [val for _, val in where])
 
     # -- samples
     def put_sample(self, run_key: str, task: str, sample_id: str, idx: int, status: str, record: dict) -> None:
@@ -261,7 +268,7 @@ class Journal:
 
     def scored_ids(self, run_key: str, task: str) -> set[str]:
         self.write_deferred()
-        return {r[0] for r in self.conn.execute(
+        return {r[0] for r in self._conn.execute(
             "SELECT sample_id FROM samples WHERE run_key=? AND task=? AND status='scored'", (run_key, task))}
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
