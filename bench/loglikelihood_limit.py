@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sqlite3
 import statistics
 import subprocess
@@ -97,23 +98,28 @@ def replay(path: Path, threads: int, chunks: list[tuple[int, list[int]]]) -> flo
                           verbose=False)
     _decode(llm, chunks[0][1][:8], 0, True)  # warm-up, as in prompt_rate
     llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     for start, toks in chunks:
         llm._ctx.kv_cache_seq_rm(-1, start, -1)
         _decode(llm, toks, start, True)
-    dt = time.perf_counter() - t0
+    dt, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     llm.close()
-    return dt
+    return dt, cpu
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def run_cli(src: Path, task: str, limit: int, out: Path) -> dict:
     env = os.environ.copy()
     env["PYTHONPATH"] = str(src)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _children_cpu()
     p = subprocess.run([sys.executable, "-m", "glotbench", "run", "-m", "embedded", "-t", task, "--mode",
                         "loglikelihood", "--limit", str(limit), "-o", str(out), "--no-progress"],
                        env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     if p.returncode != 0:
         print(p.stderr[-3000:])
         raise SystemExit(f"run failed under {src}")
@@ -128,7 +134,7 @@ def run_cli(src: Path, task: str, limit: int, out: Path) -> dict:
     for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines():
         rec = json.loads(line)
         preds[rec["sample_id"]] = rec.get("pred")
-    return {"wall": wall, "phase": phase, "requests": [(q["context"], q["continuation"]) for q in reqs],
+    return {"wall": wall, "cpu": cpu, "phase": phase, "requests": [(q["context"], q["continuation"]) for q in reqs],
             "logprobs": lps, "preds": preds}
 
 
@@ -158,7 +164,7 @@ def main() -> None:
             rates.append(prompt_rate(gguf, threads))
             res["rate"] = (rates[-2] + rates[-1]) / 2  # llama.cpp's rate just before and just after this run
             runs[label].append(res)
-            print(f"round {r + 1}: {label:8s} request phase {res['phase']:6.2f} s (process {res['wall']:.1f} s); "
+            print(f"round {r + 1}: {label:8s} request phase {res['phase']:6.2f} s (process {res['wall']:.1f} s, CPU {res['cpu']:.1f} s); "
                   f"llama.cpp prompt rate around it {res['rate']:.0f} tok/s", flush=True)
         if chunks is None:
             tok = LlamaCppModel(gguf, n_ctx=2048, n_threads=1)
@@ -169,8 +175,8 @@ def main() -> None:
             needed = sum(len(t) for _, t in chunks)
         replays.append(replay(gguf, threads, chunks))
         rates.append(prompt_rate(gguf, threads))
-        print(f"round {r + 1}: replay of the needed chunks through llama.cpp {replays[-1]:.2f} s "
-              f"(= {needed / replays[-1]:.0f} tok/s)", flush=True)
+        print(f"round {r + 1}: replay of the needed chunks through llama.cpp {replays[-1][0]:.2f} s "
+              f"(= {needed / replays[-1][0]:.0f} tok/s), CPU {replays[-1][1]:.2f} s", flush=True)
     rate = statistics.median(rates)
     print(f"\nllama.cpp prompt rate ({threads} thread(s), 512-token batch): median {rate:.0f} tok/s, measured "
           f"{len(rates)} times between the runs: " + ", ".join(f"{x:.0f}" for x in rates))
@@ -184,6 +190,9 @@ def main() -> None:
         print(f"{label:8s} request phase / limit per run: " + ", ".join(f"{x:.2f}" for x in ratios)
               + f"; median {statistics.median(ratios):.2f}x (bar <= 1.2); phases "
               + ", ".join(f"{x['phase']:.2f}" for x in rs) + " s")
+        print(f"{'':8s} CPU seconds of the whole process (start-up and model load included): "
+              + ", ".join(f"{x['cpu']:.2f}" for x in rs) + "; the replay's CPU: "
+              + ", ".join(f"{x[1]:.2f}" for x in replays))
     if "baseline" in runs:
         this, base = runs["this"][0], runs["baseline"][0]
         keys = this["logprobs"].keys() & base["logprobs"].keys()
