@@ -272,4 +272,5 @@ def percentile_interval(stats: np.ndarray, alpha: float = 0.05) -> tuple[float, 
         return (float("nan"), float("nan"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return (float(np.quantile(stats, alpha / 2)), float(np.quantile(stats, 1 - alpha / 2)))
+        lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])  # one sort; each value as a lone call gives it
+        return (float(lo), float(hi))

@@ -209,11 +209,36 @@ def form_for(metric: Any) -> Form | None:
     return factory(**dict(getattr(metric, "params", ()) or ())) if factory is not None else None
 
 
-def _grade_code(item: Any) -> int:
-    """0 correct, 1 incorrect, 2 not attempted, 3 judge error (left out of every rate)."""
+def _memo(item: Any, name: str, compute: Callable[[Any], Any]) -> Any:
+    """``compute(item)`` once per item: a task's five factuality rates, their strict twins and every
+    slice read the same items (960 bootstrap calls for 2,000 judged items), so each item's code is
+    kept on it (outside its fields: equality and JSON are unchanged)."""
+    memo = item.__dict__.setdefault("_resample_codes", {})
+    if name not in memo:
+        memo[name] = compute(item)
+    return memo[name]
+
+
+def _grade_of(item: Any) -> int:
     from glotbench.scoring.factuality import _CODE, JUDGE_ERROR, to_grade
 
     return _CODE.get(JUDGE_ERROR if item.pred is None else to_grade(item.pred), 3)
+
+
+def _grade_code(item: Any) -> int:
+    """0 correct, 1 incorrect, 2 not attempted, 3 judge error (left out of every rate)."""
+    return _memo(item, "grade", _grade_of)
+
+
+def _strict_code(item: Any) -> int | None:
+    """The strict one-hot values as a grade code (3: left out); None when they are not one-hot 0/1."""
+    v = item.values
+    if v.get("strict_correct") is None:
+        return 3
+    trio = (v["strict_correct"], v.get("strict_incorrect") or 0.0, v.get("strict_not_attempted") or 0.0)
+    if any(x not in (0, 1) for x in trio) or sum(trio) > 1:
+        return None
+    return trio.index(1) if 1 in trio else 3
 
 
 def _rate(key: str) -> Callable[[np.ndarray], np.ndarray]:
@@ -237,14 +262,10 @@ def strict_factuality_form(key: str) -> Form:
     def form(items, n_resamples, seed):
         codes = np.empty(len(items), dtype=np.intp)
         for k, it in enumerate(items):
-            v = it.values
-            if v.get("strict_correct") is None:
-                codes[k] = 3
-                continue
-            trio = (v["strict_correct"], v.get("strict_incorrect") or 0.0, v.get("strict_not_attempted") or 0.0)
-            if any(x not in (0, 1) for x in trio) or sum(trio) > 1:
+            code = _memo(it, "strict", _strict_code)
+            if code is None:
                 return None
-            codes[k] = trio.index(1) if 1 in trio else 3
+            codes[k] = code
         return rs.count_stats(codes, 4, _rate(key), n_resamples, seed)
 
     return form
