@@ -5,7 +5,11 @@ plays the judge: it answers "A", the grader's CORRECT), interleaved, several rep
 judged run sends twice the requests and computes five factuality metrics with intervals over two
 slice fields; the plain run computes exact match over the same slices.
 
-    python bench/judged_vs_plain.py [--items 2000] [--reps 2]
+    python bench/judged_vs_plain.py [--items 2000] [--reps 3] [--baseline-src /tmp/base/src]
+
+With --baseline-src, another checkout's glotbench runs the same pair in the same rounds (plain,
+judged, baseline plain, baseline judged), so both ratios come from one interleaved run. Prints
+every pass, then the best and the median per variant.
 
 Needs ../shared/data/chinese_simpleqa. The machine is shared: the ratio counts, absolutes do not.
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -45,40 +50,63 @@ def plain_yaml(tmp: Path) -> Path:
     return out
 
 
-def run(cmd: list[str]) -> float:
+CPU: list[float] = []  # CPU seconds of each pass, in order
+
+
+def run(cmd: list[str], src: Path = REPO / "src") -> float:
     env = os.environ.copy()
-    env["PYTHONPATH"] = str(REPO / "src")
+    env["PYTHONPATH"] = str(src)
     env["OPENAI_API_KEY"] = "bench"
-    t0 = time.perf_counter()
+    t0, r0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}\n{p.stderr[-2000:]}")
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))  # the glotbench process's own CPU
     return time.perf_counter() - t0
 
 
 def main() -> None:
+    import statistics
+
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, default=2000)
-    ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--baseline-src", default=None, help="src/ of another glotbench checkout, run in the same rounds")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="glotbench-judged-"))
     plain = plain_yaml(tmp)
+    variants = [("", REPO / "src")] + ([("baseline ", Path(a.baseline_src).resolve())] if a.baseline_src else [])
     base, proc = start_stub("--answer", "A")
-    times: dict[str, list[float]] = {"plain": [], "judged": []}
+    times: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     try:
         common = ["-m", "openai:bench", "--base-url", base, "-n", str(a.items), "-j", "64", "--no-progress"]
         for r in range(a.reps):
-            times["plain"].append(run([sys.executable, "-m", "glotbench", "run", "-t", str(plain), *common,
-                                       "-o", str(tmp / f"plain{r}")]))
-            times["judged"].append(run([sys.executable, "-m", "glotbench", "run", "-t", "chinese_simpleqa", *common,
-                                        "--judge", "openai:judge", "--judge-base-url", base, "-o", str(tmp / f"judged{r}")]))
-            print(f"  rep {r}: plain {times['plain'][-1]:.2f} s, judged {times['judged'][-1]:.2f} s", flush=True)
+            line = []
+            passes = [(tag, src, kind) for tag, src in variants for kind in ("plain", "judged")]
+            passes = passes[r % len(passes):] + passes[:r % len(passes)]  # rotate who goes first
+            for tag, src, kind in passes:
+                extra = (["-t", str(plain)] if kind == "plain" else
+                         ["-t", "chinese_simpleqa", "--judge", "openai:judge", "--judge-base-url", base])
+                dt = run([sys.executable, "-m", "glotbench", "run", *extra, *common,
+                          "-o", str(tmp / f"{tag.strip() or 'new'}-{kind}{r}")], src)
+                times.setdefault(tag + kind, []).append(dt)
+                cpu.setdefault(tag + kind, []).append(CPU[-1])
+                line.append(f"{tag}{kind} {dt:.2f} s ({CPU[-1]:.2f} s CPU)")
+            print(f"  rep {r}: " + ", ".join(line), flush=True)
     finally:
         stop(proc)
-    p, j = min(times["plain"]), min(times["judged"])
-    print(f"\n{a.items} Chinese SimpleQA items, best of {a.reps}: plain {p:.2f} s, judged {j:.2f} s,"
-          f" judged / plain = {j / p:.2f}x (target <= 1.5; the judged run sends 2x the requests)")
-
+    print(f"\n{a.items} Chinese SimpleQA items, {a.reps} interleaved reps (whole CLI process each, order rotating):")
+    for tag, _ in variants:
+        p, j = times[tag + "plain"], times[tag + "judged"]
+        pc, jc = cpu[tag + "plain"], cpu[tag + "judged"]
+        per_rep = statistics.median(jj / pp for pp, jj in zip(p, j))
+        print(f"  {tag or 'this checkout '}: median plain {statistics.median(p):.2f} s, judged {statistics.median(j):.2f} s:"
+              f" judged / plain = {statistics.median(j) / statistics.median(p):.2f}x of medians,"
+              f" {min(j) / min(p):.2f}x of bests, {per_rep:.2f}x median per rep; CPU seconds (process's own,"
+              f" steadier on a shared machine): {statistics.median(jc) / statistics.median(pc):.2f}x"
+              f" (target <= 1.5; the judged run sends 2x the requests)")
 
 if __name__ == "__main__":
     main()

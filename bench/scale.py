@@ -32,13 +32,19 @@ from glotbench.testing.servers import start_stub, stop  # noqa: E402
 
 
 def make_task(tmp: Path, n: int, metrics: list[str]) -> Path:
-    rng = random.Random(n)
-    rows = [{"id": f"q{k}", "question": f"Question number {k}: which option is right?",
-             "choices": [{"label": lab, "text": f"option {lab} for {k}"} for lab in "ABCD"],
-             "answerKey": rng.choice("ABCD"), "level": f"L{k % 4}"} for k in range(n)]
     data = tmp / f"synthetic_{n}.json"
     if not data.exists():
-        data.write_text(json.dumps(rows), encoding="utf-8")
+        # written row by row: this process's own memory stays small, and Linux counts a child's
+        # peak RSS from the process it was forked from (ru_maxrss would report ours)
+        rng = random.Random(n)
+        with data.open("w", encoding="utf-8") as fh:
+            fh.write("[")
+            for k in range(n):
+                row = {"id": f"q{k}", "question": f"Question number {k}: which option is right?",
+                       "choices": [{"label": lab, "text": f"option {lab} for {k}"} for lab in "ABCD"],
+                       "answerKey": rng.choice("ABCD"), "level": f"L{k % 4}"}
+                fh.write(("," if k else "") + json.dumps(row))
+            fh.write("]")
     name = f"bench.scale{n}.{'_'.join(metrics)}"
     spec = tmp / f"{name}.yaml"
     spec.write_text(f"""name: {name}

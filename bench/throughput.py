@@ -6,12 +6,20 @@
     through lm-eval's `local-chat-completions`, each at its best concurrency; prints items/s and
     the ratio glotbench / lm-eval.
 (b) Pure harness overhead: items/s against an instant local OpenAI-compatible stub server
-    (glotbench.testing.stub_openai), glotbench alone and lm-eval for reference.
+    (glotbench.testing.stub_openai). glotbench and lm-eval (and, with --baseline-src, another
+    glotbench checkout) alternate over --rounds rounds, each pass in a fresh interpreter, the
+    order rotating every round; prints every pass, the medians, and the ratios (of medians and
+    the median of per-round ratios). With a baseline, the predictions of both glotbench runs are
+    compared item by item.
 
-    python bench/throughput.py [--items 200] [--overhead-items 1500] [--skip-lm-eval]
+    python bench/throughput.py [--overhead-items 1500] [--rounds 5] [--baseline-src /tmp/base/src]
+                               [--skip-server] [--skip-lm-eval] [--items 200]
 
 Each glotbench pass uses a fresh run directory, so nothing comes from its cache. Times are wall
-clock of the in-process evaluate call (after imports) for both harnesses.
+clock of the in-process evaluate call for both harnesses, after one 50-item warm-up call in the same
+process (imports, lazily imported libraries and compiled templates are paid before the clock starts:
+this measures per-item overhead, not start-up). The machine is shared:
+ratios from one interleaved run count, absolutes do not.
 """
 
 from __future__ import annotations
@@ -28,7 +36,9 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
+# a timed pass may run another checkout's sources (--src, for the baseline): put those first
+_SRC = sys.argv[sys.argv.index("--src") + 1] if "--src" in sys.argv else str(REPO / "src")
+sys.path.insert(0, _SRC)
 
 from glotbench.engine.config import RunConfig  # noqa: E402
 from glotbench.engine.session import run_evaluation  # noqa: E402
@@ -109,10 +119,11 @@ def run_lm_eval(base_url: str, task_dir: Path, n: int, concurrency: int) -> floa
     return n / (time.perf_counter() - t0)
 
 
-def start_llama_server(model: Path) -> tuple[str, subprocess.Popen]:
+def start_llama_server(model: Path, threads: int) -> tuple[str, subprocess.Popen]:
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", "2048", "--verbose", "False"],
+                             "--port", str(port), "--n_ctx", "2048", "--verbose", "False",
+                             "--n_threads", str(threads), "--n_threads_batch", str(threads)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}/v1"
     wait_http(base + "/models", proc, timeout=180)
@@ -131,39 +142,130 @@ def best(label: str, fn, levels: list[int]) -> tuple[float, int]:
     return rates[c], c
 
 
+def one_pass(a) -> None:
+    """One timed pass in this (fresh) process: prints one JSON line with items/s and predictions."""
+    n = a.n
+    if a.one == "lm-eval":
+        run_lm_eval(a.base_url, Path(a.lm_dir), min(n, 50), a.concurrency)  # warm-up: lazy imports, caches
+        c0 = time.process_time()
+        rate = run_lm_eval(a.base_url, Path(a.lm_dir), n, a.concurrency)
+        print(json.dumps({"items_s": rate, "cpu_ms_per_item": (time.process_time() - c0) * 1000 / n}))
+        return
+    run_glotbench(a.base_url, Path(a.task_yaml), min(n, 50), a.concurrency, Path(a.tmp), "warm")  # lazy imports
+    c0 = time.process_time()
+    rate = run_glotbench(a.base_url, Path(a.task_yaml), n, a.concurrency, Path(a.tmp), a.one)
+    cpu_ms = (time.process_time() - c0) * 1000 / n
+    out = max((d for d in Path(a.tmp).iterdir() if d.name.startswith(f"gb-{a.one}-")), key=lambda d: d.stat().st_mtime)
+    import sqlite3
+
+    con = sqlite3.connect(out / "journal.sqlite")
+    preds = {sid: json.loads(rec).get("pred") for sid, rec in con.execute("SELECT sample_id, record FROM samples")}
+    con.close()
+    print(json.dumps({"items_s": rate, "cpu_ms_per_item": cpu_ms, "preds": preds}))
+
+
+def timed_pass(which: str, src: Path, a, base: str, yaml_all: Path, lm_dir: Path, n: int, tmp: Path) -> dict:
+    """Run one pass in a fresh interpreter with ``src`` first on sys.path (so a baseline checkout
+    can be measured by the same script); the timing is of the evaluate call only."""
+    env = os.environ.copy()
+    env["PYTHONPATH"] = str(src)
+    env["OPENAI_API_KEY"] = "bench"
+    c = a.lm_concurrency if which == "lm-eval" else a.concurrency
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--one", which, "--src", str(src), "--base-url", base,
+           "--task-yaml", str(yaml_all), "--lm-dir", str(lm_dir), "--n", str(n), "--concurrency", str(c),
+           "--tmp", str(tmp)]
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{which} pass failed:\n{p.stderr[-3000:]}")
+    res = json.loads(p.stdout.strip().splitlines()[-1])
+    if res["items_s"] is None:
+        raise SystemExit(f"{which}: not importable here (pip install lm-eval with its dependencies, or --skip-lm-eval)")
+    return res
+
+
+def overhead_interleaved(a, tmp: Path) -> dict:
+    """(b) glotbench and lm-eval (and a baseline glotbench checkout, when given) alternate over
+    several rounds against one instant stub; medians and per-round ratios are printed."""
+    import statistics
+
+    yaml_all = bench_all_mc(tmp)
+    n = min(a.overhead_items, count_items(yaml_all))
+    lm_dir = lm_eval_task(tmp, yaml_all, n)
+    contenders = [("glotbench", REPO / "src")]
+    if a.baseline_src:
+        contenders.append(("baseline", Path(a.baseline_src).resolve()))
+    if not a.skip_lm_eval:
+        contenders.append(("lm-eval", REPO / "src"))
+    print(f"(b) harness overhead against an instant stub server: {n} items, {a.rounds} interleaved rounds, "
+          f"glotbench concurrency {a.concurrency}, lm-eval num_concurrent {a.lm_concurrency}", flush=True)
+    rates: dict[str, list[float]] = {name: [] for name, _ in contenders}
+    cpu: dict[str, list[float]] = {name: [] for name, _ in contenders}  # ms of the harness's own CPU per item
+    preds: dict[str, dict] = {}
+    base, proc = start_stub("--answer", "A")
+    try:
+        for r in range(a.rounds):
+            order = contenders[r % len(contenders):] + contenders[:r % len(contenders)]  # rotate who goes first
+            line = []
+            for name, src in order:
+                res = timed_pass(name, src, a, base, yaml_all, lm_dir, n, tmp)
+                rates[name].append(res["items_s"])
+                cpu[name].append(res["cpu_ms_per_item"])
+                preds.setdefault(name, res.get("preds"))
+                line.append(f"{name} {res['items_s']:7.1f} ({res['cpu_ms_per_item']:.2f} ms CPU/item)")
+            print(f"  round {r}: " + "  ".join(line) + " items/s", flush=True)
+    finally:
+        stop(proc)
+    out = {"items": n, "rounds": a.rounds, "rates": rates,
+           "median": {k: statistics.median(v) for k, v in rates.items()},
+           "cpu_ms_per_item": cpu, "median_cpu_ms_per_item": {k: statistics.median(v) for k, v in cpu.items()}}
+    for other in ("lm-eval", "baseline"):
+        if other in rates:
+            out[f"ratio_vs_{other}_median"] = out["median"]["glotbench"] / out["median"][other]
+            out[f"ratio_vs_{other}_per_round"] = statistics.median(g / o for g, o in zip(rates["glotbench"], rates[other]))
+    if "baseline" in preds:
+        a_, b_ = preds["glotbench"], preds["baseline"]
+        out["predictions_unchanged"] = a_ == b_
+        out["predictions_compared"] = len(a_)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, default=200)
     ap.add_argument("--overhead-items", type=int, default=1500)
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the overhead bench")
+    ap.add_argument("--concurrency", type=int, default=64, help="glotbench concurrency against the stub")
+    ap.add_argument("--lm-concurrency", type=int, default=64, help="lm-eval num_concurrent against the stub")
+    ap.add_argument("--baseline-src", default=None,
+                    help="src/ of another glotbench checkout, measured interleaved too (e.g. /tmp/base/src)")
     ap.add_argument("--server-levels", default="1,2,4")
-    ap.add_argument("--stub-levels", default="16,64,128")
+    ap.add_argument("--server-threads", type=int, default=os.cpu_count() or 1,
+                    help="llama.cpp server threads (default: every core)")
     ap.add_argument("--skip-lm-eval", action="store_true")
     ap.add_argument("--skip-server", action="store_true")
+    ap.add_argument("--skip-overhead", action="store_true")
+    # one timed pass (internal: the interleaved bench runs each pass in a fresh interpreter)
+    ap.add_argument("--one", choices=["glotbench", "baseline", "lm-eval"], help=argparse.SUPPRESS)
+    for opt in ("--src", "--base-url", "--task-yaml", "--lm-dir", "--tmp"):
+        ap.add_argument(opt, help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.one:
+        one_pass(a)
+        return
     if a.skip_lm_eval:
         sys.modules["lm_eval"] = None  # type: ignore[assignment]
     tmp = Path(tempfile.mkdtemp(prefix="glotbench-bench-"))
-    task_yaml = bench_task_yaml(tmp)
     summary = {}
 
-    # (b) overhead against an instant stub: all MC items of MM-Eval knowledge, repeated via limit.
-    big_yaml = task_yaml  # knowledge has 344 items; use every MC task for a larger count
-    print(f"(b) harness overhead against an instant stub server ({a.overhead_items} items)")
-    base, proc = start_stub("--answer", "A")
-    try:
-        yaml_all = bench_all_mc(tmp)
-        n_all = min(a.overhead_items, count_items(yaml_all))
-        gb, gb_c = best("glotbench", lambda c: run_glotbench(base, yaml_all, n_all, c, tmp, "stub"), [int(x) for x in a.stub_levels.split(",")])
-        lm_dir = lm_eval_task(tmp, yaml_all, n_all)
-        lm, lm_c = best("lm-eval", lambda c: run_lm_eval(base, lm_dir, n_all, c), [int(x) for x in a.stub_levels.split(",")])
-        summary["overhead"] = {"items": n_all, "glotbench_items_s": gb, "glotbench_concurrency": gb_c,
-                               "lm_eval_items_s": lm, "lm_eval_concurrency": lm_c}
-    finally:
-        stop(proc)
+    if not a.skip_overhead:
+        summary["overhead"] = overhead_interleaved(a, tmp)
 
     if not a.skip_server:
-        print(f"(a) real llama.cpp server, SmolLM2-135M-Instruct, {a.items} generative multiple-choice items")
-        base, proc = start_llama_server(default_gguf_path())
+        task_yaml = bench_task_yaml(tmp)
+        print(f"(a) real llama.cpp server ({a.server_threads} threads), SmolLM2-135M-Instruct, "
+              f"{a.items} generative multiple-choice items")
+        base, proc = start_llama_server(default_gguf_path(), a.server_threads)
         try:
             lm_dir = lm_eval_task(tmp, task_yaml, a.items)
             levels = [int(x) for x in a.server_levels.split(",")]
@@ -180,9 +282,22 @@ def main() -> None:
     print("\nsummary")
     if "overhead" in summary:
         o = summary["overhead"]
-        print(f"  overhead: glotbench {o['glotbench_items_s']:.0f} items/s (concurrency {o['glotbench_concurrency']})"
-              f"  lm-eval {o['lm_eval_items_s']:.0f} items/s  ratio {o['glotbench_items_s'] / o['lm_eval_items_s']:.2f}x"
-              f"  target >= 1000 items/s: {'met' if o['glotbench_items_s'] >= 1000 else 'NOT met'}")
+        med = o["median"]
+        print(f"  overhead ({o['items']} items, median of {o['rounds']} interleaved rounds): "
+              f"glotbench {med['glotbench']:.0f} items/s"
+              + (f", baseline {med['baseline']:.0f}" if "baseline" in med else "")
+              + (f", lm-eval {med['lm-eval']:.0f}" if "lm-eval" in med else ""))
+        mc = o["median_cpu_ms_per_item"]
+        print("  median CPU per item (the harness process's own; steadier on a shared machine): "
+              + ", ".join(f"{k} {v:.2f} ms" for k, v in mc.items()))
+        if "lm-eval" in med:
+            print(f"  CPU ratio lm-eval / glotbench: {mc['lm-eval'] / mc['glotbench']:.2f}x")
+            print(f"  ratio glotbench / lm-eval: {o['ratio_vs_lm-eval_median']:.2f}x of medians, "
+                  f"{o['ratio_vs_lm-eval_per_round']:.2f}x median per-round (target >= 3)")
+        if "baseline" in med:
+            print(f"  ratio glotbench / baseline: {o['ratio_vs_baseline_median']:.2f}x of medians; "
+                  f"predictions unchanged on {o['predictions_compared']} items: {o['predictions_unchanged']}")
+        print(f"  target >= 1500 items/s: {'met' if med['glotbench'] >= 1500 else 'NOT met'}")
     if "llama_server" in summary:
         s = summary["llama_server"]
         print(f"  llama.cpp server: glotbench {s['glotbench_items_s']:.2f} items/s (c={s['glotbench_concurrency']})"

@@ -179,9 +179,210 @@ def test_ratio_metrics_match_the_plain_loop(name):
 
 def test_every_builtin_metric_has_a_vectorised_form():
     missing = sorted(name for name in METRICS.names() if form_for(get_metric(name)) is None)
-    # these filter or group items first and keep the per-resample loop (same interval, slower):
-    # extractive QA's "is it unanswerable?" metrics and Czech-Bench's reference-rule metrics (merged late)
-    assert missing == ["cb_macro_f1", "cb_na_macro_f1", "cb_topic_accuracy", "no_answer_accuracy", "no_answer_macro_f1"]
+    assert missing == []
+
+
+# ---------------------------------------------------------------- metrics that filter or group items first
+# Czech-Bench's reference-rule metrics (cb_macro_f1, cb_na_macro_f1, cb_topic_accuracy) and extractive
+# QA's "is it unanswerable?" metrics leave some items out. Their forms are compared with the metric
+# itself (scikit-learn for the cb_ macro-F1s) called on every resample, value by value.
+
+
+def _plain_loop_stats(items, metric, n_resamples, seed):
+    rng = np.random.default_rng(seed)
+    n = len(items)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn's "ill-defined" warnings on labels only predicted
+        return np.array([metric([items[j] for j in rng.integers(0, n, size=n)]) for _ in range(n_resamples)])
+
+
+def _assert_form_is_the_loop(items, name, n_resamples, seed):
+    fn = get_metric(name)
+    form = form_for(fn)
+    assert form is not None, name
+    got = form(items, n_resamples, seed)
+    assert got is not None, name
+    want = _plain_loop_stats(items, fn, n_resamples, seed)
+    assert got.shape == want.shape
+    assert np.array_equal(got, want, equal_nan=True), (name, np.flatnonzero(~((got == want) | (np.isnan(got) & np.isnan(want))))[:5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _same(bootstrap_ci(items, fn, n_resamples, seed=seed), reference_bootstrap_ci(items, fn, n_resamples, seed=seed))
+    return got
+
+
+def _cb_label_items(rng, n, n_labels, p_unparsed, p_stray, keys=("cb_gold", "cb_pred"), as_str=False):
+    """Parsed items carry gold and pred (numbers, or strings); unparsed ones neither; some preds are
+    labels no gold has (a model answering "7" to a 0-2 scale)."""
+    items = []
+    for _ in range(n):
+        if rng.random() < p_unparsed:
+            items.append(ScoredItem(gold=None, pred=None, values={"cb_parsed": 0.0}))
+            continue
+        g = float(rng.integers(0, n_labels))
+        r = rng.random()
+        p = float(rng.integers(10, 10 + 3 * n_labels)) if r < p_stray else (g if r < 0.6 else float(rng.integers(0, n_labels)))
+        if as_str:
+            g, p = f"l{int(g)}", f"l{int(p)}"
+        items.append(ScoredItem(gold=None, pred=None, values={"cb_parsed": 1.0, keys[0]: g, keys[1]: p}))
+    return items
+
+
+CB_LABEL_CASES = [  # n, labels, unparsed rate, stray-pred rate, string labels
+    (2, 2, 0.5, 0.0, False), (3, 3, 0.7, 0.2, False), (9, 2, 0.6, 0.1, False), (40, 3, 0.2, 0.1, False),
+    (150, 5, 0.1, 0.05, True), (300, 3, 0.3, 0.3, False), (400, 40, 0.05, 0.5, False), (60, 1, 0.3, 0.0, False),
+]
+
+
+@pytest.mark.parametrize("case", CB_LABEL_CASES)
+def test_cb_macro_f1_form_is_the_plain_loop(case):
+    n, k, unp, stray, as_str = case
+    items = _cb_label_items(np.random.default_rng(n + k), n, k, unp, stray, as_str=as_str)
+    _assert_form_is_the_loop(items, "cb_macro_f1", 200, seed=n % 7)
+
+
+@pytest.mark.parametrize("name", ["cb_macro_f1", "cb_topic_accuracy", "no_answer_accuracy", "no_answer_macro_f1"])
+def test_resamples_with_nothing_kept_are_nan_as_in_the_loop(name):
+    import glotbench.scoring.extractive_qa_scorer  # noqa: F401  registers the no_answer metrics
+
+    kept = {"cb_macro_f1": {"cb_gold": 1.0, "cb_pred": 2.0}, "cb_topic_accuracy": {"cb_correct": 1.0},
+            "no_answer_accuracy": {"no_answer_gold": 1.0}, "no_answer_macro_f1": {"no_answer_gold": 0.0, "no_answer_pred": 1.0}}[name]
+    items = [ScoredItem(gold=None, pred=None, values=dict(kept), metadata={"subject": "s"})]
+    items += [ScoredItem(gold=None, pred=None, values={"cb_parsed": 0.0}, metadata={"subject": "s"})] * 3
+    stats = _assert_form_is_the_loop(items, name, 100, seed=0)
+    assert np.isnan(stats).any() and not np.isnan(stats).all()  # (3/4)^4 of resamples draw no kept item
+
+
+def test_cb_na_macro_f1_form_is_the_plain_loop():
+    rng = np.random.default_rng(4)
+    # SQuAD items carry cb_na_gold / cb_na_pred (0/1); items of other levels carry neither
+    items = _cb_label_items(rng, 250, 2, 0.3, 0.0, keys=("cb_na_gold", "cb_na_pred"))
+    _assert_form_is_the_loop(items, "cb_na_macro_f1", 200, seed=3)
+    # only one decision ever made: one label in gold and predictions
+    same = [ScoredItem(gold=None, pred=None, values={"cb_na_gold": 1.0, "cb_na_pred": 1.0})] * 5
+    assert (_assert_form_is_the_loop(same, "cb_na_macro_f1", 30, seed=0) == 1.0).all()
+
+
+def test_cb_macro_f1_form_declines_labels_scikit_learn_would_not_take():
+    fn = get_metric("cb_macro_f1")
+    for bad in (0.5, None, float("nan"), True):
+        items = _cb_label_items(np.random.default_rng(1), 30, 3, 0.1, 0.0)
+        items[4].values["cb_pred"] = bad
+        assert form_for(fn)(items, 10, 0) is None, bad
+    mixed = _cb_label_items(np.random.default_rng(1), 30, 3, 0.1, 0.0)
+    mixed[2].values["cb_gold"] = "a"
+    assert form_for(fn)(mixed, 10, 0) is None
+
+
+def _topic_items(rng, n, n_topics, p_unparsed, skew=1.0):
+    weights = np.array([skew**t for t in range(n_topics)])
+    topics = rng.choice([f"subject_{t:02d}" for t in range(n_topics)], size=n, p=weights / weights.sum())
+    ease = rng.random(n_topics)
+    items = []
+    for t in topics:
+        values = {"cb_parsed": 0.0}
+        if rng.random() >= p_unparsed:
+            values = {"cb_parsed": 1.0, "cb_correct": float(rng.random() < ease[int(t[-2:])])}
+        items.append(ScoredItem(gold="A", pred=None, values=values, metadata={"subject": str(t)}))
+    return items
+
+
+TOPIC_CASES = [  # n, topics, unparsed rate, skew (rare topics missing from some resamples)
+    (2, 1, 0.5, 1.0), (5, 2, 0.6, 1.0), (30, 1, 0.2, 1.0), (80, 5, 0.1, 0.5), (300, 57, 0.1, 1.0),
+    (500, 57, 0.3, 0.93), (120, 12, 0.0, 0.7),
+]
+
+
+@pytest.mark.parametrize("case", TOPIC_CASES)
+def test_cb_topic_accuracy_form_is_the_plain_loop(case):
+    n, t, unp, skew = case
+    items = _topic_items(np.random.default_rng(n * 3 + t), n, t, unp, skew)
+    _assert_form_is_the_loop(items, "cb_topic_accuracy", 200, seed=t % 5)
+
+
+def test_topic_order_matters_so_the_comparison_can_fail():
+    """The mean over topics is summed in the order topics first appear in the resample: on this
+    data another order (sorted topics) changes some resamples' last bit, so the test above would catch it."""
+    items = _topic_items(np.random.default_rng(303), 300, 57, 0.1)
+    rng = np.random.default_rng(0)
+    differs = 0
+    for _ in range(200):
+        by: dict[str, list[float]] = {}
+        for j in rng.integers(0, len(items), size=len(items)):
+            it = items[j]
+            if "cb_correct" in it.values:
+                by.setdefault(it.metadata["subject"], []).append(it.values["cb_correct"])
+        drawn = np.mean([np.mean(v) for v in by.values()])
+        ordered = np.mean([np.mean(by[t]) for t in sorted(by)])
+        differs += bool(drawn != ordered)
+    assert differs > 0
+
+
+def test_cb_topic_accuracy_form_declines_values_other_than_0_and_1():
+    items = _topic_items(np.random.default_rng(2), 40, 3, 0.1)
+    items[next(k for k, i in enumerate(items) if "cb_correct" in i.values)].values["cb_correct"] = 0.5
+    assert form_for(get_metric("cb_topic_accuracy"))(items, 10, 0) is None
+
+
+def _no_answer_items(rng, n, p_missing, p_pred_missing, p_unanswerable):
+    items = []
+    for _ in range(n):
+        values = {"exact_match": 1.0}
+        if rng.random() >= p_missing:
+            values["no_answer_gold"] = float(rng.random() < p_unanswerable)
+            if rng.random() >= p_pred_missing:  # a missing pred counts "answerable"
+                values["no_answer_pred"] = float(rng.random() < 0.4)
+        items.append(ScoredItem(gold="x", pred=None, values=values))
+    return items
+
+
+NO_ANSWER_CASES = [  # n, no-gold rate, no-pred rate, unanswerable rate
+    (2, 0.5, 0.0, 0.5), (6, 0.7, 0.2, 0.3), (50, 0.1, 0.1, 0.0), (50, 0.0, 0.0, 1.0), (400, 0.2, 0.1, 0.3),
+]
+
+
+@pytest.mark.parametrize("case", NO_ANSWER_CASES)
+@pytest.mark.parametrize("name", ["no_answer_accuracy", "no_answer_macro_f1"])
+def test_no_answer_forms_are_the_plain_loop(case, name):
+    import glotbench.scoring.extractive_qa_scorer  # noqa: F401  registers the metrics
+
+    n, miss, pmiss, ua = case
+    items = _no_answer_items(np.random.default_rng(n + int(miss * 10)), n, miss, pmiss, ua)
+    _assert_form_is_the_loop(items, name, 200, seed=n % 3)
+
+
+def test_label_sums_use_memory_by_labels_not_labels_squared():
+    # 3,000 labels: a confusion matrix per resample would be 9M cells; the per-label sums are 3 x 3,000
+    rng = np.random.default_rng(0)
+    gold, pred = rng.integers(0, 3000, 4000), rng.integers(0, 3000, 4000)
+    shapes = []
+
+    def stat(tp, true, pred_):
+        shapes.append(tp.shape)
+        return rs.macro_f1_from_sums("seen")(tp, true, pred_)
+
+    a = rs.label_sum_stats(gold, pred, 3000, stat, 20, 1, max_cells=40_000)
+    assert all(rows * (4000 + 3 * 3001) <= 40_000 for rows, _ in shapes) and a.shape == (20,)
+    b = rs.label_sum_stats(gold, pred, 3000, rs.macro_f1_from_sums("seen"), 20, 1)
+    assert (a == b).all()
+
+
+def test_pair_counts_and_three_sums_agree(monkeypatch):
+    rng = np.random.default_rng(5)
+    gold, pred, keep = rng.integers(0, 6, 700), rng.integers(0, 6, 700), rng.random(700) < 0.8
+    for over in ("gold", "seen"):
+        stat = rs.macro_f1_from_sums(over)
+        pairs = rs.label_sum_stats(gold, pred, 6, stat, 120, 2, keep=keep)
+        monkeypatch.setattr(rs, "PAIR_CODES", 0)
+        sums = rs.label_sum_stats(gold, pred, 6, stat, 120, 2, keep=keep, max_cells=5000)
+        monkeypatch.undo()
+        assert np.array_equal(pairs, sums, equal_nan=True)
+
+
+def test_count_memory_is_bounded_with_many_codes_and_few_items():
+    shapes = []
+    rs.count_stats(np.arange(3), 10_000, lambda c: shapes.append(c.shape) or c[:, 0], 50, 0, max_cells=100_000)
+    assert sum(s[0] for s in shapes) == 50 and all(rows * (3 + 10_000) <= 100_000 for rows, _ in shapes)
 
 
 def test_chunks_are_the_rows_of_one_draw_and_bounded():
@@ -235,3 +436,19 @@ def test_a_finished_runs_metric_definition_gets_the_same_form():
     items = [ScoredItem(gold=None, pred=g) for g in ["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "CORRECT"] * 10]
     assert form_for(m) is not None
     assert _same(bootstrap_ci(items, m, 100, seed=2), reference_bootstrap_ci(items, m, 100, seed=2))
+
+
+@pytest.mark.parametrize("name", ["cb_macro_f1", "cb_na_macro_f1", "cb_topic_accuracy", "no_answer_accuracy", "no_answer_macro_f1"])
+def test_a_finished_runs_filtering_metric_gets_its_form(name):
+    import glotbench.scoring.extractive_qa_scorer  # noqa: F401  registers the no_answer metrics
+
+    m = Metric.from_dict(get_metric(name).to_dict())  # function imported by reference, params from the dict
+    assert form_for(m) is not None
+    items = {"cb_macro_f1": lambda: _cb_label_items(np.random.default_rng(0), 60, 3, 0.2, 0.1),
+             "cb_na_macro_f1": lambda: _cb_label_items(np.random.default_rng(0), 60, 2, 0.2, 0.0, keys=("cb_na_gold", "cb_na_pred")),
+             "cb_topic_accuracy": lambda: _topic_items(np.random.default_rng(0), 60, 4, 0.2),
+             "no_answer_accuracy": lambda: _no_answer_items(np.random.default_rng(0), 60, 0.2, 0.1, 0.3),
+             "no_answer_macro_f1": lambda: _no_answer_items(np.random.default_rng(0), 60, 0.2, 0.1, 0.3)}[name]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _same(bootstrap_ci(items, m, 80, seed=1), reference_bootstrap_ci(items, m, 80, seed=1))

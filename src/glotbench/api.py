@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +38,19 @@ class TaskResult:
 
 @dataclass(frozen=True)
 class EvalResult:
-    """What :func:`evaluate` returns. ``results`` is results.json as written."""
+    """What :func:`evaluate` returns. ``results`` is results.json as written; ``samples`` (the
+    typed records) are read from samples.jsonl on first use, so a caller that wants only the
+    numbers (``glotbench run`` itself) never holds 100k records in memory."""
 
     fingerprint: str
     output_dir: Path
     model: dict[str, Any]
     tasks: dict[str, TaskResult]
-    samples: list[SampleRecord] = field(repr=False)
     results: dict[str, Any] = field(repr=False)
+
+    @cached_property
+    def samples(self) -> list[SampleRecord]:
+        return read_samples(self.output_dir)
 
     def metric(self, task: str, name: str | None = None) -> MetricValue:
         """A task's metric (its first one when ``name`` is None)."""
@@ -77,7 +83,7 @@ def read_samples(run_dir: Path) -> list[SampleRecord]:
 def result_from(results: dict[str, Any], out_dir: Path) -> EvalResult:
     return EvalResult(fingerprint=results["fingerprint"], output_dir=Path(out_dir), model=results.get("model") or {},
                       tasks={n: _task_result(n, t) for n, t in (results.get("tasks") or {}).items()},
-                      samples=read_samples(out_dir), results=results)
+                      results=results)
 
 
 def load_result(run_dir: str | Path) -> EvalResult:

@@ -12,21 +12,11 @@ FLAG_UNPARSEABLE = 0.20  # above: the score is flagged "*"
 INVALID_UNPARSEABLE = 0.50  # above: the score is reported invalid (Czech-Bench convention)
 
 
-def _typed(records: list) -> list[SampleRecord]:
-    """SampleRecords as they are; journal rows / samples.jsonl lines (dicts) read into one."""
-    return [r if isinstance(r, SampleRecord) else SampleRecord.from_json(r) for r in records]
-
-
-def _items(records: list[SampleRecord]) -> list[ScoredItem]:
-    return [ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map) for r in records]
-
-
 def _clean(x: float) -> float | None:
     return None if x is None or (isinstance(x, float) and (math.isnan(x) or math.isinf(x))) else round(float(x), 6)
 
 
-def metric_block(records: list, metric_names: list[str], *, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
-    items = _items(_typed(records))
+def _metrics(items: list[ScoredItem], metric_names: list[str], n_boot: int, seed: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in metric_names:
         fn = get_metric(name, where=f"metric {name!r}")
@@ -36,36 +26,46 @@ def metric_block(records: list, metric_names: list[str], *, n_boot: int = 1000, 
     return out
 
 
-def summarise_task(records: list, metric_names: list[str], slice_by: list[str], total: int,
+def summarise_task(records, metric_names: list[str], slice_by: list[str], total: int,
                    n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
-    records = _typed(records)
-    scored = [r for r in records if r.is_scored]
-    errors = [r for r in records if r.status == "error"]
-    unparseable = sum(1 for r in scored if r.pred is None)
-    frac = unparseable / len(scored) if scored else 0.0
+    """Counts, metrics with intervals and per-slice metrics of one task's records.
+
+    ``records`` may be any iterable (SampleRecords, journal rows or samples.jsonl lines): it is read
+    once and only each scored record's gold, pred, values and slice fields are kept, so a run's
+    records never all sit in memory at once (docs/performance.md)."""
+    items: list[ScoredItem] = []
+    n_errors = 0
+    for r in records:
+        r = r if isinstance(r, SampleRecord) else SampleRecord.from_json(r)
+        if r.is_scored:
+            items.append(ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map))
+        elif r.status == "error":
+            n_errors += 1
+    unparseable = sum(1 for i in items if i.pred is None)
+    frac = unparseable / len(items) if items else 0.0
     status = "invalid" if frac > INVALID_UNPARSEABLE else ("flagged" if frac > FLAG_UNPARSEABLE else "ok")
-    if len(scored) + len(errors) < total:
+    if len(items) + n_errors < total:
         status = "incomplete"
     summary: dict[str, Any] = {
         "n_items": total,
-        "n_scored": len(scored),
-        "n_errors": len(errors),
+        "n_scored": len(items),
+        "n_errors": n_errors,
         "n_unparseable": unparseable,
         "unparseable_rate": round(frac, 4),
         "status": status,
         "flag": {"ok": "", "flagged": "*", "invalid": "invalid", "incomplete": "incomplete"}[status],
-        "metrics": metric_block(scored, metric_names, n_boot=n_boot, seed=seed),
+        "metrics": _metrics(items, metric_names, n_boot, seed),
         # each metric's definition (how computed, direction, format): finished runs are read without
         # importing the code that defined it (see glotbench.scoring.metrics.Metric.from_dict)
         "metric_definitions": {name: get_metric(name).to_dict() for name in metric_names},
         "slices": {},
     }
     for field in slice_by:
-        groups: dict[str, list[SampleRecord]] = {}
-        for r in scored:
-            groups.setdefault(str(r.metadata_map.get(field)), []).append(r)
+        groups: dict[str, list[ScoredItem]] = {}
+        for it in items:
+            groups.setdefault(str(it.metadata.get(field)), []).append(it)
         summary["slices"][field] = {
-            value: {"n": len(rs), "metrics": metric_block(rs, metric_names, n_boot=n_boot, seed=seed)}
-            for value, rs in sorted(groups.items())
+            value: {"n": len(group), "metrics": _metrics(group, metric_names, n_boot, seed)}
+            for value, group in sorted(groups.items())
         }
     return summary

@@ -4,6 +4,12 @@ Every response is committed the moment it arrives (WAL mode), keyed by a hash of
 identity and the full request, so a killed run resumes exactly: a request whose response is in
 the journal is never sent again. Scored samples, errors and run metadata live beside it.
 
+Scored samples and judgments are derived data (rebuilt from the cached answers on a rerun, no
+request sent), so they are not committed one by one: they ride in the transaction of the next
+response (or any other write), and every read of them, :meth:`Journal.flush` and
+:meth:`Journal.close` write them first. A SIGKILL can therefore lose the last few sample rows, never
+an answer: the rerun re-scores those items from the journal without sending anything.
+
 A write that fails (disk full, I/O error) is kept in memory, in order, and retried before the next
 write and by :meth:`Journal.flush`; an answer held there is served from memory, never re-sent.
 A file that SQLite cannot read (or a 0-byte file: a journal always has its schema) raises
@@ -81,23 +87,33 @@ class Journal:
             raise JournalCorrupt(corrupt_message(self.path, "0-byte file"))
         self._pending: list[tuple[str, tuple]] = []  # writes that failed, in order
         self._pending_responses: dict[str, str] = {}  # key -> response JSON held in memory
+        # sample and judgment rows not yet written: they go in with the next write's transaction
+        self._deferred: list[tuple[str, tuple]] = []
         self.write_error: str | None = None
         # A shard's journal reads answers through to the run's own journal (never writes there),
         # so answers merged from earlier sessions are not sent again (docs/sharding.md).
         self.fallback: Journal | None = None
         try:
-            self.conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.executescript(SCHEMA)
-            self.conn.execute("SELECT COUNT(*) FROM meta").fetchone()
+            self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(SCHEMA)
+            self._conn.execute("SELECT COUNT(*) FROM meta").fetchone()
         except sqlite3.DatabaseError as err:
             if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
                 raise
             raise JournalCorrupt(corrupt_message(self.path, err)) from None
 
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The SQLite connection, for code that queries the journal directly (shard merges, the
+        stored-summary stamp): deferred sample and judgment rows are written first, so it sees them."""
+        self.write_deferred()
+        return self._conn
+
     def close(self) -> None:
-        self.conn.close()
+        self.flush()
+        self._conn.close()
 
     # -- writes that survive a full disk
     @property
@@ -109,20 +125,70 @@ class Journal:
             self.flush()
         if not self._pending:
             try:
-                self.conn.execute(sql, params)
+                if self._deferred:
+                    self._commit_with_deferred(sql, params)
+                else:
+                    self._conn.execute(sql, params)
                 return
             except sqlite3.OperationalError as err:  # disk full, I/O error, read-only file
                 self.write_error = str(err)
+                self._hold_deferred()
         self._pending.append((sql, params))
         if response is not None:
             self._pending_responses[response[0]] = response[1]
 
+    def _defer(self, sql: str, params: tuple) -> None:
+        """A derived row (sample, judgment): written with the next write, or by flush()."""
+        if self._pending:  # the disk is failing: keep the order of what is held
+            self._pending.append((sql, params))
+        else:
+            self._deferred.append((sql, params))
+
+    def _commit_with_deferred(self, sql: str | None, params: tuple | None) -> None:
+        """One transaction: the deferred rows (one executemany per statement) and ``sql``, if any."""
+        rows, self._deferred = self._deferred, []
+        try:
+            self._conn.execute("BEGIN")
+            try:
+                i = 0
+                while i < len(rows):  # consecutive rows of the same statement go in one executemany
+                    j = i
+                    while j < len(rows) and rows[j][0] == rows[i][0]:
+                        j += 1
+                    self._conn.executemany(rows[i][0], [p for _, p in rows[i:j]])
+                    i = j
+                if sql is not None:
+                    self._conn.execute(sql, params)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+        except BaseException:
+            self._deferred = rows + self._deferred
+            raise
+
+    def _hold_deferred(self) -> None:
+        """After a failed write: the deferred rows join the in-memory queue, in order."""
+        self._pending.extend(self._deferred)
+        self._deferred = []
+
+    def write_deferred(self) -> None:
+        """Write the deferred rows now (before a read of samples or judgments)."""
+        if self._deferred and not self._pending:
+            try:
+                self._commit_with_deferred(None, None)
+            except sqlite3.OperationalError as err:
+                self.write_error = str(err)
+                self._hold_deferred()
+
     def flush(self) -> bool:
         """Write what is held in memory; True when nothing is left pending."""
+        self.write_deferred()
         while self._pending:
             sql, params = self._pending[0]
             try:
-                self.conn.execute(sql, params)
+                self._conn.execute(sql, params)
             except sqlite3.OperationalError as err:
                 self.write_error = str(err)
                 return False
@@ -136,7 +202,7 @@ class Journal:
         self._write("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, _dumps(value)))
 
     def get_meta(self, key: str, default: Any = None) -> Any:
-        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
 
     # -- response cache
@@ -144,18 +210,18 @@ class Journal:
         held = self._pending_responses.get(key)
         if held is not None:
             return json.loads(held)
-        row = self.conn.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
+        row = self._conn.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
         if row is None and self.fallback is not None:
             return self.fallback.get_response(key)
         return json.loads(row[0]) if row else None
 
     def get_request(self, key: str) -> dict | None:
         """The request a cached response answers (None when it is not in the journal)."""
-        row = self.conn.execute("SELECT request FROM responses WHERE key=?", (key,)).fetchone()
+        row = self._conn.execute("SELECT request FROM responses WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row and row[0] else None
 
     def cached_keys(self) -> set[str]:
-        own = {r[0] for r in self.conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
+        own = {r[0] for r in self._conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
         return own | self.fallback.cached_keys() if self.fallback is not None else own
 
     def put_response(self, key: str, *, role: str, kind: str, model_id: str, request: dict, response: dict,
@@ -169,7 +235,7 @@ class Journal:
 
     def count_responses(self, *, since: float, role: str) -> int:
         """Responses of ``role`` ('model', 'judge') committed at or after ``since`` (epoch seconds)."""
-        return self.conn.execute("SELECT COUNT(*) FROM responses WHERE created >= ? AND (role = ? OR role LIKE ?)",
+        return self._conn.execute("SELECT COUNT(*) FROM responses WHERE created >= ? AND (role = ? OR role LIKE ?)",
                                  (since, role, role + ":%")).fetchone()[0]
 
     # -- errors
@@ -181,26 +247,28 @@ class Journal:
 
     def errors(self) -> list[dict]:
         cols = ("key", "role", "task", "sample_id", "error", "attempts", "created")
-        return [dict(zip(cols, r)) for r in self.conn.execute(f"SELECT {', '.join(cols)} FROM errors ORDER BY id")]
+        return [dict(zip(cols, r)) for r in self._conn.execute(f"SELECT {', '.join(cols)} FROM errors ORDER BY id")]
 
     def _select(self, table: str, cols: tuple[str, ...], filters: dict[str, str | None], order_by: str):
         """``SELECT cols FROM table`` with ``col=?`` for every filter that is not ``None``.
         Table and column names are this module's own constants, never caller input."""
+        self.write_deferred()
         where = [(col, val) for col, val in filters.items() if val is not None]
         q = f"SELECT {', '.join(cols)} FROM {table}"
         if where:
             q += " WHERE " + " AND ".join(f"{col}=?" for col, _ in where)
-        return self.conn.execute(f"{q} ORDER BY {order_by}", [val for _, val in where])
+        return self._conn.execute(f"{q} ORDER BY {order_by}", [val for _, val in where])
 
     # -- samples
     def put_sample(self, run_key: str, task: str, sample_id: str, idx: int, status: str, record: dict) -> None:
-        self._write(
+        self._defer(
             "INSERT OR REPLACE INTO samples(run_key, task, sample_id, idx, status, record, created) VALUES (?,?,?,?,?,?,?)",
             (run_key, task, sample_id, idx, status, _dumps(record), time.time()),
         )
 
     def scored_ids(self, run_key: str, task: str) -> set[str]:
-        return {r[0] for r in self.conn.execute(
+        self.write_deferred()
+        return {r[0] for r in self._conn.execute(
             "SELECT sample_id FROM samples WHERE run_key=? AND task=? AND status='scored'", (run_key, task))}
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
@@ -211,7 +279,7 @@ class Journal:
 
     # -- judgments (LLM-judge grades, one per judge x item x sample)
     def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
-        self._write(
+        self._defer(
             "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created) VALUES (?,?,?,?,?,?)",
             (judge_id, task, sample_id, sample_index, _dumps(record), time.time()),
         )

@@ -107,7 +107,8 @@ async def with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, *, r
         attempt += 1
         t0 = time.monotonic()
         try:
-            result = await asyncio.wait_for(fn(), timeout=policy.timeout)
+            async with asyncio.timeout(policy.timeout):  # no extra task per attempt, unlike wait_for
+                result = await fn()
             guard.success()
             return result, attempt
         except (TransientModelError, asyncio.TimeoutError) as err:

@@ -27,10 +27,26 @@ class TaskRun:
     samples: list[Sample]
     todo: list[Sample] = field(default_factory=list)
     settings: RunSettings | None = None  # the run's settings (the shown prompt hash covers their prompt knobs)
+    _ids: frozenset[str] | None = field(default=None, repr=False)
+    _n_items: int | None = field(default=None, repr=False)
 
     @property
     def run_key(self) -> str:
         return self.fingerprint["id"]
+
+    @property
+    def item_ids(self) -> frozenset[str]:
+        return self._ids if self._ids is not None else frozenset(s.id for s in self.samples)
+
+    @property
+    def n_items(self) -> int:
+        return self._n_items if self._n_items is not None else len(self.samples)
+
+    def release_samples(self) -> None:
+        """Drop the samples once every model call is done: summarising needs only their ids and count,
+        and at 100k items the samples are most of a run's memory."""
+        self._ids, self._n_items = self.item_ids, self.n_items
+        self.samples, self.todo = [], []
 
 
 def task_mode(task: Task, settings: RunSettings) -> str:
@@ -63,11 +79,26 @@ def _output_view(out) -> dict:
     return d
 
 
+async def _call_all(caller: CachedCaller, requests: list, task: str, sample_id: str) -> list:
+    """Every request's result or exception, like ``gather(..., return_exceptions=True)``; one
+    request (the common case) is awaited directly, without a task of its own."""
+    if len(requests) == 1:
+        try:
+            return [await caller(requests[0], task=task, sample_id=sample_id)]
+        except Exception as err:  # noqa: BLE001 - sorted by the caller, as gather would return it
+            return [err]
+    return await asyncio.gather(*(caller(r, task=task, sample_id=sample_id) for r in requests),
+                                return_exceptions=True)
+
+
 async def judge_sample(tr: TaskRun, sample: Sample, outputs: list, judge: CachedCaller, journal: Journal) -> list[dict]:
     """Send the judge requests for one sample (through the journal) and record one verdict per output."""
     task = tr.task
     requests = task.judge_requests(sample, outputs)
-    results = await asyncio.gather(*(judge(r, task=task.name, sample_id=sample.id) for r in requests))
+    if len(requests) == 1:  # the common case: no gather, no extra task
+        results = [await judge(requests[0], task=task.name, sample_id=sample.id)]
+    else:
+        results = await asyncio.gather(*(judge(r, task=task.name, sample_id=sample.id) for r in requests))
     verdicts = []
     for k, out in enumerate(results):
         verdict = {**task.parse_judgment(sample, k, out.text), "judge_request_key": requests[k].key(judge.model.model_id)}
@@ -105,8 +136,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         return rec.status
     token = current_item.set((task.name, sample))
     try:
-        results = await asyncio.gather(*(caller(r, task=task.name, sample_id=sample.id) for r in requests),
-                                       return_exceptions=True)
+        results = await _call_all(caller, requests, task.name, sample.id)
     finally:
         current_item.reset(token)
     failures = [r for r in results if isinstance(r, BaseException)]
@@ -179,6 +209,7 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
     try:
         await asyncio.gather(*(worker() for _ in range(max(4 * concurrency, 64))))
     finally:
+        journal.write_deferred()  # the last sample rows (they ride with the next write otherwise)
         # close network sessions inside the loop that opened them
         for m in (model, judge_model):
             if m is not None:
@@ -186,21 +217,37 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
     return caller
 
 
+def _needs_records(task: Task) -> bool:
+    """Whether the task's own summary hook reads the scored records (then they are kept in memory)."""
+    return type(task).extra_summary is not Task.extra_summary
+
+
 def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed: int = 0,
               out_dir: Path | None = None, records_by_task: dict[str, list[SampleRecord]] | None = None) -> dict[str, dict]:
     out = {}
     for tr in runs:
-        ids = {s.id for s in tr.samples}
         if records_by_task is not None:
-            records = records_by_task.get(tr.task.name, [])
+            source = iter(records_by_task.get(tr.task.name, []))
         else:
-            records = [SampleRecord.from_json(r) for r in journal.iter_samples(tr.run_key, tr.task.name)
-                       if r["sample_id"] in ids]
-        summary = summarise_task(records, tr.task.metric_names(tr.mode), tr.task.spec.slice_by, len(tr.samples),
+            ids = tr.item_ids
+            source = (SampleRecord.from_json(r) for r in journal.iter_samples(tr.run_key, tr.task.name)
+                      if r["sample_id"] in ids)
+        tokens = {"input": 0, "output": 0}
+        kept: list[SampleRecord] = []
+        keep = _needs_records(tr.task)
+
+        def stream():  # one pass over the records: token counts on the way, records kept only if needed
+            for r in source:
+                for o in r.output_list:
+                    tokens["input"] += o.get("input_tokens") or 0
+                    tokens["output"] += o.get("output_tokens") or 0
+                if keep and r.is_scored:
+                    kept.append(r)
+                yield r
+
+        summary = summarise_task(stream(), tr.task.metric_names(tr.mode), tr.task.spec.slice_by, tr.n_items,
                                  n_boot=n_boot, seed=seed)
-        summary.update(tr.task.extra_summary([r for r in records if r.is_scored], out_dir))
-        tokens_in = sum(o.get("input_tokens") or 0 for r in records for o in r.output_list)
-        tokens_out = sum(o.get("output_tokens") or 0 for r in records for o in r.output_list)
+        summary.update(tr.task.extra_summary(kept, out_dir))
         spec = tr.task.spec
         out[tr.task.name] = {
             "language": spec.language,
@@ -210,7 +257,7 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
             "mode": tr.mode,
             "fingerprint": tr.fingerprint,
             "counterpart": spec.counterpart,
-            "tokens": {"input": tokens_in, "output": tokens_out},
+            "tokens": dict(tokens),
             **summary,
         }
     return out

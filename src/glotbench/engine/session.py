@@ -18,6 +18,7 @@ from glotbench.engine.lock import RunLock
 from glotbench.engine.retry import RetryPolicy
 from glotbench.engine.run_checks import check_mode, check_same_model, check_same_overrides, model_identity
 from glotbench.engine.run_stats import record_session, run_block, session_entry
+from glotbench.engine.stored_summary import restamp_results, stored_task_results, write_stamp
 from glotbench.errors import JournalCorrupt, RunStopped
 from glotbench.engine.runner import execute, plan, summarise, task_mode
 from glotbench.models.base import Model, canonical_json, sha256_hex
@@ -214,12 +215,12 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
         from glotbench.engine.shards.driver import merge_run, run_sharded
 
         merge_run(out_dir, journal)  # shard journals of this run (a killed or earlier sharded session) first
+        reused = stored_task_results(journal, out_dir, cfg.model_dump(), tasks, settings, model.settings())
+        if reused is not None:  # a finished run, nothing changed: re-report without re-rendering or re-scoring
+            return _rereport(cfg, out_dir, journal, model, judge_model, skipped, *reused, console=console)
         runs = plan(tasks, settings, model.settings(), journal)
         for tr in runs:
-            warns = list(dict.fromkeys(getattr(tr.task, "load_warnings", [])))
-            if warns:
-                more = f" (and {len(warns) - 1} more)" if len(warns) > 1 else ""
-                console.print(f"[yellow]warning[/] {tr.task.name}: {warns[0]}{more}")
+            _warn(console, tr.task.name, list(dict.fromkeys(getattr(tr.task, "load_warnings", []))))
         todo = sum(len(r.todo) for r in runs)
         done = sum(len(r.samples) for r in runs) - todo
         concurrency = cfg.concurrency or model.max_parallel or 8
@@ -270,28 +271,61 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
         model_notes = caller.model_notes if hasattr(caller, "model_notes") else model.run_notes()  # sharded: the shards'
         for line in model_notes:
             console.print(f"[yellow]note[/] {line}")
+        for tr in runs:
+            tr.release_samples()
         task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
-        fps = {name: t["fingerprint"] for name, t in task_results.items()}
-        results = {
-            "glotbench_version": package_versions()["glotbench"],
-            "fingerprint": run_fingerprint(fps),
-            "note": cfg.note,
-            "model": model.settings(),
-            "config": cfg.model_dump(),
-            "settings": settings.request_settings(),
-            "versions": package_versions(),
-            "run": run_block(out_dir, sessions),  # totals over every session of this run, and the sessions
-            "judge": judge_model.settings() if judge_model else None,
-            "model_notes": model_notes,
-            "errors": journal.errors()[-50:],
-            "tasks": task_results,
-            "skipped_tasks": skipped,
-        }
-        write_json(out_dir / "results.json", results)
+        results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results,
+                                 skipped)
         export_samples(journal, out_dir / "samples.jsonl", {n: t["fingerprint"]["id"] for n, t in task_results.items()})
+        write_stamp(journal, out_dir, cfg.model_dump(), runs, task_results)
         if stopped:
             raise RunStopped(f"run stopped early: {stopped}. Everything answered is in {out_dir / JOURNAL_NAME}; "
                              f"rerun the same command to resume")
         return results, out_dir
     finally:
         journal.close()
+
+
+def _warn(console: Console, task: str, warns: list[str]) -> None:
+    if warns:
+        more = f" (and {len(warns) - 1} more)" if len(warns) > 1 else ""
+        console.print(f"[yellow]warning[/] {task}: {warns[0]}{more}")
+
+
+def _write_results(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model, judge_model: Model | None,
+                   sessions: list[dict], model_notes: list[str], task_results: dict, skipped: dict) -> dict:
+    fps = {name: t["fingerprint"] for name, t in task_results.items()}
+    results = {
+        "glotbench_version": package_versions()["glotbench"],
+        "fingerprint": run_fingerprint(fps),
+        "note": cfg.note,
+        "model": model.settings(),
+        "config": cfg.model_dump(),
+        "settings": cfg.request_settings(),
+        "versions": package_versions(),
+        "run": run_block(out_dir, sessions),  # totals over every session of this run, and the sessions
+        "judge": judge_model.settings() if judge_model else None,
+        "model_notes": model_notes,
+        "errors": journal.errors()[-50:],
+        "tasks": task_results,
+        "skipped_tasks": skipped,
+    }
+    write_json(out_dir / "results.json", results)
+    return results
+
+
+def _rereport(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model, judge_model: Model | None, skipped: dict,
+              task_results: dict, counts: list, *, console: Console) -> tuple[dict, Path]:
+    """A finished run whose inputs are unchanged: its stored per-task results, this session added."""
+    for name, _, warns in counts:
+        _warn(console, name, warns)
+    t0, started = time.perf_counter(), time.time()
+    console.print(f"all {sum(n for _, n, _ in counts)} item(s) already in the journal {out_dir / JOURNAL_NAME}; "
+                  f"no model calls (nothing changed since the run finished: results re-read, not recomputed)")
+    sessions = record_session(journal, out_dir, session_entry(started, time.perf_counter() - t0, None))
+    model_notes = model.run_notes()
+    for line in model_notes:
+        console.print(f"[yellow]note[/] {line}")
+    results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results, skipped)
+    restamp_results(journal, out_dir)
+    return results, out_dir

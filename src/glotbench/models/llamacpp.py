@@ -147,7 +147,10 @@ class LlamaCppModel(Model):
         self._alock: asyncio.Lock | None = None
         self._alock_loop: asyncio.AbstractEventLoop | None = None
         self._batcher = None  # BatchGenerator, made on the first generate call
-        self._last_row: tuple[tuple[int, ...], np.ndarray] | None = None  # (context tokens, next-token logits)
+        # (context tokens, log-softmax of the next-token logits, their argmax): one-token options after
+        # the same context are read from it. one_row_options=False decodes every option (reference path).
+        self._last_row: tuple[tuple[int, ...], np.ndarray, int] | None = None
+        self.one_row_options = True
 
     def _use_chat_template(self, template: str) -> None:
         """--chat-template: render chat prompts with this Jinja template instead of the GGUF's own
@@ -282,14 +285,16 @@ class LlamaCppModel(Model):
         ctx = self.tokenize(context)
         return ctx, whole[len(ctx):]
 
-    def _eval_logits(self, tokens: list[int], first_needed: int) -> np.ndarray:
-        """Evaluate ``tokens`` and return the logits at positions first_needed .. len(tokens)-2.
+    def _eval_logits(self, tokens: list[int], first_needed: int, last_needed: int | None = None) -> np.ndarray:
+        """Evaluate ``tokens`` and return the logits at positions first_needed .. last_needed
+        (default len(tokens)-2: every continuation token's predictor, the last token's own row unused).
 
         Reuses the KV cache for the longest prefix shared with what is already evaluated (options of
         one question share their context). Only the needed positions produce logits.
         """
         llm, lc = self._llm, self._llama_cpp
         total = len(tokens)
+        last = total - 2 if last_needed is None else last_needed
         if total > self.n_ctx:
             raise PermanentModelError(f"{self.model_id}: {total} tokens exceed the context window n_ctx={self.n_ctx}")
         common = 0
@@ -303,7 +308,7 @@ class LlamaCppModel(Model):
             llm._ctx.kv_cache_seq_rm(-1, 0, -1)
         llm.n_tokens = start
         llm._requires_eval = True
-        rows = np.empty((total - 1 - first_needed, self._n_vocab), dtype=np.float32)
+        rows = np.empty((last + 1 - first_needed, self._n_vocab), dtype=np.float32)
         batch = llm._batch.batch
         n_batch = llm.n_batch
         pos = start
@@ -318,11 +323,11 @@ class LlamaCppModel(Model):
                 batch.pos[i] = p
                 batch.seq_id[i][0] = 0
                 batch.n_seq_id[i] = 1
-                batch.logits[i] = first_needed <= p <= total - 2
+                batch.logits[i] = first_needed <= p <= last
             llm._ctx.decode(llm._batch)
             for i in range(len(chunk)):
                 p = pos + i
-                if first_needed <= p <= total - 2:
+                if first_needed <= p <= last:
                     ptr = lc.llama_get_logits_ith(llm._ctx.ctx, i)
                     rows[p - first_needed] = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
             llm.input_ids[pos: pos + len(chunk)] = chunk
@@ -330,18 +335,33 @@ class LlamaCppModel(Model):
             pos += len(chunk)
         return rows
 
-    def _loglikelihood_sync(self, request: LoglikelihoodRequest) -> LoglikelihoodResult:
+    def _context_row(self, ctx: list[int]) -> tuple[np.ndarray, int]:
+        """Log-softmax of the logits after ``ctx`` (the next-token distribution) and its argmax.
+
+        One decode of the context's new tokens (KV of a shared prefix reused), one log-softmax; kept
+        for the next request, so every one-token option after the same context is an index into it."""
+        key = tuple(ctx)
+        if self._last_row is not None and self._last_row[0] == key:
+            return self._last_row[1], self._last_row[2]
+        logits = self._eval_logits(ctx, len(ctx) - 1, len(ctx) - 1)[0]
+        row = log_softmax(logits)
+        self._last_row = (key, row, int(logits.argmax()))
+        return row, self._last_row[2]
+
+    def _loglikelihood_sync(self, request: LoglikelihoodRequest, one_row: bool | None = None) -> LoglikelihoodResult:
+        """``one_row`` (default ``self.one_row_options``): a one-token continuation is read from the
+        context's next-token row; False decodes context + option for every option (the reference
+        path, same numbers within float rounding: tests/test_loglikelihood_one_row.py)."""
         ctx, cont = self.encode_pair(request.context, request.continuation)
         if not cont:
             return LoglikelihoodResult(logprob=0.0, is_greedy=True, n_tokens=0)
-        tokens = ctx + cont
-        key = tuple(ctx)
-        if len(cont) == 1 and self._last_row is not None and self._last_row[0] == key:
-            logits = self._last_row[1][None, :]  # another one-token option after the same context
-        else:
-            logits = self._eval_logits(tokens, len(ctx) - 1)
-            self._last_row = (key, logits[0].copy())
+        if self.one_row_options if one_row is None else one_row:
+            if len(cont) == 1:
+                row, best = self._context_row(ctx)
+                return LoglikelihoodResult(logprob=float(row[cont[0]]), is_greedy=best == cont[0], n_tokens=1)
+        logits = self._eval_logits(ctx + cont, len(ctx) - 1)
         logp = log_softmax(logits)
+        self._last_row = (tuple(ctx), logp[0], int(logits[0].argmax()))  # the context's row, for one-token options
         target = np.asarray(cont)
         token_lp = logp[np.arange(len(cont)), target]
         greedy = bool((logits.argmax(axis=-1) == target).all())

@@ -146,8 +146,9 @@ class OpenAICompatModel(Model):
     async def _post_following(self, url: str, payload: dict) -> tuple[int, Any, bytes, str]:
         """POST, following redirects only to the same scheme, host and port (and keeping the
         POST and its body: aiohttp would turn a 302 into a GET); another host is refused."""
+        body = json.dumps(payload, ensure_ascii=False).encode()  # once, not once per redirect hop
         for _hop in range(MAX_REDIRECTS + 1):
-            async with self._get_session().post(url, json=payload, allow_redirects=False) as resp:
+            async with self._get_session().post(url, data=body, allow_redirects=False) as resp:
                 status, headers = resp.status, resp.headers
                 if status in (301, 302, 303, 307, 308):
                     target = urljoin(url, headers.get("Location", ""))
@@ -156,7 +157,11 @@ class OpenAICompatModel(Model):
                                                   f"{target}: refused (set base_url to the server you mean)")
                     url = target
                     continue
-                raw = await read_capped(resp, self.max_response_bytes, what=f"{self.model_id}: response from {url}")
+                declared = resp.content_length
+                if declared is not None and declared <= self.max_response_bytes:
+                    raw = await resp.read()  # the parser stops at Content-Length: this is the cap
+                else:
+                    raw = await read_capped(resp, self.max_response_bytes, what=f"{self.model_id}: response from {url}")
                 return status, headers, raw, url
         raise PermanentModelError(f"{self.model_id}: more than {MAX_REDIRECTS} redirects from {self.base_url}")
 

@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-MAX_CELLS = 1 << 22  # indices held at once (32 MiB of int64), whatever n and n_resamples are
+MAX_CELLS = 1 << 20  # indices held at once (8 MiB of int64; a chunk's temporaries are a few times that)
+PAIR_CODES = 256  # label_sum_stats counts (gold, pred) pairs up to this many codes, else three sums
 
 
 def index_chunks(n: int, n_resamples: int, seed: int, max_cells: int = MAX_CELLS) -> Iterator[np.ndarray]:
@@ -35,7 +36,11 @@ def index_chunks(n: int, n_resamples: int, seed: int, max_cells: int = MAX_CELLS
 
 
 def _collect(n: int, n_resamples: int, seed: int, per_chunk: Callable[[np.ndarray], np.ndarray],
-             max_cells: int) -> np.ndarray:
+             max_cells: int, cells_per_row: int = 0) -> np.ndarray:
+    """``per_chunk`` over the index chunks; ``cells_per_row``: what else a chunk holds per resample
+    (a row of counts), so that rows * (n + cells_per_row) stays within ``max_cells``."""
+    if cells_per_row:
+        max_cells = max(1, max_cells // (max(n, 1) + cells_per_row)) * max(n, 1)
     parts = [per_chunk(idx) for idx in index_chunks(n, n_resamples, seed, max_cells)]
     return np.concatenate(parts) if parts else np.empty(0)
 
@@ -71,7 +76,7 @@ def count_stats(codes: np.ndarray, n_codes: int, stat: Callable[[np.ndarray], np
         counts = np.bincount(flat.ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
         return stat(counts)
 
-    return _collect(codes.size, n_resamples, seed, per_chunk, max_cells)
+    return _collect(codes.size, n_resamples, seed, per_chunk, max_cells, cells_per_row=n_codes)
 
 
 def confusion_stats(gold: np.ndarray, pred: np.ndarray, n_labels: int, stat: Callable[[np.ndarray], np.ndarray],
@@ -94,36 +99,42 @@ def accuracy_from_confusion(c: np.ndarray) -> np.ndarray:
         return np.trace(c, axis1=1, axis2=2) / n
 
 
-def _per_label_f1(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """F1 per label (scikit-learn's ``2tp / (true + pred)``, 0 where both are 0) and true counts."""
-    tp = np.diagonal(c, axis1=1, axis2=2).astype(float)
-    true = c.sum(axis=2)
-    pred = c.sum(axis=1)
+def _f1_from_sums(tp: np.ndarray, true: np.ndarray, pred: np.ndarray) -> np.ndarray:
+    """F1 per label from its true-positive, gold and predicted counts: scikit-learn's
+    ``2tp / (true + pred)``, 0 where both are 0."""
     denom = (true + pred).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        f = np.where(denom > 0, 2.0 * tp / denom, 0.0)
-    return f, true
+        return np.where(denom > 0, 2.0 * tp.astype(float) / denom, 0.0)
 
 
-def _average_over_gold_labels(f: np.ndarray, true: np.ndarray, weighted: bool) -> np.ndarray:
-    """Mean of ``f`` over the labels present in each resample's gold (``labels=sorted(set(gold))``).
+def _per_label_f1(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """F1 per label and true counts of confusion matrices."""
+    true = c.sum(axis=2)
+    return _f1_from_sums(np.diagonal(c, axis1=1, axis2=2), true, c.sum(axis=1)), true
+
+
+def _row_means(f: np.ndarray, present: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Mean of ``f`` over each row's ``present`` labels (label order kept); NaN where none is present.
 
     Each row is averaged on its own, as a 1-D array of the present labels' values: numpy sums a
     1-D array in a different order than a row of a 2-D array, and scikit-learn averages 1-D arrays,
     so this keeps every value equal to scikit-learn's to the last bit (a few ms per 1,000 resamples).
     """
-    present = true > 0
     out = np.full(f.shape[0], np.nan)
     for r in range(f.shape[0]):
         mask = present[r]
         if not mask.any():
             continue
-        if weighted:
-            w = true[r][mask]
-            out[r] = np.average(f[r][mask], weights=w)
+        if weights is not None:
+            out[r] = np.average(f[r][mask], weights=weights[r][mask])
         else:
             out[r] = f[r][mask].mean()
     return out
+
+
+def _average_over_gold_labels(f: np.ndarray, true: np.ndarray, weighted: bool) -> np.ndarray:
+    """Mean of ``f`` over the labels present in each resample's gold (``labels=sorted(set(gold))``)."""
+    return _row_means(f, true > 0, true if weighted else None)
 
 
 def macro_f1_from_confusion(c: np.ndarray) -> np.ndarray:
@@ -151,6 +162,94 @@ def mcc_from_confusion(c: np.ndarray) -> np.ndarray:
         return np.where(prod == 0, 0.0, cov_ytyp / np.sqrt(prod))
 
 
+def label_sum_stats(gold: np.ndarray, pred: np.ndarray, n_labels: int,
+                    stat: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], n_resamples: int, seed: int,
+                    keep: np.ndarray | None = None, max_cells: int = MAX_CELLS) -> np.ndarray:
+    """``stat(tp, true, pred)`` per resample: per-label true-positive, gold and predicted counts,
+    each ``(rows, n_labels)``, over the resample's kept items (``keep`` False: the item is left out).
+
+    With few labels (``n_labels ** 2 + 1 <= PAIR_CODES``) the sums are read off one bincount of
+    (gold, pred) pairs; with more, three bincounts (tp, gold, pred) keep memory O(rows * n_labels)
+    however many labels there are (an open-ended answer such as a number can bring hundreds).
+    """
+    k = n_labels
+    gold = np.asarray(gold, dtype=np.intp)
+    pred = np.asarray(pred, dtype=np.intp)
+    keep = np.ones(gold.size, bool) if keep is None else np.asarray(keep, bool)
+    g = np.where(keep, gold, k)  # code k: left out
+    p = np.where(keep, pred, k)
+    t = np.where(keep & (gold == pred), gold, k)
+
+    def counts(codes: np.ndarray, n_codes: int, idx: np.ndarray) -> np.ndarray:
+        rows = idx.shape[0]
+        flat = codes[idx]
+        flat += (np.arange(rows, dtype=np.intp) * n_codes)[:, None]
+        return np.bincount(flat.ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
+
+    if k * k + 1 <= PAIR_CODES:  # few labels: one bincount of (gold, pred) pairs, the sums read off it
+        pair = np.where(keep, gold * k + pred, k * k)
+
+        def per_chunk(idx: np.ndarray) -> np.ndarray:
+            c = counts(pair, k * k + 1, idx)[:, : k * k].reshape(-1, k, k)
+            return stat(np.diagonal(c, axis1=1, axis2=2), c.sum(axis=2), c.sum(axis=1))
+    else:
+        def per_chunk(idx: np.ndarray) -> np.ndarray:
+            return stat(*(counts(x, k + 1, idx)[:, :k] for x in (t, g, p)))
+
+    per_row = k * k + 1 if k * k + 1 <= PAIR_CODES else 3 * (k + 1)
+    return _collect(gold.size, n_resamples, seed, per_chunk, max_cells, cells_per_row=per_row)
+
+
+def macro_f1_from_sums(over: str) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """Macro-F1 from per-label sums, averaged over the labels in each resample's gold (``"gold"``:
+    glotbench's macro_f1) or in its gold or predictions (``"seen"``: scikit-learn with no ``labels=``)."""
+    if over not in ("gold", "seen"):
+        raise ValueError(f"over must be 'gold' or 'seen', not {over!r}")
+
+    def stat(tp: np.ndarray, true: np.ndarray, pred: np.ndarray) -> np.ndarray:
+        present = true > 0 if over == "gold" else (true + pred) > 0
+        return _row_means(_f1_from_sums(tp, true, pred), present)
+
+    return stat
+
+
+def group_mean_of_means_stats(groups: np.ndarray, hits: np.ndarray, n_groups: int, n_resamples: int, seed: int,
+                              max_cells: int = MAX_CELLS) -> np.ndarray:
+    """Per resample: the mean, over the groups drawn, of each group's share of hits, as
+    ``np.mean([np.mean(v) for v in by_group.values()])`` computes it with ``by_group`` filled in
+    the order items are drawn (the groups' order of first appearance fixes the float sum).
+
+    ``groups`` holds a code per item in ``0 .. n_groups - 1`` or ``n_groups`` (left out); ``hits`` is 0 or 1.
+    NaN where a resample draws no kept item.
+    """
+    groups = np.asarray(groups, dtype=np.intp)
+    g2 = 2 * n_groups  # one code per item: 2 * group + hit, or 2 * n_groups when left out
+    codes = np.where(groups < n_groups, 2 * groups + (np.asarray(hits) == 1), g2)
+
+    def per_chunk(idx: np.ndarray) -> np.ndarray:
+        rows, n = idx.shape
+        flat = codes[idx]
+        flat += (np.arange(rows, dtype=np.intp) * (g2 + 1))[:, None]
+        flat = flat.ravel()
+        counts = np.bincount(flat, minlength=rows * (g2 + 1)).reshape(rows, g2 + 1)[:, :g2]
+        won = counts[:, 1::2]
+        size = counts[:, 0::2] + won
+        first = np.full(rows * (g2 + 1), n, dtype=np.intp)
+        np.minimum.at(first, flat, np.tile(np.arange(n, dtype=np.intp), rows))
+        first = first.reshape(rows, g2 + 1)[:, :g2]
+        first = np.minimum(first[:, 0::2], first[:, 1::2])  # a group's first item, hit or not
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = won / size
+        out = np.full(rows, np.nan)
+        for r in range(rows):
+            seen = np.flatnonzero(size[r])
+            if seen.size:
+                out[r] = np.mean(share[r][seen[np.argsort(first[r][seen], kind="stable")]])
+        return out
+
+    return _collect(groups.size, n_resamples, seed, per_chunk, max_cells, cells_per_row=2 * (g2 + 1))
+
+
 def ratio_stats(num: np.ndarray, den: np.ndarray, n_resamples: int, seed: int,
                 max_cells: int = MAX_CELLS) -> np.ndarray:
     """Per-resample ``sum(num) / sum(den)`` (NaN where the denominator sums to 0)."""
@@ -173,4 +272,5 @@ def percentile_interval(stats: np.ndarray, alpha: float = 0.05) -> tuple[float, 
         return (float("nan"), float("nan"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return (float(np.quantile(stats, alpha / 2)), float(np.quantile(stats, 1 - alpha / 2)))
+        lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])  # one sort; each value as a lone call gives it
+        return (float(lo), float(hi))

@@ -12,6 +12,7 @@ tests/test_resample.py checks every built-in metric against that plain loop.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -111,6 +112,75 @@ def category_form(code_of: Callable[[Any], int], n_codes: int, stat: Callable[[n
     return form
 
 
+def _sklearn_plain_labels(values: list[Any]) -> bool:
+    """Labels whose ``sorted(set(...))`` is scikit-learn's label order and that scikit-learn takes
+    as classes: all strings, or all whole finite numbers (no bools). Anything else: no form."""
+    if all(type(v) is str for v in values):
+        return True
+    return all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+               and math.isfinite(v) and v == int(v) and abs(v) < 2**53 for v in values)
+
+
+def seen_labels_macro_f1_form(gold_key: str, pred_key: str) -> Form:
+    """Czech-Bench's macro-F1 (``czech_bench_rules.macro_f1_of``): scikit-learn's ``f1_score(...,
+    average="macro")`` over the items carrying both values, averaged over the labels in that
+    resample's gold or predictions; items without them are left out (NaN when none is left)."""
+
+    def form(items, n_resamples, seed):
+        keep = np.fromiter((gold_key in i.values and pred_key in i.values for i in items), bool, len(items))
+        golds = [i.values[gold_key] for i, k in zip(items, keep) if k]
+        preds = [i.values[pred_key] for i, k in zip(items, keep) if k]
+        if not _sklearn_plain_labels(golds + preds):
+            return None
+        code = {lab: c for c, lab in enumerate(sorted(set(golds) | set(preds)))}
+        gold = np.zeros(len(items), np.intp)
+        pred = np.zeros(len(items), np.intp)
+        gold[keep] = [code[g] for g in golds]
+        pred[keep] = [code[p] for p in preds]
+        return rs.label_sum_stats(gold, pred, max(len(code), 1), rs.macro_f1_from_sums("seen"), n_resamples, seed,
+                                  keep=keep)
+
+    return form
+
+
+def _no_answer_codes(items: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """extractive QA's "is it unanswerable?" decision: codes 0 answerable, 1 unanswerable (their
+    sorted order as strings); kept where the item has ``no_answer_gold``."""
+    keep = np.fromiter(("no_answer_gold" in i.values for i in items), bool, len(items))
+    gold = np.fromiter((k and bool(i.values["no_answer_gold"]) for i, k in zip(items, keep)), np.intp, len(items))
+    pred = np.fromiter((k and bool(i.values.get("no_answer_pred")) for i, k in zip(items, keep)), np.intp, len(items))
+    return gold, pred, keep
+
+
+def no_answer_accuracy_form(items, n_resamples, seed):
+    gold, pred, keep = _no_answer_codes(items)
+    return rs.mean_stats(np.where(keep, (gold == pred).astype(float), np.nan), n_resamples, seed)
+
+
+def no_answer_macro_f1_form(items, n_resamples, seed):
+    gold, pred, keep = _no_answer_codes(items)
+    return rs.label_sum_stats(gold, pred, 2, rs.macro_f1_from_sums("gold"), n_resamples, seed, keep=keep)
+
+
+def topic_accuracy_form(items, n_resamples, seed):
+    """Czech-Bench's MMLU score (``czech_bench_rules.topic_macro_accuracy``): the mean of per-topic
+    accuracies over the items with ``cb_correct`` (0 or 1; anything else: no form)."""
+    topics: dict[str, int] = {}
+    group = np.empty(len(items), np.intp)
+    hits = np.zeros(len(items), np.intp)
+    for k, it in enumerate(items):
+        if "cb_correct" not in it.values:
+            group[k] = -1
+            continue
+        v = it.values["cb_correct"]
+        if isinstance(v, (bool, np.bool_)) or v not in (0, 1):
+            return None
+        group[k] = topics.setdefault(str(it.metadata.get("subject")), len(topics))
+        hits[k] = int(v == 1)
+    group[group < 0] = len(topics)
+    return rs.group_mean_of_means_stats(group, hits, len(topics), n_resamples, seed)
+
+
 # ---------------------------------------------------------------- corpus functions -> forms
 
 _CORPUS: dict[str, Callable[..., Form]] = {}
@@ -139,11 +209,36 @@ def form_for(metric: Any) -> Form | None:
     return factory(**dict(getattr(metric, "params", ()) or ())) if factory is not None else None
 
 
-def _grade_code(item: Any) -> int:
-    """0 correct, 1 incorrect, 2 not attempted, 3 judge error (left out of every rate)."""
+def _memo(item: Any, name: str, compute: Callable[[Any], Any]) -> Any:
+    """``compute(item)`` once per item: a task's five factuality rates, their strict twins and every
+    slice read the same items (960 bootstrap calls for 2,000 judged items), so each item's code is
+    kept on it (outside its fields: equality and JSON are unchanged)."""
+    memo = item.__dict__.setdefault("_resample_codes", {})
+    if name not in memo:
+        memo[name] = compute(item)
+    return memo[name]
+
+
+def _grade_of(item: Any) -> int:
     from glotbench.scoring.factuality import _CODE, JUDGE_ERROR, to_grade
 
     return _CODE.get(JUDGE_ERROR if item.pred is None else to_grade(item.pred), 3)
+
+
+def _grade_code(item: Any) -> int:
+    """0 correct, 1 incorrect, 2 not attempted, 3 judge error (left out of every rate)."""
+    return _memo(item, "grade", _grade_of)
+
+
+def _strict_code(item: Any) -> int | None:
+    """The strict one-hot values as a grade code (3: left out); None when they are not one-hot 0/1."""
+    v = item.values
+    if v.get("strict_correct") is None:
+        return 3
+    trio = (v["strict_correct"], v.get("strict_incorrect") or 0.0, v.get("strict_not_attempted") or 0.0)
+    if any(x not in (0, 1) for x in trio) or sum(trio) > 1:
+        return None
+    return trio.index(1) if 1 in trio else 3
 
 
 def _rate(key: str) -> Callable[[np.ndarray], np.ndarray]:
@@ -167,14 +262,10 @@ def strict_factuality_form(key: str) -> Form:
     def form(items, n_resamples, seed):
         codes = np.empty(len(items), dtype=np.intp)
         for k, it in enumerate(items):
-            v = it.values
-            if v.get("strict_correct") is None:
-                codes[k] = 3
-                continue
-            trio = (v["strict_correct"], v.get("strict_incorrect") or 0.0, v.get("strict_not_attempted") or 0.0)
-            if any(x not in (0, 1) for x in trio) or sum(trio) > 1:
+            code = _memo(it, "strict", _strict_code)
+            if code is None:
                 return None
-            codes[k] = trio.index(1) if 1 in trio else 3
+            codes[k] = code
         return rs.count_stats(codes, 4, _rate(key), n_resamples, seed)
 
     return form
@@ -188,5 +279,11 @@ register_corpus_form(f"{_M}:mcc_items", lambda: confusion_form(rs.mcc_from_confu
 register_corpus_form(f"{_M}:answered", lambda: answered_form)
 register_corpus_form(f"{_M}:ratio_of_sums", lambda num, den: ratio_of_sums_form(num, den))
 register_corpus_form("glotbench.scoring.factuality:factuality_metric", lambda key: factuality_form(key))
+_CB = "glotbench.scoring.czech_bench_rules"
+register_corpus_form(f"{_CB}:macro_f1_of", lambda gold_key, pred_key: seen_labels_macro_f1_form(gold_key, pred_key))
+register_corpus_form(f"{_CB}:topic_macro_accuracy", lambda: topic_accuracy_form)
+_QA = "glotbench.scoring.extractive_qa_scorer"
+register_corpus_form(f"{_QA}:no_answer_accuracy", lambda: no_answer_accuracy_form)
+register_corpus_form(f"{_QA}:no_answer_macro_f1", lambda: no_answer_macro_f1_form)
 register_corpus_form("glotbench.scoring.factuality_strict:factuality_strict_metric",
                      lambda key: strict_factuality_form(key))

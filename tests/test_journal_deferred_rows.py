@@ -1,0 +1,89 @@
+"""Sample and judgment rows ride in the next answer's transaction; answers are still committed at once.
+
+A real SQLite journal, a real SIGKILL of a real process: the answer written just before the kill is on
+disk; the sample row written after the last answer may be lost (the rerun re-scores it from the
+journal, sending nothing), exactly as docs/footguns.md says.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from glotbench.engine.journal import Journal
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def _rows(db: Path, table: str) -> int:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    finally:
+        con.close()
+
+
+def _answer(j: Journal, key: str) -> None:
+    j.put_response(key, role="model", kind="generate", model_id="m", request={"prompt": key},
+                   response={"text": "A"}, latency_s=0.0)
+
+
+def test_sample_rows_go_in_with_the_next_answer_and_reads_see_them(tmp_path):
+    db = tmp_path / "journal.sqlite"
+    j = Journal(db)
+    j.put_sample("rk", "t", "s1", 0, "scored", {"pred": "A"})
+    j.put_judgment("judge", "t", "s1", 0, {"grade": "A"})
+    assert _rows(db, "samples") == 0 and _rows(db, "judgments") == 0  # not yet committed
+    _answer(j, "k1")
+    assert (_rows(db, "responses"), _rows(db, "samples"), _rows(db, "judgments")) == (1, 1, 1)
+    j.put_sample("rk", "t", "s2", 1, "scored", {"pred": "B"})
+    assert j.scored_ids("rk", "t") == {"s1", "s2"}  # a read writes what is deferred first
+    assert _rows(db, "samples") == 2
+    j.put_sample("rk", "t", "s3", 2, "error", {"error": "x"})
+    assert [r["sample_id"] for r in j.iter_samples("rk", "t")] == ["s1", "s2", "s3"]
+    j.put_judgment("judge", "t", "s3", 0, {"grade": "B"})
+    j.close()  # close writes the rest
+    assert _rows(db, "judgments") == 2
+
+
+def test_sigkill_keeps_every_answer_and_loses_at_most_the_trailing_sample_rows(tmp_path):
+    db = tmp_path / "journal.sqlite"
+    script = textwrap.dedent(f"""
+        import os, signal, sys
+        sys.path.insert(0, {SRC!r})
+        from glotbench.engine.journal import Journal
+        j = Journal({str(db)!r})
+        for i in range(50):
+            j.put_response(f"k{{i}}", role="model", kind="generate", model_id="m", request={{"i": i}},
+                           response={{"text": "A"}}, latency_s=0.0)
+            j.put_sample("rk", "t", f"s{{i}}", i, "scored", {{"pred": "A"}})
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    assert _rows(db, "responses") == 50  # every answer survived the kill
+    assert _rows(db, "samples") == 49  # the sample after the last answer was not yet committed
+
+
+def test_disk_failure_keeps_deferred_rows_in_order_and_writes_them_later(tmp_path):
+    db = tmp_path / "journal.sqlite"
+    j = Journal(db)
+    _answer(j, "k0")
+    pages = j.conn.execute("PRAGMA page_count").fetchone()[0]
+    j.conn.execute(f"PRAGMA max_page_count={pages}")  # the file may not grow: the next writes fail
+    big = {"pad": "x" * 20000}
+    j.put_sample("rk", "t", "s1", 0, "scored", big)
+    _answer(j, "k1" * 3000)
+    assert j.write_error and j.pending == 2  # the sample row first, then the answer
+    assert j.get_response("k1" * 3000) == {"text": "A"}  # served from memory meanwhile
+    j.put_sample("rk", "t", "s2", 1, "scored", {"pred": "B"})
+    assert j.pending == 3
+    j.conn.execute("PRAGMA max_page_count=1000000")
+    assert j.flush() and j.pending == 0 and j.write_error is None
+    assert _rows(db, "responses") == 2 and j.scored_ids("rk", "t") == {"s1", "s2"}
+    j.close()

@@ -1,0 +1,103 @@
+"""Re-reporting a finished run from its stored summary (engine/stored_summary.py): the same results
+as recomputing, and every change that could alter them (settings, data, a replaced or added journal
+row, a deleted samples.jsonl, an unfinished run) takes the full path instead."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from glotbench.engine.journal import Journal
+
+REUSED = "results re-read, not recomputed"
+
+
+def _task(tmp: Path, n: int = 40) -> Path:
+    rows = [{"id": f"q{k}", "question": f"Question {k}?",
+             "choices": [{"label": lab, "text": f"option {lab} {k}"} for lab in "ABCD"],
+             "answerKey": "ABCD"[(k * 7) % 4], "level": f"L{k % 3}"} for k in range(n)]
+    (tmp / "data.json").write_text(json.dumps(rows), encoding="utf-8")
+    spec = tmp / "stored.yaml"
+    spec.write_text("""name: t.stored
+version: "1.0"
+language: en
+dataset: {format: json, splits: {test: data.json}, eval_split: test}
+fields: {id: id, question: question, choices: "choices[*].text", labels: "choices[*].label", target: answerKey, level: level}
+output_type: multiple_choice
+prompt:
+  user: "{{ question }}\\n{{ choices_block }}"
+generation: {max_tokens: 4, temperature: 0.0}
+extractor: {name: choice}
+scorer: label
+metrics: [accuracy, macro_f1]
+slice_by: [level]
+""", encoding="utf-8")
+    return spec
+
+
+def _run(spec: Path, base: str, out: Path, *extra: str, ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OPENAI_API_KEY": "x"}
+    p = subprocess.run([sys.executable, "-m", "glotbench", "run", "-m", "openai:stub", "--base-url", base, "-t", str(spec),
+                        "-o", str(out), "--no-progress", *extra], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode in ok, p.stderr
+    return p
+
+
+def _tasks(out: Path) -> dict:
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]
+
+
+def test_rerun_of_a_finished_run_reuses_its_results_and_every_change_recomputes(tmp_path, stub_server):
+    base = stub_server("--answer", "B")
+    spec, out = _task(tmp_path), tmp_path / "run"
+    first = _run(spec, base, out)
+    assert REUSED not in first.stderr
+    computed = _tasks(out)
+
+    again = _run(spec, base, out)  # nothing changed: re-read
+    assert REUSED in again.stderr and "all 40 item(s)" in again.stderr
+    assert _tasks(out) == computed
+    assert len(json.loads((out / "results.json").read_text())["run"]["sessions"]) == 2
+    assert _run(spec, base, out, "--note", "only a note").stderr.count(REUSED) == 1  # the note computes nothing
+
+    other = _run(spec, base, out, "--bootstrap", "200")  # another setting: recomputed (other intervals)
+    assert REUSED not in other.stderr
+    assert _tasks(out)["t.stored"]["metrics"]["accuracy"]["ci95"] != computed["t.stored"]["metrics"]["accuracy"]["ci95"]
+    assert REUSED in _run(spec, base, out, "--bootstrap", "200").stderr
+
+    (out / "samples.jsonl").unlink()  # a deleted export is written again
+    assert REUSED not in _run(spec, base, out, "--bootstrap", "200").stderr
+    assert sum(1 for _ in (out / "samples.jsonl").open()) == 40
+
+    # a record replaced in the journal (what a re-grade does): recomputed, and the new grade counts
+    j = Journal(out / "journal.sqlite")
+    row = next(r for r in j.iter_samples() if r["pred"] != r["gold"])
+    ident = {k: row.pop(k) for k in ("run_key", "task", "sample_id", "idx", "status")}
+    row["pred"], row["values"] = row["gold"], {**row["values"], "correct": 1.0}
+    j.put_sample(ident["run_key"], ident["task"], ident["sample_id"], ident["idx"], ident["status"], row)
+    j.close()
+    before = _tasks(out)["t.stored"]["metrics"]["accuracy"]["value"]
+    assert REUSED not in _run(spec, base, out, "--bootstrap", "200").stderr
+    assert _tasks(out)["t.stored"]["metrics"]["accuracy"]["value"] == round(before + 1 / 40, 6)
+
+    # the data changed: another fingerprint, the items run again
+    data = tmp_path / "data.json"
+    data.write_text(data.read_text().replace('"answerKey": "A"', '"answerKey": "C"'), encoding="utf-8")
+    changed = _run(spec, base, out, "--bootstrap", "200")
+    assert REUSED not in changed.stderr and "40 item(s) to run" in changed.stderr
+
+
+def test_a_run_with_failed_items_is_never_reused(tmp_path, stub_server):
+    spec, out = _task(tmp_path, 12), tmp_path / "run"
+    base = stub_server("--fault-rate", "0.5")
+    first = _run(spec, base, out, "--max-retries", "0")
+    assert _tasks(out)["t.stored"]["n_errors"] > 0
+    j = Journal(out / "journal.sqlite")
+    assert j.get_meta("summary_stamp") is None  # no stamp: the failed items are owed a retry
+    j.close()
+    # they are sent again, not re-read (the stub fails the same bodies again: exit 2, nothing got through)
+    second = _run(spec, base, out, "--max-retries", "0", ok=(0, 2))
+    assert REUSED not in first.stderr + second.stderr and "already done" in second.stderr
