@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from glotbench.models.base import LoglikelihoodRequest
+from mm_eval_samples import mm_eval_samples
 
 if importlib.util.find_spec("llama_cpp") is None:
     pytest.skip("llama-cpp-python is not installed", allow_module_level=True)
@@ -34,21 +35,11 @@ def model(smollm2_path):
 
 
 def _mm_eval_requests(per_level: int):
-    from glotbench.errors import DataError
     from glotbench.settings import RunSettings
-    from glotbench.tasks.registry import resolve
 
     settings = RunSettings()
-    out = []
-    for name in ("mm_eval.syntax", "mm_eval.semantics", "mm_eval.knowledge"):
-        task = resolve([name])[0]
-        try:
-            samples = task.samples(None, per_level)
-        except DataError as exc:
-            pytest.skip(f"MM-Eval data not available (../shared/data): {exc}")
-        for s in samples:
-            out.append((task, s, task.requests(s, mode="generate", chat=True, settings=settings)[0]))
-    return out
+    return [(task, s, task.requests(s, mode="generate", chat=True, settings=settings)[0])
+            for task, s in mm_eval_samples(("mm_eval.syntax", "mm_eval.semantics", "mm_eval.knowledge"), per_level)]
 
 
 def test_batched_generation_gives_the_serial_predictions_on_60_mm_eval_items(model):

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from glotbench.models.base import LoglikelihoodRequest
+from mm_eval_samples import mm_eval_samples
 
 if importlib.util.find_spec("llama_cpp") is None:
     pytest.skip("llama-cpp-python is not installed", allow_module_level=True)
@@ -34,21 +35,11 @@ def model(smollm2_path):
 
 
 def _mm_eval_ll_requests(per_task: int) -> list[tuple[str, list[LoglikelihoodRequest]]]:
-    from glotbench.errors import DataError
     from glotbench.settings import RunSettings
-    from glotbench.tasks.registry import resolve
 
     settings = RunSettings(mode="loglikelihood")
-    out = []
-    for name in ("mm_eval.knowledge", "mm_eval.semantics"):
-        task = resolve([name])[0]
-        try:
-            samples = task.samples(None, per_task)
-        except DataError as exc:
-            pytest.skip(f"MM-Eval data not available (../shared/data): {exc}")
-        for s in samples:
-            out.append((f"{name}/{s.id}", task.requests(s, mode="loglikelihood", chat=False, settings=settings)))
-    return out
+    return [(f"{task.name}/{s.id}", task.requests(s, mode="loglikelihood", chat=False, settings=settings))
+            for task, s in mm_eval_samples(("mm_eval.knowledge", "mm_eval.semantics"), per_task)]
 
 
 def test_one_row_matches_decoding_each_option_on_real_mm_eval_items(model):
