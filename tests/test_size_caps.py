@@ -82,3 +82,45 @@ def test_huge_dataset_line_is_refused_with_flat_memory(tmp_path):
     err = next(x for x in out.splitlines() if x.startswith("ERR"))
     assert f"{path}: line 2: record larger than the 1048576-byte cap" in err
     assert peak < 150, f"peak RSS {peak:.0f} MB reading a 300 MB line"
+
+
+def test_a_gzip_body_is_capped_after_decompression():
+    """A compressed body's Content-Length is its size before decompression: the cap counts what
+    comes out (here 8 MB out of a 8 KB body), not what the header declares."""
+    import asyncio
+    import gzip
+
+    from aiohttp import web
+
+    from glotbench.errors import PermanentModelError
+    from glotbench.models.base import GenRequest
+    from glotbench.models.openai_compat import OpenAICompatModel
+
+    inner = b'{"choices": [{"message": {"content": "' + b"A" * (8 << 20) + b'"}}]}'
+    body = gzip.compress(inner)
+
+    async def handler(request):
+        return web.Response(body=body, headers={"Content-Encoding": "gzip", "Content-Type": "application/json"})
+
+    async def go():
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", handler)
+        app.router.add_post("/v1/completions", handler)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]
+        m = OpenAICompatModel("stub", base_url=f"http://127.0.0.1:{port}/v1", api_key_env="NO_SUCH_KEY_X",
+                              timeout=30, max_response_bytes=1 << 20)
+        try:
+            await m.generate(GenRequest(prompt="x"))
+        except PermanentModelError as e:
+            return str(e)
+        finally:
+            await m.aclose()
+            await runner.cleanup()
+        return "no error"
+
+    assert len(body) < 1 << 20
+    assert "exceeded the 1048576-byte response cap" in asyncio.run(go())

@@ -107,12 +107,16 @@ def same_origin(a: str, b: str) -> bool:
 
 
 async def read_capped(resp, limit: int, *, what: str) -> bytes:
-    """The body of an aiohttp response, read in chunks and refused past ``limit`` bytes
-    (``Content-Length`` is checked first), so a huge answer never sits in memory whole."""
+    """The body of an aiohttp response, refused past ``limit`` bytes, so a huge answer never sits in
+    memory whole. An uncompressed body with a ``Content-Length`` within the cap is read in one go (the
+    common case, cheapest); a compressed one (its length is before decompression) or one without a
+    length is read in chunks and counted."""
     declared = resp.content_length
     if declared is not None and declared > limit:
         raise PermanentModelError(f"{what} is {declared} bytes, over the {limit}-byte response cap "
                                   f"(raise it with model_args max_response_bytes)")
+    if declared is not None and resp.headers.get("Content-Encoding", "identity").lower() == "identity":
+        return await resp.read()  # the parser stops at Content-Length, so the check above is the cap
     chunks, size = [], 0
     async for chunk in resp.content.iter_chunked(1 << 16):
         size += len(chunk)

@@ -157,11 +157,7 @@ class OpenAICompatModel(Model):
                                                   f"{target}: refused (set base_url to the server you mean)")
                     url = target
                     continue
-                declared = resp.content_length
-                if declared is not None and declared <= self.max_response_bytes:
-                    raw = await resp.read()  # the parser stops at Content-Length: this is the cap
-                else:
-                    raw = await read_capped(resp, self.max_response_bytes, what=f"{self.model_id}: response from {url}")
+                raw = await read_capped(resp, self.max_response_bytes, what=f"{self.model_id}: response from {url}")
                 return status, headers, raw, url
         raise PermanentModelError(f"{self.model_id}: more than {MAX_REDIRECTS} redirects from {self.base_url}")
 
