@@ -79,26 +79,26 @@ def _output_view(out) -> dict:
     return d
 
 
-async def _call_all(caller: CachedCaller, requests: list, task: str, sample_id: str) -> list:
-    """Every request's result or exception, like ``gather(..., return_exceptions=True)``; one
-    request (the common case) is awaited directly, without a task of its own."""
+async def _call_all(caller: CachedCaller, requests: list, task: str, sample_id: str, *,
+                    return_exceptions: bool) -> list:
+    """``gather`` of every request (``return_exceptions`` as there); one request (the common case)
+    is awaited directly, without a task of its own."""
     if len(requests) == 1:
         try:
             return [await caller(requests[0], task=task, sample_id=sample_id)]
         except Exception as err:  # noqa: BLE001 - sorted by the caller, as gather would return it
+            if not return_exceptions:
+                raise
             return [err]
     return await asyncio.gather(*(caller(r, task=task, sample_id=sample_id) for r in requests),
-                                return_exceptions=True)
+                                return_exceptions=return_exceptions)
 
 
 async def judge_sample(tr: TaskRun, sample: Sample, outputs: list, judge: CachedCaller, journal: Journal) -> list[dict]:
     """Send the judge requests for one sample (through the journal) and record one verdict per output."""
     task = tr.task
     requests = task.judge_requests(sample, outputs)
-    if len(requests) == 1:  # the common case: no gather, no extra task
-        results = [await judge(requests[0], task=task.name, sample_id=sample.id)]
-    else:
-        results = await asyncio.gather(*(judge(r, task=task.name, sample_id=sample.id) for r in requests))
+    results = await _call_all(judge, requests, task.name, sample.id, return_exceptions=False)
     verdicts = []
     for k, out in enumerate(results):
         verdict = {**task.parse_judgment(sample, k, out.text), "judge_request_key": requests[k].key(judge.model.model_id)}
@@ -136,7 +136,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         return rec.status
     token = current_item.set((task.name, sample))
     try:
-        results = await _call_all(caller, requests, task.name, sample.id)
+        results = await _call_all(caller, requests, task.name, sample.id, return_exceptions=True)
     finally:
         current_item.reset(token)
     failures = [r for r in results if isinstance(r, BaseException)]
