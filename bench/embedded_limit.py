@@ -11,7 +11,7 @@
     limit_serial  = prompt_needed / prompt_rate + generated / gen_rate_1seq
     limit_batched = prompt_needed / prompt_rate + generated / gen_rate_batched
 
-    python bench/embedded_limit.py [--limit 20] [--baseline-src /work/main/src] [--n-seq 8] [-M n_seq=8 -M n_threads=2]
+    python bench/embedded_limit.py [--limit 20] [--baseline-src /work/main/src] [--n-seq 8] [-M n_seq=1 -M n_threads=1]
 
 The machine is shared: compare the ratios printed (same run), not the absolute seconds.
 """
@@ -105,6 +105,15 @@ def prompt_tokens_needed(tasks: list[str], limit: int) -> tuple[int, int]:
     return total, needed
 
 
+def output_texts(run_dir: Path) -> dict:
+    """(task, item id) -> the generated texts, from the run's samples.jsonl."""
+    out = {}
+    for line in (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        out[(r["task"], r["sample_id"])] = [o.get("text") for o in r.get("outputs") or []]
+    return out
+
+
 def run_cli(src: Path, limit: int, out: Path, model_args: dict | None = None, timeout: float | None = None
             ) -> tuple[float, dict]:
     env = os.environ.copy()
@@ -136,7 +145,8 @@ def main() -> None:
     from glotbench.models.llamacpp import default_threads
 
     tmp = Path(tempfile.mkdtemp(prefix="glotbench-embedded-"))
-    threads = int(a.model_args.get("n_threads", default_threads()))  # what this checkout's model uses
+    # what this checkout's model uses: all cores when it batches (n_seq > 1, the default) on a quiet machine
+    threads = int(a.model_args.get("n_threads", default_threads(batched=str(a.model_args.get("n_seq")) != "1")))
     srcs = {"this": REPO / "src"}
     if a.baseline_src:
         srcs["baseline"] = Path(a.baseline_src).resolve()
@@ -170,6 +180,9 @@ def main() -> None:
         acc = {k: {n: t["metrics"] for n, t in runs[k][1]["tasks"].items()} for k in runs}
         same = all(acc["this"][n] == acc["baseline"][n] for n in acc["this"])
         print(f"metrics identical between the two runs: {same}")
+        texts = {k: output_texts(tmp / k) for k in runs}
+        equal = sum(texts["this"].get(key) == t for key, t in texts["baseline"].items())
+        print(f"generated text identical on {equal} of {len(texts['baseline'])} items")
     print("(process wall time includes start-up and model load; the machine is shared, compare ratios)")
 
 

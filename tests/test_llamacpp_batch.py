@@ -100,7 +100,8 @@ def _lone_rows(llm, prompt: list[int], steps: int) -> list[np.ndarray]:
 
 def test_batched_logits_are_bitwise_those_of_a_lone_decode(model):
     """7 prompts through 3 slots: later prompts are decoded while other sequences generate and reuse a
-    slot's cached prefix (same task, same instructions); every logits row must be bitwise equal."""
+    cached prefix (same task, same instructions), their own slot's or one copied from another slot's
+    stream; every logits row must be bitwise equal."""
     from glotbench.models.llamacpp_batch import BatchGenerator, _Job
 
     llm = model._llm
@@ -125,7 +126,9 @@ def test_batched_logits_are_bitwise_those_of_a_lone_decode(model):
             gen._queue.put(j)
         for j in jobs:
             j.future.result(timeout=600)
-        assert kept[:3] == [0, 0, 0] and any(k > 0 for k in kept[3:]), kept
+        # the first prompt starts from an empty cache; the others reuse a cached prefix, copied from
+        # the first slot's stream (one admission per step) or left in their own slot
+        assert kept[0] == 0 and all(k > 0 for k in kept[1:]), kept
     finally:
         gen.close()
     for k, (p, j, n) in enumerate(zip(prompts, jobs, steps)):

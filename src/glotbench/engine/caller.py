@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from glotbench.engine.journal import Journal
 from glotbench.engine.retry import RetriesExhausted, RetryPolicy, RunGuard, with_retries
@@ -40,6 +40,9 @@ class CachedCaller:
         self.journal = journal
         self.role = role
         self.policy = policy or RetryPolicy()
+        scale = getattr(model, "timeout_scale", 1) or 1
+        if scale != 1:  # a batched in-process model: a request waits on the others in its batch
+            self.policy = replace(self.policy, timeout=self.policy.timeout * scale)
         self.guard = guard or RunGuard(self.policy)  # shared by the model's and the judge's callers
         self.semaphore = asyncio.Semaphore(max(1, concurrency))
         self.stats = CallStats()

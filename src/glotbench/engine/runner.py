@@ -172,6 +172,23 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
                              judge=judge.model.model_id if verdicts is not None else None, judgments=verdicts))
 
 
+def _new_tokens(tr: TaskRun, settings: RunSettings) -> int:
+    if tr.mode == "loglikelihood":
+        return 0
+    return (settings.max_tokens or tr.task.spec.generation.max_tokens) * settings.samples
+
+
+def work_order(runs: list[TaskRun], model: Model, settings: RunSettings) -> list[TaskRun]:
+    """The order tasks' items are sent in. A model that decodes its requests in shared steps
+    (``timeout_scale > 1``: the batched in-process model) gets the tasks with the longest
+    generations first, so their last requests overlap the short ones instead of decoding nearly
+    alone at the end of the run (MM-Eval --limit 20: 27% of the steps had 3-4 of 8 slots busy).
+    The answers do not depend on the order; results and samples.jsonl are ordered by task and item."""
+    if (getattr(model, "timeout_scale", 1) or 1) <= 1:
+        return runs
+    return sorted(runs, key=lambda tr: -_new_tokens(tr, settings))  # stable: ties keep the run's order
+
+
 async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings: RunSettings, *, concurrency: int,
                   policy, on_progress: Callable[[str], None] | None = None, judge_model: Model | None = None,
                   judge_concurrency: int | None = None) -> CachedCaller:
@@ -190,7 +207,7 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
     # A fixed pool of workers pulls items from one shared iterator, so the number of live sample
     # coroutines (and memory) stays flat however large the tasks; requests stay bounded by the
     # callers' semaphores. Several requests per item (options, Best-of-N) keep the pool larger.
-    pending = iter([(tr, s) for tr in runs for s in tr.todo])
+    pending = iter([(tr, s) for tr in work_order(runs, model, settings) for s in tr.todo])
 
     async def worker() -> None:
         for tr, s in pending:

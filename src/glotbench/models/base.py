@@ -131,7 +131,7 @@ class Model(ABC):
 
     ``model_id`` names the model and every setting that changes its outputs (it is part of each
     cache key and of the run fingerprint). ``max_parallel`` is how many requests the backend can
-    usefully serve at once (1 for the in-process llama.cpp model).
+    usefully serve at once (the in-process llama.cpp model: its batch slots).
     """
 
     model_id: str
@@ -139,6 +139,7 @@ class Model(ABC):
     supports_loglikelihood: bool = False
     max_parallel: int | None = None
     notice: str | None = None  # one line the run shows on loading (e.g. "no chat template: plain completion")
+    timeout_scale: int = 1  # the engine's per-request timeout is multiplied by this (batched in-process models)
 
     @abstractmethod
     async def generate(self, request: GenRequest) -> GenResult: ...

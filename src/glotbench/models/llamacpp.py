@@ -10,10 +10,12 @@ Log-likelihood calls share one llama.cpp context, so they are serialised and run
 thread so the event loop stays responsive; when several options are one token each (" A" .. " D")
 after the same context, their log-probs are read from one logits row. Generation goes through
 :class:`~glotbench.models.llamacpp_batch.BatchGenerator` when ``n_seq > 1`` (several sequences
-per llama.cpp batch, ``max_parallel = n_seq``; opt-in: a request's latency grows with the others
-in its batch, see docs/footguns.md); the default ``n_seq = 1`` and requests it cannot serve exactly
-(grammars, other chat formats, more tokens than a slot holds) take the serial high-level path.
-Both paths give bitwise the same logits, so the same greedy text.
+per llama.cpp batch, ``max_parallel = n_seq``). By default ``n_seq`` is as many slots as fit in
+:data:`KV_BUDGET` of KV cache, at most 16 (16 for the embedded SmolLM2); ``n_seq=1`` and requests the
+batch path cannot serve exactly (grammars, other chat formats, more tokens than a slot holds) take
+the serial high-level path. Both paths give bitwise the same logits, so the same greedy text. A
+request's latency grows with the others in its batch, so the per-request timeout is multiplied by
+``n_seq`` (:attr:`timeout_scale`; docs/footguns.md).
 
 ``aclose`` takes the same thread
 lock, so an interrupted run (Ctrl-C cancels the tasks, not the thread) never frees the context
@@ -72,17 +74,41 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
 
 
-def default_threads() -> int:
-    """Half the CPU cores this process may use (llama-cpp-python's own rule), at most 8.
-
-    All cores is faster on an idle machine, but llama.cpp's threads spin while they wait for each
-    other: with anything else running (a test server, a second run, CI) 2 threads on 2 cores were
-    several times slower than 1 (docs/footguns.md). ``-M n_threads=N`` sets it."""
+def usable_cores() -> int:
     try:
-        n = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
-        n = os.cpu_count() or 1
-    return max(1, min(8, n // 2))
+        return os.cpu_count() or 1
+
+
+def default_threads(batched: bool = False) -> int:
+    """llama.cpp threads when ``-M n_threads`` does not say: at most 8.
+
+    Serial decoding: half the cores this process may use (llama-cpp-python's own rule; one
+    sequence gains little from more). Batched decoding (``n_seq > 1``, the default) is
+    compute-bound and gains from every core, so it takes all of them. On a machine busy with
+    other CPU-bound work, pass ``-M n_threads=1``: llama.cpp's threads spin while they wait for each
+    other, and oversubscribed they were several times slower than fewer threads (docs/footguns.md;
+    a guess from the load average was tried and dropped: it lags by a minute, so a run started
+    right after another one got half the threads)."""
+    n = usable_cores()
+    return max(1, min(8, n if batched else n // 2))
+
+
+KV_BUDGET = 1 << 30  # bytes of KV cache the batch path's slots may take by default
+
+
+def default_n_seq(llm, seq_cells: int, budget: int = KV_BUDGET, cap: int = 16) -> int:
+    """Batch slots by default: as many as fit in ``budget`` bytes of f16 KV cache, 1 to ``cap``
+    (SmolLM2-135M: 45 MiB per 2048-cell slot, so 16; a 7B model with grouped-query attention: 3).
+    On 2 CPU cores, MM-Eval --limit 20 took 117.6 s with 8 slots and 113.3 s with 16."""
+    import llama_cpp
+
+    m = llm._model.model
+    n_head = max(1, llama_cpp.llama_model_n_head(m))
+    kv_dim = llama_cpp.llama_model_n_embd(m) * llama_cpp.llama_model_n_head_kv(m) // n_head
+    per_slot = 2 * 2 * llama_cpp.llama_model_n_layer(m) * kv_dim * seq_cells  # K and V, 2 bytes each
+    return max(1, min(cap, budget // max(1, per_slot)))
 
 
 def split_trailing_space(context: str, continuation: str) -> tuple[str, str]:
@@ -100,8 +126,15 @@ class LlamaCppModel(Model):
     max_parallel = 1
     supports_loglikelihood = True
 
+    @property
+    def timeout_scale(self) -> int:
+        """A batched request shares every decode step with up to ``n_seq - 1`` others, so its
+        latency is up to ``n_seq`` times the serial one: the engine's per-request timeout is
+        multiplied by this."""
+        return self.n_seq
+
     def __init__(self, path: str | os.PathLike, n_ctx: int = 4096, n_threads: int | None = None,
-                 seed: int = 0, chat: bool | None = None, n_gpu_layers: int = 0, n_seq: int = 1,
+                 seed: int = 0, chat: bool | None = None, n_gpu_layers: int = 0, n_seq: int | None = None,
                  chat_template: str | None = None):
         self.path = Path(path).expanduser()
         if not self.path.is_file():
@@ -112,11 +145,10 @@ class LlamaCppModel(Model):
             raise ModelError(f"cannot load {self.path}: llama-cpp-python is not installed "
                              f"(pip install llama-cpp-python) [{exc}]") from exc
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or default_threads()
-        self.n_seq = max(1, int(n_seq))
         # n_seq > 1: the batch generator decodes this many requests at once, with logits bitwise equal
-        # to the serial path's (tests/test_llamacpp_batch.py); opt-in, see docs/footguns.md
-        self.max_parallel = self.n_seq
+        # to the serial path's (tests/test_llamacpp_batch.py); None: as many as KV_BUDGET holds
+        self.n_seq = max(1, int(n_seq)) if n_seq is not None else None
+        self.n_threads = n_threads or default_threads(batched=self.n_seq != 1)
         self.seed = seed
         self.n_gpu_layers = n_gpu_layers
         try:
@@ -126,6 +158,11 @@ class LlamaCppModel(Model):
         except Exception as exc:
             raise ModelError(f"cannot load GGUF model {self.path}: {' '.join(str(exc).split())}") from exc
         self._llama_cpp = llama_cpp
+        if self.n_seq is None:
+            from glotbench.models.llamacpp_batch import default_seq_ctx
+
+            self.n_seq = default_n_seq(self._llm, default_seq_ctx(n_ctx))
+        self.max_parallel = self.n_seq
         self.chat_template = chat_template
         if chat_template is not None:
             self._use_chat_template(chat_template)

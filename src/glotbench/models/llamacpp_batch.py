@@ -56,6 +56,9 @@ COMPLETION_DEFAULTS = {"top_k": 40, "top_p": 0.95, "min_p": 0.05, "typical_p": 1
                        "mirostat_tau": 5.0, "mirostat_eta": 0.1}
 
 
+COPY_MIN = 32  # shared prefix tokens worth a stream copy (one decode of ~30 tokens costs about a copy)
+
+
 def default_seq_ctx(n_ctx: int, cap: int = 2048) -> int:
     """KV cells per slot: the serial context's ``n_ctx`` up to ``cap`` (a slot's stream is allocated
     up front: 8 x 2048 cells are 377 MB for SmolLM2-135M), rounded down to a multiple of 256."""
@@ -77,6 +80,9 @@ class _Job:
     stops: list[bytes]
     sampler: Any
     future: Future
+    # temperature 0 with only a frequency penalty (or none): the chain's pick is computed here (_pick)
+    greedy_freq: float | None = None
+    history: list[int] = field(default_factory=list)  # tokens picked so far (the penalty's window)
     slot: int = -1
     fed: int = 0  # prompt tokens already in the slot's KV cache
     out: list[int] = field(default_factory=list)
@@ -109,6 +115,7 @@ class BatchGenerator:
         self.n_batch = llm.n_batch
         self.batch = internals.LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=1, verbose=False)
         self.n_vocab = llm.n_vocab()
+        self.last_n = int(getattr(llm, "last_n_tokens_size", 64))  # the penalties sampler's window
         self._formatter = self._chat_formatter()
         self._queue: queue.Queue = queue.Queue()
         self._slots: list[list[int]] = [[] for _ in range(n_seq)]  # tokens in each slot's KV cache
@@ -166,8 +173,10 @@ class BatchGenerator:
             llm.set_seed(knobs["seed"]) if knobs.get("seed") is not None else None
             sampler = llm._init_sampler(**kw)
         fut: Future = Future()
+        greedy = kw.get("temp") == 0.0 and kw["repeat_penalty"] == 1.0 and kw["presence_penalty"] == 0.0
         self._queue.put(_Job(prompt=list(tokens), max_tokens=max_tokens, stops=[s.encode("utf-8") for s in stop],
-                             sampler=sampler, future=fut))
+                             sampler=sampler, future=fut,
+                             greedy_freq=float(kw["frequency_penalty"]) if greedy else None))
         return fut
 
     def close(self) -> None:
@@ -188,9 +197,16 @@ class BatchGenerator:
         return n
 
     def _admit(self, job: _Job, free: list[int]) -> None:
-        """Give the job the free slot whose cached tokens share the longest prefix with its prompt."""
+        """Give the job the free slot whose cached tokens share the longest prefix with its prompt;
+        when another slot (busy or not) shares a longer one, by at least :data:`COPY_MIN` tokens, its
+        stream is copied into the free slot first (a buffer copy instead of decoding the shared
+        system prompt and instructions again in every slot)."""
         slot = max(free, key=lambda s: self._common(s, job))
         free.remove(slot)
+        src = max(range(self.n_seq), key=lambda s: self._common(s, job))
+        if self._common(src, job) >= self._common(slot, job) + COPY_MIN:
+            self.ctx.kv_cache_seq_cp(src, slot, -1, -1)  # streams differ: llama.cpp copies the whole stream
+            self._slots[slot] = list(self._slots[src])
         # the last prompt token is decoded for its logits, and never alone (see _step): at least two
         keep = max(0, min(self._common(slot, job), len(job.prompt) - 2))
         if not self.ctx.kv_cache_seq_rm(slot, keep, -1):
@@ -220,8 +236,11 @@ class BatchGenerator:
             active = [j for j in active if not j.future.cancelled()]
             # admit while slots are free (a finished slot keeps its tokens for prefix reuse; each job
             # fits in a slot's own stream, submit checked)
+            # One new request per step: its prompt is decoded before the next is admitted, so that
+            # one can copy the shared prefix from its slot (_admit), and the generating sequences
+            # advance a token between two prompts instead of waiting for all of them.
             free = [s for s in range(self.n_seq) if all(j.slot != s for j in active)]
-            while waiting and free:
+            if waiting and free:
                 job = waiting.pop(0)
                 self._admit(job, free)
                 active.append(job)
@@ -263,7 +282,7 @@ class BatchGenerator:
                 self.ctx.decode(self.batch)
                 self._slots[j.slot].extend(chunk)
                 j.fed += len(chunk)
-            self._accept(j, j.sampler.sample(self.ctx, len(chunk) - 1))
+            self._accept(j, self._pick(j, len(chunk) - 1))
         wants = [j for j in active if j.next_token is not None]
         if not wants:
             return
@@ -273,7 +292,31 @@ class BatchGenerator:
         self.ctx.decode(self.batch)
         for i, j in enumerate(wants):
             self._slots[j.slot].append(j.next_token)
-            self._accept(j, j.sampler.sample(self.ctx, i))
+            self._accept(j, self._pick(j, i))
+
+    def _pick(self, j: _Job, row: int) -> int:
+        """The next token from logits row ``row``, as the job's llama.cpp sampler chain picks it.
+
+        At temperature 0 with no repeat or presence penalty, llama-cpp-python's chain
+        (``_init_sampler``) is the penalties sampler, then greedy: each token among the last
+        ``last_n_tokens_size`` picked has ``count * frequency_penalty`` taken off its logit (float32;
+        exact here, the presence term being 0), and greedy takes the first highest logit, numpy's
+        argmax. Computed here from the row, without the chain copying the whole vocabulary into a
+        candidates array for every token (0.3 ms each); tests/test_llamacpp_batch.py compares texts
+        with the serial path on MM-Eval, whose tasks set frequency_penalty 1."""
+        if j.greedy_freq is None:
+            return j.sampler.sample(self.ctx, row)
+        import numpy as np
+
+        logits = np.ctypeslib.as_array(self.ctx.get_logits_ith(row), shape=(self.n_vocab,))
+        window = j.history[-self.last_n:] if self.last_n > 0 else []
+        if window and j.greedy_freq != 0.0:
+            logits = logits.copy()
+            toks, counts = np.unique(np.asarray(window, dtype=np.int64), return_counts=True)
+            logits[toks] -= counts.astype(np.float32) * np.float32(j.greedy_freq)
+        token = int(logits.argmax())
+        j.history.append(token)
+        return token
 
     def _accept(self, j: _Job, token: int) -> None:
         """One sampled token, handled as ``Llama._create_completion`` handles it."""
