@@ -1,4 +1,5 @@
-"""Sample and judgment rows ride in the next answer's transaction; answers are still committed at once.
+"""Sample and judgment rows ride in the next answer's transaction; answers are committed at once outside
+an event loop and, in a run's loop, together at the loop's next iteration (group commit).
 
 A real SQLite journal, a real SIGKILL of a real process: the answer written just before the kill is on
 disk; the sample row written after the last answer may be lost (the rerun re-scores it from the
@@ -87,3 +88,60 @@ def test_disk_failure_keeps_deferred_rows_in_order_and_writes_them_later(tmp_pat
     assert j.flush() and j.pending == 0 and j.write_error is None
     assert _rows(db, "responses") == 2 and j.scored_ids("rk", "t") == {"s1", "s2"}
     j.close()
+
+
+def test_answers_in_one_loop_iteration_are_committed_together_at_the_next(tmp_path):
+    """Group commit: inside an event loop, answers wait for the loop's next iteration and go in one
+    transaction; meanwhile they are served from memory (a duplicate request is not sent again)."""
+    import asyncio
+
+    db = tmp_path / "journal.sqlite"
+    j = Journal(db)
+
+    async def go():
+        for i in range(5):
+            _answer(j, f"k{i}")
+            j.put_sample("rk", "t", f"s{i}", i, "scored", {"pred": "A"})
+        assert _rows(db, "responses") == 0 and _rows(db, "samples") == 0  # nothing committed yet
+        assert j.get_response("k3") == {"text": "A"} and "k4" in j.cached_keys()  # served from memory
+        await asyncio.sleep(0)  # the loop's next iteration
+        assert (_rows(db, "responses"), _rows(db, "samples")) == (5, 5)
+        assert not j._pending_responses  # committed: read from the database again
+        assert j.get_response("k3") == {"text": "A"}
+        _answer(j, "k5")
+        assert j.count_responses(since=0, role="model") == 6  # a read writes what waits first
+
+    asyncio.run(go())
+    asyncio.run(_second_loop(j, db))
+    j.close()
+
+
+async def _second_loop(j: Journal, db: Path) -> None:
+    """A later loop in the same process (a rerun, a rejudge) gets its own group commits."""
+    import asyncio
+
+    _answer(j, "later")
+    await asyncio.sleep(0)
+    assert _rows(db, "responses") == 7
+
+
+def test_sigkill_in_a_loop_loses_only_the_answers_of_that_iteration(tmp_path):
+    db = tmp_path / "journal.sqlite"
+    script = textwrap.dedent(f"""
+        import asyncio, os, signal, sys
+        sys.path.insert(0, {SRC!r})
+        from glotbench.engine.journal import Journal
+        j = Journal({str(db)!r})
+        async def main():
+            for i in range(30):
+                j.put_response(f"k{{i}}", role="model", kind="generate", model_id="m", request={{"i": i}},
+                               response={{"text": "A"}}, latency_s=0.0)
+                j.put_sample("rk", "t", f"s{{i}}", i, "scored", {{"pred": "A"}})
+                if i in (9, 19):
+                    await asyncio.sleep(0)  # answers 0-29 arrive in three iterations of ten; killed in the third
+            os.kill(os.getpid(), signal.SIGKILL)
+        asyncio.run(main())
+    """)
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    assert _rows(db, "responses") == 20 and _rows(db, "samples") == 20  # the last iteration's ten were in flight
