@@ -17,6 +17,10 @@ def compile_template(source: str) -> jinja2.Template:
 
 
 def render(source: str, variables: dict, *, task: str, field: str) -> str:
+    if "{" not in source and "\r" not in source:
+        # no jinja2 syntax (it all starts with "{") and no line ends jinja2 would rewrite: the text
+        # is its own rendering (a system prompt, mostly; tests/test_render_constant.py)
+        return source.strip()
     try:
         return compile_template(source).render(**variables).strip()
     except jinja2.TemplateSyntaxError as err:
