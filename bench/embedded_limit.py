@@ -11,7 +11,7 @@
     limit_serial  = prompt_needed / prompt_rate + generated / gen_rate_1seq
     limit_batched = prompt_needed / prompt_rate + generated / gen_rate_batched
 
-    python bench/embedded_limit.py [--limit 20] [--baseline-src /work/main/src] [--n-seq 8] [-M n_seq=1 -M n_threads=1]
+    python bench/embedded_limit.py [--limit 20] [--baseline-src /work/main/src] [--n-seq 16] [-M n_seq=1 -M n_threads=1]
 
 The machine is shared: compare the ratios printed (same run), not the absolute seconds.
 """
@@ -105,12 +105,13 @@ def prompt_tokens_needed(tasks: list[str], limit: int) -> tuple[int, int]:
     return total, needed
 
 
-def output_texts(run_dir: Path) -> dict:
-    """(task, item id) -> the generated texts, from the run's samples.jsonl."""
+def output_texts(run_dir: Path, field: str | None = None) -> dict:
+    """(task, item id) -> the generated texts (or the record's ``field``), from the run's samples.jsonl."""
     out = {}
     for line in (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
-        out[(r["task"], r["sample_id"])] = [o.get("text") for o in r.get("outputs") or []]
+        key = (r["task"], r["sample_id"])
+        out[key] = r.get(field) if field else [o.get("text") for o in r.get("outputs") or []]
     return out
 
 
@@ -134,7 +135,7 @@ def run_cli(src: Path, limit: int, out: Path, model_args: dict | None = None, ti
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=20)
-    ap.add_argument("--n-seq", type=int, default=8)
+    ap.add_argument("--n-seq", type=int, default=16, help="sequences for the batched rate (the embedded default: 16 slots)")
     ap.add_argument("--baseline-src", default=None)
     ap.add_argument("-M", dest="model_arg", action="append", default=[],
                     help="KEY=VALUE for this checkout's run only (e.g. -M n_seq=8 -M n_threads=2)")
@@ -183,6 +184,11 @@ def main() -> None:
         texts = {k: output_texts(tmp / k) for k in runs}
         equal = sum(texts["this"].get(key) == t for key, t in texts["baseline"].items())
         print(f"generated text identical on {equal} of {len(texts['baseline'])} items")
+        preds = {k: output_texts(tmp / k, "pred") for k in runs}
+        other = [key for key, v in preds["baseline"].items() if preds["this"].get(key) != v]
+        same_text = sum(texts["this"].get(key) == texts["baseline"][key] for key in other)
+        print(f"predictions differ on {len(other)} items, {same_text} of them with identical text (there the two"
+              f" checkouts' answer extraction differs, not the model's output)")
     print("(process wall time includes start-up and model load; the machine is shared, compare ratios)")
 
 

@@ -3,7 +3,9 @@
 Both runs go through the real CLI in fresh processes against the instant stub server (which also
 plays the judge: it answers "A", the grader's CORRECT), interleaved, several repetitions. The
 judged run sends twice the requests and computes five factuality metrics with intervals over two
-slice fields; the plain run computes exact match over the same slices.
+slice fields; the plain run computes exact match over the same slices. A third run, plain with
+``--samples 2``, sends as many requests as the judged one: judged / plain2 is what judging costs
+beyond its requests, plain2 / plain what the second request of each item costs.
 
     python bench/judged_vs_plain.py [--items 2000] [--reps 3] [--baseline-src /tmp/base/src]
 
@@ -84,10 +86,11 @@ def main() -> None:
         common = ["-m", "openai:bench", "--base-url", base, "-n", str(a.items), "-j", "64", "--no-progress"]
         for r in range(a.reps):
             line = []
-            passes = [(tag, src, kind) for tag, src in variants for kind in ("plain", "judged")]
+            passes = [(tag, src, kind) for tag, src in variants for kind in ("plain", "judged", "plain2")]
             passes = passes[r % len(passes):] + passes[:r % len(passes)]  # rotate who goes first
             for tag, src, kind in passes:
                 extra = (["-t", str(plain)] if kind == "plain" else
+                         ["-t", str(plain), "--samples", "2"] if kind == "plain2" else
                          ["-t", "chinese_simpleqa", "--judge", "openai:judge", "--judge-base-url", base])
                 dt = run([sys.executable, "-m", "glotbench", "run", *extra, *common,
                           "-o", str(tmp / f"{tag.strip() or 'new'}-{kind}{r}")], src)
@@ -107,6 +110,12 @@ def main() -> None:
               f" {min(j) / min(p):.2f}x of bests, {per_rep:.2f}x median per rep; CPU seconds (process's own,"
               f" steadier on a shared machine): {statistics.median(jc) / statistics.median(pc):.2f}x"
               f" (target <= 1.5; the judged run sends 2x the requests)")
+        p2, p2c = times[tag + "plain2"], cpu[tag + "plain2"]
+        print(f"    the same plain run with two answers per item (--samples 2: as many requests as the judged run):"
+              f" median {statistics.median(p2):.2f} s = {statistics.median(p2) / statistics.median(p):.2f}x plain"
+              f" (CPU {statistics.median(p2c) / statistics.median(pc):.2f}x); judged / that ="
+              f" {statistics.median(j) / statistics.median(p2):.2f}x (CPU {statistics.median(jc) / statistics.median(p2c):.2f}x):"
+              f" what judging costs beyond its requests")
 
 if __name__ == "__main__":
     main()
