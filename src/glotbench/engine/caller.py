@@ -44,7 +44,8 @@ class CachedCaller:
         if scale != 1:  # a batched in-process model: a request waits on the others in its batch
             self.policy = replace(self.policy, timeout=self.policy.timeout * scale)
         self.guard = guard or RunGuard(self.policy)  # shared by the model's and the judge's callers
-        self.semaphore = asyncio.Semaphore(max(1, concurrency))
+        self.concurrency = max(1, concurrency)
+        self.semaphore = asyncio.Semaphore(self.concurrency)
         self.stats = CallStats()
         self._rng = random.Random(seed)
         self._inflight: dict[str, asyncio.Future] = {}

@@ -99,6 +99,7 @@ class Journal:
         self._deferred: list[tuple[str, tuple]] = []
         self._tick_keys: list[str] = []  # answers in _deferred (group commit), served from memory meanwhile
         self._tick_loop: asyncio.AbstractEventLoop | None = None  # the loop a group commit is scheduled on
+        self.tick_done: asyncio.Future | None = None  # resolves when the scheduled group commit has run
         self.write_error: str | None = None
         # A shard's journal reads answers through to the run's own journal (never writes there),
         # so answers merged from earlier sessions are not sent again (docs/sharding.md).
@@ -247,7 +248,8 @@ class Journal:
         sample row that arrived in this one (group commit: a commit per answer was a tenth of the
         engine's CPU); until then it is served from memory. A SIGKILL between the two loses only
         answers that arrived in the same iteration, which a resume sends again like any request in
-        flight (docs/footguns.md)."""
+        flight; the engine awaits :attr:`tick_done` before the worker sends its next request, so
+        those and the requests in flight are together at most the concurrency (docs/footguns.md)."""
         body = _dumps(response)
         sql = ("INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created)"
                " VALUES (?,?,?,?,?,?,?,?)")
@@ -261,12 +263,17 @@ class Journal:
         self._deferred.append((sql, params))
         if self._tick_loop is not loop:
             self._tick_loop = loop
+            self.tick_done = loop.create_future()
             loop.call_soon(self._commit_tick)
 
     def _commit_tick(self) -> None:
         """The group commit of one event-loop iteration's answers (and the rows deferred with them)."""
-        self._tick_loop = None
-        self.write_deferred()
+        done, self.tick_done, self._tick_loop = self.tick_done, None, None
+        try:
+            self.write_deferred()
+        finally:
+            if done is not None and not done.done():  # cancelled with its run (Ctrl-C): nobody waits
+                done.set_result(None)
 
     def count_responses(self, *, since: float, role: str) -> int:
         """Responses of ``role`` ('model', 'judge') committed at or after ``since`` (epoch seconds)."""
@@ -305,6 +312,11 @@ class Journal:
         self.write_deferred()
         return {r[0] for r in self._conn.execute(
             "SELECT sample_id FROM samples WHERE run_key=? AND task=? AND status='scored'", (run_key, task))}
+
+    def iter_sample_rows(self, run_key: str | None = None, task: str | None = None) -> Iterator[tuple]:
+        """(run_key, task, sample_id, idx, status, record JSON text) per sample, unparsed."""
+        yield from self._select("samples", ("run_key", "task", "sample_id", "idx", "status", "record"),
+                                {"run_key": run_key, "task": task}, "task, idx")
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
         rows = self._select("samples", ("run_key", "task", "sample_id", "idx", "status", "record"),

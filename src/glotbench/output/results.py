@@ -30,16 +30,42 @@ def write_json(path: Path, data: dict) -> None:
     tmp.replace(path)
 
 
+_IDENTITY_KEYS = tuple(f'"{k}"' for k in ("run_key", "task", "sample_id", "idx", "status"))
+
+
+def sample_line(run_key: str, task: str, sample_id: str, idx: int, status: str, record: str) -> str:
+    """The samples.jsonl line of one journal row: ``json.dumps({identity columns, **record})``.
+    The record's JSON text (written with the same separators) is spliced in unparsed; a record that
+    may hold an identity key itself (an old journal) is parsed and merged as dict order merges it."""
+    if any(k in record for k in _IDENTITY_KEYS) or not record.startswith("{"):
+        row = {"run_key": run_key, "task": task, "sample_id": sample_id, "idx": idx, "status": status,
+               **json.loads(record)}
+        return json.dumps(row, ensure_ascii=False, default=str)
+    head = json.dumps({"run_key": run_key, "task": task, "sample_id": sample_id, "idx": idx, "status": status},
+                      ensure_ascii=False)
+    rest = record[1:].lstrip()
+    return head[:-1] + ("}" if rest == "}" else ", " + rest)
+
+
 def export_samples(journal, path: Path, run_keys: dict[str, str] | None = None) -> int:
     """Write every sample record (one JSON object per line) of ``journal`` (anything with
-    ``iter_samples()``: output/ does not depend on the engine). ``run_keys``: task -> run_key filter."""
+    ``iter_samples()``, or ``iter_sample_rows()`` for unparsed rows: output/ does not depend on the
+    engine). ``run_keys``: task -> run_key filter."""
     n = 0
     tmp = path.with_suffix(path.suffix + ".tmp")
+    raw = getattr(journal, "iter_sample_rows", None)
     with tmp.open("w", encoding="utf-8") as fh:
-        for rec in journal.iter_samples():
-            if run_keys is not None and run_keys.get(rec["task"]) != rec["run_key"]:
-                continue
-            fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
-            n += 1
+        if raw is not None:
+            for row in raw():
+                if run_keys is not None and run_keys.get(row[1]) != row[0]:
+                    continue
+                fh.write(sample_line(*row) + "\n")
+                n += 1
+        else:
+            for rec in journal.iter_samples():
+                if run_keys is not None and run_keys.get(rec["task"]) != rec["run_key"]:
+                    continue
+                fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+                n += 1
     tmp.replace(path)
     return n

@@ -1,0 +1,47 @@
+"""samples.jsonl lines spliced from the journal's record text equal the parsed-and-merged dump."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from glotbench.engine.journal import Journal
+from glotbench.output.results import export_samples, sample_line
+from glotbench.sample_record import SampleRecord
+
+RECORDS = [
+    {},
+    {"pred": "A", "gold": "B", "values": {"accuracy": 0.0}, "prompt": [{"role": "user", "content": "Монгол \"task\""}]},
+    {"outputs": [{"text": "答案是 A", "input_tokens": 12}], "detail": None, "nan": float("nan")},
+    {"task": "old journals kept identity keys", "idx": 7},  # parsed and merged: the row's columns keep their place
+    {"note": "the value \"status\" inside a string"},
+]
+
+
+@pytest.mark.parametrize("record", RECORDS)
+def test_splice_equals_merge(record):
+    text = json.dumps(record, ensure_ascii=False, default=str)
+    merged = {"run_key": "rk", "task": "mm_eval.semantics", "sample_id": "s/1", "idx": 3, "status": "scored", **record}
+    assert sample_line("rk", "mm_eval.semantics", "s/1", 3, "scored", text) == json.dumps(merged, ensure_ascii=False,
+                                                                                         default=str)
+
+
+def test_exported_file_is_what_the_parsed_rows_give(tmp_path):
+    j = Journal(tmp_path / "journal.sqlite")
+    for i in range(5):
+        rec = SampleRecord.start(task="t", sample_id=f"s{i}", idx=i, run_key="rk", lang="mn", prompt=f"Асуулт {i}",
+                                 request_keys=["k"], gold="A", metadata={"topic": "x"}, mode="generate")
+        rec = rec.scored(outputs=[{"text": "A"}], extracted="A", rule="choice:leading_label", pred="A",
+                         values={"accuracy": 1.0}, detail=None, judge=None, judgments=None)
+        j.put_sample(rec.run_key, rec.task, rec.sample_id, rec.idx, rec.status, rec.to_json())
+    export_samples(j, tmp_path / "fast.jsonl")
+
+    class Parsed:  # only iter_samples(): the parse-and-dump path
+        def iter_samples(self):
+            return j.iter_samples()
+
+    export_samples(Parsed(), tmp_path / "slow.jsonl")
+    fast = (tmp_path / "fast.jsonl").read_bytes()
+    assert fast == (tmp_path / "slow.jsonl").read_bytes() and fast.count(b"\n") == 5
+    j.close()
