@@ -20,6 +20,7 @@ import json
 import re
 import string
 from dataclasses import dataclass
+from functools import cached_property
 from functools import cache
 from pathlib import Path
 
@@ -80,9 +81,10 @@ class GraderPrompt:
     def parser(self) -> str:
         return self.spec.parser
 
-    @property
+    @cached_property
     def version(self) -> str:
-        """Short hash of everything that shapes the judge request (for fingerprints and tables)."""
+        """Short hash of everything that shapes the judge request (for fingerprints and tables; once
+        per prompt, not per judgment)."""
         h = hashlib.sha256(json.dumps([self.name, self.spec.system, self.template], ensure_ascii=False).encode())
         return h.hexdigest()[:12]
 

@@ -15,7 +15,9 @@ averaging), so the numbers equal what ``sklearn.metrics`` returns on each resamp
 
 from __future__ import annotations
 
+import hashlib
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -35,14 +37,27 @@ def index_chunks(n: int, n_resamples: int, seed: int, max_cells: int = MAX_CELLS
         done += k
 
 
-def _collect(n: int, n_resamples: int, seed: int, per_chunk: Callable[[np.ndarray], np.ndarray],
-             max_cells: int, cells_per_row: int = 0) -> np.ndarray:
-    """``per_chunk`` over the index chunks; ``cells_per_row``: what else a chunk holds per resample
-    (a row of counts), so that rows * (n + cells_per_row) stays within ``max_cells``."""
+def _collect_list(n: int, n_resamples: int, seed: int, per_chunk: Callable[[np.ndarray], list],
+                  max_cells: int, cells_per_row: int = 0) -> list:
+    """``per_chunk`` over the index chunks, its lists joined; ``cells_per_row``: what else a chunk
+    holds per resample (a row of counts), so that rows * (n + cells_per_row) stays within ``max_cells``."""
     if cells_per_row:
         max_cells = max(1, max_cells // (max(n, 1) + cells_per_row)) * max(n, 1)
-    parts = [per_chunk(idx) for idx in index_chunks(n, n_resamples, seed, max_cells)]
+    return [part for idx in index_chunks(n, n_resamples, seed, max_cells) for part in per_chunk(idx)]
+
+
+def _collect(n: int, n_resamples: int, seed: int, per_chunk: Callable[[np.ndarray], np.ndarray],
+             max_cells: int, cells_per_row: int = 0) -> np.ndarray:
+    """``per_chunk`` over the index chunks, concatenated."""
+    parts = _collect_list(n, n_resamples, seed, lambda idx: [per_chunk(idx)], max_cells, cells_per_row)
     return np.concatenate(parts) if parts else np.empty(0)
+
+
+# Per-resample counts of recent code arrays: a judged run's five factuality rates (and their strict
+# twins) bootstrap the same grade codes, overall and in every slice, with the same seed, so the
+# index draws and bincounts are made once and each rate is computed from the kept counts.
+_COUNTS: OrderedDict = OrderedDict()
+_COUNTS_KEPT = 256
 
 
 def mean_stats(values: np.ndarray, n_resamples: int, seed: int, max_cells: int = MAX_CELLS) -> np.ndarray:
@@ -69,14 +84,24 @@ def count_stats(codes: np.ndarray, n_codes: int, stat: Callable[[np.ndarray], np
     items a metric ignores); ``stat`` maps an ``(rows, n_codes)`` int array to ``(rows, ...)`` values.
     """
     codes = np.asarray(codes, dtype=np.intp)
+    key = (hashlib.blake2b(codes.tobytes(), digest_size=16).digest(), codes.size, n_codes, n_resamples, seed, max_cells)
+    chunks = _COUNTS.get(key)
+    if chunks is None:
+        def per_chunk(idx: np.ndarray) -> list[np.ndarray]:
+            rows = idx.shape[0]
+            flat = codes[idx] + (np.arange(rows, dtype=np.intp) * n_codes)[:, None]
+            counts = np.bincount(flat.ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
+            counts.flags.writeable = False  # kept for the next metric: a stat must not change it
+            return [counts]
 
-    def per_chunk(idx: np.ndarray) -> np.ndarray:
-        rows = idx.shape[0]
-        flat = codes[idx] + (np.arange(rows, dtype=np.intp) * n_codes)[:, None]
-        counts = np.bincount(flat.ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
-        return stat(counts)
-
-    return _collect(codes.size, n_resamples, seed, per_chunk, max_cells, cells_per_row=n_codes)
+        chunks = _collect_list(codes.size, n_resamples, seed, per_chunk, max_cells, cells_per_row=n_codes)
+        _COUNTS[key] = chunks
+        if len(_COUNTS) > _COUNTS_KEPT:
+            _COUNTS.popitem(last=False)
+    else:
+        _COUNTS.move_to_end(key)
+    parts = [stat(c) for c in chunks]  # per chunk, as before: the same numbers bit for bit
+    return np.concatenate(parts) if parts else np.empty(0)
 
 
 def confusion_stats(gold: np.ndarray, pred: np.ndarray, n_labels: int, stat: Callable[[np.ndarray], np.ndarray],

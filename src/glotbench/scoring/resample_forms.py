@@ -241,11 +241,21 @@ def _strict_code(item: Any) -> int | None:
     return trio.index(1) if 1 in trio else 3
 
 
+_RATES_OF: dict[int, tuple[np.ndarray, dict]] = {}  # id(counts) -> (counts, its five rates)
+
+
 def _rate(key: str) -> Callable[[np.ndarray], np.ndarray]:
     def stat(k: np.ndarray) -> np.ndarray:
         from glotbench.scoring.factuality import _rates
 
-        return _rates(k[:, 0], k[:, 1], k[:, 2])[key]
+        # The five rates of one counts array are computed together; the counts of a code array are
+        # kept read-only (resample.count_stats), so its other four rates reuse them.
+        hit = _RATES_OF.get(id(k))
+        if hit is None or hit[0] is not k:
+            if len(_RATES_OF) > 512:
+                _RATES_OF.clear()
+            hit = _RATES_OF[id(k)] = (k, _rates(k[:, 0], k[:, 1], k[:, 2]))
+        return hit[1][key]
 
     return stat
 
