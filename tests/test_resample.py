@@ -452,3 +452,24 @@ def test_a_finished_runs_filtering_metric_gets_its_form(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert _same(bootstrap_ci(items, m, 80, seed=1), reference_bootstrap_ci(items, m, 80, seed=1))
+
+
+def test_kept_counts_stay_within_their_byte_bound():
+    """The per-resample counts kept for reuse are bounded in bytes, whatever the number of labels."""
+    from glotbench.scoring import resample as rs
+
+    rng = np.random.default_rng(0)
+    kept = len(rs._COUNTS)
+    for k in range(5):  # 50 labels: 2,500 pair codes, 20 MB of counts each: never kept
+        rs.confusion_stats(rng.integers(0, 50, 300), rng.integers(0, 50, 300), 50, lambda c: c.sum(axis=(1, 2)), 1000, k)
+    assert len(rs._COUNTS) == kept
+    for k in range(60):  # 10 labels: 800 KB each, 48 MB in all: the oldest are let go
+        rs.confusion_stats(rng.integers(0, 10, 300), rng.integers(0, 10, 300), 10, lambda c: c.sum(axis=(1, 2)), 1000, k)
+        assert rs._counts_bytes <= rs._COUNTS_BYTES
+    assert sum(sum(c.nbytes for c in v) for v in rs._COUNTS.values()) == rs._counts_bytes
+    codes = rng.integers(0, 4, 500)
+    a = rs.count_stats(codes, 4, lambda c: c[:, 0] / c.sum(axis=1), 1000, 7)
+    b = rs.count_stats(codes, 4, lambda c: c[:, 0] / c.sum(axis=1), 1000, 7)  # from the kept counts
+    assert np.array_equal(a, b)
+    with pytest.raises(ValueError):  # kept counts are read-only: a stat cannot change them for the next one
+        rs.count_stats(codes, 4, lambda c: c.__iadd__(1)[:, 0], 1000, 7)

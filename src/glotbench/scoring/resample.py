@@ -53,11 +53,12 @@ def _collect(n: int, n_resamples: int, seed: int, per_chunk: Callable[[np.ndarra
     return np.concatenate(parts) if parts else np.empty(0)
 
 
-# Per-resample counts of recent code arrays: a judged run's five factuality rates (and their strict
+# Per-resample counts of recent code arrays (bounded in bytes): a judged run's five factuality rates (and their strict
 # twins) bootstrap the same grade codes, overall and in every slice, with the same seed, so the
 # index draws and bincounts are made once and each rate is computed from the kept counts.
 _COUNTS: OrderedDict = OrderedDict()
-_COUNTS_KEPT = 256
+_COUNTS_BYTES = 32 << 20  # kept at most (least recently used out first); 1000 resamples x 4 codes is 32 KB
+_counts_bytes = 0
 
 
 def mean_stats(values: np.ndarray, n_resamples: int, seed: int, max_cells: int = MAX_CELLS) -> np.ndarray:
@@ -83,6 +84,7 @@ def count_stats(codes: np.ndarray, n_codes: int, stat: Callable[[np.ndarray], np
     ``codes`` holds one small non-negative integer per item (a category, or ``n_codes - 1`` for
     items a metric ignores); ``stat`` maps an ``(rows, n_codes)`` int array to ``(rows, ...)`` values.
     """
+    global _counts_bytes
     codes = np.asarray(codes, dtype=np.intp)
     key = (hashlib.blake2b(codes.tobytes(), digest_size=16).digest(), codes.size, n_codes, n_resamples, seed, max_cells)
     chunks = _COUNTS.get(key)
@@ -95,9 +97,13 @@ def count_stats(codes: np.ndarray, n_codes: int, stat: Callable[[np.ndarray], np
             return [counts]
 
         chunks = _collect_list(codes.size, n_resamples, seed, per_chunk, max_cells, cells_per_row=n_codes)
-        _COUNTS[key] = chunks
-        if len(_COUNTS) > _COUNTS_KEPT:
-            _COUNTS.popitem(last=False)
+        size = sum(c.nbytes for c in chunks)
+        if size <= _COUNTS_BYTES // 4:  # many labels x many resamples: not kept
+            _COUNTS[key] = chunks
+            _counts_bytes += size
+            while _counts_bytes > _COUNTS_BYTES:
+                _, old = _COUNTS.popitem(last=False)
+                _counts_bytes -= sum(c.nbytes for c in old)
     else:
         _COUNTS.move_to_end(key)
     parts = [stat(c) for c in chunks]  # per chunk, as before: the same numbers bit for bit

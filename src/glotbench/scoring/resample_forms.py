@@ -252,7 +252,7 @@ def _rate(key: str) -> Callable[[np.ndarray], np.ndarray]:
         # kept read-only (resample.count_stats), so its other four rates reuse them.
         hit = _RATES_OF.get(id(k))
         if hit is None or hit[0] is not k:
-            if len(_RATES_OF) > 512:
+            if len(_RATES_OF) > 64:  # 5 rates x 1000 resamples each: at most ~3 MB kept
                 _RATES_OF.clear()
             hit = _RATES_OF[id(k)] = (k, _rates(k[:, 0], k[:, 1], k[:, 2]))
         return hit[1][key]
