@@ -149,7 +149,7 @@ def main() -> None:
     from glotbench.models.llamacpp import LlamaCppModel, default_threads
 
     gguf = default_gguf_path()
-    threads = default_threads()
+    threads = default_threads(batched=True)  # the embedded model's threads (batched by default: all cores)
     srcs = {"this": REPO / "src"}
     if a.baseline_src:
         srcs["baseline"] = Path(a.baseline_src).resolve()
