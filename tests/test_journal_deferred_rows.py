@@ -29,6 +29,23 @@ def _rows(db: Path, table: str) -> int:
         con.close()
 
 
+def _run_until_killed(db: Path, body: str) -> None:
+    """Run ``body`` in a fresh process with a journal at ``db`` and ``answer(i)`` (an answer and its
+    sample row); it must end by SIGKILLing itself."""
+    script = textwrap.dedent(f"""
+        import asyncio, os, signal, sys
+        sys.path.insert(0, {SRC!r})
+        from glotbench.engine.journal import Journal
+        j = Journal({str(db)!r})
+        def answer(i):
+            j.put_response(f"k{{i}}", role="model", kind="generate", model_id="m", request={{"i": i}},
+                           response={{"text": "A"}}, latency_s=0.0)
+            j.put_sample("rk", "t", f"s{{i}}", i, "scored", {{"pred": "A"}})
+    """) + textwrap.dedent(body)
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+
+
 def _answer(j: Journal, key: str) -> None:
     j.put_response(key, role="model", kind="generate", model_id="m", request={"prompt": key},
                    response={"text": "A"}, latency_s=0.0)
@@ -54,19 +71,11 @@ def test_sample_rows_go_in_with_the_next_answer_and_reads_see_them(tmp_path):
 
 def test_sigkill_keeps_every_answer_and_loses_at_most_the_trailing_sample_rows(tmp_path):
     db = tmp_path / "journal.sqlite"
-    script = textwrap.dedent(f"""
-        import os, signal, sys
-        sys.path.insert(0, {SRC!r})
-        from glotbench.engine.journal import Journal
-        j = Journal({str(db)!r})
+    _run_until_killed(db, """
         for i in range(50):
-            j.put_response(f"k{{i}}", role="model", kind="generate", model_id="m", request={{"i": i}},
-                           response={{"text": "A"}}, latency_s=0.0)
-            j.put_sample("rk", "t", f"s{{i}}", i, "scored", {{"pred": "A"}})
+            answer(i)
         os.kill(os.getpid(), signal.SIGKILL)
     """)
-    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert p.returncode == -signal.SIGKILL, p.stderr
     assert _rows(db, "responses") == 50  # every answer survived the kill
     assert _rows(db, "samples") == 49  # the sample after the last answer was not yet committed
 
@@ -127,21 +136,13 @@ async def _second_loop(j: Journal, db: Path) -> None:
 
 def test_sigkill_in_a_loop_loses_only_the_answers_of_that_iteration(tmp_path):
     db = tmp_path / "journal.sqlite"
-    script = textwrap.dedent(f"""
-        import asyncio, os, signal, sys
-        sys.path.insert(0, {SRC!r})
-        from glotbench.engine.journal import Journal
-        j = Journal({str(db)!r})
+    _run_until_killed(db, """
         async def main():
             for i in range(30):
-                j.put_response(f"k{{i}}", role="model", kind="generate", model_id="m", request={{"i": i}},
-                               response={{"text": "A"}}, latency_s=0.0)
-                j.put_sample("rk", "t", f"s{{i}}", i, "scored", {{"pred": "A"}})
+                answer(i)
                 if i in (9, 19):
                     await asyncio.sleep(0)  # answers 0-29 arrive in three iterations of ten; killed in the third
             os.kill(os.getpid(), signal.SIGKILL)
         asyncio.run(main())
     """)
-    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert p.returncode == -signal.SIGKILL, p.stderr
     assert _rows(db, "responses") == 20 and _rows(db, "samples") == 20  # the last iteration's ten were in flight

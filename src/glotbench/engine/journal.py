@@ -319,9 +319,7 @@ class Journal:
                                 {"run_key": run_key, "task": task}, "task, idx")
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
-        rows = self._select("samples", ("run_key", "task", "sample_id", "idx", "status", "record"),
-                            {"run_key": run_key, "task": task}, "task, idx")
-        for run_key_, task_, sid, idx, status, rec in rows:
+        for run_key_, task_, sid, idx, status, rec in self.iter_sample_rows(run_key, task):
             yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status, **json.loads(rec)}
 
     # -- judgments (LLM-judge grades, one per judge x item x sample)

@@ -20,8 +20,7 @@ import json
 import re
 import string
 from dataclasses import dataclass
-from functools import cached_property
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 from glotbench.errors import DataError

@@ -49,23 +49,15 @@ def sample_line(run_key: str, task: str, sample_id: str, idx: int, status: str, 
 
 def export_samples(journal, path: Path, run_keys: dict[str, str] | None = None) -> int:
     """Write every sample record (one JSON object per line) of ``journal`` (anything with
-    ``iter_samples()``, or ``iter_sample_rows()`` for unparsed rows: output/ does not depend on the
-    engine). ``run_keys``: task -> run_key filter."""
+    ``iter_sample_rows()``, the journal's unparsed rows: output/ does not depend on the engine).
+    ``run_keys``: task -> run_key filter."""
     n = 0
     tmp = path.with_suffix(path.suffix + ".tmp")
-    raw = getattr(journal, "iter_sample_rows", None)
     with tmp.open("w", encoding="utf-8") as fh:
-        if raw is not None:
-            for row in raw():
-                if run_keys is not None and run_keys.get(row[1]) != row[0]:
-                    continue
-                fh.write(sample_line(*row) + "\n")
-                n += 1
-        else:
-            for rec in journal.iter_samples():
-                if run_keys is not None and run_keys.get(rec["task"]) != rec["run_key"]:
-                    continue
-                fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
-                n += 1
+        for row in journal.iter_sample_rows():
+            if run_keys is not None and run_keys.get(row[1]) != row[0]:
+                continue
+            fh.write(sample_line(*row) + "\n")
+            n += 1
     tmp.replace(path)
     return n
