@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from glotbench.errors import DataError
@@ -132,3 +133,45 @@ def test_by_category_on_real_chinese_simpleqa_slice():
     sec = by_category(grades, [r["secondary_category"] for r in recs])
     assert sum(v["n"] for v in prim.values()) == 200 == sum(v["n"] for v in sec.values())
     assert len(sec) >= len(prim)
+
+
+def test_scores_from_counts_is_the_vectorised_arithmetic():
+    """The scalar path gives _rates' numbers to the last bit (counts, sums of floats, percentages)."""
+    import itertools
+
+    from glotbench.scoring.factuality import _rates, scores_from_counts
+
+    values = [0, 1, 2, 3, 7, 10, 0.5, 1 / 3, 33.3, 66.7, 1e-9, 2000]
+    for c, i, n in itertools.product(values, repeat=3):
+        got = scores_from_counts(c, i, n)
+        want = _rates(np.array(c), np.array(i), np.array(n))
+        assert set(got) == set(want)
+        for k in got:
+            assert type(got[k]) is float
+            assert np.array_equal(np.float64(got[k]), want[k], equal_nan=True), (c, i, n, k)
+
+
+def test_factuality_table_reuses_the_summarys_counts_and_gives_the_same_intervals():
+    """The table counts each slice over four codes, as the metrics' resample form does, so a run's
+    summary has made its draws already; the intervals do not depend on that."""
+    from glotbench.scoring import resample as rs
+    from glotbench.scoring.factuality import bootstrap_factuality_ci
+    from glotbench.scoring.metrics import ScoredItem, bootstrap_ci, get_metric
+
+    grades = list(np.random.default_rng(9).choice(["CORRECT", "INCORRECT", "NOT_ATTEMPTED"], size=257))
+    rs._COUNTS.clear()
+    rs._counts_bytes = 0
+    cold = bootstrap_factuality_ci(grades, seed=4)
+    rs._COUNTS.clear()
+    rs._counts_bytes = 0
+    items = [ScoredItem(gold=None, pred=g) for g in grades]
+    assert bootstrap_ci(items, get_metric("factuality_cga"), seed=4) == tuple(cold["CGA"])
+    made = len(rs._COUNTS)
+    draws = []
+    real = rs.index_chunks
+    try:
+        rs.index_chunks = lambda *a, **k: draws.append(a) or real(*a, **k)
+        assert bootstrap_factuality_ci(grades, seed=4) == cold
+    finally:
+        rs.index_chunks = real
+    assert draws == [] and len(rs._COUNTS) == made

@@ -473,3 +473,70 @@ def test_kept_counts_stay_within_their_byte_bound():
     assert np.array_equal(a, b)
     with pytest.raises(ValueError):  # kept counts are read-only: a stat cannot change them for the next one
         rs.count_stats(codes, 4, lambda c: c.__iadd__(1)[:, 0], 1000, 7)
+
+
+def test_few_code_counts_are_the_bincount():
+    rng = np.random.default_rng(5)
+    for k in range(1, rs.FEW_CODES + 1):
+        for n in (1, 2, 37, 400):
+            codes = rng.integers(0, k, n)
+            idx = rng.integers(0, n, size=(53, n))
+            few = rs._few_code_counts(codes.astype(np.int8), idx, k)
+            assert few.dtype == np.intp and np.array_equal(few, rs._bincount_rows(codes, idx, k))
+
+
+def test_codes_outside_their_range_are_not_counted_by_the_fast_path():
+    with pytest.raises(ValueError):  # the bincount path refuses what the byte path would miscount
+        rs.count_stats(np.array([0, 1, 5]), 4, lambda c: c[:, 0], 10, 0)
+
+
+def test_intervals_taken_together_equal_one_by_one():
+    rng = np.random.default_rng(2)
+    same = rng.random(1000)
+    stats = [rng.random(1000), same, same.copy(), None, np.where(rng.random(1000) < 0.1, np.nan, rng.random(1000)),
+             rng.random(999), np.full(1000, np.nan), rng.integers(0, 3, 1000) / 3.0, rng.random(1000)]
+    for alpha in (0.05, 0.1):
+        got = rs.percentile_intervals(stats, alpha)
+        want = [(float("nan"), float("nan")) if s is None else rs.percentile_interval(s, alpha) for s in stats]
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert np.array_equal(np.array(g), np.array(w), equal_nan=True)
+            assert all(type(x) is float for x in g)
+
+
+def test_bootstrap_cis_equal_bootstrap_ci_metric_by_metric():
+    from glotbench.scoring.metrics import bootstrap_cis
+
+    rng = np.random.default_rng(4)
+    items = [ScoredItem(gold=str(g), pred=str(p) if p < 4 else None,
+                        values={"exact_match": float(g == p), "strict_correct": float(g == p), "strict_incorrect": float(g != p),
+                                "strict_not_attempted": 0.0}) for g, p in zip(rng.integers(0, 3, 150), rng.integers(0, 5, 150))]
+    graded = [ScoredItem(gold=None, pred=g) for g in rng.choice(["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "JUDGE_ERROR"], 150)]
+    names = ["accuracy", "macro_f1", "mcc", "exact_match", "answered", "factuality_co_strict", "factuality_f_strict"]
+    fns = [get_metric(n) for n in names]
+    assert bootstrap_cis(items, fns, 300, seed=7) == [bootstrap_ci(items, f, 300, seed=7) for f in fns]
+    fns = [get_metric(f"factuality_{k}") for k in ("co", "na", "in", "cga", "f")]
+    assert bootstrap_cis(graded, fns, 300, seed=7) == [bootstrap_ci(graded, f, 300, seed=7) for f in fns]
+    lone = bootstrap_cis(graded[:1], fns, 300)
+    assert len(lone) == 5 and all(np.isnan(lo) and np.isnan(hi) for lo, hi in lone)
+
+
+def test_codes_are_read_once_per_list_inside_a_block_and_every_time_outside():
+    from glotbench.scoring.resample_forms import per_list, same_items
+
+    calls = []
+    items = [1, 2, 3]
+
+    def compute(xs):
+        calls.append(len(xs))
+        return sum(xs)
+
+    assert per_list(items, "s", compute) == per_list(items, "s", compute) == 6 and len(calls) == 2
+    with same_items():
+        assert per_list(items, "s", compute) == 6
+        with same_items():  # nested: the same memo
+            assert per_list(items, "s", compute) == 6
+        other = [1, 2, 3]
+        assert per_list(other, "s", compute) == 6  # an equal list is another list
+        assert per_list(items, "t", compute) == 6  # another name
+    assert len(calls) == 5

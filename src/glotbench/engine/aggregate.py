@@ -6,7 +6,8 @@ import math
 from typing import Any
 
 from glotbench.sample_record import SampleRecord
-from glotbench.scoring.metrics import ScoredItem, bootstrap_ci, get_metric
+from glotbench.scoring.metrics import ScoredItem, bootstrap_cis, get_metric
+from glotbench.scoring.resample_forms import same_items
 
 FLAG_UNPARSEABLE = 0.20  # above: the score is flagged "*"
 INVALID_UNPARSEABLE = 0.50  # above: the score is reported invalid (Czech-Bench convention)
@@ -17,13 +18,13 @@ def _clean(x: float) -> float | None:
 
 
 def _metrics(items: list[ScoredItem], metric_names: list[str], n_boot: int, seed: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in metric_names:
-        fn = get_metric(name, where=f"metric {name!r}")
-        value = fn(items) if items else float("nan")
-        lo, hi = bootstrap_ci(items, fn, n_resamples=n_boot, seed=seed) if items else (float("nan"), float("nan"))
-        out[name] = {"value": _clean(value), "ci95": [_clean(lo), _clean(hi)]}
-    return out
+    fns = [get_metric(name, where=f"metric {name!r}") for name in metric_names]
+    nan = (float("nan"), float("nan"))
+    with same_items():  # the metrics of one slice read the same list: its codes are read once
+        values = [fn(items) if items else float("nan") for fn in fns]
+        cis = bootstrap_cis(items, fns, n_resamples=n_boot, seed=seed) if items else [nan] * len(fns)
+    return {name: {"value": _clean(value), "ci95": [_clean(lo), _clean(hi)]}
+            for name, value, (lo, hi) in zip(metric_names, values, cis)}
 
 
 def summarise_task(records, metric_names: list[str], slice_by: list[str], total: int,

@@ -26,7 +26,8 @@ import numpy as np
 
 from glotbench.errors import DataError
 from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
-from glotbench.scoring.resample import count_stats
+from glotbench.scoring.resample import count_stats, percentile_intervals
+from glotbench.scoring.resample_forms import per_list
 
 
 class Grade(StrEnum):
@@ -44,6 +45,7 @@ CORRECT, INCORRECT, NOT_ATTEMPTED, JUDGE_ERROR = (
 )
 GRADEABLE = (CORRECT, INCORRECT, NOT_ATTEMPTED)
 _CODE = {CORRECT: 0, INCORRECT: 1, NOT_ATTEMPTED: 2}
+_BY_VALUE = {g.value: g for g in Grade}
 
 
 def to_grade(value: Any, where: str = "grade") -> Grade:
@@ -51,6 +53,9 @@ def to_grade(value: Any, where: str = "grade") -> Grade:
     if isinstance(value, Grade):
         return value
     if isinstance(value, str):
+        exact = _BY_VALUE.get(value)  # the common case: a grade as it is stored
+        if exact is not None:
+            return exact
         key = value.strip().upper().replace(" ", "_").replace("-", "_")
         try:
             return Grade(key)
@@ -79,9 +84,21 @@ def _rates(c: np.ndarray, i: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]
 
 
 def scores_from_counts(correct: float, incorrect: float, not_attempted: float) -> dict[str, float]:
-    """CO/NA/IN/CGA/F from counts (or from percentages: the ratios are the same)."""
-    r = _rates(np.array(correct), np.array(incorrect), np.array(not_attempted))
-    return {k: float(v) for k, v in r.items()}
+    """CO/NA/IN/CGA/F from counts (or from percentages: the ratios are the same).
+
+    :func:`_rates`' arithmetic on Python floats (the same IEEE operations in the same order, so the
+    same numbers: tests/test_factuality.py): a summary asks this for every metric of every slice,
+    and five numpy ``where`` calls on 0-d arrays cost 60 us."""
+    c, i, n = float(correct), float(incorrect), float(not_attempted)
+    total = c + i + n
+    attempted = c + i
+    nan = float("nan")
+    if total > 0:
+        co, na, in_, f = c / total, n / total, i / total, 2 * c / (2 * c + 2 * i + n)
+    else:
+        co = na = in_ = f = nan
+    cga = c / attempted if attempted > 0 else (0.0 if total > 0 else nan)
+    return {"CO": co, "NA": na, "IN": in_, "CGA": cga, "F": f}
 
 
 def factuality_scores(
@@ -122,21 +139,16 @@ def bootstrap_factuality_ci(
     seed: int = 0,
 ) -> dict[str, list[float]]:
     """Percentile bootstrap intervals, resampling the gradeable items with replacement."""
-    codes = np.array([_CODE[g] for g in normalise_grades(grades) if g in _CODE], dtype=np.int8)
+    codes = np.array([_CODE[g] for g in normalise_grades(grades) if g in _CODE], dtype=np.intp)
     m = codes.size
     if m < 2:
         return {k: [float("nan"), float("nan")] for k in metrics}
-    counts = count_stats(codes, 3, lambda k: k, n_resamples, seed)  # (n_resamples, 3), in bounded memory
+    # Counted over four codes (the fourth, a judge error, never occurs here) as the factuality metrics'
+    # resample form counts the same slice: without judge errors the codes are the same, and the
+    # draws and counts made for the run's summary are reused (resample.count_stats keeps them).
+    counts = count_stats(codes, 4, lambda k: k, n_resamples, seed)  # (n_resamples, 4), in bounded memory
     rates = _rates(counts[:, 0], counts[:, 1], counts[:, 2])
-    out = {}
-    for k in metrics:
-        v = rates[k][~np.isnan(rates[k])]
-        out[k] = (
-            [float(np.quantile(v, alpha / 2)), float(np.quantile(v, 1 - alpha / 2))]
-            if v.size
-            else [float("nan"), float("nan")]
-        )
-    return out
+    return {k: list(ci) for k, ci in zip(metrics, percentile_intervals([rates[k] for k in metrics], alpha))}
 
 
 def by_category(
@@ -179,11 +191,15 @@ def factuality_metric(items: list[ScoredItem], key: str) -> float:
     """CO / NA / IN / CGA / F over items whose ``pred`` is the judge grade."""
     # Count raw preds first and normalise each distinct value once: the bootstrap calls this
     # a thousand times per metric, so per-item to_grade() calls would dominate a run's summary.
+    return per_list(items, "factuality scores", _item_scores)[key]
+
+
+def _item_scores(items: Sequence[ScoredItem]) -> dict[str, float]:
     raw = Counter(JUDGE_ERROR if it.pred is None else it.pred for it in items)
     counts: Counter = Counter()
     for value, k in raw.items():
         counts[to_grade(value)] += k
-    return scores_from_counts(counts[CORRECT], counts[INCORRECT], counts[NOT_ATTEMPTED])[key]
+    return scores_from_counts(counts[CORRECT], counts[INCORRECT], counts[NOT_ATTEMPTED])
 
 
 _DIRECTION = {"CO": "higher", "NA": "lower", "IN": "lower", "CGA": "higher", "F": "higher"}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from glotbench.scoring.factuality import scores_from_counts
 from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
+from glotbench.scoring.resample_forms import per_list
 
 _KEYS = ("CO", "NA", "IN", "CGA", "F")
 NAMES = tuple(f"factuality_{k.lower()}_strict" for k in _KEYS)
@@ -29,7 +30,7 @@ def _counts(items: list[ScoredItem]) -> tuple[float, float, float]:
 
 def factuality_strict_metric(items: list[ScoredItem], key: str) -> float:
     """CO / NA / IN / CGA / F over the items the strict parse could read."""
-    return scores_from_counts(*_counts(items))[key]
+    return per_list(items, "strict factuality scores", lambda its: scores_from_counts(*_counts(its)))[key]
 
 
 _DIRECTION = {"CO": "higher", "NA": "lower", "IN": "lower", "CGA": "higher", "F": "higher"}

@@ -23,6 +23,7 @@ from glotbench.scoring.resample import (
     macro_f1_from_confusion,
     mcc_from_confusion,
     percentile_interval,
+    percentile_intervals,
     weighted_f1_from_confusion,
 )
 
@@ -282,6 +283,27 @@ for _m in (
     register_metric(_m)
 
 
+def bootstrap_stats(items: list[ScoredItem], metric: Callable[[list[ScoredItem]], float], n_resamples: int = 1000,
+                    seed: int = 0) -> np.ndarray | None:
+    """The metric on each of ``n_resamples`` resamples of the items (drawn with replacement); None
+    below two items.
+
+    A metric with a resample form (:func:`glotbench.scoring.resample_forms.form_for`: per-item
+    means, label metrics, counts, ratios) is computed for all resamples at once in bounded memory;
+    any other metric is called once per resample. Both draw the same indices, so a given seed gives
+    the same statistics either way.
+    """
+    n = len(items)
+    if n < 2:
+        return None
+    form = resample_forms.form_for(metric)
+    stats = form(items, n_resamples, seed) if form is not None else None
+    if stats is None:
+        rng = np.random.default_rng(seed)
+        stats = np.array([metric([items[j] for j in rng.integers(0, n, size=n)]) for _ in range(n_resamples)])
+    return stats
+
+
 def bootstrap_ci(
     items: list[ScoredItem],
     metric: Callable[[list[ScoredItem]], float],
@@ -289,22 +311,18 @@ def bootstrap_ci(
     alpha: float = 0.05,
     seed: int = 0,
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval (resampling items with replacement).
+    """Percentile bootstrap interval (resampling items with replacement; see :func:`bootstrap_stats`)."""
+    stats = bootstrap_stats(items, metric, n_resamples, seed)
+    return (float("nan"), float("nan")) if stats is None else percentile_interval(stats, alpha)
 
-    A metric with a resample form (:func:`glotbench.scoring.resample_forms.form_for`: per-item
-    means, label metrics, counts, ratios) is computed for all resamples at once in bounded memory;
-    any other metric is called once per resample. Both draw the same indices, so a given seed gives
-    the same interval either way.
-    """
-    n = len(items)
-    if n < 2:
-        return (float("nan"), float("nan"))
-    form = resample_forms.form_for(metric)
-    stats = form(items, n_resamples, seed) if form is not None else None
-    if stats is None:
-        rng = np.random.default_rng(seed)
-        stats = np.array([metric([items[j] for j in rng.integers(0, n, size=n)]) for _ in range(n_resamples)])
-    return percentile_interval(stats, alpha)
+
+def bootstrap_cis(items: list[ScoredItem], metrics: list[Callable[[list[ScoredItem]], float]], n_resamples: int = 1000,
+                  alpha: float = 0.05, seed: int = 0) -> list[tuple[float, float]]:
+    """:func:`bootstrap_ci` of several metrics over the same items (the same numbers; their
+    quantiles taken together, and the items' codes read once: see ``resample_forms.same_items``)."""
+    with resample_forms.same_items():
+        stats = [bootstrap_stats(items, m, n_resamples, seed) for m in metrics]
+    return percentile_intervals(stats, alpha)
 
 
 def _vector_of(items: list[ScoredItem], metric) -> np.ndarray | None:

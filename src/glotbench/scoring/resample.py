@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 MAX_CELLS = 1 << 20  # indices held at once (8 MiB of int64; a chunk's temporaries are a few times that)
+FEW_CODES = 8  # count_stats counts up to this many codes one by one (the rest: one bincount)
 PAIR_CODES = 256  # label_sum_stats counts (gold, pred) pairs up to this many codes, else three sums
 
 
@@ -61,6 +62,25 @@ _COUNTS_BYTES = 32 << 20  # kept at most (least recently used out first); 1000 r
 _counts_bytes = 0
 
 
+def _bincount_rows(codes: np.ndarray, idx: np.ndarray, n_codes: int) -> np.ndarray:
+    """``counts[r, c]``: how often code c was drawn in row r of ``idx`` (one bincount over all rows)."""
+    rows = idx.shape[0]
+    flat = codes[idx] + (np.arange(rows, dtype=np.intp) * n_codes)[:, None]
+    return np.bincount(flat.ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
+
+
+def _few_code_counts(small: np.ndarray, idx: np.ndarray, n_codes: int) -> np.ndarray:
+    """The same counts for a few codes (``small``: the codes as int8): the drawn codes are gathered
+    as bytes and each code counted per row, 2.5x faster than the bincount of 2 M int64 offsets
+    (the counts are the same integers)."""
+    drawn = small[idx]
+    counts = np.empty((idx.shape[0], n_codes), dtype=np.intp)
+    for c in range(n_codes - 1):
+        counts[:, c] = np.count_nonzero(drawn == c, axis=1)
+    counts[:, n_codes - 1] = idx.shape[1] - counts[:, : n_codes - 1].sum(axis=1)
+    return counts
+
+
 def mean_stats(values: np.ndarray, n_resamples: int, seed: int, max_cells: int = MAX_CELLS) -> np.ndarray:
     """Per-resample mean of ``values`` ignoring NaN (``np.nanmean`` of each resample; NaN when empty)."""
     values = np.asarray(values, dtype=float)
@@ -89,10 +109,11 @@ def count_stats(codes: np.ndarray, n_codes: int, stat: Callable[[np.ndarray], np
     key = (hashlib.blake2b(codes.tobytes(), digest_size=16).digest(), codes.size, n_codes, n_resamples, seed, max_cells)
     chunks = _COUNTS.get(key)
     if chunks is None:
+        few = n_codes <= FEW_CODES and (codes.size == 0 or (codes.min() >= 0 and codes.max() < n_codes))
+        small = codes.astype(np.int8) if few else None
+
         def per_chunk(idx: np.ndarray) -> list[np.ndarray]:
-            rows = idx.shape[0]
-            flat = codes[idx] + (np.arange(rows, dtype=np.intp) * n_codes)[:, None]
-            counts = np.bincount(flat.ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
+            counts = _few_code_counts(small, idx, n_codes) if small is not None else _bincount_rows(codes, idx, n_codes)
             counts.flags.writeable = False  # kept for the next metric: a stat must not change it
             return [counts]
 
@@ -293,6 +314,32 @@ def ratio_stats(num: np.ndarray, den: np.ndarray, n_resamples: int, seed: int,
             return np.where(d != 0, num[idx].sum(axis=1) / d, np.nan)
 
     return _collect(num.size, n_resamples, seed, per_chunk, max_cells)
+
+
+def percentile_intervals(stats: list[np.ndarray | None], alpha: float = 0.05) -> list[tuple[float, float]]:
+    """:func:`percentile_interval` of each array (None: no interval, NaN, NaN), with one quantile call
+    for all the arrays of one length without NaN: numpy computes each row of a 2-D quantile as the
+    1-D call does, so the numbers are the same (tests/test_resample.py); a task's ten factuality
+    metrics in one slice were ten calls of 0.12 ms each."""
+    out: list[tuple[float, float] | None] = [None] * len(stats)
+    rows: dict[int, list[int]] = {}
+    for k, s in enumerate(stats):
+        if s is None:
+            out[k] = (float("nan"), float("nan"))
+            continue
+        s = np.asarray(s, dtype=float)
+        if s.ndim == 1 and s.size and not np.isnan(s).any():
+            rows.setdefault(s.size, []).append(k)
+        else:
+            out[k] = percentile_interval(s, alpha)
+    for ks in rows.values():
+        if len(ks) == 1:
+            out[ks[0]] = percentile_interval(stats[ks[0]], alpha)
+            continue
+        q = np.quantile(np.stack([np.asarray(stats[k], dtype=float) for k in ks]), [alpha / 2, 1 - alpha / 2], axis=1)
+        for j, k in enumerate(ks):
+            out[k] = (float(q[0, j]), float(q[1, j]))
+    return out  # type: ignore[return-value]
 
 
 def percentile_interval(stats: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:

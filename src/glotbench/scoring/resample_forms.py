@@ -13,7 +13,9 @@ tests/test_resample.py checks every built-in metric against that plain loop.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -102,12 +104,50 @@ def answered_form(items, n_resamples, seed):
     return rs.mean_stats(np.fromiter((i.pred is not None for i in items), float, len(items)), n_resamples, seed)
 
 
+_SAME: ContextVar[dict | None] = ContextVar("glotbench_same_items", default=None)
+
+
+@contextmanager
+def same_items() -> Iterator[None]:
+    """A block in which the item lists given to forms and metric functions do not change (a task's
+    metrics over one slice: ``metrics.bootstrap_cis``, ``aggregate._metrics``): what
+    :func:`per_list` computes from a list is kept for the block, by the list's identity (the list is
+    held meanwhile, so no other list can take its identity). Nested blocks share the outer one."""
+    if _SAME.get() is not None:
+        yield
+        return
+    token = _SAME.set({})
+    try:
+        yield
+    finally:
+        _SAME.reset(token)
+
+
+def per_list(items: Sequence[Any], name: Any, compute: Callable[[Sequence[Any]], Any]) -> Any:
+    """``compute(items)``, once per list inside a :func:`same_items` block (every call outside one)."""
+    memo = _SAME.get()
+    if memo is None:
+        return compute(items)
+    key = (id(items), name)
+    hit = memo.get(key)
+    if hit is None or hit[0] is not items:
+        hit = memo[key] = (items, compute(items))
+    return hit[1]
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False  # shared by the metrics of a block: none may change it
+    return a
+
+
 def category_form(code_of: Callable[[Any], int], n_codes: int, stat: Callable[[np.ndarray], np.ndarray]) -> Form:
     """A metric of per-resample category counts; ``code_of(item)`` gives each item's category."""
 
+    def codes_of(items):
+        return _read_only(np.fromiter((code_of(i) for i in items), np.intp, len(items)))
+
     def form(items, n_resamples, seed):
-        codes = np.fromiter((code_of(i) for i in items), np.intp, len(items))
-        return rs.count_stats(codes, n_codes, stat, n_resamples, seed)
+        return rs.count_stats(per_list(items, ("codes", code_of), codes_of), n_codes, stat, n_resamples, seed)
 
     return form
 
@@ -241,6 +281,16 @@ def _strict_code(item: Any) -> int | None:
     return trio.index(1) if 1 in trio else 3
 
 
+def _strict_codes(items: Sequence[Any]) -> np.ndarray | None:
+    codes = np.empty(len(items), dtype=np.intp)
+    for k, it in enumerate(items):
+        code = _memo(it, "strict", _strict_code)
+        if code is None:
+            return None
+        codes[k] = code
+    return _read_only(codes)
+
+
 _RATES_OF: dict[int, tuple[np.ndarray, dict]] = {}  # id(counts) -> (counts, its five rates)
 
 
@@ -270,13 +320,8 @@ def strict_factuality_form(key: str) -> Form:
     (None: left out); declines anything that is not one-hot 0/1."""
 
     def form(items, n_resamples, seed):
-        codes = np.empty(len(items), dtype=np.intp)
-        for k, it in enumerate(items):
-            code = _memo(it, "strict", _strict_code)
-            if code is None:
-                return None
-            codes[k] = code
-        return rs.count_stats(codes, 4, _rate(key), n_resamples, seed)
+        codes = per_list(items, "strict codes", _strict_codes)
+        return None if codes is None else rs.count_stats(codes, 4, _rate(key), n_resamples, seed)
 
     return form
 
