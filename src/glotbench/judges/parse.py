@@ -20,6 +20,7 @@ fields disagree (an echo of the prompt's worked examples) is JUDGE_ERROR.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -113,9 +114,16 @@ PARSERS = {"abc": parse_abc, "evaluation_json": parse_evaluation_json}
 
 
 def parse_judge_output(parser: str, text: str) -> Verdict:
-    """Parse with a named parser (``GraderPrompt.parser`` gives the right one for a grader)."""
-    try:
-        fn = PARSERS[parser]
-    except KeyError:
-        raise ValueError(f"unknown judge parser {parser!r}; known: {', '.join(PARSERS)}") from None
-    return fn(text)
+    """Parse with a named parser (``GraderPrompt.parser`` gives the right one for a grader).
+
+    A reply text is parsed once (the last 1,024 distinct replies kept): a grader that answers one
+    letter sends the same few replies for every item, and each is read by the strict parse, the
+    echo check of the reference rule and the summary (the result is frozen, so sharing it is safe)."""
+    if parser not in PARSERS:
+        raise ValueError(f"unknown judge parser {parser!r}; known: {', '.join(PARSERS)}")
+    return _parse_text(parser, text) if isinstance(text, str) else PARSERS[parser](text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_text(parser: str, text: str) -> Verdict:
+    return PARSERS[parser](text)

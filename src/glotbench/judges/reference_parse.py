@@ -37,9 +37,9 @@ _LABEL = {"correct": CORRECT, "incorrect": INCORRECT, "not_attempted": NOT_ATTEM
 
 def _echo(parser: str, text: str | None) -> str | None:
     """Why the reply is an echo of the prompt's labels (None when it is not)."""
-    from glotbench.judges.parse import parse_abc, parse_evaluation_json
+    from glotbench.judges.parse import parse_judge_output
 
-    v = (parse_abc if parser == "abc" else parse_evaluation_json)(text if isinstance(text, str) else "")
+    v = parse_judge_output(parser, text if isinstance(text, str) else "")  # the strict parse, read once per reply
     if v.grade is JUDGE_ERROR and v.reason.startswith(("several labels", "several evaluations")):
         return v.reason
     return None
