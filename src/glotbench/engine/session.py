@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import run_fingerprint
+from glotbench.engine.gc_pace import fewer_collections
 from glotbench.engine.journal import Journal, corrupt_message
 from glotbench.engine.lock import RunLock
 from glotbench.engine.retry import RetryPolicy
@@ -218,72 +219,80 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
         reused = stored_task_results(journal, out_dir, cfg.model_dump(), tasks, settings, model.settings())
         if reused is not None:  # a finished run, nothing changed: re-report without re-rendering or re-scoring
             return _rereport(cfg, out_dir, journal, model, judge_model, skipped, *reused, console=console)
-        runs = plan(tasks, settings, model.settings(), journal)
-        for tr in runs:
-            _warn(console, tr.task.name, list(dict.fromkeys(getattr(tr.task, "load_warnings", []))))
-        todo = sum(len(r.todo) for r in runs)
-        done = sum(len(r.samples) for r in runs) - todo
-        concurrency = cfg.concurrency or model.max_parallel or 8
-        policy = RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout,
-                             max_retry_after=cfg.max_retry_after, item_budget_s=cfg.retry_budget_item,
-                             run_budget_s=cfg.retry_budget_run, breaker_failures=cfg.breaker_failures)
-        t0, started = time.perf_counter(), time.time()
-        caller = None
-        if todo and cfg.shards:
-            console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {todo} item(s) to run · output {out_dir}")
-            for m in (model, judge_model):  # the shards load their own: free an in-process model's memory now
-                if m is not None:
-                    asyncio.run(m.aclose())
-            caller = run_sharded(cfg, out_dir, runs, journal, console.print, started)
-        elif todo:
-            already = f"{done} already done, " if done else ""
-            console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {already}{todo} item(s) to run · output {out_dir}")
-            progress = None
-            if show_progress:
-                progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                    TextColumn("{task.fields[rate]}"), TextColumn("errors {task.fields[errors]}"),
-                                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
-                                    transient=False)
-                progress.start()
-            pid = progress.add_task("items", total=todo, rate="", errors=0) if progress else None
-            counter = _ProgressCounter(progress, pid, t0)
-            try:
-                caller = asyncio.run(execute(runs, model, journal, settings, concurrency=concurrency, policy=policy,
-                                             on_progress=counter, judge_model=judge_model))
-            except KeyboardInterrupt:
-                record_session(journal, out_dir, session_entry(started, time.perf_counter() - t0, interrupted=True,
-                                                               journal=journal))
-                raise
-            finally:
-                if progress:
-                    progress.stop()
-        else:
-            console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
-        entry = session_entry(started, time.perf_counter() - t0, caller)
-        if getattr(caller, "shards", None):
-            entry["shards"] = caller.shards  # per-shard counters, host and failures
-        sessions = record_session(journal, out_dir, entry)
-        stopped = caller.guard.stopped if caller is not None else None
-        if journal.pending and not _flush_held_writes(journal, console, cfg.journal_flush_wait):
-            raise RunStopped(f"cannot write the journal {journal.path} ({journal.write_error}): "
-                             f"{journal.pending} write(s) held in memory were lost; free disk space and rerun "
-                             f"(only those requests are sent again)")
-        model_notes = caller.model_notes if hasattr(caller, "model_notes") else model.run_notes()  # sharded: the shards'
-        for line in model_notes:
-            console.print(f"[yellow]note[/] {line}")
-        for tr in runs:
-            tr.release_samples()
-        task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
-        results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results,
-                                 skipped)
-        export_samples(journal, out_dir / "samples.jsonl", {n: t["fingerprint"]["id"] for n, t in task_results.items()})
-        write_stamp(journal, out_dir, cfg.model_dump(), runs, task_results)
-        if stopped:
-            raise RunStopped(f"run stopped early: {stopped}. Everything answered is in {out_dir / JOURNAL_NAME}; "
-                             f"rerun the same command to resume")
-        return results, out_dir
+        with fewer_collections():  # the run's collections walk what it makes, not the loaded tasks
+            return _execute_and_report(cfg, out_dir, journal, tasks, settings, model, judge_model, skipped,
+                                       console=console, show_progress=show_progress)
     finally:
         journal.close()
+
+
+def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: list, settings: RunConfig, model: Model,
+                        judge_model: Model | None, skipped: dict, *, console: Console, show_progress: bool) -> tuple[dict, Path]:
+    """Plan, send what is still to do, summarise and write a run's results (inside its lock and journal)."""
+    runs = plan(tasks, settings, model.settings(), journal)
+    for tr in runs:
+        _warn(console, tr.task.name, list(dict.fromkeys(getattr(tr.task, "load_warnings", []))))
+    todo = sum(len(r.todo) for r in runs)
+    done = sum(len(r.samples) for r in runs) - todo
+    concurrency = cfg.concurrency or model.max_parallel or 8
+    policy = RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout,
+                         max_retry_after=cfg.max_retry_after, item_budget_s=cfg.retry_budget_item,
+                         run_budget_s=cfg.retry_budget_run, breaker_failures=cfg.breaker_failures)
+    t0, started = time.perf_counter(), time.time()
+    caller = None
+    if todo and cfg.shards:
+        console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {todo} item(s) to run · output {out_dir}")
+        for m in (model, judge_model):  # the shards load their own: free an in-process model's memory now
+            if m is not None:
+                asyncio.run(m.aclose())
+        caller = run_sharded(cfg, out_dir, runs, journal, console.print, started)
+    elif todo:
+        already = f"{done} already done, " if done else ""
+        console.print(f"[bold]glotbench[/] {model.model_id} · {len(runs)} task(s) · {already}{todo} item(s) to run · output {out_dir}")
+        progress = None
+        if show_progress:
+            progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("{task.fields[rate]}"), TextColumn("errors {task.fields[errors]}"),
+                                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
+                                transient=False)
+            progress.start()
+        pid = progress.add_task("items", total=todo, rate="", errors=0) if progress else None
+        counter = _ProgressCounter(progress, pid, t0)
+        try:
+            caller = asyncio.run(execute(runs, model, journal, settings, concurrency=concurrency, policy=policy,
+                                         on_progress=counter, judge_model=judge_model))
+        except KeyboardInterrupt:
+            record_session(journal, out_dir, session_entry(started, time.perf_counter() - t0, interrupted=True,
+                                                           journal=journal))
+            raise
+        finally:
+            if progress:
+                progress.stop()
+    else:
+        console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
+    entry = session_entry(started, time.perf_counter() - t0, caller)
+    if getattr(caller, "shards", None):
+        entry["shards"] = caller.shards  # per-shard counters, host and failures
+    sessions = record_session(journal, out_dir, entry)
+    stopped = caller.guard.stopped if caller is not None else None
+    if journal.pending and not _flush_held_writes(journal, console, cfg.journal_flush_wait):
+        raise RunStopped(f"cannot write the journal {journal.path} ({journal.write_error}): "
+                         f"{journal.pending} write(s) held in memory were lost; free disk space and rerun "
+                         f"(only those requests are sent again)")
+    model_notes = caller.model_notes if hasattr(caller, "model_notes") else model.run_notes()  # sharded: the shards'
+    for line in model_notes:
+        console.print(f"[yellow]note[/] {line}")
+    for tr in runs:
+        tr.release_samples()
+    task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
+    results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results,
+                             skipped)
+    export_samples(journal, out_dir / "samples.jsonl", {n: t["fingerprint"]["id"] for n, t in task_results.items()})
+    write_stamp(journal, out_dir, cfg.model_dump(), runs, task_results)
+    if stopped:
+        raise RunStopped(f"run stopped early: {stopped}. Everything answered is in {out_dir / JOURNAL_NAME}; "
+                         f"rerun the same command to resume")
+    return results, out_dir
 
 
 def _warn(console: Console, task: str, warns: list[str]) -> None:
