@@ -20,3 +20,23 @@ def test_run_prints_factuality_table_per_category(stub_server, data_root, tmp_pa
         assert header in out
     overall = next(line for line in out.splitlines() if "overall" in line)
     assert "100.0 [100.0, 100.0]" in overall and " 12 " in overall
+
+
+def test_a_field_with_many_values_is_one_line_and_the_first_field_always_a_table():
+    from rich.console import Console
+
+    from glotbench.output.factuality_tables import MAX_CONSOLE_ROWS, console_tables
+
+    row = {"CO": 0.5, "NA": 0.1, "IN": 0.4, "CGA": 0.55, "F": 0.52, "n": 3, "judge_error": 0}
+    many = {f"topic{k}": row for k in range(MAX_CONSOLE_ROWS + 1)}
+    fact = {"overall": row, "by": {"primary_category": many, "secondary_category": many,
+                                   "small": {"a": row, "b": row}}}
+    out = console_tables({"tasks": {"t": {"factuality": fact}}})
+    console = Console(width=200, record=True)
+    for r in out:
+        console.print(r)
+    text = console.export_text()
+    assert "topic20" in text  # the first field: every row, however many
+    assert text.count("topic20") == 1
+    assert f"t: secondary_category has {MAX_CONSOLE_ROWS + 1} values" in text and "results.json" in text
+    assert "small" in text and text.count("overall") == 2  # a small further field is still a table
