@@ -213,7 +213,7 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
                           f"that grade. To add {cfg.judge} as a second judge run: glotbench judge {out_dir} --judge {cfg.judge}")
         journal.set_meta("config", cfg.model_dump())
         journal.set_meta("model_settings", model.settings())
-        from glotbench.engine.shards.driver import merge_run, run_sharded
+        from glotbench.engine.shards.driver import merge_run
 
         merge_run(out_dir, journal)  # shard journals of this run (a killed or earlier sharded session) first
         reused = stored_task_results(journal, out_dir, cfg.model_dump(), tasks, settings, model.settings())
@@ -229,6 +229,8 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
 def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: list, settings: RunConfig, model: Model,
                         judge_model: Model | None, skipped: dict, *, console: Console, show_progress: bool) -> tuple[dict, Path]:
     """Plan, send what is still to do, summarise and write a run's results (inside its lock and journal)."""
+    from glotbench.engine.shards.driver import run_sharded
+
     runs = plan(tasks, settings, model.settings(), journal)
     for tr in runs:
         _warn(console, tr.task.name, list(dict.fromkeys(getattr(tr.task, "load_warnings", []))))
