@@ -73,11 +73,10 @@ def console_tables(results: dict) -> list[Table | Text]:
     for name, t in results.get("tasks", {}).items():
         if not t.get("factuality"):
             continue
-        fields = list(t["factuality"].get("by") or {}) or [None]
-        for k, field in enumerate(fields):
-            values = (t["factuality"].get("by") or {}).get(field) or {} if field else {}
-            if k and len(values) > MAX_CONSOLE_ROWS:
-                out.append(Text(f"{name}: {field} has {len(values)} values; their CO / NA / IN / CGA / F with "
+        by = t["factuality"].get("by") or {}
+        for k, field in enumerate(list(by) or [None]):
+            if k and len(by[field]) > MAX_CONSOLE_ROWS:
+                out.append(Text(f"{name}: {field} has {len(by[field])} values; their CO / NA / IN / CGA / F with "
                                 f"intervals are in results.json (tasks.{name}.factuality.by.{field}) and in "
                                 f"glotbench report"))
             else:

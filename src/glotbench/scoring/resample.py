@@ -322,21 +322,23 @@ def percentile_intervals(stats: list[np.ndarray | None], alpha: float = 0.05) ->
     1-D call does, so the numbers are the same (tests/test_resample.py); a task's ten factuality
     metrics in one slice were ten calls of 0.12 ms each."""
     out: list[tuple[float, float] | None] = [None] * len(stats)
+    arrays: dict[int, np.ndarray] = {}
     rows: dict[int, list[int]] = {}
     for k, s in enumerate(stats):
         if s is None:
             out[k] = (float("nan"), float("nan"))
             continue
-        s = np.asarray(s, dtype=float)
-        if s.ndim == 1 and s.size and not np.isnan(s).any():
-            rows.setdefault(s.size, []).append(k)
+        a = np.asarray(s, dtype=float)
+        if a.ndim == 1 and a.size and not np.isnan(a).any():
+            arrays[k] = a
+            rows.setdefault(a.size, []).append(k)
         else:
-            out[k] = percentile_interval(s, alpha)
+            out[k] = percentile_interval(a, alpha)
     for ks in rows.values():
         if len(ks) == 1:
-            out[ks[0]] = percentile_interval(stats[ks[0]], alpha)
+            out[ks[0]] = percentile_interval(arrays[ks[0]], alpha)
             continue
-        q = np.quantile(np.stack([np.asarray(stats[k], dtype=float) for k in ks]), [alpha / 2, 1 - alpha / 2], axis=1)
+        q = np.quantile(np.stack([arrays[k] for k in ks]), [alpha / 2, 1 - alpha / 2], axis=1)
         for j, k in enumerate(ks):
             out[k] = (float(q[0, j]), float(q[1, j]))
     return out  # type: ignore[return-value]

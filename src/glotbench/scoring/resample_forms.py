@@ -123,8 +123,9 @@ def same_items() -> Iterator[None]:
         _SAME.reset(token)
 
 
-def per_list(items: Sequence[Any], name: Any, compute: Callable[[Sequence[Any]], Any]) -> Any:
-    """``compute(items)``, once per list inside a :func:`same_items` block (every call outside one)."""
+def per_list(items: Any, name: Any, compute: Callable[[Any], Any]) -> Any:
+    """``compute(items)``, once per list (or other object that does not change in the block, such as
+    a kept counts array) inside a :func:`same_items` block; every call outside one."""
     memo = _SAME.get()
     if memo is None:
         return compute(items)
@@ -291,21 +292,14 @@ def _strict_codes(items: Sequence[Any]) -> np.ndarray | None:
     return _read_only(codes)
 
 
-_RATES_OF: dict[int, tuple[np.ndarray, dict]] = {}  # id(counts) -> (counts, its five rates)
-
-
 def _rate(key: str) -> Callable[[np.ndarray], np.ndarray]:
     def stat(k: np.ndarray) -> np.ndarray:
         from glotbench.scoring.factuality import _rates
 
-        # The five rates of one counts array are computed together; the counts of a code array are
-        # kept read-only (resample.count_stats), so its other four rates reuse them.
-        hit = _RATES_OF.get(id(k))
-        if hit is None or hit[0] is not k:
-            if len(_RATES_OF) > 64:  # 5 rates x 1000 resamples each: at most ~3 MB kept
-                _RATES_OF.clear()
-            hit = _RATES_OF[id(k)] = (k, _rates(k[:, 0], k[:, 1], k[:, 2]))
-        return hit[1][key]
+        # The five rates of one counts array are computed together: the counts of a code array are
+        # kept and shared (resample.count_stats), so inside a slice's same_items block the other
+        # four rates (and the strict twins, when their codes are the same) reuse them.
+        return per_list(k, "factuality rates", lambda c: _rates(c[:, 0], c[:, 1], c[:, 2]))[key]
 
     return stat
 
