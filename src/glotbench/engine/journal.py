@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from glotbench import json_codec
 from glotbench.errors import JournalCorrupt
 
 SCHEMA = """
@@ -79,6 +80,7 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 def _dumps(obj: Any) -> str:
+    """A sample record's JSON text: stdlib separators, which samples.jsonl splices in (output/results.py)."""
     return json.dumps(obj, ensure_ascii=False, default=str)
 
 
@@ -226,16 +228,16 @@ class Journal:
     def get_response(self, key: str) -> dict | None:
         held = self._pending_responses.get(key)
         if held is not None:
-            return json.loads(held)
+            return json_codec.loads(held)
         row = self._conn.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
         if row is None and self.fallback is not None:
             return self.fallback.get_response(key)
-        return json.loads(row[0]) if row else None
+        return json_codec.loads(row[0]) if row else None
 
     def get_request(self, key: str) -> dict | None:
         """The request a cached response answers (None when it is not in the journal)."""
         row = self.conn.execute("SELECT request FROM responses WHERE key=?", (key,)).fetchone()
-        return json.loads(row[0]) if row and row[0] else None
+        return json_codec.loads(row[0]) if row and row[0] else None
 
     def cached_keys(self) -> set[str]:
         own = {r[0] for r in self._conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
@@ -250,10 +252,10 @@ class Journal:
         answers that arrived in the same iteration, which a resume sends again like any request in
         flight; the engine awaits :attr:`tick_done` before the worker sends its next request, so
         those and the requests in flight are together at most the concurrency (docs/footguns.md)."""
-        body = _dumps(response)
+        body = json_codec.dumps(response)  # requests and answers: orjson where it means the same
         sql = ("INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created)"
                " VALUES (?,?,?,?,?,?,?,?)")
-        params = (key, role, kind, model_id, _dumps(request), body, latency_s, time.time())
+        params = (key, role, kind, model_id, json_codec.dumps(request), body, latency_s, time.time())
         loop = _running_loop()
         if loop is None or self._pending:  # no loop, or the disk is failing: the write path that holds answers
             self._write(sql, params, response=(key, body))
@@ -320,17 +322,17 @@ class Journal:
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
         for run_key_, task_, sid, idx, status, rec in self.iter_sample_rows(run_key, task):
-            yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status, **json.loads(rec)}
+            yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status, **json_codec.loads(rec)}
 
     # -- judgments (LLM-judge grades, one per judge x item x sample)
     def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
         self._defer(
             "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created) VALUES (?,?,?,?,?,?)",
-            (judge_id, task, sample_id, sample_index, _dumps(record), time.time()),
+            (judge_id, task, sample_id, sample_index, json_codec.dumps(record), time.time()),
         )
 
     def iter_judgments(self, judge_id: str | None = None, task: str | None = None) -> Iterator[dict]:
         rows = self._select("judgments", ("judge_id", "task", "sample_id", "sample_index", "record"),
                             {"judge_id": judge_id, "task": task}, "task, sample_id, sample_index")
         for jid, task_, sid, k, rec in rows:
-            yield {"judge_id": jid, "task": task_, "sample_id": sid, "sample_index": k, **json.loads(rec)}
+            yield {"judge_id": jid, "task": task_, "sample_id": sid, "sample_index": k, **json_codec.loads(rec)}

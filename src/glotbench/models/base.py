@@ -10,18 +10,26 @@ backend from outside; backends only raise :class:`~glotbench.errors.TransientMod
 from __future__ import annotations
 
 import hashlib
-import json
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from glotbench import json_codec
+
 
 def canonical_json(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """``json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, byte for byte
+    (written by orjson where that gives the same text: glotbench/json_codec.py)."""
+    return json_codec.canonical(obj)
 
 
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def request_hash(obj: Any) -> str:
+    """``sha256_hex(canonical_json(obj))``, hashed from the canonical UTF-8 bytes directly."""
+    return hashlib.sha256(json_codec.canonical_bytes(obj)).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,7 @@ class GenRequest:
             object.__setattr__(self, "_keys", cache)
         k = cache.get(model_id)
         if k is None:
-            k = cache[model_id] = sha256_hex(canonical_json({"kind": "generate", "model": model_id, **self.to_dict()}))
+            k = cache[model_id] = request_hash({"kind": "generate", "model": model_id, **self.to_dict()})
         return k
 
 
@@ -109,7 +117,7 @@ class LoglikelihoodRequest:
         return asdict(self)
 
     def key(self, model_id: str) -> str:
-        return sha256_hex(canonical_json({"kind": "loglikelihood", "model": model_id, **self.to_dict()}))
+        return request_hash({"kind": "loglikelihood", "model": model_id, **self.to_dict()})
 
 
 @dataclass

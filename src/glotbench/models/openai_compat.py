@@ -26,6 +26,7 @@ from urllib.parse import urljoin
 
 import aiohttp
 
+from glotbench import json_codec
 from glotbench.errors import AuthModelError, ModelError, PermanentModelError, TransientModelError
 from glotbench.models.backends import construct, register_backend
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
@@ -132,7 +133,7 @@ class OpenAICompatModel(Model):
                 raise AuthModelError(msg)
             raise PermanentModelError(msg)
         try:
-            data = json.loads(raw)
+            data = json_codec.loads(raw)
         except (ValueError, RecursionError):
             raise TransientModelError(f"{self.model_id}: {url} answered HTTP {status} with a body that is not JSON: "
                                       f"{_one_line(raw[:120].decode('utf-8', 'replace'))}") from None
@@ -146,7 +147,7 @@ class OpenAICompatModel(Model):
     async def _post_following(self, url: str, payload: dict) -> tuple[int, Any, bytes, str]:
         """POST, following redirects only to the same scheme, host and port (and keeping the
         POST and its body: aiohttp would turn a 302 into a GET); another host is refused."""
-        body = json.dumps(payload, ensure_ascii=False).encode()  # once, not once per redirect hop
+        body = json_codec.dumps_bytes(payload)  # once, not once per redirect hop
         for _hop in range(MAX_REDIRECTS + 1):
             async with self._get_session().post(url, data=body, allow_redirects=False) as resp:
                 status, headers = resp.status, resp.headers
