@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from glotbench import json_codec
+from glotbench.engine.journal_checkpoint import Checkpointer
 from glotbench.errors import JournalCorrupt
 
 SCHEMA = """
@@ -106,10 +107,13 @@ class Journal:
         # A shard's journal reads answers through to the run's own journal (never writes there),
         # so answers merged from earlier sessions are not sent again (docs/sharding.md).
         self.fallback: Journal | None = None
+        self.checkpointer = Checkpointer(self.path)
+        self._chars = 0  # characters of the rows written since the last count went to the checkpointer
         try:
             self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints run on a thread (journal_checkpoint.py)
             self._conn.executescript(SCHEMA)
             self._conn.execute("SELECT COUNT(*) FROM meta").fetchone()
         except sqlite3.DatabaseError as err:
@@ -126,7 +130,8 @@ class Journal:
 
     def close(self) -> None:
         self.flush()
-        self._conn.close()
+        self.checkpointer.stop()
+        self._conn.close()  # the last connection to close checkpoints what is left
 
     # -- writes that survive a full disk
     @property
@@ -142,6 +147,7 @@ class Journal:
                     self._commit_with_deferred(sql, params)
                 else:
                     self._conn.execute(sql, params)
+                    self._count(sum(len(p) for p in params if type(p) is str))
                 return
             except sqlite3.OperationalError as err:  # disk full, I/O error, read-only file
                 self.write_error = str(err)
@@ -172,6 +178,7 @@ class Journal:
                     i = j
                 if sql is not None:
                     self._conn.execute(sql, params)
+                    self._chars += sum(len(p) for p in params if type(p) is str)
                 self._conn.execute("COMMIT")
             except BaseException:
                 if self._conn.in_transaction:
@@ -180,6 +187,12 @@ class Journal:
         except BaseException:
             self._deferred = rows + self._deferred
             raise
+        self._count(0)
+
+    def _count(self, chars: int) -> None:
+        """Rows committed: their size goes to the checkpointer (approximate: characters, not pages)."""
+        self.checkpointer.committed(self._chars + chars)
+        self._chars = 0
 
     def _hold_deferred(self) -> None:
         """After a failed write: the deferred rows join the in-memory queue, in order."""
@@ -261,6 +274,7 @@ class Journal:
             self._write(sql, params, response=(key, body))
             return
         self._pending_responses[key] = body
+        self._chars += len(body) + len(params[4])
         self._tick_keys.append(key)
         self._deferred.append((sql, params))
         if self._tick_loop is not loop:
@@ -305,9 +319,11 @@ class Journal:
 
     # -- samples
     def put_sample(self, run_key: str, task: str, sample_id: str, idx: int, status: str, record: dict) -> None:
+        text = _dumps(record)
+        self._chars += len(text)
         self._defer(
             "INSERT OR REPLACE INTO samples(run_key, task, sample_id, idx, status, record, created) VALUES (?,?,?,?,?,?,?)",
-            (run_key, task, sample_id, idx, status, _dumps(record), time.time()),
+            (run_key, task, sample_id, idx, status, text, time.time()),
         )
 
     def scored_ids(self, run_key: str, task: str) -> set[str]:
@@ -326,9 +342,11 @@ class Journal:
 
     # -- judgments (LLM-judge grades, one per judge x item x sample)
     def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
+        text = json_codec.dumps(record)
+        self._chars += len(text)
         self._defer(
             "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created) VALUES (?,?,?,?,?,?)",
-            (judge_id, task, sample_id, sample_index, json_codec.dumps(record), time.time()),
+            (judge_id, task, sample_id, sample_index, text, time.time()),
         )
 
     def iter_judgments(self, judge_id: str | None = None, task: str | None = None) -> Iterator[dict]:
