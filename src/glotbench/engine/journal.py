@@ -128,6 +128,12 @@ class Journal:
         self.write_deferred()
         return self._conn
 
+    def checkpoint_now(self) -> None:
+        """Write the deferred rows and have the checkpoint thread copy the log into the database now
+        (after a run's requests: it overlaps the summary, and the close has little left to copy)."""
+        self.write_deferred()
+        self.checkpointer.request()
+
     def close(self) -> None:
         self.flush()
         self.checkpointer.stop()

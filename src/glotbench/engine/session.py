@@ -286,6 +286,7 @@ def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: 
         console.print(f"[yellow]note[/] {line}")
     for tr in runs:
         tr.release_samples()
+    journal.checkpoint_now()  # the log goes into the database while the summary is computed
     task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
     results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results,
                              skipped)
