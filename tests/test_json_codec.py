@@ -75,11 +75,9 @@ CASES = [_random_value(random.Random(seed)) for seed in range(3000)] + AWKWARD
 
 
 @pytest.mark.parametrize("chunk", range(6))
-def test_canonical_is_the_stdlib_text_byte_for_byte(chunk):
+def test_canonical_bytes_are_the_stdlib_text_byte_for_byte(chunk):
     for obj in CASES[chunk::6]:
         ref = _stdlib_or_error(lambda: json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
-        got = _stdlib_or_error(lambda: json_codec.canonical(obj))
-        assert got == ref, obj
         ref_bytes = _stdlib_or_error(lambda: ref.encode()) if isinstance(ref, str) else ref
         assert _stdlib_or_error(lambda: json_codec.canonical_bytes(obj)) == ref_bytes, obj
 

@@ -14,7 +14,7 @@ encodes a 1 KB request in about a tenth of the time, but differs from ``json`` i
 * reading, an integer past 64 bits comes back as a float; ``NaN``, ``1e400`` and lone surrogates
   raise.
 
-So :func:`dumps` and :func:`canonical` first walk the object: only exact ``str``/``int``/``float``/
+So :func:`dumps`, :func:`dumps_bytes` and :func:`canonical_bytes` first walk the object: only exact ``str``/``int``/``float``/
 ``bool``/``None``/``list``/``tuple``/``dict`` values with finite floats (and, for a cache key, floats
 whose ``repr`` has no exponent, which orjson spells identically: checked on four million floats)
 take the fast path; anything else, or any orjson error, takes ``json``, so the text means the same
@@ -76,46 +76,34 @@ def _plain(obj: Any, key_text: bool) -> bool:
     return True
 
 
+def _fast(obj: Any, key_text: bool, option: int = 0) -> bytes | None:
+    """orjson's bytes for ``obj`` where they mean what ``json``'s would (see :func:`_plain`), else None."""
+    if _plain(obj, key_text):
+        try:
+            return orjson.dumps(obj, option=option)
+        except (orjson.JSONEncodeError, TypeError):
+            pass
+    return None
+
+
 def canonical_bytes(obj: Any) -> bytes:
     """UTF-8 of ``json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, the same
     bytes (what a cache key hashes: no round trip through ``str``)."""
-    if _plain(obj, True):
-        try:
-            return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
-        except (orjson.JSONEncodeError, TypeError):
-            pass
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-def canonical(obj: Any) -> str:
-    """``json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, the same text."""
-    if _plain(obj, True):
-        try:
-            return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode()
-        except (orjson.JSONEncodeError, TypeError):
-            pass
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    fast = _fast(obj, True, orjson.OPT_SORT_KEYS)
+    return fast if fast is not None else json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def dumps_bytes(obj: Any) -> bytes:
     """UTF-8 JSON of ``obj`` (an HTTP body): the values of ``json.dumps(obj, ensure_ascii=False)``."""
-    if _plain(obj, False):
-        try:
-            return orjson.dumps(obj)
-        except (orjson.JSONEncodeError, TypeError):
-            pass
-    return json.dumps(obj, ensure_ascii=False).encode()
+    fast = _fast(obj, False)
+    return fast if fast is not None else json.dumps(obj, ensure_ascii=False).encode()
 
 
 def dumps(obj: Any) -> str:
     """JSON text of ``obj`` (a journal row): the values of ``json.dumps(obj, ensure_ascii=False,
     default=str)``; compact where orjson writes it."""
-    if _plain(obj, False):
-        try:
-            return orjson.dumps(obj).decode()
-        except (orjson.JSONEncodeError, TypeError):
-            pass
-    return json.dumps(obj, ensure_ascii=False, default=str)
+    fast = _fast(obj, False)
+    return fast.decode() if fast is not None else json.dumps(obj, ensure_ascii=False, default=str)
 
 
 def loads(text: str | bytes) -> Any:

@@ -85,6 +85,10 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, default=str)
 
 
+def _text_chars(params: tuple) -> int:
+    return sum(len(p) for p in params if type(p) is str)
+
+
 def corrupt_message(path: Path, err: BaseException | str) -> str:
     run = Path(path).parent
     return (f"{path}: the journal is corrupt ({err}); salvage what is readable with: glotbench doctor {run}")
@@ -153,7 +157,8 @@ class Journal:
                     self._commit_with_deferred(sql, params)
                 else:
                     self._conn.execute(sql, params)
-                    self._count(sum(len(p) for p in params if type(p) is str))
+                    self._chars += _text_chars(params)
+                    self._count()
                 return
             except sqlite3.OperationalError as err:  # disk full, I/O error, read-only file
                 self.write_error = str(err)
@@ -184,7 +189,7 @@ class Journal:
                     i = j
                 if sql is not None:
                     self._conn.execute(sql, params)
-                    self._chars += sum(len(p) for p in params if type(p) is str)
+                    self._chars += _text_chars(params)
                 self._conn.execute("COMMIT")
             except BaseException:
                 if self._conn.in_transaction:
@@ -193,11 +198,11 @@ class Journal:
         except BaseException:
             self._deferred = rows + self._deferred
             raise
-        self._count(0)
+        self._count()
 
-    def _count(self, chars: int) -> None:
+    def _count(self) -> None:
         """Rows committed: their size goes to the checkpointer (approximate: characters, not pages)."""
-        self.checkpointer.committed(self._chars + chars)
+        self.checkpointer.committed(self._chars)
         self._chars = 0
 
     def _hold_deferred(self) -> None:
@@ -274,13 +279,14 @@ class Journal:
         body = json_codec.dumps(response)  # requests and answers: orjson where it means the same
         sql = ("INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created)"
                " VALUES (?,?,?,?,?,?,?,?)")
-        params = (key, role, kind, model_id, json_codec.dumps(request), body, latency_s, time.time())
+        request_text = json_codec.dumps(request)
+        params = (key, role, kind, model_id, request_text, body, latency_s, time.time())
         loop = _running_loop()
         if loop is None or self._pending:  # no loop, or the disk is failing: the write path that holds answers
             self._write(sql, params, response=(key, body))
             return
         self._pending_responses[key] = body
-        self._chars += len(body) + len(params[4])
+        self._chars += len(body) + len(request_text)
         self._tick_keys.append(key)
         self._deferred.append((sql, params))
         if self._tick_loop is not loop:

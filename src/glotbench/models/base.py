@@ -10,6 +10,7 @@ backend from outside; backends only raise :class:`~glotbench.errors.TransientMod
 from __future__ import annotations
 
 import hashlib
+import json
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -18,9 +19,7 @@ from glotbench import json_codec
 
 
 def canonical_json(obj: Any) -> str:
-    """``json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, byte for byte
-    (written by orjson where that gives the same text: glotbench/json_codec.py)."""
-    return json_codec.canonical(obj)
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def sha256_hex(text: str) -> str:
@@ -28,7 +27,8 @@ def sha256_hex(text: str) -> str:
 
 
 def request_hash(obj: Any) -> str:
-    """``sha256_hex(canonical_json(obj))``, hashed from the canonical UTF-8 bytes directly."""
+    """``sha256_hex(canonical_json(obj))``, from the same bytes written by orjson where it can
+    (glotbench/json_codec.py): a request key is computed per request, a fingerprint once per run."""
     return hashlib.sha256(json_codec.canonical_bytes(obj)).hexdigest()
 
 
