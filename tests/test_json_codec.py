@@ -91,6 +91,8 @@ def test_dumps_and_loads_give_the_stdlib_values(chunk):
             assert got_text is ref_text, obj
             continue
         assert _same(json.loads(got_text), json.loads(ref_text)), obj
+        compact = json_codec.dumps_compact(obj)  # sample records: same values, and compact wherever written
+        assert _same(json.loads(compact), json.loads(ref_text)), obj
         # both readers agree on both texts
         assert _same(json_codec.loads(got_text), json.loads(got_text)), obj
         assert _same(json_codec.loads(ref_text), json.loads(ref_text)), obj
@@ -133,3 +135,21 @@ def test_loglikelihood_keys_are_the_stdlib_hash():
     text = json.dumps({"kind": "loglikelihood", "model": "llamacpp:x", **req.to_dict()},
                       sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     assert req.key("llamacpp:x") == hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_long_digit_run_guard_finds_what_the_regex_finds():
+    """The bytes.translate guard in front of orjson answers exactly as ``re.search(rb"[0-9]{19}")``."""
+    import random
+    import re
+
+    rng = random.Random(7)
+    alphabet = ["0", "9", "5", "a", "-", ".", "e", " ", "\u0660", "٣", "中", "\uff11"]  # Arabic-Indic / fullwidth digits are not [0-9]
+    for _ in range(4000):
+        runs = [rng.choice(alphabet) * rng.choice([1, 1, 2, 17, 18, 19, 20]) for _ in range(rng.randint(0, 6))]
+        text = "".join(runs)
+        data = text.encode()
+        assert json_codec.has_long_digit_run(data) == (re.search(rb"[0-9]{19}", data) is not None), text
+    assert json_codec.has_long_digit_run(b"x" + b"1234567890" * 2)
+    assert not json_codec.has_long_digit_run(b"123456789012345678 9")
+    big = '{"id": 123456789012345678901234, "k": "\u4e2d"}'
+    assert json_codec.loads(big) == json.loads(big) and isinstance(json_codec.loads(big)["id"], int)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from glotbench import json_codec
 from glotbench.engine.journal import Journal
 from glotbench.output.results import export_samples, sample_line
 from glotbench.sample_record import SampleRecord
@@ -19,12 +20,25 @@ RECORDS = [
 ]
 
 
+COMPACT = (",", ":")
+
+
 @pytest.mark.parametrize("record", RECORDS)
 def test_splice_equals_merge(record):
-    text = json.dumps(record, ensure_ascii=False, default=str)
+    """A record as the journal writes it (compact): the line is the merged dump, byte for byte."""
+    text = json_codec.dumps_compact(record)
     merged = {"run_key": "rk", "task": "mm_eval.semantics", "sample_id": "s/1", "idx": 3, "status": "scored", **record}
-    assert sample_line("rk", "mm_eval.semantics", "s/1", 3, "scored", text) == json.dumps(merged, ensure_ascii=False,
-                                                                                         default=str)
+    line = sample_line("rk", "mm_eval.semantics", "s/1", 3, "scored", text)
+    assert line == json.dumps(merged, ensure_ascii=False, default=str, separators=COMPACT)
+
+
+@pytest.mark.parametrize("record", RECORDS)
+def test_an_older_journals_spaced_record_gives_the_same_values(record):
+    text = json.dumps(record, ensure_ascii=False, default=str)  # how journals before the compact records wrote it
+    merged = {"run_key": "rk", "task": "mm_eval.semantics", "sample_id": "s/1", "idx": 3, "status": "scored", **record}
+    line = sample_line("rk", "mm_eval.semantics", "s/1", 3, "scored", text)
+    assert list(json.loads(line)) == list(merged)
+    assert json.dumps(json.loads(line), default=str) == json.dumps(merged, default=str)  # NaN-safe equality
 
 
 def test_exported_file_is_what_the_parsed_rows_give(tmp_path):
@@ -36,7 +50,8 @@ def test_exported_file_is_what_the_parsed_rows_give(tmp_path):
                          values={"accuracy": 1.0}, detail=None, judge=None, judgments=None)
         j.put_sample(rec.run_key, rec.task, rec.sample_id, rec.idx, rec.status, rec.to_json())
     export_samples(j, tmp_path / "fast.jsonl")
-    parsed = "".join(json.dumps(rec, ensure_ascii=False, default=str) + "\n" for rec in j.iter_samples())
+    parsed = "".join(json.dumps(rec, ensure_ascii=False, default=str, separators=COMPACT) + "\n"
+                     for rec in j.iter_samples())
     fast = (tmp_path / "fast.jsonl").read_bytes()
     assert fast == parsed.encode("utf-8") and fast.count(b"\n") == 5
     j.close()

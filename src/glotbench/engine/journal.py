@@ -81,8 +81,8 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 def _dumps(obj: Any) -> str:
-    """A sample record's JSON text: stdlib separators, which samples.jsonl splices in (output/results.py)."""
-    return json.dumps(obj, ensure_ascii=False, default=str)
+    """A sample record's JSON text, compact, which samples.jsonl splices in (output/results.py)."""
+    return json_codec.dumps_compact(obj)
 
 
 def _text_chars(params: tuple) -> int:

@@ -30,21 +30,23 @@ def write_json(path: Path, data: dict) -> None:
     tmp.replace(path)
 
 
+_COMPACT = (",", ":")
 _IDENTITY_KEYS = tuple(f'"{k}"' for k in ("run_key", "task", "sample_id", "idx", "status"))
 
 
 def sample_line(run_key: str, task: str, sample_id: str, idx: int, status: str, record: str) -> str:
-    """The samples.jsonl line of one journal row: ``json.dumps({identity columns, **record})``.
-    The record's JSON text (written with the same separators) is spliced in unparsed; a record that
-    may hold an identity key itself (an old journal) is parsed and merged as dict order merges it."""
+    """The samples.jsonl line of one journal row: ``json.dumps({identity columns, **record})`` with
+    compact separators. The record's JSON text (the journal writes it compact; an older journal's,
+    spaced, keeps its spaces) is spliced in unparsed; a record that may hold an identity key itself
+    (an old journal) is parsed and merged as dict order merges it."""
     if any(k in record for k in _IDENTITY_KEYS) or not record.startswith("{"):
         row = {"run_key": run_key, "task": task, "sample_id": sample_id, "idx": idx, "status": status,
                **json.loads(record)}
-        return json.dumps(row, ensure_ascii=False, default=str)
+        return json.dumps(row, ensure_ascii=False, default=str, separators=_COMPACT)
     head = json.dumps({"run_key": run_key, "task": task, "sample_id": sample_id, "idx": idx, "status": status},
-                      ensure_ascii=False)
+                      ensure_ascii=False, separators=_COMPACT)
     rest = record[1:].lstrip()
-    return head[:-1] + ("}" if rest == "}" else ", " + rest)
+    return head[:-1] + ("}" if rest == "}" else "," + rest)
 
 
 def export_samples(journal, path: Path, run_keys: dict[str, str] | None = None) -> int:
