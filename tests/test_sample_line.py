@@ -26,7 +26,7 @@ COMPACT = (",", ":")
 @pytest.mark.parametrize("record", RECORDS)
 def test_splice_equals_merge(record):
     """A record as the journal writes it (compact): the line is the merged dump, byte for byte."""
-    text = json_codec.dumps_compact(record)
+    text = json_codec.dumps(record, separators=json_codec.COMPACT)
     merged = {"run_key": "rk", "task": "mm_eval.semantics", "sample_id": "s/1", "idx": 3, "status": "scored", **record}
     line = sample_line("rk", "mm_eval.semantics", "s/1", 3, "scored", text)
     assert line == json.dumps(merged, ensure_ascii=False, default=str, separators=COMPACT)

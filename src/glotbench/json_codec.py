@@ -32,6 +32,7 @@ from typing import Any
 import orjson
 
 _INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1
+COMPACT = (",", ":")  # json.dumps separators of the text orjson writes
 # A run of 19 digits (|n| >= 10**18) may be a number past 64 bits, which orjson reads as a float. Found by
 # mapping every ASCII digit to "0" (bytes.translate, C speed) and searching for 19 zeros: a regex
 # `[0-9]{19}` search did the same at ~14 ns a character, more than orjson's whole parse.
@@ -101,20 +102,12 @@ def dumps_bytes(obj: Any) -> bytes:
     return fast if fast is not None else json.dumps(obj, ensure_ascii=False).encode()
 
 
-def dumps(obj: Any) -> str:
+def dumps(obj: Any, separators: tuple[str, str] | None = None) -> str:
     """JSON text of ``obj`` (a journal row): the values of ``json.dumps(obj, ensure_ascii=False,
-    default=str)``; compact where orjson writes it."""
+    default=str, separators=separators)``; compact where orjson writes it (``separators=COMPACT``:
+    compact either way, as sample records are)."""
     fast = _fast(obj, False)
-    return fast.decode() if fast is not None else json.dumps(obj, ensure_ascii=False, default=str)
-
-
-def dumps_compact(obj: Any) -> str:
-    """Compact JSON text of ``obj`` (a sample record): the values of ``json.dumps(obj, ensure_ascii=False,
-    default=str, separators=(",", ":"))``, written by orjson where it means the same."""
-    fast = _fast(obj, False)
-    if fast is not None:
-        return fast.decode()
-    return json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))
+    return fast.decode() if fast is not None else json.dumps(obj, ensure_ascii=False, default=str, separators=separators)
 
 
 def has_long_digit_run(data: bytes | bytearray) -> bool:

@@ -82,7 +82,7 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 def _dumps(obj: Any) -> str:
     """A sample record's JSON text, compact, which samples.jsonl splices in (output/results.py)."""
-    return json_codec.dumps_compact(obj)
+    return json_codec.dumps(obj, separators=json_codec.COMPACT)
 
 
 def _text_chars(params: tuple) -> int:

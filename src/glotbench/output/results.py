@@ -9,6 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 from glotbench import __version__
+from glotbench.json_codec import COMPACT
 
 TRACKED_PACKAGES = ("glotbench", "llama_cpp_python", "openai", "anthropic", "httpx", "numpy", "scikit-learn", "jinja2", "pydantic")
 
@@ -30,7 +31,6 @@ def write_json(path: Path, data: dict) -> None:
     tmp.replace(path)
 
 
-_COMPACT = (",", ":")
 _IDENTITY_KEYS = tuple(f'"{k}"' for k in ("run_key", "task", "sample_id", "idx", "status"))
 
 
@@ -42,9 +42,9 @@ def sample_line(run_key: str, task: str, sample_id: str, idx: int, status: str, 
     if any(k in record for k in _IDENTITY_KEYS) or not record.startswith("{"):
         row = {"run_key": run_key, "task": task, "sample_id": sample_id, "idx": idx, "status": status,
                **json.loads(record)}
-        return json.dumps(row, ensure_ascii=False, default=str, separators=_COMPACT)
+        return json.dumps(row, ensure_ascii=False, default=str, separators=COMPACT)
     head = json.dumps({"run_key": run_key, "task": task, "sample_id": sample_id, "idx": idx, "status": status},
-                      ensure_ascii=False, separators=_COMPACT)
+                      ensure_ascii=False, separators=COMPACT)
     rest = record[1:].lstrip()
     return head[:-1] + ("}" if rest == "}" else "," + rest)
 
