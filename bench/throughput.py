@@ -10,7 +10,12 @@
     glotbench checkout) alternate over --rounds rounds, each pass in a fresh interpreter, the
     order rotating every round; prints every pass, the medians, and the ratios (of medians and
     the median of per-round ratios). With a baseline, the predictions of both glotbench runs are
-    compared item by item.
+    compared item by item. A "bare client" pass in the same rounds posts glotbench's own request
+    bodies for the same items through one aiohttp session (glotbench's HTTP client) with the same
+    concurrency, reading and decoding each answer and doing nothing else: the most items/s any
+    harness built on that client could reach on this machine at that moment. glotbench / bare client
+    is the share of that limit the harness keeps; it moves far less with the machine's load than
+    absolute items/s (which moved 1.6x within minutes on this shared VM).
 
     python bench/throughput.py [--overhead-items 1500] [--rounds 5] [--baseline-src /tmp/base/src]
                                [--skip-server] [--skip-lm-eval] [--items 200]
@@ -142,9 +147,64 @@ def best(label: str, fn, levels: list[int]) -> tuple[float, int]:
     return rates[c], c
 
 
+def request_bodies(task_yaml: Path, n: int) -> list[bytes]:
+    """The JSON bodies glotbench sends for the first ``n`` items (rendered by glotbench itself)."""
+    from glotbench import json_codec
+    from glotbench.settings import RunSettings
+    from glotbench.tasks.registry import resolve
+
+    task = resolve([str(task_yaml)])[0]
+    settings = RunSettings()
+    bodies = []
+    for sample in task.samples(limit=n):
+        req = task.requests(sample, mode="generate", chat=True, settings=settings)[0]
+        payload = {"model": "bench", "messages": [dict(m) for m in req.messages], "max_tokens": req.max_tokens,
+                   "temperature": req.temperature, **({"top_p": req.top_p} if req.top_p is not None else {})}
+        bodies.append(json_codec.dumps_bytes(payload))
+    return bodies
+
+
+def run_bare_client(base_url: str, bodies: list[bytes], concurrency: int) -> float:
+    """items/s of posting ``bodies`` through one aiohttp session, ``concurrency`` workers, each answer
+    read and decoded: the HTTP client's own limit, with no harness around it."""
+    import asyncio
+
+    import aiohttp
+
+    from glotbench import json_codec
+
+    async def go() -> float:
+        queue: asyncio.Queue = asyncio.Queue()
+        for b in bodies:
+            queue.put_nowait(b)
+        headers = {"Authorization": "Bearer bench", "Content-Type": "application/json"}
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), headers=headers) as session:
+            url = base_url + "/chat/completions"
+
+            async def worker() -> None:
+                while not queue.empty():
+                    body = queue.get_nowait()
+                    async with session.post(url, data=body, allow_redirects=False) as resp:
+                        data = json_codec.loads(await resp.read())
+                    assert data["choices"][0]["message"]["content"] is not None
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            return len(bodies) / (time.perf_counter() - t0)
+
+    return asyncio.run(go())
+
+
 def one_pass(a) -> None:
     """One timed pass in this (fresh) process: prints one JSON line with items/s and predictions."""
     n = a.n
+    if a.one == "bare":
+        bodies = request_bodies(Path(a.task_yaml), n)
+        run_bare_client(a.base_url, bodies[:50], a.concurrency)  # warm-up, as for the harnesses
+        c0 = time.process_time()
+        rate = run_bare_client(a.base_url, bodies, a.concurrency)
+        print(json.dumps({"items_s": rate, "cpu_ms_per_item": (time.process_time() - c0) * 1000 / n}))
+        return
     if a.one == "lm-eval":
         run_lm_eval(a.base_url, Path(a.lm_dir), min(n, 50), a.concurrency)  # warm-up: lazy imports, caches
         c0 = time.process_time()
@@ -196,6 +256,8 @@ def overhead_interleaved(a, tmp: Path) -> dict:
         contenders.append(("baseline", Path(a.baseline_src).resolve()))
     if not a.skip_lm_eval:
         contenders.append(("lm-eval", REPO / "src"))
+    if not a.skip_bare:
+        contenders.append(("bare", REPO / "src"))
     print(f"(b) harness overhead against an instant stub server: {n} items, {a.rounds} interleaved rounds, "
           f"glotbench concurrency {a.concurrency}, lm-eval num_concurrent {a.lm_concurrency}", flush=True)
     rates: dict[str, list[float]] = {name: [] for name, _ in contenders}
@@ -218,7 +280,7 @@ def overhead_interleaved(a, tmp: Path) -> dict:
     out = {"items": n, "rounds": a.rounds, "rates": rates,
            "median": {k: statistics.median(v) for k, v in rates.items()},
            "cpu_ms_per_item": cpu, "median_cpu_ms_per_item": {k: statistics.median(v) for k, v in cpu.items()}}
-    for other in ("lm-eval", "baseline"):
+    for other in ("lm-eval", "baseline", "bare"):
         if other in rates:
             out[f"ratio_vs_{other}_median"] = out["median"]["glotbench"] / out["median"][other]
             out[f"ratio_vs_{other}_per_round"] = statistics.median(g / o for g, o in zip(rates["glotbench"], rates[other]))
@@ -242,10 +304,11 @@ def main() -> None:
     ap.add_argument("--server-threads", type=int, default=os.cpu_count() or 1,
                     help="llama.cpp server threads (default: every core)")
     ap.add_argument("--skip-lm-eval", action="store_true")
+    ap.add_argument("--skip-bare", action="store_true", help="no bare-client pass (the HTTP client's own limit)")
     ap.add_argument("--skip-server", action="store_true")
     ap.add_argument("--skip-overhead", action="store_true")
     # one timed pass (internal: the interleaved bench runs each pass in a fresh interpreter)
-    ap.add_argument("--one", choices=["glotbench", "baseline", "lm-eval"], help=argparse.SUPPRESS)
+    ap.add_argument("--one", choices=["glotbench", "baseline", "lm-eval", "bare"], help=argparse.SUPPRESS)
     for opt in ("--src", "--base-url", "--task-yaml", "--lm-dir", "--tmp"):
         ap.add_argument(opt, help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -297,6 +360,10 @@ def main() -> None:
         if "baseline" in med:
             print(f"  ratio glotbench / baseline: {o['ratio_vs_baseline_median']:.2f}x of medians; "
                   f"predictions unchanged on {o['predictions_compared']} items: {o['predictions_unchanged']}")
+        if "bare" in med:
+            print(f"  bare client (aiohttp alone, the same bodies and concurrency): {med['bare']:.0f} items/s; "
+                  f"glotbench keeps {o['ratio_vs_bare_median']:.0%} of it (median per round "
+                  f"{o['ratio_vs_bare_per_round']:.0%}), CPU per item {mc['glotbench'] / mc['bare']:.2f}x the client's")
         print(f"  target >= 1500 items/s: {'met' if med['glotbench'] >= 1500 else 'NOT met'}")
     if "llama_server" in summary:
         s = summary["llama_server"]
