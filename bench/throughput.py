@@ -150,6 +150,7 @@ def best(label: str, fn, levels: list[int]) -> tuple[float, int]:
 def request_bodies(task_yaml: Path, n: int) -> list[bytes]:
     """The JSON bodies glotbench sends for the first ``n`` items (rendered by glotbench itself)."""
     from glotbench import json_codec
+    from glotbench.models.openai_compat import OpenAICompatModel
     from glotbench.settings import RunSettings
     from glotbench.tasks.registry import resolve
 
@@ -158,8 +159,7 @@ def request_bodies(task_yaml: Path, n: int) -> list[bytes]:
     bodies = []
     for sample in task.samples(limit=n):
         req = task.requests(sample, mode="generate", chat=True, settings=settings)[0]
-        payload = {"model": "bench", "messages": [dict(m) for m in req.messages], "max_tokens": req.max_tokens,
-                   "temperature": req.temperature, **({"top_p": req.top_p} if req.top_p is not None else {})}
+        payload = {"model": "bench", "messages": [dict(m) for m in req.messages], **OpenAICompatModel._sampling(req)}
         bodies.append(json_codec.dumps_bytes(payload))
     return bodies
 
