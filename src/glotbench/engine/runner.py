@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -248,6 +249,15 @@ def _needs_records(task: Task) -> bool:
     return type(task).extra_summary is not Task.extra_summary
 
 
+def _extra_summary(task: Task, kept: list[SampleRecord], out_dir: Path | None, *, n_boot: int, seed: int) -> dict:
+    """``task.extra_summary`` with the run's bootstrap settings; a hook written before it took them
+    (``(records, out_dir)`` only) is still called, without them."""
+    params = inspect.signature(task.extra_summary).parameters
+    if "seed" in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return task.extra_summary(kept, out_dir, n_boot=n_boot, seed=seed)
+    return task.extra_summary(kept, out_dir)
+
+
 def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed: int = 0,
               out_dir: Path | None = None, records_by_task: dict[str, list[SampleRecord]] | None = None) -> dict[str, dict]:
     out = {}
@@ -273,7 +283,7 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
 
         summary = summarise_task(stream(), tr.task.metric_names(tr.mode), tr.task.spec.slice_by, tr.n_items,
                                  n_boot=n_boot, seed=seed)
-        summary.update(tr.task.extra_summary(kept, out_dir))
+        summary.update(_extra_summary(tr.task, kept, out_dir, n_boot=n_boot, seed=seed))
         spec = tr.task.spec
         out[tr.task.name] = {
             "language": spec.language,

@@ -45,13 +45,16 @@ def factuality_table(records: list[SampleRecord], slice_by: list[str], *, n_resa
     return out
 
 
-def factuality_summary(task: SimpleQATask, records: list[SampleRecord], out_dir: Path | None) -> dict:
+def factuality_summary(task: SimpleQATask, records: list[SampleRecord], out_dir: Path | None, *,
+                       n_boot: int = 1000, seed: int = 0) -> dict:
+    """The task's entry beyond its metric table; the table's intervals use the run's ``n_boot`` and
+    ``seed``, so each equals the metric table's interval of the same number (and reuses its draws)."""
     if not records:
         return {}
     judges = sorted({r.judge for r in records if r.judge})
     judge = judges[0] if len(judges) == 1 else (judges or None)
     tag = f"{file_tag(task.name)}.{file_tag(judge)}" if isinstance(judge, str) else file_tag(task.name)
-    fact = factuality_table(records, list(task.spec.slice_by))
+    fact = factuality_table(records, list(task.spec.slice_by), n_resamples=n_boot, seed=seed)
     fact.update(grader=task.options.grader, judge=judge)
     try:
         fact["grader_version"] = task.grader.version

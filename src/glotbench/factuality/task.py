@@ -208,10 +208,11 @@ class SimpleQATask(Task):
                       extracted=self.judge_input(views[0]), detail=detail)
 
     # ---------------------------------------------------------------- summary
-    def extra_summary(self, records: list["SampleRecord"], out_dir: Path | None) -> dict:
+    def extra_summary(self, records: list["SampleRecord"], out_dir: Path | None, *, n_boot: int = 1000,
+                      seed: int = 0) -> dict:
         from glotbench.factuality.summary import factuality_summary
 
-        return factuality_summary(self, records, out_dir)
+        return factuality_summary(self, records, out_dir, n_boot=n_boot, seed=seed)
 
     def metric_names(self, mode: str) -> list[str]:
         """The YAML's metrics, then glotbench's strict-parse variants of them beside."""

@@ -276,7 +276,8 @@ class WildBenchTask(OpenHuEvalTask):
                       detail={"task_groups": wildbench.task_groups(rec, self.groups),
                               "strengths": verdicts[0].get("strengths"), "weaknesses": verdicts[0].get("weaknesses")})
 
-    def extra_summary(self, records: list[SampleRecord], out_dir: Path | None) -> dict:
+    def extra_summary(self, records: list[SampleRecord], out_dir: Path | None, *, n_boot: int = 1000,
+                      seed: int = 0) -> dict:
         items = [ScoredItem(gold=None, pred=r.pred, values=r.value_map,
                             metadata={"task_group": (r.detail or {}).get("task_groups") or []}) for r in records]
         by_group = wildbench.summarize_by_group(items)

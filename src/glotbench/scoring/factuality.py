@@ -141,7 +141,7 @@ def bootstrap_factuality_ci(
     """Percentile bootstrap intervals, resampling the gradeable items with replacement."""
     codes = np.array([_CODE[g] for g in normalise_grades(grades) if g in _CODE], dtype=np.intp)
     m = codes.size
-    if m < 2:
+    if m < 2 or n_resamples < 1:  # as the metrics' intervals: none from under two items or no resamples
         return {k: [float("nan"), float("nan")] for k in metrics}
     # Counted over four codes (the fourth, a judge error, never occurs here) as the factuality metrics'
     # resample form counts the same slice: without judge errors the codes are the same, and the

@@ -357,10 +357,13 @@ class Task:
     def score_judged(self, sample: Sample, outputs: list[GenResult], verdicts: list[dict]) -> Scored:
         raise NotImplementedError
 
-    def extra_summary(self, records: list["SampleRecord"], out_dir: Path | None) -> dict:
+    def extra_summary(self, records: list["SampleRecord"], out_dir: Path | None, *, n_boot: int = 1000,
+                      seed: int = 0) -> dict:
         """Task-level analyses beyond the metric table (calibration, Best-of-N, per-category
         tables...), merged into the task's entry in results.json. ``records`` are the scored
-        :class:`~glotbench.sample_record.SampleRecord` s; ``out_dir`` is where plots go."""
+        :class:`~glotbench.sample_record.SampleRecord` s; ``out_dir`` is where plots go; ``n_boot``
+        and ``seed`` are the run's bootstrap settings, which any interval here must use, so that it
+        agrees with the metric table's interval of the same number."""
         return {}
 
     def metric_names(self, mode: str) -> list[str]:
