@@ -13,28 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_factuality_task import CSV_YAML
 
-YAML = """
-name: trivia_ci
-version: "1.0"
-language: en
-dataset:
-  format: csv
-  splits: {test: %(csv)s}
-fields:
-  id: qid
-  question: problem
-  target: gold
-  topic: topic
-prompt:
-  user: "{{ question }}"
-metrics: [factuality_co, factuality_na, factuality_in, factuality_cga, factuality_f]
-slice_by: [topic]
-task_class: glotbench.factuality.task:SimpleQATask
-options:
-  grader: chinese_simpleqa_en
-  judge_max_tokens: 8
-"""
+YAML = CSV_YAML.replace("name: my_trivia", "name: trivia_ci")  # the CSV task of test_factuality_task.py
 PAIRS = (("CO", "factuality_co"), ("CGA", "factuality_cga"), ("F", "factuality_f"))
 
 
