@@ -20,7 +20,7 @@ PAIRS = (("CO", "factuality_co"), ("CGA", "factuality_cga"), ("F", "factuality_f
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, data_root):  # the grader prompt is read from the data folder
     """One judged task of 40 items (CORRECT / INCORRECT / NOT_ATTEMPTED mixed, two topics), run
     through the CLI in fresh processes with the default settings, ``--seed 7 --bootstrap 300`` and
     ``--bootstrap 0``; the model and the judge are the stub, answering by prompt substring."""
