@@ -52,7 +52,7 @@ def test_difficulty_without_judge_keeps_items_few_settings_answer(stub_server, t
     assert len(runs) == 2 and all((tmp_path / r / "results.json").exists() for r in runs)
 
 
-def test_difficulty_with_judge_and_final_task_graded(stub_server, tmp_path):
+def test_difficulty_with_judge_and_final_task_graded(stub_server, tmp_path, data_root):
     model = stub_server("--answer", "1603")
     judge = stub_server("--answer", "A")  # simple-evals grader: A = CORRECT
     src = write(tmp_path)

@@ -160,7 +160,7 @@ def test_hub_id_needs_revision_and_loads_offline(tmp_path, data_root, smollm2_pa
     assert res["tasks"]["mm_eval.knowledge"]["n_scored"] == 3
 
 
-def test_bad_options_are_one_line(tmp_path, smollm2_path):
+def test_bad_options_are_one_line(tmp_path, smollm2_path, data_root):
     r = glotbench("run", *hf_spec(smollm2_path), "-M", "dtype=int3", "-t", "mm_eval.knowledge", "--limit", "1")
     assert r.returncode == 2 and "dtype='int3'" in r.stderr, r.stderr[-2000:]
     r = glotbench("run", *hf_spec(smollm2_path), "-M", "colour=red", "-t", "mm_eval.knowledge", "--limit", "1")

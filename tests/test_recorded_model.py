@@ -102,7 +102,7 @@ def test_match_by_question_text_counts_missing_and_ambiguous(tmp_path):
     assert res["tasks"]["mm_eval.knowledge"]["n_scored"] == 4 and res["tasks"]["mm_eval.knowledge"]["n_errors"] == 2
 
 
-def test_bad_grade_and_missing_column_are_one_line(tmp_path):
+def test_bad_grade_and_missing_column_are_one_line(tmp_path, data_root):
     path = tmp_path / "a.csv"
     path.write_text("id,answer,grade\nx1,foo,CORRECT\nx2,bar,maybe\n", encoding="utf-8")
     done = glotbench("run", "--model", f"recorded:{path}", "-M", "grade=grade", "--tasks", "mm_eval.knowledge",

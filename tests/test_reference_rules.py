@@ -223,7 +223,7 @@ def ref_husimpleqa(replies):
     return {k: c[k] / len(judged) for k in ("correct", "incorrect", "not_attempted")}, len(judged)
 
 
-def test_husimpleqa_reference_regex(tmp_path):
+def test_husimpleqa_reference_regex(tmp_path, data_root):
     t = hu_task(tmp_path)
     s = t.samples(limit=1)[0]
     recs = []
@@ -244,7 +244,7 @@ def test_husimpleqa_reference_regex(tmp_path):
     assert "factuality_co_strict" in summ
 
 
-def test_judge_rule_strict_option_makes_the_strict_parse_the_headline(tmp_path):
+def test_judge_rule_strict_option_makes_the_strict_parse_the_headline(tmp_path, data_root):
     t = hu_task(tmp_path, options__judge_rule="strict")
     s = t.samples(limit=1)[0]
     v = t.parse_judgment(s, 0, '{"evaluation": "NOT ATTEMPTED"}')

@@ -95,7 +95,7 @@ def test_write_out_shows_prompts_and_calls_nothing(stub_server, tmp_path):
     assert plain.returncode == 0 and "plain" in plain.stdout and "[user]" not in plain.stdout
 
 
-def test_judge_args_reach_the_judge(stub_server, tmp_path):
+def test_judge_args_reach_the_judge(stub_server, tmp_path, data_root):
     from test_factuality_task import write_csv_task
 
     responses = tmp_path / "canned.jsonl"
