@@ -1,8 +1,8 @@
 """The paper's factuality table (results.json ``factuality``) and the metric table (``metrics``,
 ``slices``) report intervals of the same numbers: drawn with the run's ``--seed`` and
-``--bootstrap``, and, when no judge reply was unreadable (as here), the same intervals. (The table once drew with seed 0 and 1,000 resamples whatever
-the run said, so one results.json held two different intervals for CO, and ``--bootstrap 0`` did
-not turn the table's off.)"""
+``--bootstrap``, and, when no judge reply was unreadable (as here), the same intervals. (The table
+once drew with seed 0 and 1,000 resamples whatever the run said, so one results.json held two
+different intervals for CO, and ``--bootstrap 0`` did not turn the table's off.)"""
 
 from __future__ import annotations
 

@@ -48,7 +48,8 @@ def factuality_table(records: list[SampleRecord], slice_by: list[str], *, n_resa
 def factuality_summary(task: SimpleQATask, records: list[SampleRecord], out_dir: Path | None, *,
                        n_boot: int = 1000, seed: int = 0) -> dict:
     """The task's entry beyond its metric table; the table's intervals use the run's ``n_boot`` and
-    ``seed``, so each equals the metric table's interval of the same number (and reuses its draws)."""
+    ``seed``, so without judge errors each equals the metric table's interval of the same number
+    (and reuses its draws; docs/factuality.md says why judge errors make them differ)."""
     if not records:
         return {}
     judges = sorted({r.judge for r in records if r.judge})

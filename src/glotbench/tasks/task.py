@@ -362,8 +362,8 @@ class Task:
         """Task-level analyses beyond the metric table (calibration, Best-of-N, per-category
         tables...), merged into the task's entry in results.json. ``records`` are the scored
         :class:`~glotbench.sample_record.SampleRecord` s; ``out_dir`` is where plots go; ``n_boot``
-        and ``seed`` are the run's bootstrap settings, which any interval here must use, so that it
-        agrees with the metric table's interval of the same number."""
+        and ``seed`` are the run's bootstrap settings, which any interval here must use (as the
+        metric table's do)."""
         return {}
 
     def metric_names(self, mode: str) -> list[str]:
