@@ -19,6 +19,8 @@ from glotbench.languages import get_pack
         ("<think>cut off by the limit", "", "cut off by the limit"),
         ("prefix <think>cut off", "prefix", "cut off"),
         ("plain answer", "plain answer", None),
+        ("  think>/think> no opening bracket \n", "think>/think> no opening bracket", None),  # no "<": as it is
+        ("a < b </think> c", "c", "a < b"),
         ("", "", None),
     ],
 )

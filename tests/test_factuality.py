@@ -70,6 +70,8 @@ def test_grades_accept_strings_in_any_case():
 def test_unknown_grade_is_a_one_line_error_naming_the_item():
     with pytest.raises(DataError, match=r"grade #1: unknown grade 'MAYBE'"):
         factuality_scores(["CORRECT", "MAYBE"])
+    with pytest.raises(DataError, match=r"grade #2: unknown grade \['x'\]"):  # unhashable, after a spelling
+        factuality_scores(iter(["CORRECT", "correct", ["x"]]))
 
 
 def test_edge_cases():

@@ -105,7 +105,8 @@ class CachedCaller:
         # Committed at once; if the write fails (disk full) the journal keeps the answer in memory
         # and writes it later, so it is never sent again (and the guard stops new sends).
         self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
-                                  model_id=self.model.model_id, request=request.to_dict(), response=result.to_dict(),
+                                  model_id=self.model.model_id, request=request.keyed_json(self.model.model_id),
+                                  response=result.to_dict(),
                                   latency_s=latency)
         if self.journal.write_error:
             self.guard.trip(f"cannot write the journal {self.journal.path} ({self.journal.write_error}); "

@@ -85,8 +85,17 @@ def _dumps(obj: Any) -> str:
     return json_codec.dumps(obj, separators=json_codec.COMPACT)
 
 
+def _row_bytes(obj: Any) -> bytes:
+    """A sample or judgment record's JSON, compact, UTF-8. Rows carry their JSON as bytes, which the
+    INSERT casts to TEXT (``CAST(? AS TEXT)``: stored as text, the same as a ``str`` would be),
+    and :meth:`Journal.iter_samples` reads it back as bytes (``CAST(record AS BLOB)``): a
+    ``str`` in either direction was a UTF-8 decode and an encode of every row (docs/performance.md)."""
+    return json_codec.dumps_utf8(obj, separators=json_codec.COMPACT)
+
+
 def _text_chars(params: tuple) -> int:
-    return sum(len(p) for p in params if type(p) is str)
+    """Size of a row's text (characters of ``str``, bytes of UTF-8 ``bytes``) for the checkpointer."""
+    return sum(len(p) for p in params if type(p) is str or type(p) is bytes)
 
 
 def corrupt_message(path: Path, err: BaseException | str) -> str:
@@ -101,7 +110,7 @@ class Journal:
         if self.path.exists() and self.path.stat().st_size == 0:
             raise JournalCorrupt(corrupt_message(self.path, "0-byte file"))
         self._pending: list[tuple[str, tuple]] = []  # writes that failed, in order
-        self._pending_responses: dict[str, str] = {}  # key -> response JSON held in memory
+        self._pending_responses: dict[str, bytes] = {}  # key -> response JSON (UTF-8) held in memory
         # sample and judgment rows not yet written: they go in with the next write's transaction
         self._deferred: list[tuple[str, tuple]] = []
         self._tick_keys: list[str] = []  # answers in _deferred (group commit), served from memory meanwhile
@@ -253,7 +262,7 @@ class Journal:
         held = self._pending_responses.get(key)
         if held is not None:
             return json_codec.loads(held)
-        row = self._conn.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
+        row = self._conn.execute("SELECT CAST(response AS BLOB) FROM responses WHERE key=?", (key,)).fetchone()
         if row is None and self.fallback is not None:
             return self.fallback.get_response(key)
         return json_codec.loads(row[0]) if row else None
@@ -267,7 +276,7 @@ class Journal:
         own = {r[0] for r in self._conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
         return own | self.fallback.cached_keys() if self.fallback is not None else own
 
-    def put_response(self, key: str, *, role: str, kind: str, model_id: str, request: dict, response: dict,
+    def put_response(self, key: str, *, role: str, kind: str, model_id: str, request: dict | bytes, response: dict,
                      latency_s: float | None) -> None:
         """Journal an answer. Outside an event loop it is committed at once. Inside one (a run) it is
         committed at the start of the loop's next iteration, in one transaction with every answer and
@@ -276,10 +285,12 @@ class Journal:
         answers that arrived in the same iteration, which a resume sends again like any request in
         flight; the engine awaits :attr:`tick_done` before the worker sends its next request, so
         those and the requests in flight are together at most the concurrency (docs/footguns.md)."""
-        body = json_codec.dumps(response)  # requests and answers: orjson where it means the same
+        body = json_codec.dumps_utf8(response)  # requests and answers: orjson where it means the same
         sql = ("INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created)"
-               " VALUES (?,?,?,?,?,?,?,?)")
-        request_text = json_codec.dumps(request)
+               " VALUES (?,?,?,?,CAST(? AS TEXT),CAST(? AS TEXT),?,?)")
+        # The engine passes the request's keyed JSON (GenRequest.keyed_json), the bytes the key is the
+        # sha256 of: encoded once per request, and a journal row can be checked against its key.
+        request_text = request if type(request) is bytes else json_codec.dumps_utf8(request)
         params = (key, role, kind, model_id, request_text, body, latency_s, time.time())
         loop = _running_loop()
         if loop is None or self._pending:  # no loop, or the disk is failing: the write path that holds answers
@@ -331,10 +342,11 @@ class Journal:
 
     # -- samples
     def put_sample(self, run_key: str, task: str, sample_id: str, idx: int, status: str, record: dict) -> None:
-        text = _dumps(record)
+        text = _row_bytes(record)
         self._chars += len(text)
         self._defer(
-            "INSERT OR REPLACE INTO samples(run_key, task, sample_id, idx, status, record, created) VALUES (?,?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO samples(run_key, task, sample_id, idx, status, record, created)"
+            " VALUES (?,?,?,?,?,CAST(? AS TEXT),?)",
             (run_key, task, sample_id, idx, status, text, time.time()),
         )
 
@@ -349,20 +361,23 @@ class Journal:
                                 {"run_key": run_key, "task": task}, "task, idx")
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
-        for run_key_, task_, sid, idx, status, rec in self.iter_sample_rows(run_key, task):
+        rows = self._select("samples", ("run_key", "task", "sample_id", "idx", "status", "CAST(record AS BLOB)"),
+                            {"run_key": run_key, "task": task}, "task, idx")  # the record's UTF-8, undecoded
+        for run_key_, task_, sid, idx, status, rec in rows:
             yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status, **json_codec.loads(rec)}
 
     # -- judgments (LLM-judge grades, one per judge x item x sample)
     def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
-        text = json_codec.dumps(record)
+        text = _row_bytes(record)
         self._chars += len(text)
         self._defer(
-            "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created) VALUES (?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created)"
+            " VALUES (?,?,?,?,CAST(? AS TEXT),?)",
             (judge_id, task, sample_id, sample_index, text, time.time()),
         )
 
     def iter_judgments(self, judge_id: str | None = None, task: str | None = None) -> Iterator[dict]:
-        rows = self._select("judgments", ("judge_id", "task", "sample_id", "sample_index", "record"),
+        rows = self._select("judgments", ("judge_id", "task", "sample_id", "sample_index", "CAST(record AS BLOB)"),
                             {"judge_id": judge_id, "task": task}, "task, sample_id, sample_index")
         for jid, task_, sid, k, rec in rows:
             yield {"judge_id": jid, "task": task_, "sample_id": sid, "sample_index": k, **json_codec.loads(rec)}

@@ -30,6 +30,8 @@ def strip_thinking(text: str) -> tuple[str, str | None]:
     """
     if text is None:
         return "", None
+    if "<" not in text:  # every tag starts with one: nothing to take out (most answers)
+        return text.strip(), None
     traces: list[str] = []
 
     def _take(m: re.Match[str]) -> str:

@@ -92,8 +92,11 @@ class GraderPrompt:
         if self.spec.style == "format":
             return self.template.format(**values)
         # One pass, so a "{answer}" inside the question text is not replaced again.
-        pattern = re.compile("|".join(re.escape("{" + p + "}") for p in self.spec.placeholders))
-        return pattern.sub(lambda m: values[m.group(0)[1:-1]], self.template)
+        return self._placeholder_pattern.sub(lambda m: values[m.group(0)[1:-1]], self.template)
+
+    @cached_property
+    def _placeholder_pattern(self) -> re.Pattern[str]:
+        return re.compile("|".join(re.escape("{" + p + "}") for p in self.spec.placeholders))
 
     def render(self, question: str, target: str, predicted_answer: str) -> list[dict[str, str]]:
         """Chat messages for the judge: optional system turn, then the filled grading prompt."""

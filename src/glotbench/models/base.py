@@ -32,6 +32,21 @@ def request_hash(obj: Any) -> str:
     return hashlib.sha256(json_codec.canonical_bytes(obj)).hexdigest()
 
 
+def _keyed(request: Any, kind: str, model_id: str) -> tuple[str, bytes]:
+    """(cache key, the canonical JSON it hashes) of a request for ``model_id``, memoised on the
+    request (a frozen dataclass): the key is asked for several times per request, and the JSON is
+    what the journal stores as the request, so it is encoded once."""
+    cache = request.__dict__.get("_keys")
+    if cache is None:
+        cache = {}
+        object.__setattr__(request, "_keys", cache)
+    hit = cache.get(model_id)
+    if hit is None:
+        text = json_codec.canonical_bytes({"kind": kind, "model": model_id, **request.to_dict()})
+        hit = cache[model_id] = (hashlib.sha256(text).hexdigest(), text)
+    return hit
+
+
 @dataclass(frozen=True)
 class GenRequest:
     """One generation call. Exactly one of ``messages`` (chat) or ``prompt`` (plain) is set."""
@@ -76,15 +91,13 @@ class GenRequest:
         )
 
     def key(self, model_id: str) -> str:
-        """Cache key: the model's identity plus every field that changes the output (memoised)."""
-        cache = self.__dict__.get("_keys")
-        if cache is None:
-            cache = {}
-            object.__setattr__(self, "_keys", cache)
-        k = cache.get(model_id)
-        if k is None:
-            k = cache[model_id] = request_hash({"kind": "generate", "model": model_id, **self.to_dict()})
-        return k
+        """Cache key: the model's identity plus every field that changes the output (memoised):
+        ``sha256`` of :meth:`keyed_json`."""
+        return _keyed(self, "generate", model_id)[0]
+
+    def keyed_json(self, model_id: str) -> bytes:
+        """The canonical JSON (UTF-8) the key hashes: ``{"kind", "model", **to_dict()}``, keys sorted."""
+        return _keyed(self, "generate", model_id)[1]
 
 
 @dataclass
@@ -114,10 +127,13 @@ class LoglikelihoodRequest:
     continuation: str
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {"context": self.context, "continuation": self.continuation}
 
     def key(self, model_id: str) -> str:
-        return request_hash({"kind": "loglikelihood", "model": model_id, **self.to_dict()})
+        return _keyed(self, "loglikelihood", model_id)[0]
+
+    def keyed_json(self, model_id: str) -> bytes:
+        return _keyed(self, "loglikelihood", model_id)[1]
 
 
 @dataclass

@@ -65,7 +65,11 @@ def to_grade(value: Any, where: str = "grade") -> Grade:
 
 
 def normalise_grades(grades: Iterable[Any]) -> list[Grade]:
-    return [to_grade(g, f"grade #{k}") for k, g in enumerate(grades)]
+    grades = grades if isinstance(grades, (list, tuple)) else list(grades)
+    try:  # the common case: members or their exact values (a StrEnum member hashes as its value)
+        return [_BY_VALUE[g] for g in grades]
+    except (KeyError, TypeError):  # another spelling, or something that is no grade: name the item
+        return [to_grade(g, f"grade #{k}") for k, g in enumerate(grades)]
 
 
 def _rates(c: np.ndarray, i: np.ndarray, n: np.ndarray) -> dict[str, np.ndarray]:
