@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import sys
@@ -15,6 +16,13 @@ TRACKED_PACKAGES = ("glotbench", "llama_cpp_python", "openai", "anthropic", "htt
 
 
 def package_versions() -> dict[str, str]:
+    """Versions of Python, the platform and the tracked packages (a copy: read once per process, as
+    the packages a process has imported do not change under it; reading the metadata took 6-14 ms)."""
+    return dict(_package_versions())
+
+
+@functools.cache
+def _package_versions() -> dict[str, str]:
     out = {"python": sys.version.split()[0], "platform": platform.platform()}
     for name in TRACKED_PACKAGES:
         try:
