@@ -105,6 +105,28 @@ def test_dumps_and_loads_give_the_stdlib_values(chunk):
             assert _same(json.loads(got_body), json.loads(ref_body)), obj
 
 
+@pytest.mark.parametrize("chunk", range(6))
+def test_journal_rows_and_results_files_give_the_stdlib_values(chunk):
+    """dumps_utf8 (journal rows) and dumps_indented (results.json): the values of the stdlib's text
+    (default=str), as UTF-8; a lone surrogate, which has no UTF-8, comes back through escapes; and
+    where orjson writes results.json the layout is the stdlib's indent=2, byte for byte."""
+    for obj in CASES[chunk::6]:
+        for got_fn, ref_fn in ((lambda: json_codec.dumps_utf8(obj, separators=json_codec.COMPACT),
+                                lambda: json.dumps(obj, ensure_ascii=False, default=str)),
+                               (lambda: json_codec.dumps_indented(obj),
+                                lambda: json.dumps(obj, ensure_ascii=False, indent=2, default=str))):
+            ref = _stdlib_or_error(ref_fn)
+            got = _stdlib_or_error(got_fn)
+            if isinstance(ref, type):
+                assert got is ref, obj
+                continue
+            assert isinstance(got, bytes), obj
+            assert _same(json.loads(got.decode()), json.loads(ref)), obj
+        ref_bytes = _stdlib_or_error(lambda: json.dumps(obj, ensure_ascii=False, indent=2).encode())
+        if json_codec._plain(obj, True) and isinstance(ref_bytes, bytes):  # no float orjson spells otherwise
+            assert json_codec.dumps_indented(obj) == ref_bytes, obj  # the very same bytes
+
+
 @pytest.mark.parametrize("text", ["18446744073709551616", "-9223372036854775809", "[123456789012345678901]",
                                   "NaN", "[Infinity]", "1e400", '"\\ud800"', '{"a": 1, "a": 2}', "  [1.0, -0.0]  "])
 def test_loads_reads_what_orjson_alone_would_misread(text):

@@ -110,6 +110,20 @@ def dumps(obj: Any, separators: tuple[str, str] | None = None) -> str:
     return fast.decode() if fast is not None else json.dumps(obj, ensure_ascii=False, default=str, separators=separators)
 
 
+def dumps_indented(obj: Any) -> bytes:
+    """UTF-8 of ``json.dumps(obj, ensure_ascii=False, indent=2, default=str)`` (results.json): the same
+    values, and where orjson writes it the same layout (with ``indent`` the standard library encodes
+    in pure Python: 12 ms for a judged task's 250 KB results, orjson 0.4 ms)."""
+    fast = _fast(obj, False, orjson.OPT_INDENT_2)
+    if fast is not None:
+        return fast
+    text = json.dumps(obj, ensure_ascii=False, indent=2, default=str)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True, indent=2, default=str).encode()
+
+
 def dumps_utf8(obj: Any, separators: tuple[str, str] | None = None) -> bytes:
     """UTF-8 of :func:`dumps` (a journal row, bound as bytes: a 4 KB CJK text decoded to ``str`` and
     encoded again by sqlite3 cost ~14 us, orjson's encoding ~1). A text the standard library writes

@@ -10,7 +10,7 @@ from importlib import metadata
 from pathlib import Path
 
 from glotbench import __version__
-from glotbench.json_codec import COMPACT
+from glotbench.json_codec import COMPACT, dumps_indented
 
 TRACKED_PACKAGES = ("glotbench", "llama_cpp_python", "openai", "anthropic", "httpx", "numpy", "scikit-learn", "jinja2", "pydantic")
 
@@ -35,7 +35,7 @@ def _package_versions() -> dict[str, str]:
 
 def write_json(path: Path, data: dict) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    tmp.write_bytes(dumps_indented(data))
     tmp.replace(path)
 
 
