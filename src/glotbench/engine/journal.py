@@ -355,14 +355,15 @@ class Journal:
         return {r[0] for r in self._conn.execute(
             "SELECT sample_id FROM samples WHERE run_key=? AND task=? AND status='scored'", (run_key, task))}
 
-    def iter_sample_rows(self, run_key: str | None = None, task: str | None = None) -> Iterator[tuple]:
-        """(run_key, task, sample_id, idx, status, record JSON text) per sample, unparsed."""
-        yield from self._select("samples", ("run_key", "task", "sample_id", "idx", "status", "record"),
+    def iter_sample_rows(self, run_key: str | None = None, task: str | None = None, *,
+                         record: str = "record") -> Iterator[tuple]:
+        """(run_key, task, sample_id, idx, status, record JSON text) per sample, unparsed
+        (``record="CAST(record AS BLOB)"``: its UTF-8, undecoded)."""
+        yield from self._select("samples", ("run_key", "task", "sample_id", "idx", "status", record),
                                 {"run_key": run_key, "task": task}, "task, idx")
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
-        rows = self._select("samples", ("run_key", "task", "sample_id", "idx", "status", "CAST(record AS BLOB)"),
-                            {"run_key": run_key, "task": task}, "task, idx")  # the record's UTF-8, undecoded
+        rows = self.iter_sample_rows(run_key, task, record="CAST(record AS BLOB)")
         for run_key_, task_, sid, idx, status, rec in rows:
             yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status, **json_codec.loads(rec)}
 

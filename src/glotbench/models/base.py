@@ -26,16 +26,12 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def request_hash(obj: Any) -> str:
-    """``sha256_hex(canonical_json(obj))``, from the same bytes written by orjson where it can
-    (glotbench/json_codec.py): a request key is computed per request, a fingerprint once per run."""
-    return hashlib.sha256(json_codec.canonical_bytes(obj)).hexdigest()
-
-
 def _keyed(request: Any, kind: str, model_id: str) -> tuple[str, bytes]:
     """(cache key, the canonical JSON it hashes) of a request for ``model_id``, memoised on the
     request (a frozen dataclass): the key is asked for several times per request, and the JSON is
-    what the journal stores as the request, so it is encoded once."""
+    what the journal stores as the request, so it is encoded once. The key is
+    ``sha256_hex(canonical_json(...))`` computed from the same bytes written by orjson where it can
+    (glotbench/json_codec.py)."""
     cache = request.__dict__.get("_keys")
     if cache is None:
         cache = {}
