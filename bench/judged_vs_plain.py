@@ -13,6 +13,12 @@ With --baseline-src, another checkout's glotbench runs the same pair in the same
 judged, baseline plain, baseline judged), so both ratios come from one interleaved run. Prints
 every pass, then the best and the median per variant.
 
+The runs read glotbench's modules from bytecode (an uncounted warm-up pass writes it under the
+temporary folder), as an installed copy does; --compile-each-run sets PYTHONDONTWRITEBYTECODE, as
+this machine's environment did for every reading before 2026-11-24: each run then compiles its
+~220 modules again (140-190 ms, more in the judged run), a fixed cost that made the ratio look
+about 0.05 better than a user's.
+
 Needs ../shared/data/chinese_simpleqa. The machine is shared: the ratio counts, absolutes do not.
 """
 
@@ -53,12 +59,21 @@ def plain_yaml(tmp: Path) -> Path:
 
 
 CPU: list[float] = []  # CPU seconds of each pass, in order
+PYCACHE: Path | None = None  # where the runs keep their bytecode (set in main)
 
 
 def run(cmd: list[str], src: Path = REPO / "src") -> float:
     env = os.environ.copy()
     env["PYTHONPATH"] = str(src)
     env["OPENAI_API_KEY"] = "bench"
+    # As a user's installed copy runs: modules compiled once, then read from bytecode. With
+    # PYTHONDONTWRITEBYTECODE (set on some machines) every run compiled its ~220 modules again,
+    # 140-190 ms more in both runs, which made the ratio look better than a user sees it.
+    if PYCACHE is None:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)  # outside the checkouts
     t0, r0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
@@ -75,32 +90,44 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=2000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--baseline-src", default=None, help="src/ of another glotbench checkout, run in the same rounds")
+    ap.add_argument("--compile-each-run", action="store_true",
+                    help="no bytecode cache (PYTHONDONTWRITEBYTECODE, as the readings before 2026-11-24 ran): every "
+                         "run compiles glotbench's modules again, a fixed cost in both runs")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="glotbench-judged-"))
     plain = plain_yaml(tmp)
     variants = [("", REPO / "src")] + ([("baseline ", Path(a.baseline_src).resolve())] if a.baseline_src else [])
+    global PYCACHE
+    PYCACHE = None if a.compile_each_run else tmp / "pycache"
     base, proc = start_stub("--answer", "A")
     times: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
+
+    def args(kind: str, n: int, out: Path) -> list[str]:
+        extra = (["-t", str(plain)] if kind == "plain" else
+                 ["-t", str(plain), "--samples", "2"] if kind == "plain2" else
+                 ["-t", "chinese_simpleqa", "--judge", "openai:judge", "--judge-base-url", base])
+        return [sys.executable, "-m", "glotbench", "run", *extra, "-m", "openai:bench", "--base-url", base,
+                "-n", str(n), "-j", "64", "--no-progress", "-o", str(out)]
+
     try:
-        common = ["-m", "openai:bench", "--base-url", base, "-n", str(a.items), "-j", "64", "--no-progress"]
+        passes = [(tag, src, kind) for tag, src in variants for kind in ("plain", "judged", "plain2")]
+        for tag, src, kind in passes:  # not counted: writes each checkout's bytecode once
+            run(args(kind, 20, tmp / f"warm-{tag.strip() or 'new'}-{kind}"), src)
         for r in range(a.reps):
             line = []
-            passes = [(tag, src, kind) for tag, src in variants for kind in ("plain", "judged", "plain2")]
             passes = passes[r % len(passes):] + passes[:r % len(passes)]  # rotate who goes first
             for tag, src, kind in passes:
-                extra = (["-t", str(plain)] if kind == "plain" else
-                         ["-t", str(plain), "--samples", "2"] if kind == "plain2" else
-                         ["-t", "chinese_simpleqa", "--judge", "openai:judge", "--judge-base-url", base])
-                dt = run([sys.executable, "-m", "glotbench", "run", *extra, *common,
-                          "-o", str(tmp / f"{tag.strip() or 'new'}-{kind}{r}")], src)
+                dt = run(args(kind, a.items, tmp / f"{tag.strip() or 'new'}-{kind}{r}"), src)
                 times.setdefault(tag + kind, []).append(dt)
                 cpu.setdefault(tag + kind, []).append(CPU[-1])
                 line.append(f"{tag}{kind} {dt:.2f} s ({CPU[-1]:.2f} s CPU)")
             print(f"  rep {r}: " + ", ".join(line), flush=True)
     finally:
         stop(proc)
-    print(f"\n{a.items} Chinese SimpleQA items, {a.reps} interleaved reps (whole CLI process each, order rotating):")
+    how = ("every run compiling its modules (--compile-each-run)" if a.compile_each_run else
+           "modules read from bytecode written by an uncounted warm-up pass")
+    print(f"\n{a.items} Chinese SimpleQA items, {a.reps} interleaved reps (whole CLI process each, order rotating, {how}):")
     for tag, _ in variants:
         p, j = times[tag + "plain"], times[tag + "judged"]
         pc, jc = cpu[tag + "plain"], cpu[tag + "judged"]
