@@ -418,6 +418,36 @@ def test_factuality_summary_intervals_match_the_whole_matrix_draw():
         assert (lo, hi) == (float(np.quantile(rates[k], 0.025)), float(np.quantile(rates[k], 0.975)))
 
 
+def test_factuality_table_intervals_taken_together_match_each_slice_alone():
+    """by_category takes every slice's quantiles in one call (bootstrap_factuality_cis): each slice's
+    interval must be what the whole-matrix draw of that slice alone gives (small slices, judge
+    errors, a slice with no gradeable item, and more slices than one quantile batch holds)."""
+    from glotbench.scoring import factuality as fa
+
+    rng = np.random.default_rng(11)
+    labels = ["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "JUDGE_ERROR"]
+    grades = list(rng.choice(labels, size=700, p=[0.45, 0.3, 0.15, 0.1])) + ["JUDGE_ERROR"] * 3
+    cats = [f"c{k}" for k in rng.integers(0, 40, size=700)] + ["only-errors"] * 3
+    seed, n_boot = 5, 300
+    for batch in (fa._CI_BATCH, 7):  # 7 rate arrays: the quantiles are taken in several batches
+        old, fa._CI_BATCH = fa._CI_BATCH, batch
+        try:
+            table = fa.by_category(grades, cats, ci=True, n_resamples=n_boot, seed=seed)
+        finally:
+            fa._CI_BATCH = old
+        for cat, row in table.items():
+            mine = [g for g, c in zip(grades, cats) if c == cat]
+            codes = np.array([fa._CODE[g] for g in fa.normalise_grades(mine) if g in fa._CODE], dtype=np.int8)
+            if codes.size < 2:
+                assert all(np.isnan(v).all() for v in row["ci"].values())
+                continue
+            sample = codes[np.random.default_rng(seed).integers(0, codes.size, size=(n_boot, codes.size))]
+            rates = fa._rates((sample == 0).sum(axis=1), (sample == 1).sum(axis=1), (sample == 2).sum(axis=1))
+            assert list(row["ci"]) == ["CO", "CGA", "F"]
+            for k, (lo, hi) in row["ci"].items():
+                assert (lo, hi) == (float(np.quantile(rates[k], 0.025)), float(np.quantile(rates[k], 0.975))), (cat, k)
+
+
 @pytest.mark.parametrize("name", ["factuality_co_strict", "factuality_cga_strict", "factuality_f_strict"])
 def test_strict_factuality_metrics_match_the_plain_loop(name):
     rng = np.random.default_rng(8)
