@@ -146,3 +146,32 @@ def test_sigkill_in_a_loop_loses_only_the_answers_of_that_iteration(tmp_path):
         asyncio.run(main())
     """)
     assert _rows(db, "responses") == 20 and _rows(db, "samples") == 20  # the last iteration's ten were in flight
+
+
+def test_one_group_commit_writes_each_statement_in_its_order(tmp_path):
+    """A tick's rows are written one statement at a time (answers, samples, judgments interleave as
+    items finish): within a statement the order is kept, so a sample rewritten in the same tick
+    keeps its last record, and every row of every table is there after the commit."""
+    import asyncio
+
+    db = tmp_path / "journal.sqlite"
+    j = Journal(db)
+
+    async def tick() -> None:
+        for i in range(5):
+            _answer(j, f"k{i}")
+            j.put_sample("rk", "t", "s", i, "scored", {"pred": f"v{i}"})  # the same sample, rewritten
+            j.put_judgment("judge", "t", f"s{i}", 0, {"grade": "A", "i": i})
+            j.put_sample("rk", "t", f"s{i}", i, "scored", {"pred": "A"})
+        await j.tick_done
+
+    asyncio.run(tick())
+    con = sqlite3.connect(db)
+    try:
+        assert con.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 5
+        assert con.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 5
+        assert con.execute("SELECT idx, record FROM samples WHERE sample_id='s'").fetchone() == (4, '{"pred":"v4"}')
+        assert con.execute("SELECT COUNT(*) FROM samples").fetchone()[0] == 6
+    finally:
+        con.close()
+        j.close()

@@ -184,18 +184,20 @@ class Journal:
             self._deferred.append((sql, params))
 
     def _commit_with_deferred(self, sql: str | None, params: tuple | None) -> None:
-        """One transaction: the deferred rows (one executemany per statement) and ``sql``, if any."""
+        """One transaction: the deferred rows (one executemany per statement) and ``sql``, if any.
+
+        The deferred statements (answers, samples, judgments) each write their own table, so only
+        the order within one statement matters, and it is kept; interleaved as the items finish, a
+        run's rows went one executemany each (two or three rows in a row at most)."""
         rows, self._deferred = self._deferred, []
         try:
             self._conn.execute("BEGIN")
             try:
-                i = 0
-                while i < len(rows):  # consecutive rows of the same statement go in one executemany
-                    j = i
-                    while j < len(rows) and rows[j][0] == rows[i][0]:
-                        j += 1
-                    self._conn.executemany(rows[i][0], [p for _, p in rows[i:j]])
-                    i = j
+                by_statement: dict[str, list[tuple]] = {}
+                for statement, row in rows:
+                    by_statement.setdefault(statement, []).append(row)
+                for statement, params_list in by_statement.items():
+                    self._conn.executemany(statement, params_list)
                 if sql is not None:
                     self._conn.execute(sql, params)
                     self._chars += _text_chars(params)
