@@ -90,17 +90,13 @@ class GraderPrompt:
     def render_user(self, question: str, target: str, predicted_answer: str) -> str:
         filled = (str(question), str(target), str(predicted_answer))
         cut = self._cut
-        if cut is not None:  # the template cut once: its texts with the values put between them
-            parts, slots = cut
-            parts = list(parts)
-            for pos, k in slots:
-                parts[pos] = filled[k]
-            return "".join(parts)
-        values = dict(zip(self.spec.placeholders, filled))
-        if self.spec.style == "format":
-            return self.template.format(**values)
-        # One pass, so a "{answer}" inside the question text is not replaced again.
-        return self._placeholder_pattern.sub(lambda m: values[m.group(0)[1:-1]], self.template)
+        if cut is None:  # a format template whose fields carry conversions, format specs or indexes
+            return self.template.format(**dict(zip(self.spec.placeholders, filled)))
+        parts, slots = cut  # the template cut once: its texts with the values put between them
+        parts = list(parts)
+        for pos, k in slots:
+            parts[pos] = filled[k]
+        return "".join(parts)
 
     @cached_property
     def _cut(self) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]] | None:
@@ -121,17 +117,14 @@ class GraderPrompt:
                     return None
                 slots.append((len(parts), names.index(field)))
                 parts.append("")
-        else:
-            for k, piece in enumerate(re.split(f"({self._placeholder_pattern.pattern})", self.template)):
+        else:  # cut in one pass over the template: a "{answer}" inside a value is never replaced
+            placeholder = "(" + "|".join(re.escape("{" + name + "}") for name in names) + ")"
+            for k, piece in enumerate(re.split(placeholder, self.template)):
                 if k % 2:  # a captured placeholder
                     slots.append((len(parts), names.index(piece[1:-1])))
                     piece = ""
                 parts.append(piece)
         return tuple(parts), tuple(slots)
-
-    @cached_property
-    def _placeholder_pattern(self) -> re.Pattern[str]:
-        return re.compile("|".join(re.escape("{" + p + "}") for p in self.spec.placeholders))
 
     def render(self, question: str, target: str, predicted_answer: str) -> list[dict[str, str]]:
         """Chat messages for the judge: optional system turn, then the filled grading prompt."""
