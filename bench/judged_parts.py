@@ -35,19 +35,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _passes(src: str, items: int, reps: int) -> dict[str, dict[str, list[float]]]:
+def _passes(src: str, plain_yaml: Path, items: int, reps: int) -> dict[str, dict[str, list[float]]]:
     """Runs in the checkout at ``src`` (imported fresh): {kind: {phase: [seconds per rep]}}."""
     sys.path.insert(0, src)
-    import yaml
-
     from glotbench.engine import runner
     from glotbench.engine import journal as journal_mod
     from glotbench.engine.gc_pace import fewer_collections
     from glotbench.engine.journal import Journal
     from glotbench.engine.retry import RetryPolicy
     from glotbench.models.base import GenResult, Model
-    from glotbench.paths import resolve_data_file
-    from glotbench.tasks.registry import all_specs, resolve
+    from glotbench.tasks.registry import resolve
     from glotbench.tasks.task import RunSettings
 
     class Instant(Model):
@@ -62,15 +59,6 @@ def _passes(src: str, items: int, reps: int) -> dict[str, dict[str, list[float]]
             pass
 
     tmp = Path(tempfile.mkdtemp(prefix="glotbench-judged-parts-"))
-    spec, _ = all_specs()["chinese_simpleqa"]
-    d = spec.model_dump(exclude_defaults=True)
-    d.update(name="bench.csqa_plain", suites=[], scorer="exact_match", metrics=["exact_match"])
-    d.pop("task_class", None)
-    d.pop("options", None)
-    d["dataset"]["splits"] = {k: str(resolve_data_file(v)) for k, v in d["dataset"]["splits"].items()}
-    plain_yaml = tmp / "csqa_plain.yaml"
-    plain_yaml.write_text(yaml.safe_dump(d, allow_unicode=True, sort_keys=False), encoding="utf-8")
-
     commit = [0.0]
     original = journal_mod.Journal._commit_with_deferred
 
@@ -120,18 +108,23 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--baseline-src", default=None)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--plain-yaml", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:  # one checkout's passes, as JSON on stdout
-        print(json.dumps(_passes(a.child, a.items, a.reps)))
+        print(json.dumps(_passes(a.child, Path(a.plain_yaml), a.items, a.reps)))
         return
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from judged_vs_plain import plain_yaml  # the plain task both benches compare with
+
+    plain = plain_yaml(Path(tempfile.mkdtemp(prefix="glotbench-judged-parts-")))
     variants = [("this checkout", str(REPO / "src"))]
     if a.baseline_src:
         variants.append(("baseline", str(Path(a.baseline_src).resolve())))
     results = {}
     for label, src in variants:  # each in its own interpreter: two checkouts cannot share one
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        p = subprocess.run([sys.executable, __file__, "--child", src, "--items", str(a.items), "--reps", str(a.reps)],
-                           env=env, capture_output=True, text=True)
+        p = subprocess.run([sys.executable, __file__, "--child", src, "--plain-yaml", str(plain), "--items", str(a.items),
+                            "--reps", str(a.reps)], env=env, capture_output=True, text=True)
         if p.returncode != 0:
             raise SystemExit(f"{label}: failed\n{p.stderr[-2000:]}")
         results[label] = json.loads(p.stdout.strip().splitlines()[-1])
