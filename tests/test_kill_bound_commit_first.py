@@ -1,0 +1,131 @@
+"""The resume bound of docs/footguns.md, checked at the moment each request leaves: a request that
+was sent but whose answer is not committed yet is one a kill would send again, and those may never
+be more than the run's concurrency (model and judge together, for a judged run).
+
+The answers of one event-loop iteration are committed at the start of the next (group commit). A
+worker must not send its next request before that commit: with Python 3.12+ aiohttp writes a
+request to the socket as soon as it is made (its writer task starts eagerly), so without the wait a
+worker's next request was on the wire while its previous answer still sat in memory, twice the
+bound at a kill. The model here counts, when each request arrives, the requests in flight plus the
+answers given but not yet in the journal (read through a second connection, as a resume would)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from glotbench.engine import runner
+from glotbench.engine.journal import Journal
+from glotbench.engine.retry import RetryPolicy
+from glotbench.models.base import GenResult, Model
+from glotbench.tasks.registry import resolve
+from glotbench.tasks.task import RunSettings
+
+TASK = """
+name: commit_first
+version: "1.0"
+language: en
+dataset:
+  format: csv
+  splits: {test: %(csv)s}
+fields:
+  id: qid
+  question: problem
+  target: gold
+prompt:
+  user: "{{ question }}"
+scorer: exact_match
+metrics: [exact_match]
+"""
+
+
+class Counting(Model):
+    """Answers after one loop iteration; records the sent-but-uncommitted requests at every send."""
+
+    def __init__(self, model_id: str, db, ledger: dict):
+        self.model_id, self.is_chat, self.db, self.ledger = model_id, True, db, ledger
+
+    def _committed(self) -> int:
+        con = sqlite3.connect(self.db)
+        try:
+            return con.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        finally:
+            con.close()
+
+    async def generate(self, request):
+        led = self.ledger
+        led["in_flight"] += 1
+        led["peak"] = max(led["peak"], led["in_flight"] + led["answered"] - self._committed())
+        await asyncio.sleep(0)  # a server answers in a later iteration
+        led["in_flight"] -= 1
+        led["answered"] += 1
+        return GenResult(text="4", input_tokens=1, output_tokens=1, finish_reason="stop")
+
+
+def _run(tmp_path, n_items: int, concurrency: int) -> int:
+    csv = tmp_path / "items.csv"
+    csv.write_text("qid,problem,gold\n" + "".join(f"q{i},{i}+{i}?,{2 * i}\n" for i in range(n_items)), encoding="utf-8")
+    yaml = tmp_path / "commit_first.yaml"
+    yaml.write_text(TASK % {"csv": csv}, encoding="utf-8")
+    [task] = resolve([str(yaml)])
+    journal = Journal(tmp_path / "journal.sqlite")
+    ledger = {"in_flight": 0, "answered": 0, "peak": 0}
+    model = Counting("counting", journal.path, ledger)
+    try:
+        settings = RunSettings()
+        runs = runner.plan([task], settings, {"model_id": model.model_id}, journal)
+        asyncio.run(runner.execute(runs, model, journal, settings, concurrency=concurrency, policy=RetryPolicy()))
+    finally:
+        journal.close()
+    assert ledger["answered"] == n_items
+    return ledger["peak"]
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_sent_but_uncommitted_requests_never_exceed_the_concurrency(tmp_path, concurrency):
+    assert _run(tmp_path, 12, concurrency) <= concurrency
+
+
+JUDGED = """
+name: commit_first_judged
+version: "1.0"
+language: zh
+dataset:
+  format: csv
+  splits: {test: %(csv)s}
+fields:
+  id: qid
+  question: problem
+  target: gold
+prompt:
+  user: "{{ question }}"
+scorer: label
+metrics: [factuality_co]
+task_class: glotbench.factuality.task:SimpleQATask
+options:
+  grader: chinese_simpleqa
+"""
+
+
+def test_judged_run_keeps_the_bound_of_both_concurrencies(tmp_path):
+    """Each item sends the model's request, then the judge's: sent-but-uncommitted requests of both
+    stay within the two concurrencies together (the bound docs/footguns.md gives a judged run)."""
+    csv = tmp_path / "items.csv"
+    csv.write_text("qid,problem,gold\n" + "".join(f"q{i},问题{i}？,答案{i}\n" for i in range(12)), encoding="utf-8")
+    yaml = tmp_path / "commit_first_judged.yaml"
+    yaml.write_text(JUDGED % {"csv": csv}, encoding="utf-8")
+    [task] = resolve([str(yaml)])
+    journal = Journal(tmp_path / "journal.sqlite")
+    ledger = {"in_flight": 0, "answered": 0, "peak": 0}  # one ledger: model and judge requests together
+    model, judge = Counting("model", journal.path, ledger), Counting("judge", journal.path, ledger)
+    try:
+        settings = RunSettings()
+        runs = runner.plan([task], settings, {"model_id": model.model_id}, journal)
+        asyncio.run(runner.execute(runs, model, journal, settings, concurrency=2, policy=RetryPolicy(),
+                                   judge_model=judge, judge_concurrency=2))
+    finally:
+        journal.close()
+    assert ledger["answered"] == 24
+    assert ledger["peak"] <= 2 + 2
