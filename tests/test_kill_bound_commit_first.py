@@ -23,22 +23,18 @@ from glotbench.models.base import GenResult, Model
 from glotbench.tasks.registry import resolve
 from glotbench.tasks.task import RunSettings
 
-TASK = """
-name: commit_first
-version: "1.0"
-language: en
-dataset:
-  format: csv
-  splits: {test: %(csv)s}
-fields:
-  id: qid
-  question: problem
-  target: gold
-prompt:
-  user: "{{ question }}"
-scorer: exact_match
-metrics: [exact_match]
-"""
+
+def _task(tmp_path, name: str, questions: list[str], scoring: str):
+    """A CSV task of ``questions`` (one item each), scored as ``scoring`` (YAML lines) says."""
+    csv = tmp_path / "items.csv"
+    csv.write_text("qid,problem,gold\n" + "".join(f"q{i},{q},x\n" for i, q in enumerate(questions)), encoding="utf-8")
+    yaml = tmp_path / f"{name}.yaml"
+    yaml.write_text(f"name: {name}\nversion: '1.0'\nlanguage: zh\n"
+                    f"dataset: {{format: csv, splits: {{test: {csv}}}}}\n"
+                    "fields: {id: qid, question: problem, target: gold}\n"
+                    "prompt: {user: '{{ question }}'}\n" + scoring, encoding="utf-8")
+    [task] = resolve([str(yaml)])
+    return task
 
 
 class Counting(Model):
@@ -64,68 +60,36 @@ class Counting(Model):
         return GenResult(text="4", input_tokens=1, output_tokens=1, finish_reason="stop")
 
 
-def _run(tmp_path, n_items: int, concurrency: int) -> int:
-    csv = tmp_path / "items.csv"
-    csv.write_text("qid,problem,gold\n" + "".join(f"q{i},{i}+{i}?,{2 * i}\n" for i in range(n_items)), encoding="utf-8")
-    yaml = tmp_path / "commit_first.yaml"
-    yaml.write_text(TASK % {"csv": csv}, encoding="utf-8")
-    [task] = resolve([str(yaml)])
+def _run(tmp_path, task, concurrency: int, judge_concurrency: int | None = None) -> dict:
+    """Run every item of ``task`` (judged when ``judge_concurrency`` is given); the ledger after."""
     journal = Journal(tmp_path / "journal.sqlite")
-    ledger = {"in_flight": 0, "answered": 0, "peak": 0}
-    model = Counting("counting", journal.path, ledger)
+    ledger = {"in_flight": 0, "answered": 0, "peak": 0}  # one ledger: model and judge requests together
+    model = Counting("model", journal.path, ledger)
+    judge = Counting("judge", journal.path, ledger) if judge_concurrency else None
     try:
         settings = RunSettings()
         runs = runner.plan([task], settings, {"model_id": model.model_id}, journal)
-        asyncio.run(runner.execute(runs, model, journal, settings, concurrency=concurrency, policy=RetryPolicy()))
+        asyncio.run(runner.execute(runs, model, journal, settings, concurrency=concurrency, policy=RetryPolicy(),
+                                   judge_model=judge, judge_concurrency=judge_concurrency))
     finally:
         journal.close()
-    assert ledger["answered"] == n_items
-    return ledger["peak"]
+    return ledger
 
 
 @pytest.mark.parametrize("concurrency", [1, 3])
 def test_sent_but_uncommitted_requests_never_exceed_the_concurrency(tmp_path, concurrency):
-    assert _run(tmp_path, 12, concurrency) <= concurrency
-
-
-JUDGED = """
-name: commit_first_judged
-version: "1.0"
-language: zh
-dataset:
-  format: csv
-  splits: {test: %(csv)s}
-fields:
-  id: qid
-  question: problem
-  target: gold
-prompt:
-  user: "{{ question }}"
-scorer: label
-metrics: [factuality_co]
-task_class: glotbench.factuality.task:SimpleQATask
-options:
-  grader: chinese_simpleqa
-"""
+    task = _task(tmp_path, "commit_first", [f"{i}+{i}?" for i in range(12)], "scorer: exact_match\nmetrics: [exact_match]\n")
+    ledger = _run(tmp_path, task, concurrency)
+    assert ledger["answered"] == 12
+    assert ledger["peak"] <= concurrency
 
 
 def test_judged_run_keeps_the_bound_of_both_concurrencies(tmp_path):
     """Each item sends the model's request, then the judge's: sent-but-uncommitted requests of both
     stay within the two concurrencies together (the bound docs/footguns.md gives a judged run)."""
-    csv = tmp_path / "items.csv"
-    csv.write_text("qid,problem,gold\n" + "".join(f"q{i},问题{i}？,答案{i}\n" for i in range(12)), encoding="utf-8")
-    yaml = tmp_path / "commit_first_judged.yaml"
-    yaml.write_text(JUDGED % {"csv": csv}, encoding="utf-8")
-    [task] = resolve([str(yaml)])
-    journal = Journal(tmp_path / "journal.sqlite")
-    ledger = {"in_flight": 0, "answered": 0, "peak": 0}  # one ledger: model and judge requests together
-    model, judge = Counting("model", journal.path, ledger), Counting("judge", journal.path, ledger)
-    try:
-        settings = RunSettings()
-        runs = runner.plan([task], settings, {"model_id": model.model_id}, journal)
-        asyncio.run(runner.execute(runs, model, journal, settings, concurrency=2, policy=RetryPolicy(),
-                                   judge_model=judge, judge_concurrency=2))
-    finally:
-        journal.close()
+    task = _task(tmp_path, "commit_first_judged", [f"问题{i}？" for i in range(12)],
+                 "scorer: label\nmetrics: [factuality_co]\ntask_class: glotbench.factuality.task:SimpleQATask\n"
+                 "options: {grader: chinese_simpleqa}\n")
+    ledger = _run(tmp_path, task, 2, judge_concurrency=2)
     assert ledger["answered"] == 24
     assert ledger["peak"] <= 2 + 2
