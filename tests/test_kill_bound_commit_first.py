@@ -2,11 +2,11 @@
 was sent but whose answer is not committed yet is one a kill would send again, and those may never
 be more than the run's concurrency (model and judge together, for a judged run).
 
-The answers of one event-loop iteration are committed at the start of the next (group commit). A
-worker must not send its next request before that commit: with Python 3.12+ aiohttp writes a
-request to the socket as soon as it is made (its writer task starts eagerly), so without the wait a
-worker's next request was on the wire while its previous answer still sat in memory, twice the
-bound at a kill. The model here counts, when each request arrives, the requests in flight plus the
+The answers of one event-loop iteration are committed at the start of the next (group commit). No
+request may leave before the commit of the answer that freed its slot: with Python 3.12+ aiohttp
+writes a request to the socket as soon as it is made (its writer task starts eagerly), so without
+the wait (``Journal.committed``, awaited by ``CachedCaller``) the next request was on the wire while
+the previous answer still sat in memory, twice the bound at a kill. The model here counts, when each request arrives, the requests in flight plus the
 answers given but not yet in the journal (read through a second connection, as a resume would)."""
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ import sqlite3
 import pytest
 
 from glotbench.engine import runner
+from glotbench.engine.caller import CachedCaller
 from glotbench.engine.journal import Journal
 from glotbench.engine.retry import RetryPolicy
-from glotbench.models.base import GenResult, Model
+from glotbench.models.base import GenRequest, GenResult, Model
 from glotbench.tasks.registry import resolve
 from glotbench.tasks.task import RunSettings
 
@@ -93,3 +94,22 @@ def test_judged_run_keeps_the_bound_of_both_concurrencies(tmp_path):
     ledger = _run(tmp_path, task, 2, judge_concurrency=2)
     assert ledger["answered"] == 24
     assert ledger["peak"] <= 2 + 2
+
+
+def test_requests_sent_through_a_caller_alone_keep_the_bound(tmp_path):
+    """``glotbench judge``, translate and build send through ``CachedCaller`` without the run's
+    workers (all requests gathered at once, the semaphore queueing them): the same bound."""
+    journal = Journal(tmp_path / "journal.sqlite")
+    ledger = {"in_flight": 0, "answered": 0, "peak": 0}
+    model = Counting("model", journal.path, ledger)
+
+    async def go() -> None:
+        caller = CachedCaller(model, journal, concurrency=2, policy=RetryPolicy())
+        await asyncio.gather(*(caller(GenRequest(prompt=f"q{i}")) for i in range(12)))
+
+    try:
+        asyncio.run(go())
+    finally:
+        journal.close()
+    assert ledger["answered"] == 12
+    assert ledger["peak"] <= 2

@@ -85,6 +85,9 @@ class CachedCaller:
             self.stats.retries += 1
 
         async with self.semaphore:
+            # The answer that freed this slot is committed first: sent-but-uncommitted requests
+            # then stay within the concurrency, which bounds what a kill re-sends (docs/footguns.md).
+            await self.journal.committed()
             t0 = time.perf_counter()
             try:
                 result, _attempts = await with_retries(call, self.policy, rng=self._rng, on_retry=on_retry,

@@ -285,8 +285,8 @@ class Journal:
         sample row that arrived in this one (group commit: a commit per answer was a tenth of the
         engine's CPU); until then it is served from memory. A SIGKILL between the two loses only
         answers that arrived in the same iteration, which a resume sends again like any request in
-        flight; the engine awaits :attr:`tick_done` before the worker sends its next request, so
-        those and the requests in flight are together at most the concurrency (docs/footguns.md)."""
+        flight; a caller awaits :meth:`committed` before it sends a request, so those and the
+        requests in flight are together at most the concurrency (docs/footguns.md)."""
         body = json_codec.dumps_utf8(response)  # requests and answers: orjson where it means the same
         sql = ("INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created)"
                " VALUES (?,?,?,?,CAST(? AS TEXT),CAST(? AS TEXT),?,?)")
@@ -306,6 +306,16 @@ class Journal:
             self._tick_loop = loop
             self.tick_done = loop.create_future()
             loop.call_soon(self._commit_tick)
+
+    async def committed(self) -> None:
+        """Wait for the group commit of the answers journaled so far (the start of the loop's next
+        iteration); at once when none is pending. ``CachedCaller`` waits here before each request
+        it sends: a request whose slot an uncommitted answer just freed would otherwise leave before
+        that answer is committed (Python 3.12+ aiohttp writes a request to the socket the moment it
+        is made), and a kill would re-send both."""
+        tick = self.tick_done
+        if tick is not None and not tick.done():
+            await asyncio.shield(tick)  # shared by every waiter: one cancelled waiter must not cancel it
 
     def _commit_tick(self) -> None:
         """The group commit of one event-loop iteration's answers (and the rows deferred with them)."""

@@ -95,17 +95,6 @@ async def _call_all(caller: CachedCaller, requests: list, task: str, sample_id: 
                                 return_exceptions=return_exceptions)
 
 
-async def answers_committed(journal: Journal) -> None:
-    """Wait for the group commit of the answers journaled so far (the start of the loop's next
-    iteration). A worker sends nothing new before it: what a kill re-sends (requests in flight,
-    answers not yet committed) then stays within the concurrency (docs/footguns.md). Without the
-    wait the next request could leave first: Python 3.12+ aiohttp writes a request to the socket
-    the moment it is made (its writer task starts eagerly)."""
-    tick = journal.tick_done
-    if tick is not None and not tick.done():
-        await asyncio.shield(tick)  # shared by every worker: one cancelled waiter must not cancel it
-
-
 async def judge_sample(tr: TaskRun, sample: Sample, outputs: list, judge: CachedCaller, journal: Journal) -> list[dict]:
     """Send the judge requests for one sample (through the journal) and record one verdict per output."""
     task = tr.task
@@ -163,7 +152,6 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
     _put_recorded_grades(caller.model, task.name, sample, len(results), journal)
     verdicts = None
     if task.needs_judge:
-        await answers_committed(journal)  # the model's answers before the judge's request goes out
         try:
             verdicts = await judge_sample(tr, sample, list(results), judge, journal)
         except RunStopped:
@@ -239,7 +227,6 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
                 status = await process_sample(tr, s, caller, settings, journal, model.is_chat, judge)
             except RunStopped:
                 return
-            await answers_committed(journal)
             if journal.write_error:
                 guard.trip(f"cannot write the journal {journal.path} ({journal.write_error}); "
                            f"{journal.pending} write(s) held in memory")
