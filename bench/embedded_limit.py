@@ -11,7 +11,7 @@
     limit_serial  = prompt_needed / prompt_rate + generated / gen_rate_1seq
     limit_batched = prompt_needed / prompt_rate + generated / gen_rate_batched
 
-    python bench/embedded_limit.py [--limit 20] [--baseline-src /work/main/src] [--rounds 1] [--n-seq 16] [-M n_seq=1 -M n_threads=1]
+    python bench/embedded_limit.py [--limit 20] [--baseline-src /work/main/src] [--rounds 1] [--n-seq 24] [-M n_seq=1 -M n_threads=1]
 
 The machine is shared: compare the ratios printed (same run), not the absolute seconds. With
 ``--rounds N`` each checkout runs N times, interleaved in alternating order (this, baseline;
@@ -139,7 +139,7 @@ def run_cli(src: Path, limit: int, out: Path, model_args: dict | None = None, ti
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=20)
-    ap.add_argument("--n-seq", type=int, default=16, help="sequences for the batched rate (the embedded default: 16 slots)")
+    ap.add_argument("--n-seq", type=int, default=24, help="sequences for the batched rate (the embedded default: 24 slots)")
     ap.add_argument("--baseline-src", default=None)
     ap.add_argument("--rounds", type=int, default=1, help="runs of each checkout, interleaved in alternating order")
     ap.add_argument("-M", dest="model_arg", action="append", default=[],

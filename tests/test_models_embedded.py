@@ -37,7 +37,7 @@ def test_missing_package_names_the_pip_command(monkeypatch):
 def test_model_id_names_file_and_content(model):
     assert model.model_id.startswith("llamacpp:SmolLM2-135M-Instruct.Q4_1.gguf@")
     assert len(model.model_id.rsplit("@", 1)[1]) == 16
-    assert model.max_parallel == model.n_seq == 16 and model.supports_loglikelihood  # batched by default
+    assert model.max_parallel == model.n_seq == 24 and model.supports_loglikelihood  # batched by default
     assert model.settings()["add_bos"] is False  # SmolLM2's GGUF says: no BOS
 
 
