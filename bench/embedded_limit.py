@@ -16,7 +16,7 @@
 The machine is shared: compare the ratios printed (same run), not the absolute seconds. With
 ``--rounds N`` each checkout runs N times, interleaved in alternating order (this, baseline;
 baseline, this; ...), and the ratios are given per round and of the medians: one pass of each read
-1.44x to 1.64x on different days of 2026-11, most of it the baseline's own spread (157-173 s).
+1.44x to 1.64x on different days of 2026-11, most of it the baseline's own spread (157-175 s).
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def main() -> None:
     if a.baseline_src:
         srcs["baseline"] = Path(a.baseline_src).resolve()
     times: dict[str, list[float]] = {label: [] for label in srcs}
-    runs = {}
+    first: dict[str, dict] = {}  # results.json of each checkout's round 0 (tmp / label): tokens, texts
     rates_before = llama_rates(default_gguf_path(), a.n_seq, threads)
     for r in range(max(1, a.rounds)):
         order = list(srcs) if r % 2 == 0 else list(srcs)[::-1]
@@ -165,12 +165,12 @@ def main() -> None:
             out = tmp / (label if r == 0 else f"{label}.{r}")
             dt, res = run_cli(srcs[label], a.limit, out, a.model_args if label == "this" else None, a.timeout)
             times[label].append(dt)
-            runs.setdefault(label, (dt, res))  # tokens and texts from round 0 (tmp / label)
+            first.setdefault(label, res)
             if r:
                 same = output_texts(out) == output_texts(tmp / label)
                 print(f"  round {r}: {label} generated the same text as in round 0: {same}")
             print(f"  round {r}: {label:9s} glotbench run --tasks mm_eval --limit {a.limit}: {dt:.1f} s", flush=True)
-    runs = {label: (statistics.median(times[label]), runs[label][1]) for label in srcs}
+    runs = {label: (statistics.median(times[label]), first[label]) for label in srcs}
     rates_after = llama_rates(default_gguf_path(), a.n_seq, threads)
     rates = {k: (rates_before[k] + rates_after[k]) / 2 for k in rates_before}
     print(f"\nllama.cpp's own rates ({threads} threads, mean of before/after the runs): prompt {rates['prompt_tok_s']:.0f} tok/s;"
