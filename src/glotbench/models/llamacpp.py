@@ -31,6 +31,7 @@ template that the model never saw. ``chat=True`` on a GGUF without a template is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import threading
@@ -42,6 +43,9 @@ import numpy as np
 from glotbench.errors import ModelError, PermanentModelError, TransientModelError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
 from glotbench.models.backends import construct, register_backend
+from glotbench.models.llamacpp_probe import (
+    DEFAULT, SAFE, choose_mode, has_extra_bufts_setting, model_params_without_extra_bufts,
+)
 
 # Sampling knobs llama-cpp-python accepts on create_(chat_)completion besides the GenRequest fields.
 _SAMPLING_KNOBS = {
@@ -138,7 +142,7 @@ class LlamaCppModel(Model):
 
     def __init__(self, path: str | os.PathLike, n_ctx: int = 4096, n_threads: int | None = None,
                  seed: int = 0, chat: bool | None = None, n_gpu_layers: int = 0, n_seq: int | None = None,
-                 chat_template: str | None = None):
+                 chat_template: str | None = None, extra_bufts: bool | None = None):
         self.path = Path(path).expanduser()
         if not self.path.is_file():
             raise ModelError(f"GGUF model file not found: {self.path}")
@@ -154,10 +158,13 @@ class LlamaCppModel(Model):
         self.n_threads = n_threads or default_threads(batched=self.n_seq != 1)
         self.seed = seed
         self.n_gpu_layers = n_gpu_layers
+        # a build that dies with SIGILL on this CPU is found by a probe in a child process, not by dying
+        mode, probe_notice = self._probe_mode(extra_bufts)
         try:
-            self._llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=self.n_threads,
-                                        n_threads_batch=self.n_threads, n_gpu_layers=n_gpu_layers,
-                                        seed=seed, logits_all=False, verbose=False)
+            with model_params_without_extra_bufts() if mode == SAFE else contextlib.nullcontext():
+                self._llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=self.n_threads,
+                                            n_threads_batch=self.n_threads, n_gpu_layers=n_gpu_layers,
+                                            seed=seed, logits_all=False, verbose=False)
         except Exception as exc:
             raise ModelError(f"cannot load GGUF model {self.path}: {' '.join(str(exc).split())}") from exc
         self._llama_cpp = llama_cpp
@@ -169,7 +176,8 @@ class LlamaCppModel(Model):
         self.chat_template = chat_template
         if chat_template is not None:
             self._use_chat_template(chat_template)
-        self.is_chat, self.notice = self._chat_mode(chat)
+        self.is_chat, chat_notice = self._chat_mode(chat)
+        self.notice = "; ".join(n for n in (probe_notice, chat_notice) if n) or None
         self._n_vocab = self._llm.n_vocab()
         self._add_bos = bool(self._llm._model.add_bos_token())
         self._bos = self._llm.token_bos()
@@ -191,6 +199,16 @@ class LlamaCppModel(Model):
         # the same context are read from it. one_row_options=False decodes every option (reference path).
         self._last_row: tuple[tuple[int, ...], np.ndarray, int] | None = None
         self.one_row_options = True
+
+    def _probe_mode(self, extra_bufts: bool | None) -> tuple[str, str | None]:
+        """How to load: llama.cpp's defaults, or without its extra buffer types (AMX, repacked
+        weights) where a probe saw the defaults die on this CPU (models/llamacpp_probe.py)."""
+        if extra_bufts is not None:
+            if not extra_bufts and not has_extra_bufts_setting():
+                raise ModelError("-M extra_bufts=false: this llama-cpp-python's llama_model_params has no "
+                                 "use_extra_bufts field; upgrade llama-cpp-python")
+            return (DEFAULT if extra_bufts else SAFE), None
+        return choose_mode(self.path, file_fingerprint(self.path), self.n_gpu_layers)
 
     def _use_chat_template(self, template: str) -> None:
         """--chat-template: render chat prompts with this Jinja template instead of the GGUF's own
