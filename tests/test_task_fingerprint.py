@@ -198,3 +198,22 @@ def test_user_code_language_pack_and_data_are_in_the_fingerprint(task_dir):
     fp = task_fingerprint(task, RunSettings(), {"model_id": "m"})
     task.__dict__["pack"] = task.pack.model_copy(update={"answer_words": ("the answer is", "answer")})
     assert task_fingerprint(task, RunSettings(), {"model_id": "m"})["pack"] != fp["pack"]
+
+
+@pytest.mark.parametrize("field,ref", [("scorer", "fpother:score"), ("task_class", "fpother:OtherTask"),
+                                       ("extractor.name", "fpother:extract")])
+def test_the_source_of_each_user_code_reference_is_in_the_fingerprint(task_dir, field, ref):
+    """A scorer, task class or extractor in a module of its own: editing that module re-fingerprints."""
+    other = task_dir / "fpother.py"
+    other.write_text(USER_CODE.replace("class MyTask", "class OtherTask")
+                     + "\n\ndef extract(text, *, sample, pack, **options):\n    return text\n", encoding="utf-8")
+    sys.modules.pop("fpother", None)
+    try:
+        spec = load_spec_dict(task_dir)
+        _set(spec, field, ref)
+        before = _fingerprint(task_dir, spec)
+        other.write_text(other.read_text() + "\n# a comment is an edit too\n", encoding="utf-8")
+        after = _fingerprint(task_dir, spec)
+        assert after["code"] != before["code"] and after["id"] != before["id"]
+    finally:
+        sys.modules.pop("fpother", None)
