@@ -146,7 +146,8 @@ def test_loglikelihood_mode_predicts_dataset_labels(hulu_data):
     lps = [LoglikelihoodResult(logprob=lp, is_greedy=False, n_tokens=1) for lp in (-3.0, -1.0, -2.0)]  # B wins
     scored = t.score(s, lps, mode="loglikelihood")
     assert scored.pred == "neutral" and scored.values["correct"] == 1.0
-    assert t.metric_names("loglikelihood") == ["accuracy", "accuracy_norm"]
+    assert t.metric_names("loglikelihood") == ["accuracy", "accuracy_norm", "accuracy_norm_bytes", "accuracy_norm_tokens"]
+    assert scored.extracted["pred_norm"] == scored.extracted["pred_norm_tokens"] == "neutral"  # dataset labels
     unlabelled = task("hulu.sst").samples("test")[0]
     assert t.score(unlabelled, lps, mode="loglikelihood").pred == "neutral"
 

@@ -15,7 +15,7 @@ def test_loglikelihood_mode_on_embedded_model(data_root, smollm2_path, tmp_path)
     results, out = run_evaluation(cfg, show_progress=False)
     t = results["tasks"]["mm_eval.semantics"]
     assert t["mode"] == "loglikelihood" and t["n_scored"] == 4 and t["n_unparseable"] == 0
-    assert set(t["metrics"]) == {"accuracy", "accuracy_norm"}
+    assert set(t["metrics"]) == {"accuracy", "accuracy_norm", "accuracy_norm_bytes", "accuracy_norm_tokens"}
     samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
     for s in samples:
         lps = s["extracted"]["logprobs"]

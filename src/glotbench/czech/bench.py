@@ -4,7 +4,8 @@ The YAML holds the benchmark: the reference prompt (``prompt.system`` = the task
 five fixed exemplars, ``prompt.user`` = the request), the scored subset (``options.subset``),
 the parse rule (``options.parse``), the metrics. This class only does what YAML cannot:
 
-* data: a Hub snapshot in a local folder read through ``datasets.load_dataset(folder)``, or an
+* data: a Hub snapshot in a local folder read through ``datasets.load_dataset(folder)`` from a
+  cache keyed by the folder's content (:mod:`glotbench.data.hub_folder`), or an
   offline copy read by a named reader (``options.reader``, see :mod:`glotbench.czech.records`);
   absent data is one line ``data missing: <hf id>@<rev>; put it at <path>``;
 * prompts rendered exactly as the reference's LangChain templates: plain = system + user with
@@ -16,7 +17,6 @@ the parse rule (``options.parse``), the metrics. This class only does what YAML 
 
 from __future__ import annotations
 
-import hashlib
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ import jinja2
 
 from glotbench.czech import reference_rules, subsets
 from glotbench.czech.records import READERS
+from glotbench.data.hub_folder import folder_sha256, load_hub_folder
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.paths import resolve_data_file
 from glotbench.tasks.task import Output, Sample, Scored, Task
@@ -41,19 +42,6 @@ def render_exact(source: str, variables: dict, *, task: str, field: str) -> str:
         raise TaskSpecError(f"task {task}: field '{field}': template syntax error line {err.lineno}: {err.message}") from None
     except jinja2.UndefinedError as err:
         raise TaskSpecError(f"task {task}: field '{field}': {err.message}") from None
-
-
-def load_hub_folder(folder: Path, config: str | None, split: str, where: str) -> list[dict]:
-    """Rows of a Hub dataset snapshot kept in a local folder, through ``datasets`` itself."""
-    try:
-        import datasets
-    except ImportError:
-        raise DataError(f"{where}: reading a Hugging Face dataset folder needs `pip install 'glotbench[hub]'`") from None
-    try:
-        ds = datasets.load_dataset(str(folder), config, split=split)
-    except Exception as err:  # noqa: BLE001 - datasets raises many types
-        raise DataError(f"{where}: {folder}: cannot load split {split!r}: {str(err).splitlines()[0]}") from None
-    return [dict(r) for r in ds]
 
 
 class CzechBenchTask(Task):
@@ -100,13 +88,14 @@ class CzechBenchTask(Task):
         return render_exact(self._opts["mmlu"]["shot"], row, task=self.name, field="options.mmlu.shot")
 
     def data_fingerprint(self, split: str | None = None) -> str:
-        path = self.split_path(split or self.spec.dataset.eval_split)
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        h = hashlib.sha256()
-        for p in files:
-            h.update(str(p.relative_to(path) if path.is_dir() else p.name).encode())
-            h.update(p.read_bytes())
-        return h.hexdigest()[:16]
+        """The content hash of the files the rows are read from (:func:`folder_sha256`, the key of
+        the cache they are read through): the eval split's, and the MMLU shots' split's."""
+        splits = [split or self.spec.dataset.eval_split]
+        mm = self._opts.get("mmlu")
+        if mm and mm.get("shot_split"):
+            splits.append(mm["shot_split"])
+        paths = list(dict.fromkeys(self.split_path(s) for s in splits))
+        return "+".join(folder_sha256(p)[:16] for p in paths)
 
     # ---------------------------------------------------------------- prompts (exact)
     def _exact(self, which: str, sample: Sample) -> str:

@@ -1,6 +1,18 @@
-"""One reproducibility id per task result: data content + prompt + extractor/scorer + model settings."""
+"""One reproducibility id per task result.
+
+A task's fingerprint hashes everything that can change its numbers: the data files' content, the
+whole task spec (every field after defaults but ``FINGERPRINT_EXEMPT``: description, source, order,
+suites), the language pack the task reads answers with, the source files of user code the spec
+names (a ``record_fn``, ``task_class``, scorer, extractor or metric outside glotbench; glotbench's own
+code is stood for by its version), the model settings and the run settings. A run whose stored
+fingerprint differs recomputes (engine/stored_summary.py).
+"""
 
 from __future__ import annotations
+
+import hashlib
+import inspect
+from typing import Any
 
 from glotbench import __version__
 from glotbench.models.base import canonical_json, sha256_hex
@@ -11,20 +23,76 @@ def task_fingerprint(task: Task, settings: RunSettings, model_settings: dict) ->
     split = settings.split or task.spec.dataset.eval_split
     parts = {
         "data": task.data_fingerprint(split),
-        "prompt": task.spec.prompt_hash(),
-        "scoring": sha256_hex(canonical_json({
-            "task_version": task.spec.version,
-            "extractor": task.spec.extractor.model_dump(),
-            "scorer": task.spec.scorer,
-            **({"scorer_options": task.spec.scorer_options} if task.spec.scorer_options else {}),
-            "metrics": task.spec.metrics,
-            "glotbench": __version__.rsplit(".", 1)[0],
-        }))[:8],
+        "spec": task.spec.spec_hash(),
+        "pack": pack_fingerprint(task),
+        "code": code_fingerprint(task),
+        "glotbench": __version__.rsplit(".", 1)[0],
         "model": sha256_hex(canonical_json(model_settings))[:8],
         "settings": sha256_hex(canonical_json({k: v for k, v in settings.to_dict().items()}))[:8],
     }
     parts["id"] = sha256_hex(canonical_json(parts))[:12]
     return parts
+
+
+def pack_fingerprint(task: Task) -> str:
+    """Hash of the language pack's content (its words and rules), or of the bare code when none exists."""
+    from glotbench.languages import UnknownLanguageError
+
+    try:
+        pack: Any = task.pack.model_dump(mode="json")
+    except UnknownLanguageError:
+        pack = {"unknown": task.spec.language}
+    return sha256_hex(canonical_json(pack))[:8]
+
+
+def _code_objects(task: Task) -> list[Any]:
+    """The code a task's numbers come from: its class (and bases), record_fn, scorer, extractor, metrics."""
+    from glotbench.extract import get_extractor
+    from glotbench.scoring.metrics import get_metric
+
+    spec = task.spec
+    objs: list[Any] = list(type(task).__mro__)
+    if spec.dataset.record_fn:
+        objs.append(task._record_fn)
+    try:
+        objs.append(getattr(task.scorer, "fn", task.scorer))
+    except Exception:  # noqa: BLE001 - a task class that scores without the YAML's scorer
+        pass
+    try:
+        objs.append(get_extractor(spec.extractor.name))
+    except Exception:  # noqa: BLE001
+        pass
+    for name in spec.metrics:
+        try:
+            m = get_metric(name)
+        except Exception:  # noqa: BLE001
+            continue
+        objs += [m.fn, m.per_item]
+    return [o for o in objs if o is not None]
+
+
+def _source_file(obj: Any) -> str | None:
+    """The source file of ``obj``'s module when that module is not glotbench's own (None then)."""
+    module = inspect.getmodule(obj)
+    name = getattr(module, "__name__", "") or ""
+    if module is None or name == "builtins" or name == "glotbench" or name.startswith("glotbench."):
+        return None
+    return getattr(module, "__file__", None) or f"<{name}>"
+
+
+def code_fingerprint(task: Task) -> str:
+    """Hash of the content of every user source file the task's code comes from ("" when none)."""
+    files = sorted({f for f in map(_source_file, _code_objects(task)) if f})
+    if not files:
+        return ""
+    digests = {}
+    for f in files:
+        try:
+            with open(f, "rb") as fh:
+                digests[f] = hashlib.sha256(fh.read()).hexdigest()
+        except OSError:
+            digests[f] = f  # no file (a module built in memory): its name stands for it
+    return sha256_hex(canonical_json(sorted(digests.values())))[:8]
 
 
 def run_fingerprint(task_fps: dict[str, dict]) -> str:

@@ -29,7 +29,7 @@ import glotbench.hulu.scoring  # noqa: F401  (registers the option_value scorer 
 from glotbench.data.fields import MissingField, get_path
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.prompts.render import choices_block
-from glotbench.tasks.task import Output, Sample, Scored, Task, score_loglikelihood
+from glotbench.tasks.task import LL_METRICS, Output, Sample, Scored, Task, score_loglikelihood
 
 
 class HuluOptions(BaseModel):
@@ -167,9 +167,11 @@ class HuluTask(Task):
             return super().score(sample, outputs, mode=mode)  # the YAML's scorer: option_value
         # score_loglikelihood compares option labels: give it the gold's option label, then map back.
         values = sample.vars["option_values"]
-        scored = score_loglikelihood(dataclasses.replace(sample, target=sample.vars["answer_label"]), outputs)
+        scored = score_loglikelihood(dataclasses.replace(sample, target=sample.vars["answer_label"]), outputs,
+                                     self.ll_options(sample))
         scored.pred = values[scored.pred]
-        scored.extracted["pred_norm"] = values[scored.extracted["pred_norm"]]
+        for key in ("pred_norm", "pred_norm_bytes", "pred_norm_tokens"):
+            scored.extracted[key] = values[scored.extracted[key]]
         if sample.target is None:
             scored.values = {}
         return scored
@@ -179,5 +181,5 @@ class HuluTask(Task):
             return ["answered"]
         names = list(self.spec.metrics)
         if mode == "loglikelihood":
-            names = ["accuracy", "accuracy_norm"] + [m for m in names if m != "accuracy"]
+            names = list(LL_METRICS) + [m for m in names if m != "accuracy"]
         return names

@@ -278,7 +278,12 @@ for _m in (
     mean_of("numeric_match", "numeric_match"),
     mean_of("abs_error", "abs_error", direction="lower", format=".4g"),
     mean_of("rel_error", "rel_error", direction="lower", format=".4g"),
-    mean_of("correct_norm", "accuracy_norm"),
+    Metric("accuracy_norm", key="correct_norm", description="--mode loglikelihood: the option with the highest "
+           "log-probability per character of the option as scored (lm-eval's acc_norm)"),
+    Metric("accuracy_norm_bytes", key="correct_norm_bytes", description="--mode loglikelihood: the option with the "
+           "highest log-probability per UTF-8 byte of the option as scored"),
+    Metric("accuracy_norm_tokens", key="correct_norm_tokens", description="--mode loglikelihood: the option with the "
+           "highest log-probability per token of the continuation as the backend scored it"),
 ):
     register_metric(_m)
 

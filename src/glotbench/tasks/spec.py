@@ -1,8 +1,9 @@
 """The task specification: one frozen, documented object per task, read from YAML.
 
 Every knob that changes a prompt is a field here (see docs/adding-a-task.md), so a prompt is
-data, not code. ``TaskSpec.prompt_hash()`` hashes exactly those fields; it is shown next to
-every score.
+data, not code. ``TaskSpec.prompt_hash()`` hashes the fields that shape the prompt; it is shown next
+to every score. The task's fingerprint (engine/fingerprint.py) hashes the whole spec instead
+(:meth:`TaskSpec.fingerprint_payload`: every field after defaults but :data:`FINGERPRINT_EXEMPT`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from glotbench.errors import TaskSpecError
 from glotbench.models.base import canonical_json, sha256_hex
 from glotbench.yamlfile import read_mapping, validate
+
+
+# The only fields left out of a task's fingerprint: they cannot change a number (what a task is
+# called in prose, where it came from, where it sits in its suites' tables). Every other field, nested
+# ones included, is in it, so editing it makes the next run recompute (tests/test_task_fingerprint.py).
+FINGERPRINT_EXEMPT = ("description", "source", "order", "suites")
 
 
 class _Strict(BaseModel):
@@ -114,6 +121,14 @@ class TaskSpec(_Strict):
     # Python escape hatch: a registered task class name or "module:Class" (a glotbench Task subclass)
     task_class: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)  # free-form knobs for a task_class
+
+    def fingerprint_payload(self) -> dict:
+        """Every field after defaults (nested ones included), minus :data:`FINGERPRINT_EXEMPT`."""
+        return self.model_dump(mode="json", exclude=set(FINGERPRINT_EXEMPT))
+
+    def spec_hash(self) -> str:
+        """Short hash of :meth:`fingerprint_payload`."""
+        return sha256_hex(canonical_json(self.fingerprint_payload()))[:8]
 
     def prompt_hash(self, run_overrides: dict | None = None) -> str:
         """Hash of everything that shapes the prompt; ``run_overrides`` holds run-level prompt

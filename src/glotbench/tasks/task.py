@@ -23,6 +23,11 @@ from glotbench.tasks.spec import TaskSpec
 
 _BUILTIN_DEFS = (Path(__file__).parent / "defs").resolve()
 
+LL_DELIMITER = " "  # between the context and each option in --mode loglikelihood (lm-eval's target_delimiter)
+# --mode loglikelihood's metrics: accuracy_norm is lm-eval's acc_norm (per character); the byte- and
+# token-normalised variants are reported beside it (see score_loglikelihood)
+LL_METRICS = ("accuracy", "accuracy_norm", "accuracy_norm_bytes", "accuracy_norm_tokens")
+
 
 @dataclass
 class Sample:
@@ -273,13 +278,18 @@ class Task:
         return plain_from_chat(system, shots, self.render_user(sample), p.answer_cue)
 
     # ---------------------------------------------------------------- requests
+    def ll_options(self, sample: Sample) -> list[str]:
+        """The option strings ``--mode loglikelihood`` scores, one per option (each is sent after
+        :data:`LL_DELIMITER`): the labels, or the option texts with ``ll_continuation: text``."""
+        conts = sample.labels if self.spec.prompt.ll_continuation == "label" else sample.choices
+        return [str(c) for c in conts]
+
     def requests(self, sample: Sample, *, mode: str, chat: bool, settings: "RunSettings") -> list[Request]:
         if mode == "loglikelihood":
             if self.spec.output_type != "multiple_choice":
                 raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
             context = self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt)
-            conts = sample.labels if self.spec.prompt.ll_continuation == "label" else [str(c) for c in sample.choices]
-            return [LoglikelihoodRequest(context=context, continuation=" " + str(c)) for c in conts]
+            return [LoglikelihoodRequest(context=context, continuation=LL_DELIMITER + c) for c in self.ll_options(sample)]
         g = self.spec.generation
         common = dict(
             max_tokens=settings.max_tokens or g.max_tokens,
@@ -331,7 +341,7 @@ class Task:
 
     def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
         if mode == "loglikelihood":
-            return score_loglikelihood(sample, outputs)
+            return score_loglikelihood(sample, outputs, self.ll_options(sample))
         first: GenResult = outputs[0]
         extraction = self.explain_extraction(first.text, sample)
         extracted = extraction.value
@@ -368,20 +378,43 @@ class Task:
 
     def metric_names(self, mode: str) -> list[str]:
         if mode == "loglikelihood":
-            return ["accuracy", "accuracy_norm"]
+            return list(LL_METRICS)
         return list(self.spec.metrics)
 
 
-def score_loglikelihood(sample: Sample, outputs: list[LoglikelihoodResult]) -> Scored:
-    """Pick the option with the highest log-probability (raw and per-character normalised)."""
+def ll_norm_predictions(logprobs: list[float], options: list[str], n_tokens: list[int]) -> dict[str, int]:
+    """The index each rule picks (the first on a tie, as ``np.argmax``).
+
+    ``norm`` is lm-eval's ``acc_norm``: the log-probability divided by the number of characters of
+    the option as scored (``len(choice)`` of ``doc_to_choice``: the delimiter space is not counted);
+    ``norm_bytes`` divides by its UTF-8 bytes, ``norm_tokens`` by the continuation's token count as
+    the backend scored it (tokenizer-dependent). A zero length counts as 1.
+    """
+    def pick(lengths: list[int]) -> int:
+        return max(range(len(logprobs)), key=lambda k: logprobs[k] / max(1, lengths[k]))
+
+    return {
+        "raw": max(range(len(logprobs)), key=lambda k: logprobs[k]),
+        "norm": pick([len(o) for o in options]),
+        "norm_bytes": pick([len(o.encode("utf-8")) for o in options]),
+        "norm_tokens": pick(n_tokens),
+    }
+
+
+def score_loglikelihood(sample: Sample, outputs: list[LoglikelihoodResult], options: list[str]) -> Scored:
+    """Pick the option with the highest log-probability, raw and length-normalised
+    (:func:`ll_norm_predictions`). ``options``: the strings scored, one per label, without the
+    delimiter (:meth:`Task.ll_options`)."""
+    if len(options) != len(outputs) or len(outputs) != len(sample.labels or []):
+        raise ValueError(f"task {sample.task}: item {sample.id}: {len(outputs)} log-likelihoods for "
+                         f"{len(options)} options and {len(sample.labels or [])} labels")
     lps = [o.logprob for o in outputs]
-    conts = sample.labels
-    raw = max(range(len(lps)), key=lambda k: lps[k])
-    lengths = [max(1, len(str(c).encode("utf-8"))) for c in (sample.choices or conts)]
-    norm = max(range(len(lps)), key=lambda k: lps[k] / lengths[k])
-    pred = sample.labels[raw]
-    return Scored(
-        pred=pred,
-        values={"correct": float(pred == str(sample.target)), "correct_norm": float(sample.labels[norm] == str(sample.target))},
-        extracted={"logprobs": lps, "pred_norm": sample.labels[norm]},
-    )
+    picks = ll_norm_predictions(lps, options, [o.n_tokens for o in outputs])
+    gold = str(sample.target)
+    preds = {rule: sample.labels[k] for rule, k in picks.items()}
+    values = {"correct": float(preds["raw"] == gold)}
+    extracted = {"logprobs": lps}
+    for rule in ("norm", "norm_bytes", "norm_tokens"):
+        values[f"correct_{rule}"] = float(preds[rule] == gold)
+        extracted[f"pred_{rule}"] = preds[rule]
+    return Scored(pred=preds["raw"], values=values, extracted=extracted)
