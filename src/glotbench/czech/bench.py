@@ -16,6 +16,7 @@ the parse rule (``options.parse``), the metrics. This class only does what YAML 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from functools import cached_property
 from pathlib import Path
@@ -56,6 +57,27 @@ def load_hub_folder(folder: Path, config: str | None, split: str, where: str) ->
     return [dict(r) for r in ds]
 
 
+def hub_layout(folder: Path, config: str | None, split: str, older: list[dict] | None, where: str) -> tuple[str | None, str]:
+    """The (config, split) to read: the task's own (today's layout of the Hub repo), else the first
+    of ``options.hf_older_layouts`` whose config the folder's ``README.md`` declares (a snapshot
+    taken before the repo was reorganised; Belebele until 2024-08: one config, a split per language)."""
+    if not older:
+        return config, split
+    try:
+        import datasets
+    except ImportError:
+        raise DataError(f"{where}: reading a Hugging Face dataset folder needs `pip install 'glotbench[hub]'`") from None
+    try:
+        names = datasets.get_dataset_config_names(str(folder))
+    except Exception as err:  # noqa: BLE001 - datasets raises many types
+        raise DataError(f"{where}: {folder}: cannot read its configs: {str(err).splitlines()[0]}") from None
+    for layout in [{"config": config, "split": split}, *older]:
+        if (layout.get("config") or "default") in names:
+            return layout.get("config"), layout["split"]
+    wanted = ", ".join(repr(x.get("config") or "default") for x in [{"config": config}, *older])
+    raise DataError(f"{where}: {folder}: has none of the configs {wanted} (it has: {', '.join(names)})")
+
+
 class CzechBenchTask(Task):
     @property
     def _opts(self) -> dict[str, Any]:
@@ -85,7 +107,20 @@ class CzechBenchTask(Task):
             return READERS[reader](path)
         hf = self.spec.dataset.hf
         hf_split = (self._opts.get("hf_splits") or {}).get(split, split)
-        return load_hub_folder(path, hf.config if hf else None, hf_split, where)
+        config, hf_split = hub_layout(path, hf.config if hf else None, hf_split, self._opts.get("hf_older_layouts"), where)
+        return load_hub_folder(path, config, hf_split, where)
+
+    def build_sample(self, rec: dict, index: int, where: str) -> Sample:
+        """``options.no_gold_label`` (SNLI's ``-1``: annotators did not agree): such a row is kept
+        and scored as the reference scores it: its gold is that value, which no answer the prompt
+        asks for matches, so it counts wrong in accuracy and is one more class in macro-F1 (why the
+        thesis' SNLI macro-F1 is far below its accuracy)."""
+        nogold = self._opts.get("no_gold_label")
+        key = self.spec.fields.get("target", "target")
+        if nogold is None or str(rec.get(key)) != str(nogold) or not rec.get("labels"):
+            return super().build_sample(rec, index, where)
+        sample = super().build_sample({**rec, key: rec["labels"][0]}, index, where)
+        return dataclasses.replace(sample, target=rec[key], vars={**sample.vars, "target": rec[key]})
 
     def raw_records(self, split: str) -> list[dict]:
         rows = self._rows(split)
