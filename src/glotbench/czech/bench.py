@@ -49,7 +49,7 @@ def load_hub_folder(folder: Path, config: str | None, split: str, where: str) ->
     try:
         import datasets
     except ImportError:
-        raise DataError(f"{where}: reading a Hugging Face dataset folder needs `pip install 'glotbench[hub]'`") from None
+        raise DataError(f"{where}: reading a Hugging Face dataset folder needs the `datasets` package (a glotbench dependency: `pip install 'datasets>=2.18'`)") from None
     try:
         ds = datasets.load_dataset(str(folder), config, split=split)
     except Exception as err:  # noqa: BLE001 - datasets raises many types
@@ -66,7 +66,7 @@ def hub_layout(folder: Path, config: str | None, split: str, older: list[dict] |
     try:
         import datasets
     except ImportError:
-        raise DataError(f"{where}: reading a Hugging Face dataset folder needs `pip install 'glotbench[hub]'`") from None
+        raise DataError(f"{where}: reading a Hugging Face dataset folder needs the `datasets` package (a glotbench dependency: `pip install 'datasets>=2.18'`)") from None
     try:
         names = datasets.get_dataset_config_names(str(folder))
     except Exception as err:  # noqa: BLE001 - datasets raises many types
