@@ -58,9 +58,10 @@ def task_mode(task: Task, settings: RunSettings) -> str:
 
 def plan(tasks: list[Task], settings: RunSettings, model_settings: dict, journal: Journal,
          loaded: dict[str, list] | None = None) -> list[TaskRun]:
-    """``loaded``: items already read per task name (the run reads them before loading the model)."""
+    """``loaded``: items already read per task name (the run reads them before loading the model);
+    taken out of the dict, so the runs hold the only reference (``TaskRun.release_samples``)."""
     runs = []
-    loaded = dict(loaded or {})
+    loaded = {} if loaded is None else loaded
     for task in tasks:
         samples = loaded.pop(task.name, None)
         if samples is None:
