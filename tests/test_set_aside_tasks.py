@@ -87,3 +87,15 @@ def test_a_task_named_alone_still_fails_with_its_error(tmp_path, stub_server):
                   "--tasks", "czech_bench.belebele_en", "--limit", "2")
     assert r.returncode != 0 and not res
     assert "has none of the configs" in r.stderr
+
+
+def test_suite_sets_aside_missing_and_unloadable_tasks(tmp_path, stub_server):
+    base = stub_server("--answer", "2")
+    r, res = _run(tmp_path, _data(tmp_path, broken=True), "--model", "openai:stub", "--base-url", base,
+                  "--suite", "czech_bench", "--limit", "1")
+    assert r.returncode == 3, r.stdout + r.stderr
+    skipped = res["skipped_tasks"]
+    assert "czech_bench.belebele" in res["tasks"] and len(res["tasks"]) + len(skipped) == 27
+    assert skipped["czech_bench.belebele_en"].startswith("cannot load: ")
+    assert all(why.startswith("data missing: ") for name, why in skipped.items() if name != "czech_bench.belebele_en")
+    assert "czech_bench.snli" in skipped and "czech_bench.mmlu" in skipped  # Hub sets absent from this root
