@@ -65,6 +65,12 @@ def test_snli_no_gold_rows_scored_as_the_reference(task_of, name):
     assert got["cb_accuracy"]["value"] == pytest.approx(ref["accuracy"], abs=1e-6)
     assert got["cb_macro_f1"]["value"] == pytest.approx(ref["macro_f1"], abs=1e-6)
     assert got["cb_parsed"]["value"] == pytest.approx(6 / 8)
+    assert got["cb_macro_f1"]["value"] < got["cb_accuracy"]["value"]  # the -1 class (F1 0) pulls macro-F1 down
+    # glotbench's named variant beside them: the same rule over the rows that have a gold label
+    kept = [(o, g) for o, g in zip(outputs, golds) if g != -1]
+    ref_l = _reference_snli([o for o, _ in kept], [g for _, g in kept])
+    assert got["cb_accuracy_labelled"]["value"] == pytest.approx(ref_l["accuracy"], abs=1e-6)
+    assert got["cb_macro_f1_labelled"]["value"] == pytest.approx(ref_l["macro_f1"], abs=1e-6)
     # glotbench's own accuracy beside it: every row in the denominator (unparseable and -1 wrong)
     hits = sum(1 for s, t in zip(samples, outputs) if t.split() and t.split()[0].strip(")") == str(s.target))
     assert got["accuracy"]["value"] == pytest.approx(hits / 8)

@@ -178,6 +178,11 @@ class CzechBenchTask(Task):
             extracted = str(int(extracted))
         pred, values = get_scorer(self.spec.scorer)(extracted, sample.target, sample=sample, pack=self.pack)
         values = {**values, **reference_rules.reference_values(rule, text, sample.target)}
+        nogold = self._opts.get("no_gold_label")
+        if nogold is not None and str(sample.target) != str(nogold) and "cb_correct" in values:
+            # glotbench's variant beside the reference's numbers: the rows that have a gold label
+            values.update(cb_correct_labelled=values["cb_correct"], cb_gold_labelled=values["cb_gold"],
+                          cb_pred_labelled=values["cb_pred"])
         return Scored(pred=pred, values=values, extracted=extracted)
 
     def _score_qa(self, rule: str, text: str, sample: Sample) -> Scored:
