@@ -123,9 +123,10 @@ def _may_set_aside(task, tasks: list, cfg: RunConfig) -> bool:
 
 def load_or_set_aside(tasks, cfg: RunConfig, skipped: dict[str, str]) -> tuple[list, dict[str, list]]:
     """Check every task's prompt files and read its items before the model is loaded. A task whose
-    data is there but cannot be read (a file in another layout, a record the task cannot take) is set aside like a task without
-    data: ``skipped[name]`` = its one-line reason, prefixed ``cannot load: ``; the others run (the
-    Czech-Bench framework goes on when one benchmark fails). Returns the tasks kept and their items."""
+    data is there but cannot be read (a file in another layout, a record the task cannot take) is
+    set aside like a task without data: ``skipped[name]`` = its one-line reason, prefixed
+    ``cannot load: ``; the others run (the Czech-Bench framework goes on when one benchmark fails).
+    Returns the tasks kept and their items."""
     from glotbench.errors import DataError, GlotbenchError
 
     keep, loaded = [], {}
