@@ -60,3 +60,30 @@ def hub_root(tmp_path: Path) -> Path:
     shutil.copytree(FIXTURES, root)
     make_czech_news(root / "czech_bench" / "hf" / "czech_news")
     return root
+
+
+MIRROR = Path(__file__).resolve().parent / "fixtures" / "hub_mirror" / "datasets"
+HUB_REDIRECTS = {"truthful_qa": "truthfulqa/truthful_qa"}  # legacy Hub ids the Hub redirects
+
+
+def mirror_root(tmp_path: Path) -> Path:
+    """A data root whose Hub folders (``czech_bench/hf/<task>``) are the hub_mirror repositories,
+    linked by each task's ``dataset.hf.id``; AGREE and SQuAD-cs (not Hub datasets) from the
+    hand-made fixtures."""
+    from glotbench.tasks.registry import resolve
+
+    root = tmp_path / "data"
+    for name in ("agree", "squad_cs"):
+        shutil.copytree(FIXTURES / "czech_bench" / name, root / "czech_bench" / name)
+    for task in resolve(["czech_bench"]):
+        ds = task.spec.dataset
+        if ds.format != "hf" or ds.hf is None:
+            continue
+        repo = MIRROR / HUB_REDIRECTS.get(ds.hf.id, ds.hf.id)
+        assert repo.is_dir(), f"no mirror folder for {ds.hf.id}"
+        for rel in set(ds.splits.values()):
+            link = root / rel
+            if not link.exists():
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(repo, target_is_directory=True)
+    return root

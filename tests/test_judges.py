@@ -68,7 +68,7 @@ def test_missing_prompt_file_names_the_file(tmp_path, monkeypatch):
     from glotbench.judges import prompts
 
     monkeypatch.setenv("GLOTBENCH_DATA", str(tmp_path))
-    monkeypatch.setattr(prompts, "resolve_data_file", lambda rel: tmp_path / rel)
+    monkeypatch.setattr(prompts, "benchmark_file", lambda rel: tmp_path / rel)
     with pytest.raises(DataError, match=r"HuSimpleQA_judge_prompt\.json: grading prompt file for 'husimpleqa' not found"):
         prompts.load_grader("husimpleqa")
 
@@ -79,7 +79,7 @@ def test_broken_prompt_file_is_a_clear_error(tmp_path, monkeypatch):
     f = tmp_path / "chinese_simpleqa" / "prompts" / "chinese_simpleqa_eval_grader.json"
     f.parent.mkdir(parents=True)
     f.write_text(json.dumps({"GRADER_TEMPLATE": "问题: {question} 答案: {answer}"}), encoding="utf-8")
-    monkeypatch.setattr(prompts, "resolve_data_file", lambda rel: tmp_path / rel)
+    monkeypatch.setattr(prompts, "benchmark_file", lambda rel: tmp_path / rel)
     with pytest.raises(DataError, match=r"chinese_simpleqa_eval_grader\.json: template fields"):
         prompts.load_grader("chinese_simpleqa")
     f.write_text(json.dumps({"OTHER": "x"}), encoding="utf-8")

@@ -50,6 +50,7 @@ for _name, _ref in {
 from glotbench.scoring.metrics import METRICS  # noqa: E402
 
 CZECH_BENCH_METRICS = ("cb_accuracy", "cb_macro_f1", "cb_topic_accuracy", "cb_mae", "cb_mre", "cb_parsed", "cb_na_accuracy",
-                       "cb_na_macro_f1", "cb_em_raw", "cb_f1_raw", "cb_em_lemma", "cb_f1_lemma", "cb_em_root", "cb_f1_root")
+                       "cb_na_macro_f1", "cb_em_raw", "cb_f1_raw", "cb_em_lemma", "cb_f1_lemma", "cb_em_root", "cb_f1_root",
+                       "cb_accuracy_labelled", "cb_macro_f1_labelled")
 for _name in CZECH_BENCH_METRICS:
     METRICS.register_lazy(_name, f"glotbench.scoring.czech_bench_rules:CB.{_name}")

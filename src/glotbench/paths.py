@@ -46,3 +46,15 @@ def resolve_data_file(rel: str) -> Path:
             return cand
     root = find_data_root()
     return (root / rel) if root else p
+
+
+# Files no upstream source serves as files (prompts extracted from Python constants), shipped with
+# glotbench under the same relative path they have in a data root; licences in their NOTICE.md.
+PACKAGED_FILES = Path(__file__).with_name("benchmark_files")
+
+
+def benchmark_file(rel: str) -> Path:
+    """``rel`` as shipped in the package (:data:`PACKAGED_FILES`) when it is one of those files,
+    else :func:`resolve_data_file` (the data root)."""
+    packaged = PACKAGED_FILES / rel
+    return packaged if packaged.is_file() else resolve_data_file(rel)

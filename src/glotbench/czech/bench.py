@@ -17,6 +17,7 @@ the parse rule (``options.parse``), the metrics. This class only does what YAML 
 
 from __future__ import annotations
 
+import dataclasses
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,27 @@ def render_exact(source: str, variables: dict, *, task: str, field: str) -> str:
         raise TaskSpecError(f"task {task}: field '{field}': template syntax error line {err.lineno}: {err.message}") from None
     except jinja2.UndefinedError as err:
         raise TaskSpecError(f"task {task}: field '{field}': {err.message}") from None
+
+
+def hub_layout(folder: Path, config: str | None, split: str, older: list[dict] | None, where: str) -> tuple[str | None, str]:
+    """The (config, split) to read: the task's own (today's layout of the Hub repo), else the first
+    of ``options.hf_older_layouts`` whose config the folder's ``README.md`` declares (a snapshot
+    taken before the repo was reorganised; Belebele until 2024-08: one config, a split per language)."""
+    if not older:
+        return config, split
+    try:
+        import datasets
+    except ImportError:
+        raise DataError(f"{where}: reading a Hugging Face dataset folder needs the `datasets` package (a glotbench dependency: `pip install 'datasets>=2.18'`)") from None
+    try:
+        names = datasets.get_dataset_config_names(str(folder))
+    except Exception as err:  # noqa: BLE001 - datasets raises many types
+        raise DataError(f"{where}: {folder}: cannot read its configs: {str(err).splitlines()[0]}") from None
+    for layout in [{"config": config, "split": split}, *older]:
+        if (layout.get("config") or "default") in names:
+            return layout.get("config"), layout["split"]
+    wanted = ", ".join(repr(x.get("config") or "default") for x in [{"config": config}, *older])
+    raise DataError(f"{where}: {folder}: has none of the configs {wanted} (it has: {', '.join(names)})")
 
 
 class CzechBenchTask(Task):
@@ -73,7 +95,20 @@ class CzechBenchTask(Task):
             return READERS[reader](path)
         hf = self.spec.dataset.hf
         hf_split = (self._opts.get("hf_splits") or {}).get(split, split)
-        return load_hub_folder(path, hf.config if hf else None, hf_split, where)
+        config, hf_split = hub_layout(path, hf.config if hf else None, hf_split, self._opts.get("hf_older_layouts"), where)
+        return load_hub_folder(path, config, hf_split, where)
+
+    def build_sample(self, rec: dict, index: int, where: str) -> Sample:
+        """``options.no_gold_label`` (SNLI's ``-1``: annotators did not agree): such a row is kept
+        and scored as the reference scores it: its gold is that value, which no answer the prompt
+        asks for matches, so it counts wrong in accuracy and is one more class in macro-F1 (why the
+        thesis' SNLI macro-F1 is far below its accuracy)."""
+        nogold = self._opts.get("no_gold_label")
+        key = self.spec.fields.get("target", "target")
+        if nogold is None or str(rec.get(key)) != str(nogold) or not rec.get("labels"):
+            return super().build_sample(rec, index, where)
+        sample = super().build_sample({**rec, key: rec["labels"][0]}, index, where)
+        return dataclasses.replace(sample, target=rec[key], vars={**sample.vars, "target": rec[key]})
 
     def raw_records(self, split: str) -> list[dict]:
         rows = self._rows(split)
@@ -132,6 +167,11 @@ class CzechBenchTask(Task):
             extracted = str(int(extracted))
         pred, values = get_scorer(self.spec.scorer)(extracted, sample.target, sample=sample, pack=self.pack)
         values = {**values, **reference_rules.reference_values(rule, text, sample.target)}
+        nogold = self._opts.get("no_gold_label")
+        if nogold is not None and str(sample.target) != str(nogold) and "cb_correct" in values:
+            # glotbench's variant beside the reference's numbers: the rows that have a gold label
+            values.update(cb_correct_labelled=values["cb_correct"], cb_gold_labelled=values["cb_gold"],
+                          cb_pred_labelled=values["cb_pred"])
         return Scored(pred=pred, values=values, extracted=extracted)
 
     def _score_qa(self, rule: str, text: str, sample: Sample) -> Scored:

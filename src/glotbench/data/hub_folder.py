@@ -63,7 +63,7 @@ def load_hub_folder(folder: Path, config: str | None, split: str, where: str) ->
     try:
         import datasets
     except ImportError:
-        raise DataError(f"{where}: reading a Hugging Face dataset folder needs `pip install 'glotbench[hub]'`") from None
+        raise DataError(f"{where}: reading a Hugging Face dataset folder needs the `datasets` package (a glotbench dependency: `pip install 'datasets>=2.18'`)") from None
     cache = cache_dir_for(folder_sha256(folder))
     try:
         ds = datasets.load_dataset(str(folder), config, split=split, cache_dir=str(cache))

@@ -175,7 +175,7 @@ def read_hf(hf_id: str, revision: str, config: str | None, split: str) -> list[d
     try:
         import datasets
     except ImportError:
-        raise DataError(f"dataset {hf_id}: loading from the Hugging Face hub needs `pip install 'glotbench[hub]'`") from None
+        raise DataError(f"dataset {hf_id}: loading from the Hugging Face hub needs the `datasets` package (a glotbench dependency: `pip install 'datasets>=2.18'`)") from None
     try:
         ds = datasets.load_dataset(hf_id, config, revision=revision, split=split)
     except Exception as err:  # noqa: BLE001 - the hub raises many types

@@ -56,10 +56,16 @@ def task_mode(task: Task, settings: RunSettings) -> str:
     return "generate"
 
 
-def plan(tasks: list[Task], settings: RunSettings, model_settings: dict, journal: Journal) -> list[TaskRun]:
+def plan(tasks: list[Task], settings: RunSettings, model_settings: dict, journal: Journal,
+         loaded: dict[str, list] | None = None) -> list[TaskRun]:
+    """``loaded``: items already read per task name (the run reads them before loading the model);
+    taken out of the dict, so the runs hold the only reference (``TaskRun.release_samples``)."""
     runs = []
+    loaded = {} if loaded is None else loaded
     for task in tasks:
-        samples = task.run_samples(settings)
+        samples = loaded.pop(task.name, None)
+        if samples is None:
+            samples = task.run_samples(settings)
         fp = task_fingerprint(task, settings, model_settings)
         done = journal.scored_ids(fp["id"], task.name)
         runs.append(TaskRun(task=task, mode=task_mode(task, settings), fingerprint=fp, samples=samples,

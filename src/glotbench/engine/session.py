@@ -114,6 +114,38 @@ def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]
     return keep, skipped
 
 
+def _may_set_aside(task, tasks: list, cfg: RunConfig) -> bool:
+    """A task that came in through a suite or glob (or any task of a --skip-missing-data run, as a
+    Czech-Bench config is) may be set aside; one named on its own, or alone, fails the run."""
+    named = {n.strip() for raw in (cfg.tasks or []) for n in raw.split(",")}
+    return len(tasks) > 1 and (task.name not in named or cfg.skip_missing_data)
+
+
+def load_or_set_aside(tasks, cfg: RunConfig, skipped: dict[str, str]) -> tuple[list, dict[str, list]]:
+    """Check every task's prompt files and read its items before the model is loaded. A task whose
+    data is there but cannot be read (a file in another layout, a record the task cannot take) is
+    set aside like a task without data: ``skipped[name]`` = its one-line reason, prefixed
+    ``cannot load: ``; the others run (the Czech-Bench framework goes on when one benchmark fails).
+    Returns the tasks kept and their items."""
+    from glotbench.errors import DataError, GlotbenchError
+
+    keep, loaded = [], {}
+    for t in tasks:
+        try:
+            t.check_ready()
+            loaded[t.name] = t.run_samples(cfg)
+        except Exception as err:  # noqa: BLE001 - any failure to read a task's data sets that task aside
+            if not _may_set_aside(t, tasks, cfg):
+                raise
+            text = str(err) if isinstance(err, GlotbenchError) else f"{type(err).__name__}: {err}"
+            skipped[t.name] = "cannot load: " + (text.strip().splitlines() or [type(err).__name__])[0]
+            continue
+        keep.append(t)
+    if not keep:
+        raise DataError(f"no selected task could be loaded: {next(iter(skipped.values()))}")
+    return keep, loaded
+
+
 def check_judge(tasks, judge_spec: str | None) -> None:
     from glotbench.errors import GlotbenchError
 
@@ -172,6 +204,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
 
     check_settings(cfg)
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
+    tasks, loaded = load_or_set_aside(tasks, cfg, skipped)
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
     check_judge(tasks, cfg.judge)
@@ -194,7 +227,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         wait=wait_lock, on_wait=lambda pid: console.print(f"waiting: PID {pid} holds {out_dir}"))
     try:
         return _run_locked(cfg, out_dir, tasks, skipped, model, judge_model, console=console,
-                           show_progress=show_progress)
+                           show_progress=show_progress, loaded=loaded)
     except sqlite3.DatabaseError as err:
         raise JournalCorrupt(corrupt_message(out_dir / JOURNAL_NAME, err)) from None
     finally:
@@ -202,7 +235,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
 
 
 def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model: Model, judge_model: Model | None,
-                *, console: Console, show_progress: bool) -> tuple[dict, Path]:
+                *, console: Console, show_progress: bool, loaded: dict | None = None) -> tuple[dict, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     journal = Journal(out_dir / JOURNAL_NAME)
     settings = cfg
@@ -221,17 +254,18 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
             return _rereport(cfg, out_dir, journal, model, judge_model, skipped, *reused, console=console)
         with fewer_collections():  # the run's collections walk what it makes, not the loaded tasks
             return _execute_and_report(cfg, out_dir, journal, tasks, settings, model, judge_model, skipped,
-                                       console=console, show_progress=show_progress)
+                                       console=console, show_progress=show_progress, loaded=loaded)
     finally:
         journal.close()
 
 
 def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: list, settings: RunConfig, model: Model,
-                        judge_model: Model | None, skipped: dict, *, console: Console, show_progress: bool) -> tuple[dict, Path]:
+                        judge_model: Model | None, skipped: dict, *, console: Console, show_progress: bool,
+                        loaded: dict | None = None) -> tuple[dict, Path]:
     """Plan, send what is still to do, summarise and write a run's results (inside its lock and journal)."""
     from glotbench.engine.shards.driver import run_sharded
 
-    runs = plan(tasks, settings, model.settings(), journal)
+    runs = plan(tasks, settings, model.settings(), journal, loaded=loaded)
     for tr in runs:
         _warn(console, tr.task.name, list(dict.fromkeys(getattr(tr.task, "load_warnings", []))))
     todo = sum(len(r.todo) for r in runs)

@@ -9,7 +9,7 @@
       judge_rule: reference           # headline grade: reference (the benchmark's own reply rule) | strict
                                       #   (glotbench's parse, judge errors apart); the other is scored beside it
       prompt_file:                    # the evaluated model's prompt, read from the benchmark's own file
-        path: openhueval/prompts/HuSimpleQA_infer_prompts.json   # relative to the data root
+        path: openhueval/prompts/HuSimpleQA_infer_prompts.json   # glotbench/benchmark_files/ first, else the data root
         key: "INSTRUCTIONS.{lang}"    # dotted key; {lang} is --prompt-lang (or default_lang)
         style: substitute             # substitute ({name} replaced once) | format (Python str.format)
         default_lang: hu

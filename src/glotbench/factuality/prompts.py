@@ -1,5 +1,5 @@
-"""The evaluated model's prompt, read from the benchmark's own prompt file (never copied into the
-repo): HuSimpleQA's ``INSTRUCTIONS[lang]``, Chinese SimpleQA's ``ANSWER_WITH_CONFIDENCE_PROMPT_TEMPLATE``.
+"""The evaluated model's prompt, read from the benchmark's own prompt file (shipped with glotbench in
+glotbench/benchmark_files/, as no upstream file holds it; licences in its NOTICE.md): HuSimpleQA's ``INSTRUCTIONS[lang]``, Chinese SimpleQA's ``ANSWER_WITH_CONFIDENCE_PROMPT_TEMPLATE``.
 
 Two fill styles, as the sources use them: ``format`` is Python ``str.format`` (Chinese SimpleQA
 escapes its JSON braces as ``{{ }}``); ``substitute`` replaces each ``{name}`` once, in one pass
@@ -18,7 +18,7 @@ from typing import Any
 from glotbench.errors import DataError
 from glotbench.factuality.options import PromptFile
 from glotbench.judges.prompts import read_prompt_json
-from glotbench.paths import resolve_data_file
+from glotbench.paths import benchmark_file
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def load_template(pf: PromptFile, prompt_lang: str | None, where: str) -> FileTe
     if "{lang}" in pf.key and not lang:
         raise DataError(f"{where}: options.prompt_file.key {pf.key!r} needs --prompt-lang (no default_lang)")
     key = pf.key.replace("{lang}", lang or "")
-    path = resolve_data_file(pf.path)
+    path = benchmark_file(pf.path)
     cur: Any = _read(path)
     parts = key.split(".")
     for depth, k in enumerate(parts):

@@ -129,6 +129,14 @@ class SimpleQATask(Task):
     def grader(self) -> GraderPrompt:
         return load_grader(self.options.grader)
 
+    def check_ready(self) -> None:
+        from glotbench.factuality.prompts import _read
+        from glotbench.paths import benchmark_file
+
+        self.grader  # noqa: B018 - loads (and checks) the grading prompt
+        if self.options.prompt_file:
+            _read(benchmark_file(self.options.prompt_file.path))
+
     def template(self, prompt_lang: str | None = None) -> FileTemplate | None:
         pf = self.options.prompt_file
         return load_template(pf, prompt_lang, self.where) if pf else None

@@ -1,4 +1,4 @@
-"""The benchmarks' own grading prompts, loaded from the data folder and filled in.
+"""The benchmarks' own grading prompts (shipped with glotbench in glotbench/benchmark_files/, see its NOTICE.md), filled in.
 
 Graders (``GRADERS``):
 
@@ -24,14 +24,14 @@ from functools import cache, cached_property
 from pathlib import Path
 
 from glotbench.errors import DataError
-from glotbench.paths import resolve_data_file
+from glotbench.paths import benchmark_file
 
 CSQA_SYSTEM = "你是一个智能助手，请根据给定问题、标准答案和模型预测的答案来评估模型的回答是否正确。"
 
 
 @dataclass(frozen=True)
 class GraderSpec:
-    file: str  # relative to the data root
+    file: str  # as under a data root; shipped in glotbench/benchmark_files/ (paths.benchmark_file)
     keys: tuple[tuple[str, ...], ...]  # JSON key paths, concatenated in order into the user turn
     style: str  # "format" (str.format) or "substitute" (plain {name} replacement)
     placeholders: tuple[str, ...]  # template names, in (question, target, predicted_answer) order
@@ -184,4 +184,4 @@ def load_grader(name: str) -> GraderPrompt:
     """Load a grader by name (see :data:`GRADERS`); raises DataError naming the file if absent."""
     if name not in GRADERS:
         raise DataError(f"unknown grader {name!r}; known: {', '.join(sorted(GRADERS))}")
-    return _load(name, resolve_data_file(GRADERS[name].file))
+    return _load(name, benchmark_file(GRADERS[name].file))

@@ -19,7 +19,7 @@ from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError
 from glotbench.extract.jsonobj import first_json_object
 from glotbench.extract.thinking import strip_thinking
-from glotbench.paths import resolve_data_file
+from glotbench.paths import benchmark_file, resolve_data_file
 from glotbench.scoring.metrics import ScoredItem
 
 DATA_DIR = "openhueval"
@@ -49,8 +49,9 @@ def load_jsonl(path: str | Path, required: Iterable[str] = ()) -> list[dict]:
 
 
 def load_prompts(filename: str) -> dict:
-    """One of the benchmark's prompt files under ``openhueval/prompts/``."""
-    p = resolve_data_file(f"{PROMPT_DIR}/{filename}")
+    """One of the benchmark's prompt files, ``openhueval/prompts/<filename>``: shipped with glotbench
+    (taken from OpenCompass code; no upstream file holds them), else looked up in the data root."""
+    p = benchmark_file(f"{PROMPT_DIR}/{filename}")
     if not p.is_file():
         raise DataError(f"{p}: OpenHuEval prompt file not found")
     return json.loads(p.read_text(encoding="utf-8"))

@@ -1,7 +1,7 @@
 """The OpenHuEval tasks as engine :class:`~glotbench.tasks.task.Task` subclasses.
 
 The YAML files in ``tasks/defs/openhueval/`` name these classes. Prompts come from the
-benchmark's own prompt files (``openhueval/prompts/`` under the data root), built by the task
+benchmark's own prompt files (``openhueval/prompts/``, shipped in glotbench/benchmark_files/), built by the task
 modules (:mod:`.matching_fib`, :mod:`.standard_fib`, :mod:`.proverb_rea`, :mod:`.wildbench`);
 the YAML carries the data file, generation settings, metrics, slices and ``options``:
 
@@ -26,7 +26,7 @@ from glotbench.errors import TaskSpecError
 from glotbench.models.base import GenRequest, GenResult
 from glotbench.openhueval import matching_fib, proverb_rea, standard_fib, wildbench
 from glotbench.openhueval.common import PROMPT_DIR, strip_think
-from glotbench.paths import resolve_data_file
+from glotbench.paths import benchmark_file
 from glotbench.prompts.render import plain_from_chat
 from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import ScoredItem
@@ -50,6 +50,12 @@ class OpenHuEvalTask(Task):
     target_field = "answer"
     prompt_files: tuple[str, ...] = ()
 
+    def check_ready(self) -> None:
+        from glotbench.openhueval.common import load_prompts
+
+        for name in self.prompt_files:
+            load_prompts(name)
+
     # -- data
     def raw_records(self, split: str) -> list[dict]:
         return self.module.load(str(self.split_path(split)))
@@ -63,10 +69,10 @@ class OpenHuEvalTask(Task):
         return {f: rec.get(f) for f in self.spec.slice_by}
 
     def data_fingerprint(self, split: str | None = None) -> str:
-        """The data file's hash plus the benchmark prompt files' (prompts live in the data root)."""
+        """The data file's hash plus the benchmark prompt files' (shipped with glotbench: paths.benchmark_file)."""
         parts = [super().data_fingerprint(split)]
         for name in self.prompt_files:
-            p = resolve_data_file(f"{PROMPT_DIR}/{name}")
+            p = benchmark_file(f"{PROMPT_DIR}/{name}")
             parts.append(file_sha256(p)[:8] if p.is_file() else f"missing:{name}")
         return "+".join(parts)
 

@@ -57,7 +57,8 @@ def print_results(results: dict, console: Console | None = None) -> None:
         if t["n_errors"]:
             notes.append(f"{name}: {t['n_errors']} item(s) failed after retries and are excluded from the score (see errors in results.json)")
     for name, why in (results.get("skipped_tasks") or {}).items():
-        notes.append(f"data missing, not run: {name}: {why}")
+        kind = "cannot load" if why.startswith("cannot load: ") else "data missing"
+        notes.append(f"{kind}, not run: {name}: {why.removeprefix('cannot load: ')}")
     for n in notes:
         console.print(n, style="yellow")
     from glotbench.output.hooks import extra_tables

@@ -119,6 +119,11 @@ class CB:
     cb_accuracy = Metric("cb_accuracy", key="cb_correct", description=f"accuracy; {_REF}")
     cb_macro_f1 = Metric("cb_macro_f1", fn=macro_f1_of, params={"gold_key": "cb_gold", "pred_key": "cb_pred"},
                          description=f"macro-F1 over the labels seen (evaluate's f1); {_REF}")
+    cb_accuracy_labelled = Metric("cb_accuracy_labelled", key="cb_correct_labelled",
+                                  description=f"accuracy over the rows with a gold label (glotbench's variant: SNLI's -1 rows left out); {_REF}")
+    cb_macro_f1_labelled = Metric("cb_macro_f1_labelled", fn=macro_f1_of,
+                                  params={"gold_key": "cb_gold_labelled", "pred_key": "cb_pred_labelled"},
+                                  description=f"macro-F1 over the rows with a gold label (glotbench's variant); {_REF}")
     cb_topic_accuracy = Metric("cb_topic_accuracy", fn=topic_macro_accuracy, description=f"MMLU: mean of per-topic accuracies; {_REF}")
     cb_mae = Metric("cb_mae", key="cb_abs_error", direction="lower", format=".2f", description=f"GSM8K mean absolute error; {_REF}")
     cb_mre = Metric("cb_mre", key="cb_rel_error", direction="lower", format=".3f", description=f"GSM8K mean relative error (gold != 0); {_REF}")

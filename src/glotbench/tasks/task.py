@@ -352,6 +352,12 @@ class Task:
     # Tasks graded by an LLM judge set needs_judge and override the three methods below; the
     # engine sends judge requests through the journal like model requests (cached, resumable).
     needs_judge: bool = False
+
+    def check_ready(self) -> None:
+        """Raise a one-line GlotbenchError if a file the task needs besides its data (a grading or
+        prompt file) cannot be read. A run calls it before the model is loaded, so a judged task
+        never finds its grader missing after every model request. Default: nothing to check."""
+
     # `glotbench analyze thinking --judge`: how a reasoning trace is cut into thoughts
     # ("fib_split": the judge splits it; "shift_expression": the judge names thought-shift phrases)
     thinking_segmenting: str = "fib_split"

@@ -193,6 +193,7 @@ def write_outputs(task, translated: list[dict], out_dir: Path, *, target_lang: s
         opts["reader"] = "jsonl"  # Czech-Bench tasks read their split through a named reader
     opts.pop("subset", None)  # the subset was applied before translating
     opts.pop("hf_splits", None)
+    opts.pop("hf_older_layouts", None)
     spec["options"] = opts
     if prompt_from is not None:
         spec["prompt"] = prompt_from.spec.prompt.model_dump(mode="json")

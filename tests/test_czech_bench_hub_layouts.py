@@ -1,0 +1,123 @@
+"""Czech-Bench Hub sets in the layouts the Hub serves today (tests/fixtures/hub_mirror): SNLI's -1
+rows scored as the reference scores them, Belebele read from today's per-language configs and
+from the layout before 2024-08."""
+
+from __future__ import annotations
+
+import pytest
+
+from czech_bench_ref import MIRROR, mirror_root
+
+pytest.importorskip("datasets")
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    return mirror_root(tmp_path_factory.mktemp("mirror"))
+
+
+@pytest.fixture()
+def task_of(root, monkeypatch):
+    monkeypatch.setenv("GLOTBENCH_DATA", str(root))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    from glotbench.tasks.registry import resolve
+
+    return lambda name: resolve([name])[0]
+
+
+def _reference_snli(outputs: list[str], labels: list[int]) -> dict:
+    """The reference's SNLI loop restated: first token, strip, strip ')', int(); an unparseable
+    answer is left out; accuracy and macro-F1 (evaluate's f1 = scikit-learn's, labels seen) over
+    the rest, the -1 golds included."""
+    from sklearn.metrics import f1_score
+
+    preds, golds = [], []
+    for result, label in zip(outputs, labels):
+        parts = result.split()
+        res = parts[0].strip().strip(")") if parts else result
+        try:
+            pred = int(res)
+        except ValueError:
+            continue
+        preds.append(pred)
+        golds.append(label)
+    return {"accuracy": sum(p == g for p, g in zip(preds, golds)) / len(golds),
+            "macro_f1": f1_score(golds, preds, average="macro"), "count": len(golds)}
+
+
+@pytest.mark.parametrize("name", ["czech_bench.snli", "czech_bench.snli_en"])
+def test_snli_no_gold_rows_scored_as_the_reference(task_of, name):
+    from glotbench.engine.aggregate import summarise_task
+    from glotbench.models.base import GenResult
+
+    task = task_of(name)
+    samples = task.samples()
+    golds = [int(s.target) for s in samples]
+    assert len(samples) == 8 and golds.count(-1) == 2  # the -1 rows are kept, not dropped
+    outputs = ["0", "1)", "2 because", "x", "1", "2", "0", ""]
+    recs = []
+    for s, text in zip(samples, outputs):
+        sc = task.score(s, [GenResult(text=text)], mode="generate")
+        recs.append({"status": "scored", "gold": s.target, "pred": sc.pred, "values": sc.values, "metadata": s.metadata})
+    got = summarise_task(recs, task.metric_names("generate"), task.spec.slice_by, len(recs), n_boot=20)["metrics"]
+    ref = _reference_snli(outputs, golds)
+    assert ref["count"] == 6 and -1 in golds
+    assert got["cb_accuracy"]["value"] == pytest.approx(ref["accuracy"], abs=1e-6)
+    assert got["cb_macro_f1"]["value"] == pytest.approx(ref["macro_f1"], abs=1e-6)
+    assert got["cb_parsed"]["value"] == pytest.approx(6 / 8)
+    assert got["cb_macro_f1"]["value"] < got["cb_accuracy"]["value"]  # the -1 class (F1 0) pulls macro-F1 down
+    # glotbench's named variant beside them: the same rule over the rows that have a gold label
+    kept = [(o, g) for o, g in zip(outputs, golds) if g != -1]
+    ref_l = _reference_snli([o for o, _ in kept], [g for _, g in kept])
+    assert got["cb_accuracy_labelled"]["value"] == pytest.approx(ref_l["accuracy"], abs=1e-6)
+    assert got["cb_macro_f1_labelled"]["value"] == pytest.approx(ref_l["macro_f1"], abs=1e-6)
+    # glotbench's own accuracy beside it: every row in the denominator (unparseable and -1 wrong)
+    hits = sum(1 for s, t in zip(samples, outputs) if t.split() and t.split()[0].strip(")") == str(s.target))
+    assert got["accuracy"]["value"] == pytest.approx(hits / 8)
+
+
+def _old_belebele(folder, lang: str, rows_from) -> None:
+    """facebook/belebele before 2024-08: one default config, one split per language."""
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / f"{lang}.jsonl").write_bytes((rows_from / "data" / f"{lang}.jsonl").read_bytes())
+    (folder / "README.md").write_text("---\nconfigs:\n- config_name: default\n  data_files:\n"
+                                      f"  - split: {lang}\n    path: data/{lang}.jsonl\n"
+                                      "  - split: zul_Latn\n    path: data/zul_Latn.jsonl\n---\n", encoding="utf-8")
+    (folder / "data" / "zul_Latn.jsonl").write_bytes((rows_from / "data" / f"{lang}.jsonl").read_bytes())
+
+
+@pytest.mark.parametrize("name,lang", [("czech_bench.belebele", "ces_Latn"), ("czech_bench.belebele_en", "eng_Latn")])
+def test_belebele_today_and_old_layout(task_of, root, tmp_path, monkeypatch, name, lang):
+    from czech_bench_ref import jsonl
+
+    rows = jsonl(MIRROR / "facebook/belebele/data" / f"{lang}.jsonl")
+    scored = [r["question"] for i, r in enumerate(rows) if i not in {0, 3, 4, 5, 8}]
+    today = task_of(name)
+    assert [s.vars["question"] for s in today.samples()] == scored
+    assert [s.target for s in today.samples()] == [r["correct_answer_num"] for i, r in enumerate(rows) if i not in {0, 3, 4, 5, 8}]
+    # the same task on a snapshot taken before the repo had one config per language
+    old = tmp_path / "old"
+    (old / "czech_bench" / "hf").mkdir(parents=True)
+    key = name.split(".")[1]
+    _old_belebele(old / "czech_bench" / "hf" / key, lang, MIRROR / "facebook/belebele")
+    monkeypatch.setenv("GLOTBENCH_DATA", str(old))
+    from glotbench.tasks.registry import resolve
+
+    assert [s.vars["question"] for s in resolve([name])[0].samples()] == scored
+
+
+def test_belebele_folder_without_the_language_is_one_line(task_of, tmp_path, monkeypatch):
+    from glotbench.errors import DataError
+
+    folder = tmp_path / "d" / "czech_bench" / "hf" / "belebele"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "x.jsonl").write_text('{"a": 1}\n', encoding="utf-8")
+    (folder / "README.md").write_text("---\nconfigs:\n- config_name: zul_Latn\n  data_files:\n  - split: test\n"
+                                      "    path: data/x.jsonl\n---\n", encoding="utf-8")
+    monkeypatch.setenv("GLOTBENCH_DATA", str(tmp_path / "d"))
+    from glotbench.tasks.registry import resolve
+
+    with pytest.raises(DataError) as e:
+        resolve(["czech_bench.belebele"])[0].samples()
+    msg = str(e.value)
+    assert "\n" not in msg and "'ces_Latn'" in msg and "zul_Latn" in msg and str(folder) in msg
