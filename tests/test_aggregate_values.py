@@ -36,8 +36,16 @@ N_BOOT = 40
 LIMIT = 12
 TWIN_SYSTEM = "You are a helpful assistant (value-test twin)."
 TASKS = ["mm_eval.knowledge", "mm_eval.reasoning", "mm_eval.syntax", "mm_eval.semantics", "cs.klokanek",
-         "xl.knowledge_mn", "xl.knowledge_en", "chinese_simpleqa", "chinese_simpleqa.mc", "chinese_simpleqa.mc_shuffled"]
+         "xl.knowledge_mn", "xl.knowledge_en", "chinese_simpleqa", "chinese_simpleqa.mc", "chinese_simpleqa.mc_shuffled",
+         "chinese_simpleqa.confidence"]
 MODELS = {"A": "A", "B": "B", "C": "Odpověď: C"}
+JUDGE_PROMPT = "请根据给定问题、标准答案和模型预测的答案来评估"  # Chinese SimpleQA's grader template opens so
+CONFIDENCE_PROMPT = "请阅读以下问题：\n{}\n"  # the stated-confidence prompt around the question
+
+
+def stated_confidence(k: int):
+    """What the stub states on the k-th confidence item: every bin, a 0-1 reading and a reply without one."""
+    return {10: 0.85, 11: None}.get(k, 9 * k)
 DATA = ("czech_klokanek/dataset.json", "mm_eval/knowledge_eval.json", "chinese_simpleqa/chinese_simpleqa.jsonl")
 
 # ------------------------------------------------------------------ the aggregates and their value tests
@@ -60,6 +68,10 @@ AGGREGATES: dict[str, str] = {
                                  "metrics", "slices", "tokens")},
     "run.factuality": FACT,
     **{f"run.factuality.{k}": FACT for k in ("n", "n_gradeable", "counts", "judge_error", "CO", "NA", "IN", "CGA", "F", "ci")},
+    "run.calibration": "test_calibration_equals_a_plain_loop",
+    **{f"run.calibration.{k}": "test_calibration_equals_a_plain_loop"
+       for k in ("n_used", "unparseable_confidence", "judge_error", "n_bins", "ece", "brier", "mean_confidence", "accuracy",
+                 "table", "unparseable_reasons")},
     # compare --crosslingual
     **{f"compare.crosslingual.row.{k}": XL for k in ("native", "english", "difference", "relative_gap")},
     **{f"compare.crosslingual.model.{k}": XL_AVG for k in ("n_pairs", "n_missing", "average_relative_gap",
@@ -85,7 +97,7 @@ AGGREGATES: dict[str, str] = {
 
 # Fields that are labels, not numbers computed from the items.
 NOT_NUMBERS = {"run.language", "run.version", "run.prompt_hash", "run.fingerprint", "run.mode", "run.counterpart",
-               "run.metric_definitions", "run.factuality.grader", "run.factuality.judge", "run.factuality.grader_version",
+               "run.metric_definitions", "run.calibration.plot", "run.factuality.grader", "run.factuality.judge", "run.factuality.grader_version",
                "run.factuality.by", "compare.crosslingual.row.model", "compare.crosslingual.row.pair",
                "compare.crosslingual.model.model", "compare.ranks.row.model", "compare.ranks.only_in_a",
                "compare.ranks.only_in_b", "compare.ranks.rows", "compare.paired.task", "compare.paired.metric",
@@ -121,13 +133,22 @@ def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("value_runs")
     (root / "tasks").mkdir()
     _twin_tasks(root / "tasks")
-    canned = root / "responses.jsonl"  # the English twin is answered "D" by every model
-    canned.write_text(json.dumps({"match": TWIN_SYSTEM, "response": "D"}) + "\n", encoding="utf-8")
+    from glotbench.tasks.registry import resolve
+
+    questions = [s.vars["question"] for s in resolve(["chinese_simpleqa.confidence"])[0].samples(limit=LIMIT)]
     mp = pytest.MonkeyPatch()
     mp.setenv("GLOTBENCH_TASKS_PATH", str(root / "tasks"))
     out = {}
     try:
         for name, answer in MODELS.items():
+            canned = root / f"responses_{name}.jsonl"
+            lines = [{"match": JUDGE_PROMPT, "response": answer},  # the judge grades as the model answers
+                     {"match": TWIN_SYSTEM, "response": "D"}]  # the English twin is answered "D" by every model
+            for k, q in enumerate(questions):
+                c = stated_confidence(k)
+                reply = {"answer": "x"} if c is None else {"answer": "x", "confidence_score": c}
+                lines.append({"match": CONFIDENCE_PROMPT.format(q), "response": json.dumps(reply)})
+            canned.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
             base, proc = start_stub("--answer", answer, "--responses", str(canned))
             try:
                 cfg = RunConfig(model="openai:stub", base_url=base, tasks=TASKS, limit=LIMIT, output=str(root / f"run_{name}"),
@@ -273,6 +294,46 @@ def test_factuality_tables_equal_the_simpleqa_rule(runs):
         for field, groups in fact["by"].items():
             for value, block in groups.items():
                 check(block, [r for r in recs if str((r.get("metadata") or {}).get(field) or "") == value])
+
+
+def test_calibration_equals_a_plain_loop(runs):
+    """ECE over 10 equal-width bins of stated confidence (100 in the last), Brier = mean (c - right)^2
+    (Chinese SimpleQA §4.5), from the confidences the stub stated, not the ones glotbench read."""
+    from glotbench.tasks.registry import resolve
+
+    by_id = {s.id: k for k, s in enumerate(resolve(["chinese_simpleqa.confidence"])[0].samples(limit=LIMIT))}
+    for name, run in runs.items():
+        cal = results(run)["tasks"]["chinese_simpleqa.confidence"]["calibration"]
+        recs = [r for r in samples(run, "chinese_simpleqa.confidence") if r["status"] == "scored"]
+        used, no_conf, judge_err = [], 0, 0
+        for r in recs:
+            grade = _grade(r["pred"])
+            if grade == "JUDGE_ERROR":
+                judge_err += 1
+                continue
+            c = stated_confidence(by_id[r["sample_id"]])
+            if c is None:
+                no_conf += 1
+                continue
+            c = 100 * c if c <= 1 else c  # a 0-1 statement read as a share
+            used.append((c / 100, 1.0 if grade == "CORRECT" else 0.0))
+        assert (cal["n_used"], cal["unparseable_confidence"], cal["judge_error"]) == (len(used), no_conf, judge_err)
+        bins = [[] for _ in range(10)]
+        for c, y in used:
+            bins[min(int(c * 10), 9)].append((c, y))
+        ece = sum(len(b) / len(used) * abs(sum(y for _, y in b) / len(b) - sum(c for c, _ in b) / len(b)) for b in bins if b)
+        brier = sum((c - y) ** 2 for c, y in used) / len(used)
+        assert same(cal["ece"], ece) and same(cal["brier"], brier), (name, cal["ece"], ece, cal["brier"], brier)
+        assert same(cal["mean_confidence"], sum(c for c, _ in used) / len(used))
+        assert same(cal["accuracy"], sum(y for _, y in used) / len(used))
+        assert cal["n_bins"] == 10 and len(cal["table"]) == 10
+        for row, b in zip(cal["table"], bins):
+            assert row["count"] == len(b)
+            if b:
+                assert same(row["mean_confidence"], sum(c for c, _ in b) / len(b)) and same(row["accuracy"], sum(y for _, y in b) / len(b))
+            else:
+                assert row["mean_confidence"] is None and row["accuracy"] is None
+        assert sum(cal["unparseable_reasons"].values()) == no_conf
 
 
 # ------------------------------------------------------------------ compare --crosslingual
@@ -459,6 +520,7 @@ def plain_outcome(rec: dict, metric_def: dict) -> str:
 
 def _check_outcomes(runs, tasks):
     ctx = _report_ctx(runs)
+    assert {t["name"] for t in ctx["tasks"]} == set(TASKS)
     for t in ctx["tasks"]:
         if not tasks(t["name"]):
             continue
@@ -473,7 +535,8 @@ def _check_outcomes(runs, tasks):
             assert row["outcomes"] == want, (t["name"], row["label"], row["outcomes"], want)
 
 
-SPECIAL = {"chinese_simpleqa", "cs.klokanek"}
+JUDGED = {"chinese_simpleqa", "chinese_simpleqa.confidence"}
+SPECIAL = JUDGED | {"cs.klokanek"}
 
 
 def test_report_outcomes_equal_a_plain_count(runs):
@@ -482,7 +545,7 @@ def test_report_outcomes_equal_a_plain_count(runs):
 
 @pytest.mark.xfail(strict=True, reason="issue 37 finding 9: the report compares a judged item's grade with the gold text")
 def test_report_outcomes_of_judged_items_follow_the_grade(runs):
-    _check_outcomes(runs, lambda t: t == "chinese_simpleqa")
+    _check_outcomes(runs, lambda t: t in JUDGED)
 
 
 @pytest.mark.xfail(strict=True, reason="new (coverage helper): the report counts 'Odpověď: C' as a Klokánek answer (glotbench's "
@@ -632,6 +695,8 @@ def live_aggregates(runs) -> set[str]:
         res = results(run)
         for t in res["tasks"].values():
             names |= {f"run.{k}" for k in t}
+            if "calibration" in t:
+                names |= {f"run.calibration.{k}" for k in t["calibration"]}
             if "factuality" in t:
                 names |= {f"run.factuality.{k}" for k in t["factuality"]["overall"]}
                 names |= {f"run.factuality.{k}" for k in t["factuality"] if k != "overall"}
