@@ -37,7 +37,8 @@ LIMIT = 12
 TWIN_SYSTEM = "You are a helpful assistant (value-test twin)."
 TASKS = ["mm_eval.knowledge", "mm_eval.reasoning", "mm_eval.syntax", "mm_eval.semantics", "cs.klokanek",
          "xl.knowledge_mn", "xl.knowledge_en", "chinese_simpleqa", "chinese_simpleqa.mc", "chinese_simpleqa.mc_shuffled",
-         "chinese_simpleqa.confidence"]
+         "chinese_simpleqa.confidence", "openhueval.hu_matchingfib", "openhueval.hu_standardfib",
+         "openhueval.hu_proverbrea_2cq", "openhueval.hu_proverbrea_oe"]
 MODELS = {"A": "A", "B": "B", "C": "Odpověď: C"}
 JUDGE_PROMPT = "请根据给定问题、标准答案和模型预测的答案来评估"  # Chinese SimpleQA's grader template opens so
 CONFIDENCE_PROMPT = "请阅读以下问题：\n{}\n"  # the stated-confidence prompt around the question
@@ -46,7 +47,8 @@ CONFIDENCE_PROMPT = "请阅读以下问题：\n{}\n"  # the stated-confidence pr
 def stated_confidence(k: int):
     """What the stub states on the k-th confidence item: every bin, a 0-1 reading and a reply without one."""
     return {10: 0.85, 11: None}.get(k, 9 * k)
-DATA = ("czech_klokanek/dataset.json", "mm_eval/knowledge_eval.json", "chinese_simpleqa/chinese_simpleqa.jsonl")
+DATA = ("czech_klokanek/dataset.json", "mm_eval/knowledge_eval.json", "chinese_simpleqa/chinese_simpleqa.jsonl",
+        "openhueval/HuMatchingFIB.jsonl", "openhueval/HuStandardFIB.jsonl", "openhueval/HuProverbRea.jsonl")
 
 # ------------------------------------------------------------------ the aggregates and their value tests
 
@@ -91,6 +93,11 @@ AGGREGATES: dict[str, str] = {
     **{f"analyze.thinking.{k}": THINK for k in ("n_responses", "n_without_trace", "mean_tokens", "mean_thoughts", "n_segments",
                                                 "n_eti", "n_pivot_only", "n_prompt_only", "n_undetermined", "eti_share",
                                                 "undetermined_share")},
+    # HuWildBench's per-task-group WB-Score (results.json "by_task_group")
+    "run.by_task_group": "test_wildbench_groups_equal_a_plain_loop",
+    **{f"run.by_task_group.{k}": "test_wildbench_groups_equal_a_plain_loop" for k in ("wb_score", "n_items", "n_unparsed")},
+    # the OpenHuEval Table 5 printed under a run
+    "run_table.openhueval_table5.cell": "test_openhueval_table5_cells_are_the_run_values",
     # the MM-Eval abilities table printed under a run
     **{f"run_table.mm_eval_abilities.{k}": ABIL for k in ("levels", "mean_of_levels", "pooled_items", "n")},
 }
@@ -650,6 +657,49 @@ def test_thinking_translation_shares_equal_a_plain_count(monkeypatch):
         assert same(r["eti_share"], ks.count("eti") / len(det)) and same(r["undetermined_share"], ks.count("undetermined") / len(ks))
 
 
+# ------------------------------------------------------------------ OpenHuEval
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.one_of(st.none(), st.integers(1, 10).map(float)),
+                          st.lists(st.sampled_from(["Coding", "Math", "Info", "Creative"]), max_size=3, unique=True)),
+                max_size=20))
+def test_wildbench_groups_equal_a_plain_loop(rows):
+    """HuWildBench's WB-Score per task group (paper §2.2): 10 x the mean judge score over the
+    group's items with a parsed score; an item counts in each of its groups."""
+    from glotbench.openhueval.wildbench import summarize_by_group
+
+    items = [ScoredItem(gold=None, pred=s, values={"score": s}, metadata={"task_group": gs}) for s, gs in rows]
+    got = summarize_by_group(items)
+    groups = sorted({g for _, gs in rows for g in gs})
+    assert list(got) == groups
+    for g in groups:
+        scores = [s for s, gs in rows if g in gs and s is not None]
+        n = sum(g in gs for _, gs in rows)
+        assert got[g]["n_items"] == n and got[g]["n_unparsed"] == n - len(scores)
+        assert same(got[g]["wb_score"], 10 * sum(scores) / len(scores) if scores else math.nan)
+
+
+def test_openhueval_table5_cells_are_the_run_values(runs):
+    """Each cell is the run's value in % (WB-Score as it is), its flag and its 95% interval."""
+    from glotbench.openhueval.table5 import COLUMNS, table5_rows
+
+    for name, run in runs.items():
+        res = results(run)
+        labels, rows = table5_rows(res)
+        overall = rows[0]
+        for col, text in zip(COLUMNS, overall):
+            t = res["tasks"].get(col.task)
+            if t is None:
+                continue
+            m = t["metrics"][col.metric if isinstance(col.metric, str) else next(x for x in col.metric if x in t["metrics"])]
+            flag = f" {t['flag']}" if t["flag"] else ""
+            want = f"{m['value'] * col.scale:.2f}{flag}"
+            if m["ci95"][0] is not None:
+                want += f"\n[{m['ci95'][0] * col.scale:.1f}, {m['ci95'][1] * col.scale:.1f}]"
+            assert text == want, (name, col.task, text, want)
+
+
 # ------------------------------------------------------------------ the MM-Eval abilities table
 
 
@@ -711,6 +761,12 @@ def live_aggregates(runs) -> set[str]:
     rep = analyze([{"outcome": "CORRECT", "response": "<think>Wait, a b c.</think>x"}], prompt_lang="hu", pivot_lang="en")
     names |= {f"analyze.thinking.{k}" for r in rep.values() for k in r}
     names |= {"analyze.items.answer_types", "analyze.items.difficulty.solved_by"}  # items_analysis.json (read in its test)
+    from glotbench.openhueval.wildbench import summarize_by_group
+
+    # HuWildBench's data is not in the shared folder: its extra summary's keys, from its own function
+    names |= {"run.by_task_group"} | {f"run.by_task_group.{k}" for g in summarize_by_group(
+        [ScoredItem(gold=None, pred=5, values={"score": 5}, metadata={"task_group": ["x"]})]).values() for k in g}
+    names.add("run_table.openhueval_table5.cell")
     return names
 
 
