@@ -9,7 +9,7 @@ bootstrap and the leaderboard's scoring against these oracles, and fails for any
 metric that has no entry here.
 
 To add a metric: register it in ``src/``, then add its oracle here (the coverage test names it
-until you do). See docs/value_tests.md.
+until you do). See docs/value-tests.md.
 """
 
 from __future__ import annotations
