@@ -84,6 +84,11 @@ AGGREGATES: dict[str, str] = {
     # compare --paired
     **{f"compare.paired.{k}": PAIRED for k in ("n_items", "n_left_out", "score_a", "score_b", "difference", "low", "high",
                                                "mcnemar_b", "mcnemar_c", "p_value", "method")},
+    # compare-judges (one model per run, two or more judges)
+    **{f"compare_judges.{k}": "test_compare_judges_equals_plain_rates_sklearn_kappa_and_scipy_tau"
+       for k in ("scores", "rankings", "kendall_tau", "cohen_kappa", "cohen_kappa.kappa", "cohen_kappa.agreement",
+                 "cohen_kappa.n_items", "cohen_kappa.n_excluded", "cohen_kappa.confusion", "cohen_kappa.per_model",
+                 "kendall_tau.tau", "kendall_tau.p_value", "kendall_tau.n_models")},
     # report: outcome bars and the sample browser's filter
     **{f"report.outcomes.{k}": REPORT for k in ("correct", "partial", "wrong", "unparseable", "error")},
     # analyze option-order / items / thinking
@@ -108,7 +113,9 @@ NOT_NUMBERS = {"run.language", "run.version", "run.prompt_hash", "run.fingerprin
                "run.factuality.by", "compare.crosslingual.row.model", "compare.crosslingual.row.pair",
                "compare.crosslingual.model.model", "compare.ranks.row.model", "compare.ranks.only_in_a",
                "compare.ranks.only_in_b", "compare.ranks.rows", "compare.paired.task", "compare.paired.metric",
-               "analyze.option_order.task", "analyze.option_order.status"}
+               "analyze.option_order.task", "analyze.option_order.status", "compare_judges.metric", "compare_judges.judges",
+               "compare_judges.models", "compare_judges.kendall_tau.judge_a", "compare_judges.kendall_tau.judge_b",
+               "compare_judges.cohen_kappa.judge_a", "compare_judges.cohen_kappa.judge_b"}
 
 
 # ------------------------------------------------------------------ the runs
@@ -496,6 +503,67 @@ def test_paired_equals_a_plain_loop(runs, tmp_path):
             assert row["mcnemar_b"] is None and row["p_value"] is None, (task, m, row)
 
 
+# ------------------------------------------------------------------ compare-judges
+
+GRADE = st.sampled_from(["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "JUDGE_ERROR"])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(1, 12).flatmap(lambda n: st.dictionaries(
+    st.sampled_from(["m1", "m2", "m3", "m4"]),
+    st.tuples(st.lists(GRADE, min_size=n, max_size=n), st.lists(GRADE, min_size=n, max_size=n)), min_size=1, max_size=4)),
+    st.sampled_from(["CO", "NA", "IN", "CGA", "F"]))
+def test_compare_judges_equals_plain_rates_sklearn_kappa_and_scipy_tau(grades, metric):
+    from scipy.stats import kendalltau
+    from sklearn.metrics import cohen_kappa_score
+
+    from glotbench.judges.agreement import compare_judges
+
+    table = {"j1": {m: a for m, (a, _) in grades.items()}, "j2": {m: b for m, (_, b) in grades.items()}}
+    res = compare_judges(table, metric=metric)
+    models = sorted(grades)
+    rates = {j: {m: simpleqa_rates(*(table[j][m].count(g) for g in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")))
+                 for m in models} for j in table}
+    for j in table:
+        for m in models:
+            assert same(res["scores"][j][m][metric], rates[j][m][metric])
+            assert res["scores"][j][m]["judge_error"] == table[j][m].count("JUDGE_ERROR")
+        sign = -1 if metric in ("NA", "IN") else 1  # lower is better for NA and IN
+        order = sorted(models, key=lambda m: (-(sign * rates[j][m][metric]) if not math.isnan(rates[j][m][metric])
+                                              else math.inf, m))
+        assert res["rankings"][j] == order
+    (tau,) = res["kendall_tau"]
+    if len(models) >= 2:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = kendalltau([rates["j1"][m][metric] for m in models], [rates["j2"][m][metric] for m in models])
+        want_tau = None if math.isnan(ref.statistic) else float(ref.statistic)
+        assert (tau["tau"] is None and want_tau is None) or same(tau["tau"], want_tau)
+    else:
+        assert tau["tau"] is None
+    (kap,) = res["cohen_kappa"]
+
+    def kappa_block(a, b):
+        keep = [(x, y) for x, y in zip(a, b) if "JUDGE_ERROR" not in (x, y)]
+        if not keep:
+            return None, None, 0, len(a)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            k = float(cohen_kappa_score([x for x, _ in keep], [y for _, y in keep], labels=["CORRECT", "INCORRECT", "NOT_ATTEMPTED"]))
+        return (None if math.isnan(k) else k), sum(x == y for x, y in keep) / len(keep), len(keep), len(a) - len(keep)
+
+    pa = [g for m in models for g in table["j1"][m]]
+    pb = [g for m in models for g in table["j2"][m]]
+    for block, (a, b) in [(kap, (pa, pb))] + [(kap["per_model"][m], (table["j1"][m], table["j2"][m])) for m in models]:
+        k, agree, n, excl = kappa_block(a, b)
+        assert (block["n_items"], block["n_excluded"]) == (n, excl)
+        assert (block["kappa"] is None and k is None) or same(block["kappa"], k)
+        assert (block["agreement"] is None and agree is None) or same(block["agreement"], agree)
+    for x in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED", "JUDGE_ERROR"):
+        for y in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED", "JUDGE_ERROR"):
+            assert kap["confusion"][x][y] == sum(1 for p, q in zip(pa, pb) if (p, q) == (x, y))
+
+
 # ------------------------------------------------------------------ the HTML report
 
 
@@ -767,6 +835,13 @@ def live_aggregates(runs) -> set[str]:
     names |= {"run.by_task_group"} | {f"run.by_task_group.{k}" for g in summarize_by_group(
         [ScoredItem(gold=None, pred=5, values={"score": 5}, metadata={"task_group": ["x"]})]).values() for k in g}
     names.add("run_table.openhueval_table5.cell")
+    from glotbench.judges.agreement import compare_judges
+
+    cj = compare_judges({"j1": {"m1": ["CORRECT", "INCORRECT"], "m2": ["CORRECT", "CORRECT"]},
+                         "j2": {"m1": ["CORRECT", "CORRECT"], "m2": ["INCORRECT", "CORRECT"]}})
+    names |= {f"compare_judges.{k}" for k in cj}
+    names |= {f"compare_judges.kendall_tau.{k}" for r in cj["kendall_tau"] for k in r}
+    names |= {f"compare_judges.cohen_kappa.{k}" for r in cj["cohen_kappa"] for k in r}
     return names
 
 
