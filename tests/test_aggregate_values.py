@@ -409,15 +409,26 @@ def competition_ranks(scores: dict[str, float]) -> dict[str, int]:
     return {m: 1 + sum(o > s for o in scores.values()) for m, s in scores.items()}
 
 
-@pytest.mark.parametrize("a,b,metric", [("mm_eval.knowledge", "cs.klokanek", "accuracy"), ("mm_eval", "chinese_simpleqa.mc", None)])
+PAPER = {"A": 38.2, "B": 59.3, "C": 38.2}  # published scores (--published CSV), a tie included
+
+
+@pytest.mark.parametrize("a,b,metric", [("mm_eval.knowledge", "cs.klokanek", "accuracy"), ("mm_eval", "chinese_simpleqa.mc", None),
+                                        ("paper", "mm_eval.knowledge", "accuracy")])
 def test_ranks_equal_a_plain_ranking(runs, tmp_path, a, b, metric):
     from scipy.stats import kendalltau
 
     out = tmp_path / "r.json"
-    cli("compare", "--ranks", *runs.values(), "--a", a, "--b", b, *(["--metric", metric] if metric else []), "--json", out)
+    extra = []
+    if a == "paper":
+        csv = tmp_path / "published.csv"
+        csv.write_text("model,benchmark,score\n" + "".join(f"{_label(m)},paper,{v}\n" for m, v in PAPER.items()), encoding="utf-8")
+        extra = ["--published", csv]
+    cli("compare", "--ranks", *runs.values(), "--a", a, "--b", b, *(["--metric", metric] if metric else []), *extra, "--json", out)
     got = json.loads(out.read_text(encoding="utf-8"))["ranks"]
 
     def side(name: str) -> dict[str, float]:
+        if name == "paper":
+            return {_label(m): v for m, v in PAPER.items()}
         scores = {}
         for model, run in runs.items():
             tasks = results(run)["tasks"]
