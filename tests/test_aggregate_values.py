@@ -103,6 +103,12 @@ AGGREGATES: dict[str, str] = {
     **{f"run.by_task_group.{k}": "test_wildbench_groups_equal_a_plain_loop" for k in ("wb_score", "n_items", "n_unparsed")},
     # the OpenHuEval Table 5 printed under a run
     "run_table.openhueval_table5.cell": "test_openhueval_table5_cells_are_the_run_values",
+    # analyze thinking --judge (the judge's segments, tags and thought scores per outcome)
+    **{f"analyze.thinking_judge.{k}": "test_thinking_judge_summary_equals_a_plain_loop"
+       for k in ("n_responses", "n_judged", "n_unreadable", "segment_categories", "mean_segments", "n_reasoning_tagged",
+                 "dimensions", "translation_share", "n_thoughts_assessed", "correct_thought_share",
+                 "n_with_assessed_thought", "share_with_correct_thought", "incorrect_with_correct_thought",
+                 "n_incorrect_assessed")},
     # the MM-Eval abilities table printed under a run
     **{f"run_table.mm_eval_abilities.{k}": ABIL for k in ("levels", "mean_of_levels", "pooled_items", "n")},
 }
@@ -736,6 +742,51 @@ def test_thinking_translation_shares_equal_a_plain_count(monkeypatch):
         assert same(r["eti_share"], ks.count("eti") / len(det)) and same(r["undetermined_share"], ks.count("undetermined") / len(ks))
 
 
+TAG = st.fixed_dictionaries({"Dimension1": st.sampled_from(["Completely Incorrect", "Completely Correct"]),
+                             "Dimension4": st.sampled_from(["Contains Language Transfer", "No Language Transfer"])})
+JUDGED_ROW = st.fixed_dictionaries({
+    "outcome": st.sampled_from(["CORRECT", "INCORRECT", "NOT_ATTEMPTED"]),
+    "segments": st.lists(st.just("s"), max_size=4),
+    "categories": st.lists(st.sampled_from(["reasoning", "verification", "other"]), max_size=4),
+    "tags": st.lists(TAG, max_size=3),
+    "thought_scores": st.lists(st.one_of(st.none(), st.integers(0, 2)), max_size=4),
+    "judge_unreadable": st.integers(0, 1)})
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(JUDGED_ROW, max_size=10))
+def test_thinking_judge_summary_equals_a_plain_loop(rows):
+    """OpenHuEval §3.4 with the judge's split: per outcome, over responses the judge segmented."""
+    from glotbench.analysis.thinking_judge import summarise
+
+    rep = summarise(rows)
+    for outcome in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED", "ALL"):
+        rs = [r for r in rows if outcome == "ALL" or r["outcome"] == outcome]
+        judged = [r for r in rs if r["segments"]]
+        tags = [t for r in judged for t in r["tags"]]
+        scores = [x for r in judged for x in r["thought_scores"] if x is not None]
+        assessed = [r for r in judged if any(x is not None for x in r["thought_scores"])]
+        r = rep[outcome]
+        assert (r["n_responses"], r["n_judged"], r["n_unreadable"]) == (len(rs), len(judged), sum(x["judge_unreadable"] for x in rs))
+        cats: dict[str, int] = {}
+        for x in judged:
+            for c in x["categories"]:
+                cats[c] = cats.get(c, 0) + 1
+        assert r["segment_categories"] == cats
+        assert same(r["mean_segments"], sum(len(x["segments"]) for x in judged) / len(judged)) if judged else r["mean_segments"] is None
+        assert r["n_reasoning_tagged"] == len(tags)
+        assert r["dimensions"]["correctness"] == {v: sum(t["Dimension1"] == v for t in tags) for v in {t["Dimension1"] for t in tags}}
+        assert r["dimensions"]["language_transfer"] == {v: sum(t["Dimension4"] == v for t in tags) for v in {t["Dimension4"] for t in tags}}
+        transfer = sum(t["Dimension4"] == "Contains Language Transfer" for t in tags)
+        assert same(r["translation_share"], transfer / len(tags)) if tags else r["translation_share"] is None
+        assert r["n_thoughts_assessed"] == len(scores) and r["n_with_assessed_thought"] == len(assessed)
+        assert same(r["correct_thought_share"], scores.count(2) / len(scores)) if scores else r["correct_thought_share"] is None
+        with_correct = sum(2 in x["thought_scores"] for x in assessed)
+        assert same(r["share_with_correct_thought"], with_correct / len(assessed)) if assessed else r["share_with_correct_thought"] is None
+    assert rep["fig6"] == {"incorrect_with_correct_thought": rep["INCORRECT"]["share_with_correct_thought"],
+                           "n_incorrect_assessed": rep["INCORRECT"]["n_with_assessed_thought"]}
+
+
 # ------------------------------------------------------------------ OpenHuEval
 
 
@@ -846,6 +897,9 @@ def live_aggregates(runs) -> set[str]:
     names |= {"run.by_task_group"} | {f"run.by_task_group.{k}" for g in summarize_by_group(
         [ScoredItem(gold=None, pred=5, values={"score": 5}, metadata={"task_group": ["x"]})]).values() for k in g}
     names.add("run_table.openhueval_table5.cell")
+    from glotbench.analysis.thinking_judge import summarise
+
+    names |= {f"analyze.thinking_judge.{k}" for r in summarise([{"outcome": "INCORRECT", "segments": ["x"]}]).values() for k in r}
     from glotbench.judges.agreement import compare_judges
 
     cj = compare_judges({"j1": {"m1": ["CORRECT", "INCORRECT"], "m2": ["CORRECT", "CORRECT"]},
