@@ -229,6 +229,9 @@ def close6(got, want) -> bool:
 # ------------------------------------------------------------------ results.json
 
 
+REFERENCE_PARSE = {"cs.klokanek"}  # headline under Czech-Bench's own parse rule (cb_*)
+
+
 def _status(n_items, recs):
     """The flags as the Czech-Bench thesis states them: over 20% unparseable "*", over 50% invalid."""
     scored = [r for r in recs if r["status"] == "scored"]
@@ -250,10 +253,11 @@ def test_run_summaries_equal_a_plain_recount(runs):
             recs = samples(run, task)
             status, unparsed, rate, n_scored, n_err = _status(t["n_items"], recs)
             assert t["n_items"] == LIMIT and len(recs) == LIMIT, (name, task)
-            assert (t["n_scored"], t["n_errors"], t["n_unparseable"]) == (n_scored, n_err, unparsed), (name, task)
-            assert t["unparseable_rate"] == pytest.approx(rate, abs=1e-4)
-            assert t["status"] == status and t["flag"] == {"ok": "", "flagged": "*", "invalid": "invalid",
-                                                           "incomplete": "incomplete"}[status], (name, task)
+            assert (t["n_scored"], t["n_errors"]) == (n_scored, n_err), (name, task)
+            if task not in REFERENCE_PARSE:  # those: test_czech_bench_flags_follow_the_reference_parse_rate
+                assert t["n_unparseable"] == unparsed and t["unparseable_rate"] == pytest.approx(rate, abs=1e-4)
+                assert t["status"] == status and t["flag"] == {"ok": "", "flagged": "*", "invalid": "invalid",
+                                                               "incomplete": "incomplete"}[status], (name, task)
             outs = [o for r in recs for o in r.get("outputs") or []]
             assert t["tokens"] == {"input": sum(o.get("input_tokens") or 0 for o in outs),
                                    "output": sum(o.get("output_tokens") or 0 for o in outs)}, (name, task)
@@ -621,8 +625,16 @@ def _check_outcomes(runs, tasks):
             if run is None:
                 continue
             mdef = results(run)["tasks"][t["name"]]["metric_definitions"][t["headline"]]
+            recs = samples(run, t["name"])
+            assert sum(row["outcomes"].values()) == len(recs)
+            if t["name"] in JUDGED:  # CORRECT is right and INCORRECT wrong; where NOT_ATTEMPTED goes is the fix's to say
+                grades = [_grade(r["pred"]) for r in recs if r["status"] == "scored"]
+                got = row["outcomes"]
+                assert got["correct"] == grades.count("CORRECT") and got["wrong"] >= grades.count("INCORRECT"), \
+                    (t["name"], row["label"], got, grades)
+                continue
             want = {k: 0 for k in ("correct", "partial", "wrong", "unparseable", "error")}
-            for rec in samples(run, t["name"]):
+            for rec in recs:
                 want[plain_outcome(rec, mdef)] += 1
             assert row["outcomes"] == want, (t["name"], row["label"], row["outcomes"], want)
 
