@@ -24,8 +24,6 @@ from hypothesis import strategies as st
 from glotbench.scoring.metrics import ScoredItem
 
 NAN = float("nan")
-# What glotbench stores as the prediction of an unparseable answer; a gold never takes it.
-UNPARSED = object()
 
 
 @dataclass(frozen=True)
