@@ -241,7 +241,12 @@ def test_husimpleqa_reference_regex(tmp_path, data_root):
     assert recs[8]["pred"] == "INCORRECT"
     strict = [r["detail"]["strict_grades"][0] for r in recs]
     assert strict[8] == "NOT_ATTEMPTED" and strict[6] == "CORRECT" and strict[4] == "CORRECT"
-    assert "factuality_co_strict" in summ
+    # the strict twins, by value: SimpleQA's rates over the replies the strict parse read
+    kept = [g for g in strict if g != "JUDGE_ERROR"]
+    c, i, n = (kept.count(g) for g in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED"))
+    assert summ["factuality_co_strict"]["value"] == pytest.approx(c / len(kept), abs=1e-6)
+    assert summ["factuality_na_strict"]["value"] == pytest.approx(n / len(kept), abs=1e-6)
+    assert summ["factuality_cga_strict"]["value"] == pytest.approx(c / (c + i), abs=1e-6)
 
 
 def test_judge_rule_strict_option_makes_the_strict_parse_the_headline(tmp_path, data_root):
