@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
 from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import ScoredItem, bootstrap_cis, get_metric
 from glotbench.scoring.resample_forms import same_items
+from glotbench.scoring.roles import headline_metric, headline_metrics
 
 FLAG_UNPARSEABLE = 0.20  # above: the score is flagged "*"
 INVALID_UNPARSEABLE = 0.50  # above: the score is reported invalid (Czech-Bench convention)
@@ -42,6 +44,9 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
             items.append(ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map))
         elif r.status == "error":
             n_errors += 1
+    defs = [get_metric(name, where=f"metric {name!r}") for name in metric_names]
+    defs = [d if d.name == name else dataclasses.replace(d, name=name) for d, name in zip(defs, metric_names)]
+    head = headline_metric(defs)
     unparseable = sum(1 for i in items if i.pred is None)
     frac = unparseable / len(items) if items else 0.0
     status = "invalid" if frac > INVALID_UNPARSEABLE else ("flagged" if frac > FLAG_UNPARSEABLE else "ok")
@@ -53,12 +58,14 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
         "n_errors": n_errors,
         "n_unparseable": unparseable,
         "unparseable_rate": round(frac, 4),
+        "headline": head,
+        "headline_metrics": headline_metrics(defs),
         "status": status,
         "flag": {"ok": "", "flagged": "*", "invalid": "invalid", "incomplete": "incomplete"}[status],
         "metrics": _metrics(items, metric_names, n_boot, seed),
         # each metric's definition (how computed, direction, format): finished runs are read without
         # importing the code that defined it (see glotbench.scoring.metrics.Metric.from_dict)
-        "metric_definitions": {name: get_metric(name).to_dict() for name in metric_names},
+        "metric_definitions": {d.name: d.to_dict() for d in defs},
         "slices": {},
     }
     for field in slice_by:
