@@ -19,6 +19,7 @@ from glotbench.sample_record import SampleRecord
 from glotbench.report.items import is_binary, item_vector, scored_items
 from glotbench.report.runs import (
     RunData,
+    headline_metrics,
     metric_of,
     metric_value,
     primary_metric,
@@ -42,13 +43,16 @@ def _usable(task_result: dict, metric: str) -> float | None:
     return metric_value(task_result, metric)
 
 
-def crosslingual_from_runs(runs: list[RunData]) -> CrosslingualResult:
+def crosslingual_from_runs(runs: list[RunData], metric: str | None = None) -> CrosslingualResult:
     """Every task whose ``counterpart`` is also in the same model's runs becomes a pair.
 
     The native side is the task whose language is not English (if both or neither are English,
-    the task naming the counterpart is the native side). One pair per metric both tasks report,
-    except error-type metrics and MCC (the relative gap needs non-negative, higher-is-better
-    scores). A score the run marked invalid counts as missing.
+    the task naming the counterpart is the native side). One row per pair and metric: by default
+    the native task's headline metrics (one per measure: the thesis' accuracy and macro-F1 rows;
+    no parse rate, no second rule's copy of the same statistic; see
+    :mod:`glotbench.scoring.roles`) that the counterpart reports too; with ``metric``, that one
+    metric. A metric that is not non-negative and higher-is-better (error sizes, MCC) is left
+    out with a note. A score the run marked invalid counts as missing.
     """
     per_model = scores_by_model(runs)
     pair_defs: dict[tuple[str, str], None] = {}
@@ -77,10 +81,14 @@ def crosslingual_from_runs(runs: list[RunData]) -> CrosslingualResult:
         defs = {}
         for tasks in per_model.values():
             if native in tasks and english in tasks:
-                for m in tasks[native].get("metrics") or {}:
-                    if m in (tasks[english].get("metrics") or {}) and m not in metric_names:
+                wanted = [metric] if metric else headline_metrics(tasks[native])
+                for m in wanted:
+                    if m in (tasks[native].get("metrics") or {}) and m in (tasks[english].get("metrics") or {}) \
+                            and m not in metric_names:
                         metric_names.append(m)
                         defs[m] = metric_of(tasks[native], m)
+        if not metric_names:
+            notes.append(f"{native}: no {'metric ' + metric if metric else 'headline metric'} in both {native} and {english}")
         for m in metric_names:
             if not defs[m].higher_is_better or not defs[m].nonnegative:
                 notes.append(f"{native}: metric {m} left out (the relative gap needs non-negative higher-is-better scores)")
@@ -90,6 +98,9 @@ def crosslingual_from_runs(runs: list[RunData]) -> CrosslingualResult:
             for label, tasks in per_model.items():
                 if native in tasks and english in tasks:
                     rows.append((label, pair, _usable(tasks[native], m), _usable(tasks[english], m)))
+    if not rows:
+        raise DataError(f"no cross-lingual pair has {'metric ' + metric if metric else 'a headline metric'} on both sides"
+                        + (f" ({'; '.join(notes)})" if notes else ""))
     return CrosslingualResult(crosslingual_table(rows), pairs, notes)
 
 
