@@ -61,3 +61,42 @@ def test_roles_as_a_task_uses_them():
     assert headline_metric([get_metric("cb_parsed")]) == "cb_parsed" and headline_metrics([get_metric("cb_parsed")]) == []
     with pytest.raises(ValueError, match="role"):
         Metric("x", key="x", role="main")  # type: ignore[arg-type]
+
+
+def test_rank_table_ranks_on_the_headline_not_a_parse_rate_listed_first(tmp_path):
+    """`compare --ranks` by default ranks on each task's headline: a task listing the diagnostic
+    `answered` before `accuracy` (a run written before roles: the registered roles apply) is ranked
+    on accuracy; --metric answered ranks on that instead."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from scipy.stats import rankdata
+
+    scores = {"m1": {"answered": 1.0, "accuracy": 0.30}, "m2": {"answered": 0.9, "accuracy": 0.80},
+              "m3": {"answered": 0.5, "accuracy": 0.55}}
+    dirs = []
+    for model, s in scores.items():
+        d = tmp_path / model
+        d.mkdir()
+        tasks = {t: {"language": "en", "status": "ok", "metrics": {m: {"value": v} for m, v in s.items()}} for t in ("x", "y")}
+        (d / "results.json").write_text(json.dumps({"model": {"model_id": model}, "tasks": tasks}), encoding="utf-8")
+        dirs.append(str(d))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+
+    def ranks(*extra: str) -> dict[str, int]:
+        out = tmp_path / "r.json"
+        done = subprocess.run([sys.executable, "-m", "glotbench", "compare", "--ranks", *dirs, "--a", "x", "--b", "y",
+                               *extra, "--json", str(out)], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return {r["model"]: r["rank_a"] for r in json.loads(out.read_text())["ranks"]["rows"]}
+
+    def expected(metric: str) -> dict[str, int]:  # competition ranks, 1 = best
+        models = list(scores)
+        r = rankdata([-scores[m][metric] for m in models], method="min")
+        return {m: int(k) for m, k in zip(models, r)}
+
+    assert ranks() == expected("accuracy") == {"m1": 3, "m2": 1, "m3": 2}
+    assert ranks("--metric", "answered") == expected("answered") == {"m1": 1, "m2": 2, "m3": 3}
