@@ -45,8 +45,8 @@ def _print_crosslingual(runs, console: Console, metric: str | None = None) -> di
         t.add_row(r.model, f"{r.pair} vs {english_of.get(r.pair, '?')}", fmt(r.native), fmt(r.english),
                   fmt(r.difference if not math.isnan(r.difference) else None), pct(r.relative_gap, signed=True))
     console.print(unclipped(t))
-    over = f"metric {metric}" if metric else "each pair's headline metrics (--metric NAME for one metric)"
-    s = Table(title=f"Average relative gap per model (mean of |relative diff| over {over})")
+    over = f"metric {metric}" if metric else "each pair's headline metrics; --metric NAME for one metric"
+    s = Table(title=f"Average relative gap per model: mean of |relative diff| over {over}")
     for col in ("model", "pairs", "missing", "average relative gap", "average signed gap", "counterpart higher", "native higher"):
         s.add_column(col, justify="left" if col == "model" else "right")
     for g in res.table.models.values():
