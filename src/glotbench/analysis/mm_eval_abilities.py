@@ -63,8 +63,8 @@ def abilities_table(results: dict) -> Table:
         table.add_column(col, justify="left" if col in ("ability", "levels") else "right")
     fmt = lambda v: "-" if v is None else f"{100 * v:.2f}"  # noqa: E731
     for ability, row in abilities(results).items():
-        levels = ", ".join(f"{t.split('.')[-1]} {fmt(v)}" + (f" ({row['metrics'][t]})" if row["metrics"][t] not in (None, "accuracy") else "")
-                           for t, v in row["levels"].items())
+        named = {t: f" ({m})" if m not in (None, "accuracy") else "" for t, m in row["metrics"].items()}  # numeric_match
+        levels = ", ".join(f"{t.split('.')[-1]} {fmt(v)}{named[t]}" for t, v in row["levels"].items())
         table.add_row(f"{ability} ({' + '.join(t.split('.')[-1] for t in LEVELS[ability])})", levels,
                       fmt(row["mean_of_levels"]), fmt(row["pooled_items"]), str(row["n"] or "-"))
     return table
