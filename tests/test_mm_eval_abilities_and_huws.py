@@ -1,7 +1,12 @@
 """MM-Eval's language vs cognitive ability table (§3.1) and the hulu.ws task on the real HuWS data."""
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
-from rich.console import Console
 
 from glotbench.analysis import mm_eval_abilities as mm
 from glotbench.paths import resolve_data_file
@@ -9,38 +14,76 @@ from glotbench.tasks.registry import resolve
 from glotbench.models.base import GenResult
 from glotbench.tasks.task import RunSettings
 
-
-def entry(acc, n):
-    return {"metrics": {"accuracy": {"value": acc}}, "n_scored": n}
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 
-def test_language_vs_cognitive_aggregate():
-    results = {"tasks": {"mm_eval.syntax": entry(0.9, 569), "mm_eval.semantics": entry(0.5, 677),
-                         "mm_eval.knowledge": entry(0.8, 344), "mm_eval.reasoning": entry(0.2, 250)}}
-    assert mm.applies(results) and not mm.applies({"tasks": {"hulu.ws": entry(0.5, 1)}})
+LEVELS = ("mm_eval.syntax", "mm_eval.semantics", "mm_eval.knowledge", "mm_eval.reasoning")
+RIGHT = {"mm_eval.syntax": 5, "mm_eval.semantics": 2, "mm_eval.knowledge": 4, "mm_eval.reasoning": 1}  # of 6 each
+
+
+def _wrong(target: str) -> str:
+    if target.strip().lstrip("-").replace(".", "", 1).isdigit():  # reasoning: a number that is not the gold
+        return str(float(target) + 7)
+    return next(x for x in "ABCD" if x != target.strip())
+
+
+def test_language_vs_cognitive_on_a_real_run(data_root, tmp_path):
+    """A real run over the real MM-Eval items (recorded answers, 6 per level, some right by design): every
+    cell of the table against a plain recomputation from samples.jsonl, the reasoning level on its
+    headline numeric_match (it reports no `accuracy`)."""
+    rows = []
+    for task in LEVELS:
+        for k, s in enumerate(resolve([task])[0].samples(limit=6)):
+            rows.append({"task": task, "id": s.id, "answer": s.target if k < RIGHT[task] else _wrong(str(s.target))})
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""), "COLUMNS": "200"}
+    done = subprocess.run([sys.executable, "-m", "glotbench", "run", "--model", f"recorded:{answers}", "-M", "task=task",
+                           "--tasks", ",".join(LEVELS), "--limit", "6", "-o", str(out), "--no-progress"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+    # plain recomputation: right answers per level from the sample lines
+    right: dict[str, int] = {t: 0 for t in LEVELS}
+    n: dict[str, int] = {t: 0 for t in LEVELS}
+    for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines():
+        x = json.loads(line)
+        if x["status"] != "scored":
+            continue
+        n[x["task"]] += 1
+        if x["task"] == "mm_eval.reasoning":  # the number read from the answer equals the gold number
+            ok = x.get("pred") is not None and float(x["pred"]) == float(x["gold"])
+        else:
+            ok = x.get("pred") is not None and str(x["pred"]) == str(x["gold"])
+        right[x["task"]] += ok
+    assert right == RIGHT and n == dict.fromkeys(LEVELS, 6)
+    acc = {t: right[t] / n[t] for t in LEVELS}
+
+    approx = lambda x: pytest.approx(x, abs=1e-6)  # noqa: E731 - results.json keeps 6 decimals
     ab = mm.abilities(results)
-    assert ab["language"]["mean_of_levels"] == pytest.approx(0.7)
-    assert ab["language"]["pooled_items"] == pytest.approx((0.9 * 569 + 0.5 * 677) / (569 + 677))
-    assert ab["cognitive"]["mean_of_levels"] == pytest.approx(0.5) and ab["cognitive"]["n"] == 594
-    con = Console(width=160, record=True)
-    con.print(mm.abilities_table(results))
-    text = con.export_text()
-    assert "language (syntax + semantics)" in text and "70.00" in text and "cognitive (knowledge + reasoning)" in text
-    partial = mm.abilities({"tasks": {"mm_eval.syntax": entry(0.9, 10)}})
-    assert partial["language"]["mean_of_levels"] is None and partial["language"]["levels"]["mm_eval.syntax"] == 0.9
-
-
-def test_suite_table_prints_the_abilities():
-    from glotbench.output.table import print_results
-
-    results = {"model": {"model_id": "m"}, "fingerprint": "x", "tasks": {}}
-    for t, (acc, n) in {"mm_eval.syntax": (0.9, 5), "mm_eval.semantics": (0.5, 5)}.items():
-        results["tasks"][t] = {**entry(acc, n), "status": "ok", "n_errors": 0, "n_items": n, "n_unparseable": 0,
-                               "unparseable_rate": 0.0, "flag": "", "language": "mn", "version": "1.0", "prompt_hash": "p",
-                               "metrics": {"accuracy": {"value": acc, "ci95": [acc, acc]}}}
-    con = Console(width=200, record=True)
-    print_results(results, con)
-    assert "Dual Capability Framework" in con.export_text()
+    for ability, (a, b) in mm.LEVELS.items():
+        row = ab[ability]
+        assert row["levels"] == {a: approx(acc[a]), b: approx(acc[b])}
+        assert row["mean_of_levels"] == approx((acc[a] + acc[b]) / 2)
+        assert row["pooled_items"] == approx((right[a] + right[b]) / (n[a] + n[b]))
+        assert row["n"] == n[a] + n[b]
+    assert ab["cognitive"]["mean_of_levels"] == approx((4 / 6 + 1 / 6) / 2)  # the row that stayed empty
+    assert results["tasks"]["mm_eval.reasoning"]["headline"] == "numeric_match"
+    # the table `glotbench run` printed under the results
+    line = next(ln for ln in done.stdout.splitlines() if "cognitive (knowledge + reasoning)" in ln)
+    assert f"{100 * (4 / 6 + 1 / 6) / 2:.2f}" in line and f"{100 * 5 / 12:.2f}" in line and " 12 " in line
+    assert f"reasoning {100 * 1 / 6:.2f} (numeric_match)" in line
+    line = next(ln for ln in done.stdout.splitlines() if "language (syntax + semantics)" in ln)
+    assert f"{100 * (5 / 6 + 2 / 6) / 2:.2f}" in line and f"{100 * 7 / 12:.2f}" in line
+    # a level that was not run leaves its ability out
+    del results["tasks"]["mm_eval.reasoning"]
+    partial = mm.abilities(results)
+    assert partial["cognitive"]["mean_of_levels"] is None and partial["cognitive"]["levels"]["mm_eval.reasoning"] is None
+    assert partial["language"]["mean_of_levels"] == approx((5 / 6 + 2 / 6) / 2)
+    # --metric reads one named metric on every level: reasoning has no accuracy, so its ability is left out
+    assert mm.abilities(json.loads((out / "results.json").read_text()), metric="accuracy")["cognitive"]["mean_of_levels"] is None
 
 
 def test_huws_task_on_the_real_data():

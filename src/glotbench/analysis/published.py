@@ -9,7 +9,11 @@ the paper, the other from glotbench runs. The CSV has a header and one score per
     GPT-4o,chinese_simpleqa,59.3
 
 ``benchmark`` is the name given to ``--a`` / ``--b``; a side whose name is a benchmark of the CSV
-takes its scores from the CSV, otherwise from the runs. Scores are compared as given (any scale, the
+takes its scores from the CSV, otherwise from the runs. Optional columns: ``metric`` (several rows
+per benchmark, e.g. ``cb_accuracy`` and ``cb_macro_f1``), ``counterpart`` and ``language`` (else
+taken from the glotbench task of that name). With ``compare --crosslingual --published FILE`` each
+model of the CSV becomes a published "run" (:func:`published_runs`): a benchmark and its
+counterpart form a pair, and a score of ``-`` (the paper's invalid mark) is a missing one. Scores are compared as given (any scale, the
 same on one side); a model is matched by its exact name (a run's label is its model id, with or without the
 backend prefix: ``openai:gpt-4o`` matches ``gpt-4o``).
 """
@@ -23,13 +27,24 @@ from pathlib import Path
 from glotbench.errors import DataError
 
 COLUMNS = ("model", "benchmark", "score")
+OPTIONAL = ("metric", "counterpart", "language")
+MISSING = ("-", "")  # a paper's "-": a score it did not report or marked invalid
+
+PublishedTable = dict[str, dict[str, dict[str, "float | None"]]]  # benchmark -> model -> metric -> score
 
 
-def read_published(path: Path) -> dict[str, dict[str, float]]:
-    """benchmark -> model -> score; a bad line is one error naming the file, line and field."""
+def read_published_table(path: Path) -> tuple[PublishedTable, dict[str, dict[str, str]]]:
+    """``(benchmark -> model -> metric -> score, benchmark -> {"counterpart", "language"})``.
+
+    ``metric`` (optional column; ``score`` when absent) lets one benchmark carry several rows
+    (the Czech-Bench thesis prints Acc and F1). A score of ``-`` (or empty) is a score the paper
+    left out or marked invalid: kept as None. A trailing ``*`` (the paper's "over 20% unparsed"
+    mark) or ``%`` is dropped. A bad line is one error naming the file, line and field.
+    """
     if not path.is_file():
         raise DataError(f"{path}: published scores file not found")
-    out: dict[str, dict[str, float]] = {}
+    out: PublishedTable = {}
+    info: dict[str, dict[str, str]] = {}
     with path.open(encoding="utf-8-sig", newline="") as fh:
         reader = csv.DictReader(fh)
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
@@ -37,20 +52,86 @@ def read_published(path: Path) -> dict[str, dict[str, float]]:
             raise DataError(f"{path}: header lacks column(s) {', '.join(missing)} (need {', '.join(COLUMNS)})")
         for lineno, row in enumerate(reader, start=2):
             model, bench, raw = ((row.get(c) or "").strip() for c in COLUMNS)
+            metric = (row.get("metric") or "").strip() or "score"
             if not model or not bench:
                 raise DataError(f"{path}:{lineno}: field '{'model' if not model else 'benchmark'}' is empty")
-            try:
-                score = float(raw.rstrip("%"))
-            except ValueError:
-                raise DataError(f"{path}:{lineno}: field 'score': {raw!r} is not a number") from None
-            if math.isnan(score):
-                raise DataError(f"{path}:{lineno}: field 'score' is NaN")
-            if model in out.setdefault(bench, {}):
-                raise DataError(f"{path}:{lineno}: model {model!r} listed twice for {bench!r}")
-            out[bench][model] = score
+            raw = raw.rstrip("*%").strip()
+            score: float | None
+            if raw in MISSING:
+                score = None
+            else:
+                try:
+                    score = float(raw)
+                except ValueError:
+                    raise DataError(f"{path}:{lineno}: field 'score': {raw!r} is not a number") from None
+                if math.isnan(score):
+                    raise DataError(f"{path}:{lineno}: field 'score' is NaN")
+            per_model = out.setdefault(bench, {}).setdefault(model, {})
+            if metric in per_model:
+                what = f"model {model!r} listed twice for {bench!r}" + (f" ({metric})" if metric != "score" else "")
+                raise DataError(f"{path}:{lineno}: {what}")
+            per_model[metric] = score
+            for c in ("counterpart", "language"):
+                if (row.get(c) or "").strip():
+                    info.setdefault(bench, {})[c] = row[c].strip()
+    if not out:
+        raise DataError(f"{path}: no scores")
+    return out, info
+
+
+def read_published(path: Path, metric: str | None = None) -> dict[str, dict[str, float]]:
+    """benchmark -> model -> score (``metric``'s row, else the benchmark's first metric listed);
+    a score the paper left out ("-") is not a score."""
+    table, _ = read_published_table(path)
+    out: dict[str, dict[str, float]] = {}
+    for bench, models in table.items():
+        listed = list(dict.fromkeys(m for scores in models.values() for m in scores))
+        pick = metric if metric in listed else listed[0]
+        scores = {model: s[pick] for model, s in models.items() if s.get(pick) is not None}
+        if scores:
+            out[bench] = scores
     if not out:
         raise DataError(f"{path}: no scores")
     return out
+
+
+def _task_info(bench: str) -> dict[str, str]:
+    """counterpart and language of a glotbench task of that name (its YAML), when there is one."""
+    try:
+        from glotbench.tasks.registry import all_specs
+
+        spec = all_specs().get(bench)
+    except Exception:  # noqa: BLE001 - a broken task folder must not stop reading a paper's table
+        spec = None
+    if spec is None:
+        return {}
+    spec = spec[0]
+    return {k: v for k, v in (("counterpart", spec.counterpart), ("language", spec.language)) if v}
+
+
+def published_runs(path: Path):
+    """A paper's table as one finished "run" per model (:class:`glotbench.report.runs.RunData`,
+    labelled with the model's name), so ``compare --crosslingual`` reads it like runs.
+
+    A benchmark's ``counterpart`` and ``language`` come from the CSV's columns, else from the
+    glotbench task of that name. A row whose score is "-" is a missing score (the paper's invalid
+    mark): the cross-lingual average skips that pair, as the thesis does.
+    """
+    from glotbench.report.runs import RunData
+
+    table, info = read_published_table(path)
+    runs: dict[str, RunData] = {}
+    for bench, models in table.items():
+        meta = {**_task_info(bench), **info.get(bench, {})}
+        for model, scores in models.items():
+            run = runs.setdefault(model, RunData(path=path, results={"model": {"model_id": model}, "tasks": {},
+                                                                    "published": str(path)}, label=model))
+            run.results["tasks"][bench] = {
+                "metrics": {m: {"value": v} for m, v in scores.items()},
+                "status": "published",
+                **meta,
+            }
+    return list(runs.values())
 
 
 def _match(label: str, names: set[str]) -> str:

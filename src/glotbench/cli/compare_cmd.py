@@ -33,10 +33,10 @@ def pval(p: float | None) -> str:
     return f"{p:.2e}" if p < 1e-3 else f"{p:.4f}"
 
 
-def _print_crosslingual(runs, console: Console) -> dict:
+def _print_crosslingual(runs, console: Console, metric: str | None = None) -> dict:
     from glotbench.report.comparisons import crosslingual_from_runs
 
-    res = crosslingual_from_runs(runs)
+    res = crosslingual_from_runs(runs, metric=metric)
     t = Table(title="Cross-lingual gap (Czech-Bench §6.4): relative difference = (en - native) / max(en, native)")
     for col in ("model", "pair", "native", "counterpart", "difference", "relative diff"):
         t.add_column(col, justify="left" if col in ("model", "pair") else "right")
@@ -45,7 +45,8 @@ def _print_crosslingual(runs, console: Console) -> dict:
         t.add_row(r.model, f"{r.pair} vs {english_of.get(r.pair, '?')}", fmt(r.native), fmt(r.english),
                   fmt(r.difference if not math.isnan(r.difference) else None), pct(r.relative_gap, signed=True))
     console.print(unclipped(t))
-    s = Table(title="Average relative gap per model (mean of |relative diff|)")
+    over = f"metric {metric}" if metric else "each pair's headline metrics; --metric NAME for one metric"
+    s = Table(title=f"Average relative gap per model: mean of |relative diff| over {over}")
     for col in ("model", "pairs", "missing", "average relative gap", "average signed gap", "counterpart higher", "native higher"):
         s.add_column(col, justify="left" if col == "model" else "right")
     for g in res.table.models.values():
@@ -64,7 +65,7 @@ def _print_ranks(runs, a: str, b: str, metric: str | None, style: str, console: 
     if published is not None:
         from glotbench.analysis.published import ranks_with_published, read_published
 
-        res = ranks_with_published(runs, a, b, read_published(published), metric=metric, style=style)
+        res = ranks_with_published(runs, a, b, read_published(published, metric), metric=metric, style=style)
     else:
         res = ranks_from_runs(runs, a, b, metric=metric, style=style)
     c = res.comparison
@@ -115,13 +116,16 @@ def compare(
     paired: bool = typer.Option(False, "--paired", help="Two runs on the same items: paired bootstrap difference and McNemar test."),
     a: Optional[str] = typer.Option(None, "--a", help="--ranks: reference task or suite."),
     b: Optional[str] = typer.Option(None, "--b", help="--ranks: compared task or suite."),
-    metric: Optional[str] = typer.Option(None, "--metric", help="--ranks: metric to rank on (default: each task's first metric)."),
+    metric: Optional[str] = typer.Option(None, "--metric", help="--ranks: metric to rank on; --crosslingual: the one metric to "
+                                         "compare (default: each task's headline metric(s); parse rates never)."),
     style: str = typer.Option("arrow", "--style", help="--ranks: movement as arrow (↑2, ↓1, -) or signed (+2, -1, 0)."),
     n_boot: int = typer.Option(10_000, "--n-boot", help="--paired: bootstrap resamples."),
     seed: int = typer.Option(0, "--seed", help="--paired: bootstrap seed."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
-    published: Optional[Path] = typer.Option(None, "--published", help="--ranks: CSV of published scores (model,benchmark,score); "
-                                             "a side named by one of its benchmarks takes the paper's numbers."),
+    published: Optional[Path] = typer.Option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
+                                             "(model,benchmark,score[,metric,counterpart,language]); --ranks: a side named by one "
+                                             "of its benchmarks takes the paper's numbers; --crosslingual: each model of the CSV "
+                                             "is one more run."),
 ) -> None:
     """Compare finished runs: --crosslingual, --ranks (--a, --b) or --paired RUN_A RUN_B."""
     from glotbench.errors import GlotbenchError
@@ -134,16 +138,21 @@ def compare(
         raise GlotbenchError("--ranks needs --a TASK_OR_SUITE and --b TASK_OR_SUITE")
     if style not in ("arrow", "signed"):
         raise GlotbenchError(f"--style must be arrow or signed, got {style!r}")
-    if published is not None and not ranks:
-        raise GlotbenchError("--published goes with --ranks")
+    if published is not None and paired:
+        raise GlotbenchError("--published goes with --ranks or --crosslingual")
     if not run_dirs and published is None:
-        raise GlotbenchError("give run directories (or, with --ranks, a --published CSV)")
+        raise GlotbenchError("give run directories (or, with --ranks or --crosslingual, a --published CSV)")
     console = Console(width=max(Console().width, 140))
     runs = load_runs(list(run_dirs), with_samples=paired) if run_dirs else []
     if runs:
         console.print("runs: " + "; ".join(f"{r.label} = {r.path}" for r in runs))
     if crosslingual:
-        out = _print_crosslingual(runs, console)
+        if published is not None:
+            from glotbench.analysis.published import published_runs
+
+            runs = runs + published_runs(published)
+            console.print(f"published scores: {published}")
+        out = _print_crosslingual(runs, console, metric)
     elif ranks:
         out = _print_ranks(runs, a, b, metric, style, console, published)
     else:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
 from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import ScoredItem, bootstrap_cis, get_metric
 from glotbench.scoring.resample_forms import same_items
+from glotbench.scoring.roles import headline_metric, headline_metrics
 
 FLAG_UNPARSEABLE = 0.20  # above: the score is flagged "*"
 INVALID_UNPARSEABLE = 0.50  # above: the score is reported invalid (Czech-Bench convention)
@@ -27,13 +29,24 @@ def _metrics(items: list[ScoredItem], metric_names: list[str], n_boot: int, seed
             for name, value, (lo, hi) in zip(metric_names, values, cis)}
 
 
+def _unparsed(item: ScoredItem, parsed_key: str | None) -> bool:
+    """Unparseable under the headline's own rule (its per-item ``parsed_key``), else glotbench's extractor."""
+    if parsed_key is not None and item.values.get(parsed_key) is not None:
+        return not item.values[parsed_key]
+    return item.pred is None
+
+
 def summarise_task(records, metric_names: list[str], slice_by: list[str], total: int,
                    n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
     """Counts, metrics with intervals and per-slice metrics of one task's records.
 
     ``records`` may be any iterable (SampleRecords, journal rows or samples.jsonl lines): it is read
     once and only each scored record's gold, pred, values and slice fields are kept, so a run's
-    records never all sit in memory at once (docs/performance.md)."""
+    records never all sit in memory at once (docs/performance.md).
+
+    The ``*`` (over 20% unparseable) and ``invalid`` (over 50%) flags count unparseable answers by
+    the rule of the task's headline metric: its ``parsed_key`` when it declares one (Czech-Bench's
+    ``cb_*``: the reference's parse), else glotbench's extractor (no prediction)."""
     items: list[ScoredItem] = []
     n_errors = 0
     for r in records:
@@ -42,7 +55,11 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
             items.append(ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map))
         elif r.status == "error":
             n_errors += 1
-    unparseable = sum(1 for i in items if i.pred is None)
+    defs = [get_metric(name, where=f"metric {name!r}") for name in metric_names]
+    defs = [d if d.name == name else dataclasses.replace(d, name=name) for d, name in zip(defs, metric_names)]
+    head = headline_metric(defs)
+    parsed_key = next((d.parsed_key for d in defs if d.name == head), None)
+    unparseable = sum(1 for i in items if _unparsed(i, parsed_key))
     frac = unparseable / len(items) if items else 0.0
     status = "invalid" if frac > INVALID_UNPARSEABLE else ("flagged" if frac > FLAG_UNPARSEABLE else "ok")
     if len(items) + n_errors < total:
@@ -53,12 +70,17 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
         "n_errors": n_errors,
         "n_unparseable": unparseable,
         "unparseable_rate": round(frac, 4),
+        # whose parse the count and the flag follow: the headline's own rule, or glotbench's extractor
+        "unparseable_by": parsed_key or "extractor",
+        "n_unparseable_extractor": sum(1 for i in items if i.pred is None),
+        "headline": head,
+        "headline_metrics": headline_metrics(defs),
         "status": status,
         "flag": {"ok": "", "flagged": "*", "invalid": "invalid", "incomplete": "incomplete"}[status],
         "metrics": _metrics(items, metric_names, n_boot, seed),
         # each metric's definition (how computed, direction, format): finished runs are read without
         # importing the code that defined it (see glotbench.scoring.metrics.Metric.from_dict)
-        "metric_definitions": {name: get_metric(name).to_dict() for name in metric_names},
+        "metric_definitions": {d.name: d.to_dict() for d in defs},
         "slices": {},
     }
     for field in slice_by:

@@ -48,10 +48,12 @@ def print_results(results: dict, console: Console | None = None) -> None:
         console.print(f"note: {results['note']}", markup=False)
     notes = []
     for name, t in results["tasks"].items():
+        by = t.get("unparseable_by")
+        by = f" by {by}" if by and by != "extractor" else ""  # the headline's own parse rule
         if t["status"] == "flagged":
-            notes.append(f"* {name}: {t['unparseable_rate']:.0%} of answers unparseable (over 20%)")
+            notes.append(f"* {name}: {t['unparseable_rate']:.0%} of answers unparseable{by} (over 20%)")
         elif t["status"] == "invalid":
-            notes.append(f"invalid {name}: {t['unparseable_rate']:.0%} of answers unparseable (over 50%): score not valid")
+            notes.append(f"invalid {name}: {t['unparseable_rate']:.0%} of answers unparseable{by} (over 50%): score not valid")
         elif t["status"] == "incomplete":
             notes.append(f"incomplete {name}: {t['n_scored'] + t['n_errors']}/{t['n_items']} items done")
         if t["n_errors"]:

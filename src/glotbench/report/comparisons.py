@@ -19,6 +19,7 @@ from glotbench.sample_record import SampleRecord
 from glotbench.report.items import is_binary, item_vector, scored_items
 from glotbench.report.runs import (
     RunData,
+    headline_metrics,
     metric_of,
     metric_value,
     primary_metric,
@@ -42,13 +43,16 @@ def _usable(task_result: dict, metric: str) -> float | None:
     return metric_value(task_result, metric)
 
 
-def crosslingual_from_runs(runs: list[RunData]) -> CrosslingualResult:
+def crosslingual_from_runs(runs: list[RunData], metric: str | None = None) -> CrosslingualResult:
     """Every task whose ``counterpart`` is also in the same model's runs becomes a pair.
 
     The native side is the task whose language is not English (if both or neither are English,
-    the task naming the counterpart is the native side). One pair per metric both tasks report,
-    except error-type metrics and MCC (the relative gap needs non-negative, higher-is-better
-    scores). A score the run marked invalid counts as missing.
+    the task naming the counterpart is the native side). One row per pair and metric: by default
+    the native task's headline metrics (one per measure: the thesis' accuracy and macro-F1 rows;
+    no parse rate, no second rule's copy of the same statistic; see
+    :mod:`glotbench.scoring.roles`) that the counterpart reports too; with ``metric``, that one
+    metric. A metric that is not non-negative and higher-is-better (error sizes, MCC) is left
+    out with a note. A score the run marked invalid counts as missing.
     """
     per_model = scores_by_model(runs)
     pair_defs: dict[tuple[str, str], None] = {}
@@ -77,10 +81,14 @@ def crosslingual_from_runs(runs: list[RunData]) -> CrosslingualResult:
         defs = {}
         for tasks in per_model.values():
             if native in tasks and english in tasks:
-                for m in tasks[native].get("metrics") or {}:
-                    if m in (tasks[english].get("metrics") or {}) and m not in metric_names:
+                wanted = [metric] if metric else headline_metrics(tasks[native])
+                for m in wanted:
+                    if m in (tasks[native].get("metrics") or {}) and m in (tasks[english].get("metrics") or {}) \
+                            and m not in metric_names:
                         metric_names.append(m)
                         defs[m] = metric_of(tasks[native], m)
+        if not metric_names:
+            notes.append(f"{native}: no {'metric ' + metric if metric else 'headline metric'} in both {native} and {english}")
         for m in metric_names:
             if not defs[m].higher_is_better or not defs[m].nonnegative:
                 notes.append(f"{native}: metric {m} left out (the relative gap needs non-negative higher-is-better scores)")
@@ -90,6 +98,9 @@ def crosslingual_from_runs(runs: list[RunData]) -> CrosslingualResult:
             for label, tasks in per_model.items():
                 if native in tasks and english in tasks:
                     rows.append((label, pair, _usable(tasks[native], m), _usable(tasks[english], m)))
+    if not rows:
+        raise DataError(f"no cross-lingual pair has {'metric ' + metric if metric else 'a headline metric'} on both sides"
+                        + (f" ({'; '.join(notes)})" if notes else ""))
     return CrosslingualResult(crosslingual_table(rows), pairs, notes)
 
 
@@ -196,22 +207,54 @@ def _by_id(records: list[SampleRecord]) -> dict[str, SampleRecord]:
     return {r.id: r for r in records}
 
 
+def _data_files(task_result: dict) -> str | None:
+    """The data part of a task's fingerprint, without what a variant adds (``+pool:``, ``+rag:``)."""
+    fp = task_result.get("fingerprint")
+    data = fp.get("data") if isinstance(fp, dict) else None
+    return str(data).split("+", 1)[0] if data else None
+
+
+def variant_pairs(tasks_a: dict[str, dict], tasks_b: dict[str, dict], notes: list[str]) -> list[tuple[str, str]]:
+    """Tasks of two runs that are variants of the same items: ``X`` and ``X.v`` (the prompt variants
+    glotbench names so: ``chinese_simpleqa`` and ``chinese_simpleqa.base``), reading the same data
+    files where both runs recorded them. Items are then joined on their ids."""
+    out = []
+    for ta, ra in tasks_a.items():
+        for tb, rb in tasks_b.items():
+            if not (ta.startswith(tb + ".") or tb.startswith(ta + ".")):
+                continue
+            da, db = _data_files(ra), _data_files(rb)
+            if da and db and da != db:
+                notes.append(f"{ta} and {tb} read different data ({da} vs {db}): not paired")
+                continue
+            out.append((ta, tb))
+    return out
+
+
 def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int = 0,
                 tasks: list[str] | None = None) -> tuple[list[PairedRow], list[str]]:
     """Per task both runs hold, per metric: A - B with a paired bootstrap interval; McNemar for 0/1 metrics.
 
+    When the runs share no task name, a task and its variant on the same items are paired
+    (:func:`variant_pairs`: a base model's ``chinese_simpleqa.base`` against an aligned model's
+    ``chinese_simpleqa``, the alignment-tax comparison), over the metrics both report.
     Items are joined on (task, sample_id); an item that is an error (or absent) in either run
     is left out of both sides and counted in ``n_left_out``.
     """
     notes: list[str] = []
-    common = [t for t in run_a.tasks if t in run_b.tasks]
-    if tasks:
-        common = [t for t in common if t in tasks]
+    common = [(t, t) for t in run_a.tasks if t in run_b.tasks]
     if not common:
-        raise DataError(f"{run_a.path} and {run_b.path} share no task")
+        common = variant_pairs(run_a.tasks, run_b.tasks, notes)
+    if tasks:
+        common = [(ta, tb) for ta, tb in common if ta in tasks or tb in tasks]
+    if not common:
+        raise DataError(f"{run_a.path} and {run_b.path} share no task (nor a task and its variant on the same items, "
+                        f"such as X and X.base): A has {', '.join(run_a.tasks) or 'none'}, B has {', '.join(run_b.tasks) or 'none'}"
+                        + (f" ({'; '.join(notes)})" if notes else ""))
     rows: list[PairedRow] = []
-    for task in common:
-        ra, rb = _by_id(run_a.samples_of(task)), _by_id(run_b.samples_of(task))
+    for task_a, task_b in common:
+        task = task_a if task_a == task_b else f"{task_a} vs {task_b}"
+        ra, rb = _by_id(run_a.samples_of(task_a)), _by_id(run_b.samples_of(task_b))
         if not ra or not rb:
             notes.append(f"{task}: no samples.jsonl records in {'A' if not ra else 'B'}; left out")
             continue
@@ -221,9 +264,11 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
             notes.append(f"{task}: no item scored in both runs")
             continue
         recs_a, recs_b = [ra[i] for i in ids], [rb[i] for i in ids]
-        metrics = list(run_a.tasks[task].get("metrics") or {}) or ["accuracy"]
+        metrics = list(run_a.tasks[task_a].get("metrics") or {}) or ["accuracy"]
+        if task_a != task_b:
+            metrics = [m for m in metrics if m in (run_b.tasks[task_b].get("metrics") or {})]
         for m in metrics:
-            mdef = metric_of(run_a.tasks[task], m)
+            mdef = metric_of(run_a.tasks[task_a], m)
             va, vb = item_vector(recs_a, mdef), item_vector(recs_b, mdef)
             if va is not None and vb is not None:
                 a = np.array([np.nan if v is None else v for v in va], dtype=float)

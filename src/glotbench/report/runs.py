@@ -11,6 +11,7 @@ loglikelihood) are not merged: each of those is labelled with its own directory 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,25 +42,50 @@ class RunData:
         return [s for s in self.samples if s.task == task]
 
 
+def headline_metrics(task_result: dict) -> list[str]:
+    """The task's headline metrics (one per measure; see :mod:`glotbench.scoring.roles`): as the run
+    wrote them (results.json ``headline_metrics``), else derived from its metrics' roles."""
+    from glotbench.scoring.roles import headline_metrics as derive
+
+    metrics = list(task_result.get("metrics") or {})
+    written = task_result.get("headline_metrics")
+    if isinstance(written, list) and written:
+        return [m for m in written if m in metrics] or written
+    return derive(m for m in (metric_of(task_result, n) for n in metrics) if m is not None)
+
+
 def primary_metric(task_result: dict) -> str | None:
-    """The first metric a task lists is its headline number."""
-    metrics = task_result.get("metrics") or {}
-    return next(iter(metrics), None)
+    """The task's headline number: its first headline metric (a parse rate or an error size never
+    is), else its first metric."""
+    written = task_result.get("headline")
+    if isinstance(written, str) and written in (task_result.get("metrics") or {}):
+        return written
+    heads = headline_metrics(task_result)
+    return heads[0] if heads else next(iter(task_result.get("metrics") or {}), None)
 
 
 def metric_of(task_result: dict, name: str | None) -> Metric | None:
     """The metric's definition as the run wrote it (results.json ``metric_definitions``).
 
     Runs written before definitions were stored fall back to the registered built-in of that
-    name, then to "the mean of the per-item value of that name, higher is better".
+    name, then to "the mean of the per-item value of that name, higher is better". A definition
+    written before metrics declared a role takes the role, measure and parse key of the
+    registered metric of that name.
     """
     if name is None:
         return None
-    d = (task_result.get("metric_definitions") or {}).get(name)
-    if isinstance(d, dict):
-        return Metric.from_dict({"name": name, **d})
     from glotbench.scoring.metrics import get_metric
 
+    d = (task_result.get("metric_definitions") or {}).get(name)
+    if isinstance(d, dict):
+        m = Metric.from_dict({"name": name, **d})
+        if "role" not in d:
+            try:
+                reg = get_metric(name)
+            except GlotbenchError:
+                return m
+            m = dataclasses.replace(m, role=reg.role, measure=reg.measure, parsed_key=reg.parsed_key)
+        return m
     try:
         return get_metric(name)
     except GlotbenchError:

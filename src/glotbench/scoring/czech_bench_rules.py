@@ -116,27 +116,38 @@ class CB:
     (``glotbench.scoring.czech_bench_rules:CB.cb_accuracy``, see glotbench.builtins): looking a
     metric up imports this module, listing metrics does not."""
 
-    cb_accuracy = Metric("cb_accuracy", key="cb_correct", description=f"accuracy; {_REF}")
+    # measure: the thesis' "Acc" / "F1" rows; glotbench's accuracy / macro_f1 / numeric_match measure
+    # the same, so a task listing cb_* first has them as its headline and glotbench's as secondary.
+    # parsed_key: the * / invalid flags of a task headed by these count the reference's unparseable.
+    cb_accuracy = Metric("cb_accuracy", key="cb_correct", measure="accuracy", parsed_key="cb_parsed",
+                         description=f"accuracy; {_REF}")
     cb_macro_f1 = Metric("cb_macro_f1", fn=macro_f1_of, params={"gold_key": "cb_gold", "pred_key": "cb_pred"},
+                         measure="macro_f1", parsed_key="cb_parsed",
                          description=f"macro-F1 over the labels seen (evaluate's f1); {_REF}")
-    cb_accuracy_labelled = Metric("cb_accuracy_labelled", key="cb_correct_labelled",
+    cb_accuracy_labelled = Metric("cb_accuracy_labelled", key="cb_correct_labelled", measure="accuracy",
+                                  role="secondary", parsed_key="cb_parsed",
                                   description=f"accuracy over the rows with a gold label (glotbench's variant: SNLI's -1 rows left out); {_REF}")
     cb_macro_f1_labelled = Metric("cb_macro_f1_labelled", fn=macro_f1_of,
                                   params={"gold_key": "cb_gold_labelled", "pred_key": "cb_pred_labelled"},
+                                  measure="macro_f1", role="secondary", parsed_key="cb_parsed",
                                   description=f"macro-F1 over the rows with a gold label (glotbench's variant); {_REF}")
-    cb_topic_accuracy = Metric("cb_topic_accuracy", fn=topic_macro_accuracy, description=f"MMLU: mean of per-topic accuracies; {_REF}")
-    cb_mae = Metric("cb_mae", key="cb_abs_error", direction="lower", format=".2f", description=f"GSM8K mean absolute error; {_REF}")
-    cb_mre = Metric("cb_mre", key="cb_rel_error", direction="lower", format=".3f", description=f"GSM8K mean relative error (gold != 0); {_REF}")
-    cb_parsed = Metric("cb_parsed", key="cb_parsed", description="share of answers the reference rule can parse")
-    cb_na_accuracy = Metric("cb_na_accuracy", key="cb_na_correct", description="SQuAD 2.0: no-answer ('-') decision accuracy")
+    cb_topic_accuracy = Metric("cb_topic_accuracy", fn=topic_macro_accuracy, measure="accuracy", parsed_key="cb_parsed",
+                               description=f"MMLU: mean of per-topic accuracies; {_REF}")
+    cb_mae = Metric("cb_mae", key="cb_abs_error", direction="lower", format=".2f", role="secondary", parsed_key="cb_parsed",
+                    description=f"GSM8K mean absolute error; {_REF}")
+    cb_mre = Metric("cb_mre", key="cb_rel_error", direction="lower", format=".3f", role="secondary", parsed_key="cb_parsed",
+                    description=f"GSM8K mean relative error (gold != 0); {_REF}")
+    cb_parsed = Metric("cb_parsed", key="cb_parsed", role="diagnostic", description="share of answers the reference rule can parse")
+    cb_na_accuracy = Metric("cb_na_accuracy", key="cb_na_correct", measure="no_answer_accuracy",
+                            description="SQuAD 2.0: no-answer ('-') decision accuracy")
     cb_na_macro_f1 = Metric("cb_na_macro_f1", fn=macro_f1_of, params={"gold_key": "cb_na_gold", "pred_key": "cb_na_pred"},
-                            description="SQuAD 2.0: no-answer decision macro-F1")
-    cb_em_raw = Metric("cb_em_raw", key="cb_em_raw", description="SQuAD exact match on the texts as they are")
-    cb_f1_raw = Metric("cb_f1_raw", key="cb_f1_raw", description="SQuAD bag-of-words F1 on the texts as they are")
-    cb_em_lemma = Metric("cb_em_lemma", key="cb_em_lemma", description="SQuAD exact match on MorphoDiTa lemmas")
-    cb_f1_lemma = Metric("cb_f1_lemma", key="cb_f1_lemma", description="SQuAD bag-of-words F1 on MorphoDiTa lemmas")
-    cb_em_root = Metric("cb_em_root", key="cb_em_root", description="SQuAD exact match on DeriNet 2.1 roots")
-    cb_f1_root = Metric("cb_f1_root", key="cb_f1_root", description="SQuAD bag-of-words F1 on DeriNet 2.1 roots")
+                            measure="no_answer_macro_f1", description="SQuAD 2.0: no-answer decision macro-F1")
+    cb_em_raw = Metric("cb_em_raw", key="cb_em_raw", measure="exact_match", description="SQuAD exact match on the texts as they are")
+    cb_f1_raw = Metric("cb_f1_raw", key="cb_f1_raw", measure="bow_f1", description="SQuAD bag-of-words F1 on the texts as they are")
+    cb_em_lemma = Metric("cb_em_lemma", key="cb_em_lemma", measure="exact_match", description="SQuAD exact match on MorphoDiTa lemmas")
+    cb_f1_lemma = Metric("cb_f1_lemma", key="cb_f1_lemma", measure="bow_f1", description="SQuAD bag-of-words F1 on MorphoDiTa lemmas")
+    cb_em_root = Metric("cb_em_root", key="cb_em_root", measure="exact_match", description="SQuAD exact match on DeriNet 2.1 roots")
+    cb_f1_root = Metric("cb_f1_root", key="cb_f1_root", measure="bow_f1", description="SQuAD bag-of-words F1 on DeriNet 2.1 roots")
 
 
 METRIC_NAMES = tuple(n for n in vars(CB) if n.startswith("cb_"))

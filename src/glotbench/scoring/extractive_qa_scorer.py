@@ -53,7 +53,9 @@ def no_answer_macro_f1(items: list[ScoredItem]) -> float:
 
 for _name in LEVEL_METRICS:
     if _name != "exact_match":  # exact_match is a built-in metric (the exact_match scorer feeds it too)
-        register_metric(mean_of(_name, _name))
+        # exact_match_raw / _lemma measure exact match under another normalisation: one measure
+        _base = _name.removesuffix("_raw").removesuffix("_lemma")
+        register_metric(mean_of(_name, _name, measure=_base if _base != _name else ""))
 register_metric(Metric("no_answer_accuracy", fn=no_answer_accuracy, description="accuracy of 'is it unanswerable?'"))
 register_metric(Metric("no_answer_macro_f1", fn=no_answer_macro_f1, description="macro-F1 of 'is it unanswerable?'"))
 

@@ -250,6 +250,9 @@ def _item_scores(items: Sequence[ScoredItem]) -> dict[str, float]:
 
 
 _DIRECTION = {"CO": "higher", "NA": "lower", "IN": "lower", "CGA": "higher", "F": "higher"}
+# NA and IN are the breakdown of the answers that are not correct: secondary, never a headline
+ROLE = {"CO": "headline", "NA": "secondary", "IN": "secondary", "CGA": "headline", "F": "headline"}
 for _k, _dir in _DIRECTION.items():
     register_metric(Metric(f"factuality_{_k.lower()}", fn=factuality_metric, params={"key": _k}, direction=_dir,
+                           role=ROLE[_k],
                            description=f"SimpleQA {_k} from the judge grades"))

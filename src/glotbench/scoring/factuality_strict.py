@@ -36,4 +36,5 @@ def factuality_strict_metric(items: list[ScoredItem], key: str) -> float:
 _DIRECTION = {"CO": "higher", "NA": "lower", "IN": "lower", "CGA": "higher", "F": "higher"}
 for _k in _KEYS:
     register_metric(Metric(f"factuality_{_k.lower()}_strict", fn=factuality_strict_metric, params={"key": _k},
-                           direction=_DIRECTION[_k], description=f"SimpleQA {_k} under glotbench's strict judge-reply parse"))
+                           direction=_DIRECTION[_k], role="secondary", measure=f"factuality_{_k.lower()}",
+                           description=f"SimpleQA {_k} under glotbench's strict judge-reply parse"))

@@ -109,6 +109,8 @@ def _mean_key(items: list[ScoredItem], key: str) -> float:
 
 
 Direction = Literal["higher", "lower"]
+Role = Literal["headline", "secondary", "diagnostic"]
+ROLES = ("headline", "secondary", "diagnostic")
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,6 +123,16 @@ class Metric:
     (optional, with ``fn``) is the function's per-item value when the corpus value is its mean
     (accuracy: gold == prediction): paired tests and outcome counts use it.
     Calling a metric computes it: ``metric(items) -> float``.
+
+    ``role`` says what the number is for (see :mod:`glotbench.scoring.roles`): ``headline`` a score
+    a task can be ranked and compared on; ``secondary`` a breakdown or companion number (an error
+    size, a not-attempted rate); ``diagnostic`` a health number such as a parse rate, never a
+    headline. ``measure`` names the statistic the metric estimates (default: its name): two
+    metrics of one task with the same measure are the same statistic under two rules (the
+    reference's ``cb_accuracy`` and glotbench's ``accuracy``), and the one the task lists first is
+    its headline. ``parsed_key`` (optional) is the per-item value, 1 or 0, saying whether the
+    metric's own parse rule could read the answer: the ``*`` / ``invalid`` flags of a task whose
+    headline declares it count unparseable answers by it, not by glotbench's extractor.
     """
 
     name: str
@@ -132,18 +144,28 @@ class Metric:
     format: str = ".3f"
     description: str = ""
     nonnegative: bool = True  # False when values can be below 0 (MCC): no relative gaps then
+    role: Role = "headline"
+    measure: str = ""  # the statistic estimated; "" = the metric's name
+    parsed_key: str | None = None  # per-item 1/0: parsed by this metric's own rule
 
     def __post_init__(self) -> None:
         if (self.key is None) == (self.fn is None):
             raise ValueError(f"metric {self.name!r}: give exactly one of key= (mean of a per-item value) or fn= (corpus function)")
         if self.direction not in ("higher", "lower"):
             raise ValueError(f"metric {self.name!r}: direction must be 'higher' or 'lower', not {self.direction!r}")
+        if self.role not in ROLES:
+            raise ValueError(f"metric {self.name!r}: role must be one of {', '.join(ROLES)}, not {self.role!r}")
         if isinstance(self.params, dict):
             object.__setattr__(self, "params", tuple(sorted(self.params.items())))
 
     @property
     def higher_is_better(self) -> bool:
         return self.direction == "higher"
+
+    @property
+    def measured(self) -> str:
+        """The statistic this metric estimates (``measure``, or its name)."""
+        return self.measure or self.name
 
     @property
     def per_item_mean(self) -> bool:
@@ -187,6 +209,11 @@ class Metric:
             if self.per_item is not None:
                 d["per_item"] = _ref(self.per_item, self.name)
         d["direction"] = self.direction
+        d["role"] = self.role
+        if self.measure:
+            d["measure"] = self.measure
+        if self.parsed_key:
+            d["parsed_key"] = self.parsed_key
         d["format"] = self.format
         if not self.nonnegative:
             d["nonnegative"] = False
@@ -199,7 +226,8 @@ class Metric:
         """Rebuild a metric from its results.json definition (corpus functions are imported lazily)."""
         common = dict(name=str(d.get("name", "?")), direction=d.get("direction", "higher"),
                       format=d.get("format", ".3f"), description=d.get("description", ""),
-                      nonnegative=bool(d.get("nonnegative", True)))
+                      nonnegative=bool(d.get("nonnegative", True)), role=d.get("role", "headline"),
+                      measure=str(d.get("measure") or ""), parsed_key=d.get("parsed_key") or None)
         if d.get("kind") == "mean":
             return cls(key=str(d["key"]), **common)
         return cls(fn=_LazyRef(str(d["function"])), params=tuple(sorted((d.get("params") or {}).items())),
@@ -235,9 +263,10 @@ def _ref(fn: Any, name: str) -> str:
     return ref
 
 
-def mean_of(value_name: str, name: str | None = None, direction: Direction = "higher", format: str = ".3f") -> Metric:
-    """The mean of a per-item value (exact match, numeric match, judge score...)."""
-    return Metric(name=name or f"mean:{value_name}", key=value_name, direction=direction, format=format)
+def mean_of(value_name: str, name: str | None = None, direction: Direction = "higher", format: str = ".3f",
+            **kw: Any) -> Metric:
+    """The mean of a per-item value (exact match, numeric match, judge score...); ``kw``: role, measure, ..."""
+    return Metric(name=name or f"mean:{value_name}", key=value_name, direction=direction, format=format, **kw)
 
 
 def _coerce_metric(obj: Any, name: str, where: str) -> Metric:
@@ -273,17 +302,19 @@ for _m in (
     Metric("macro_f1", fn=macro_f1_items, description="macro-averaged F1 over the gold labels (scikit-learn)"),
     Metric("weighted_f1", fn=weighted_f1_items, description="support-weighted F1 over the gold labels (scikit-learn)"),
     Metric("mcc", fn=mcc_items, nonnegative=False, description="Matthews correlation coefficient (scikit-learn)"),
-    Metric("answered", fn=answered, description="share of items with a parseable answer"),
+    Metric("answered", fn=answered, role="diagnostic", description="share of items with a parseable answer"),
     mean_of("exact_match", "exact_match"),
-    mean_of("numeric_match", "numeric_match"),
-    mean_of("abs_error", "abs_error", direction="lower", format=".4g"),
-    mean_of("rel_error", "rel_error", direction="lower", format=".4g"),
-    Metric("accuracy_norm", key="correct_norm", description="--mode loglikelihood: the option with the highest "
-           "log-probability per character of the option as scored (lm-eval's acc_norm)"),
-    Metric("accuracy_norm_bytes", key="correct_norm_bytes", description="--mode loglikelihood: the option with the "
-           "highest log-probability per UTF-8 byte of the option as scored"),
-    Metric("accuracy_norm_tokens", key="correct_norm_tokens", description="--mode loglikelihood: the option with the "
-           "highest log-probability per token of the continuation as the backend scored it"),
+    mean_of("numeric_match", "numeric_match", measure="accuracy"),
+    mean_of("abs_error", "abs_error", direction="lower", format=".4g", role="secondary"),
+    mean_of("rel_error", "rel_error", direction="lower", format=".4g", role="secondary"),
+    Metric("accuracy_norm", key="correct_norm", measure="accuracy", description="--mode loglikelihood: the option "
+           "with the highest log-probability per character of the option as scored (lm-eval's acc_norm)"),
+    Metric("accuracy_norm_bytes", key="correct_norm_bytes", measure="accuracy", role="secondary",
+           description="--mode loglikelihood: the option with the highest log-probability per UTF-8 byte of the "
+           "option as scored"),
+    Metric("accuracy_norm_tokens", key="correct_norm_tokens", measure="accuracy", role="secondary",
+           description="--mode loglikelihood: the option with the highest log-probability per token of the "
+           "continuation as the backend scored it"),
 ):
     register_metric(_m)
 

@@ -12,19 +12,19 @@ TASK_METRICS: tuple[Metric, ...] = (
     # HuMatchingFIB / HuStandardFIB: blank-level accuracy pools blanks over questions
     # (sum right / sum blanks), as the reference does.
     Metric("blank_accuracy", fn=ratio_of_sums, params={"num": "blank_correct", "den": "blank_total"},
-           description="sum of correct blanks / sum of blanks"),
+           measure="blank_accuracy", description="sum of correct blanks / sum of blanks"),
     Metric("blank_accuracy_reference", fn=ratio_of_sums, params={"num": "variant_hits", "den": "blank_total"},
-           description="the reference's blank accuracy (variant hits / blanks)"),
+           measure="blank_accuracy", description="the reference's blank accuracy (variant hits / blanks)"),
     mean_of("question_correct", "question_accuracy"),
     # glotbench's repairing JSON reader beside the reference's \{.*?\} + strict json.loads
     Metric("blank_accuracy_repaired", fn=ratio_of_sums, params={"num": "blank_correct_repaired", "den": "blank_total"},
-           description="blank accuracy with glotbench's repairing JSON reader"),
-    mean_of("question_correct_repaired", "question_accuracy_repaired"),
+           measure="blank_accuracy", description="blank accuracy with glotbench's repairing JSON reader"),
+    mean_of("question_correct_repaired", "question_accuracy_repaired", measure="question_accuracy"),
     # HuProverbRea
     mean_of("correct", "accuracy_2cq"),
-    mean_of("fail_parse", "fail_parse_rate", direction="lower"),
+    mean_of("fail_parse", "fail_parse_rate", direction="lower", role="diagnostic"),
     mean_of("correct", "accuracy_oe"),
-    mean_of("unclear", "unclear_rate", direction="lower"),
+    mean_of("unclear", "unclear_rate", direction="lower", role="diagnostic"),
     # HuWildBench: per item the judge score x 10 (paper §2.2)
     mean_of("wb_score", "wb_score", format=".2f"),
 )
