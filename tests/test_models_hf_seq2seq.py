@@ -283,7 +283,7 @@ def test_cli_czech_bench_fewshot_system_prompt_gen_kwargs_and_shards(tmp_path, d
     assert sharded.returncode == 0, sharded.stderr[-3000:]
 
     def answers(run):
-        return {json.loads(x)["id"]: json.loads(x)["outputs"][0]["text"]
+        return {json.loads(x)["sample_id"]: json.loads(x)["outputs"][0]["text"]
                 for x in (run / "samples.jsonl").read_text().splitlines()}
 
     assert answers(tmp_path / "hu2") == answers(tmp_path / "hu") and len(answers(tmp_path / "hu")) == 4
