@@ -248,6 +248,15 @@ def test_cli_mm_eval_both_modes(tmp_path, data_root, t5_dir):
     again = glotbench("run", "-m", f"hf:{t5_dir}", "-t", "mm_eval.knowledge", "--mode", "loglikelihood", "--limit", "5",
                       "--no-progress", "-o", str(tmp_path / "ll"))
     assert again.returncode == 0 and "no model calls" in again.stderr, again.stderr[-2000:]
+    # the same folder as a hub id pinned to its commit, read from the hub cache offline
+    from glotbench.testing.tiny_hf import SHA
+
+    hub = glotbench("run", "-m", "hf:glotbench-test/tiny-byt5", "-M", f"revision={SHA}", "-t", "mm_eval.knowledge",
+                    "--mode", "loglikelihood", "--limit", "2", "--no-progress", "-o", str(tmp_path / "hub"),
+                    env={"HF_HUB_CACHE": str(t5_dir.parents[2])})
+    assert hub.returncode == 0, hub.stderr[-3000:]
+    res = json.loads((tmp_path / "hub" / "results.json").read_text())
+    assert res["model"]["model_id"] == f"hf:glotbench-test/tiny-byt5@{SHA}" and res["model"]["architecture"] == "seq2seq"
 
 
 @pytest.mark.slow
