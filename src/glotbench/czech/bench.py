@@ -143,6 +143,10 @@ class CzechBenchTask(Task):
         return [{"role": "system", "content": self._exact("system", sample) if system is None else system},
                 {"role": "user", "content": self._exact("user", sample)}]
 
+    def plain_layout(self, num_fewshot: int | None = None, system: str | None = None) -> str | None:
+        return ("the reference's plain template: the system text (task and exemplars) directly followed by the "
+                "request, as Czech-Bench's own PromptTemplate gives it to a non-chat model")
+
     def plain_prompt(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
         return (self._exact("system", sample) if system is None else system) + self._exact("user", sample)
 

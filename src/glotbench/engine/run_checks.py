@@ -17,10 +17,13 @@ from glotbench.errors import GlotbenchError
 
 # Where a model lives, not what it computes: left out of the run directory's identity.
 LOCATION_KEYS = ("path", "base_url")
+# What the model id already names (hf: the architecture is the checkpoint's config's, and an override of
+# it is part of the id): recorded in results.json, left out of the identity so older run directories match.
+DERIVED_KEYS = ("architecture",)
 
 
 def model_identity(model_settings: dict) -> dict:
-    return {k: v for k, v in sorted(model_settings.items()) if k not in LOCATION_KEYS}
+    return {k: v for k, v in sorted(model_settings.items()) if k not in LOCATION_KEYS + DERIVED_KEYS}
 
 
 def _describe(settings: dict) -> str:
@@ -72,3 +75,16 @@ def check_mode(tasks, mode: str, model, task_mode) -> list[str]:
         return [f"--mode loglikelihood applies to multiple-choice tasks only: {', '.join(generation)} "
                 f"run{'s' if len(generation) == 1 else ''} in generate mode"]
     return []
+
+
+def plain_layout_notes(tasks, model, settings) -> list[str]:
+    """One line per task whose chat-shaped prompt a plain-text model (no chat template: an encoder-decoder,
+    a base model) reads flattened, saying how; nothing for a chat model."""
+    if getattr(model, "is_chat", True):
+        return []
+    notes = []
+    for t in tasks:
+        layout = t.plain_layout(getattr(settings, "num_fewshot", None), getattr(settings, "system_prompt", None))
+        if layout:
+            notes.append(f"{t.name}: {model.model_id} reads plain text, so the task's chat prompt is flattened: {layout}")
+    return notes

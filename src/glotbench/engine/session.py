@@ -17,7 +17,8 @@ from glotbench.engine.gc_pace import fewer_collections
 from glotbench.engine.journal import Journal, corrupt_message
 from glotbench.engine.lock import RunLock
 from glotbench.engine.retry import RetryPolicy
-from glotbench.engine.run_checks import check_mode, check_same_model, check_same_overrides, model_identity
+from glotbench.engine.run_checks import (check_mode, check_same_model, check_same_overrides, model_identity,
+                                         plain_layout_notes)
 from glotbench.engine.run_stats import record_session, run_block, session_entry
 from glotbench.engine.stored_summary import restamp_results, stored_task_results, write_stamp
 from glotbench.errors import JournalCorrupt, RunStopped
@@ -215,7 +216,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     model = model or load_model_from_config(cfg)
     if getattr(model, "notice", None):
         console.print(f"[yellow]note[/]: {model.notice}")
-    for note in check_mode(tasks, cfg.mode, model, lambda t: task_mode(t, cfg)):
+    for note in check_mode(tasks, cfg.mode, model, lambda t: task_mode(t, cfg)) + plain_layout_notes(tasks, model, cfg):
         console.print(f"[yellow]note[/]: {note}")
     judge_model = None
     if cfg.judge and any(t.needs_judge for t in tasks):

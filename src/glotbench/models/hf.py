@@ -1,4 +1,5 @@
-"""In-process Hugging Face ``transformers`` causal LM: ``--model hf:<local dir or hub id>``.
+"""In-process Hugging Face ``transformers`` model: ``--model hf:<local dir or hub id>``, a causal LM or an
+encoder-decoder (seq2seq) model, recognised from its config (:mod:`glotbench.models.hf_seq2seq`).
 
 * Generation is batched: requests that arrive together (the engine sends up to ``batch_size`` at
   once) are grouped by their sampling settings and decoded in one ``model.generate`` call with
@@ -14,7 +15,16 @@
 * Options (``-M``): ``device=cpu|cuda|auto``, ``dtype=auto|float32|bfloat16|float16``,
   ``batch_size=8``, ``revision=`` (a hub id needs one: a branch name or commit sha, recorded in
   the fingerprint), ``gguf_file=`` (a GGUF inside the directory, de-quantised by transformers),
-  ``chat=true|false``, ``trust_remote_code=false``, ``seed=0``.
+  ``chat=true|false``, ``trust_remote_code=false``, ``seed=0``, ``backend=auto|causal|seq2seq`` (lm-eval's
+  override of the architecture read from the config).
+* Time limits: a request waits on the others of its batch, so the engine's per-request timeout is
+  multiplied by ``batch_size`` (:attr:`timeout_scale`, as the llama.cpp backend does with its slots). A
+  request given up on (timeout, Ctrl-C) marks its row of the running batch: generation stops decoding
+  that row at the next step (the whole batch when every row is given up on), and a loglikelihood
+  context whose options were all given up on is skipped, so the worker frees its lock for the retry.
+* A model without a chat template (every encoder-decoder) gets plain prompts; a chat request that
+  still reaches it (a judge, a translation) is flattened as tasks flatten their prompts
+  (:func:`glotbench.prompts.render.plain_from_messages`) and the run says so once.
 
 Batches of sampled (temperature > 0) generations share one torch generator seeded per batch, so a
 sampled answer depends on what it was batched with; greedy decoding (the default) does not.
@@ -27,11 +37,12 @@ import asyncio
 import hashlib
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from glotbench.errors import ModelError, PermanentModelError
 from glotbench.models.backends import construct, register_backend
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
+from glotbench.models.hf_seq2seq import ARCHITECTURES, is_seq2seq
 from glotbench.models.llamacpp import file_fingerprint, split_trailing_space
 
 INSTALL_HINT = "pip install 'glotbench[hf]'"
@@ -75,18 +86,32 @@ class _OpenAIPenalty:
         return scores - self.freq * counts - self.pres * (counts > 0).to(scores.dtype)
 
 
+def _cancel_criterion(rows: Callable[[], list[bool]]):
+    """A transformers stopping criterion that ends the rows whose requests were given up on."""
+    from transformers import StoppingCriteria
+
+    class _GivenUp(StoppingCriteria):
+        def __call__(self, input_ids, scores, **kwargs):
+            import torch
+
+            return torch.tensor(rows(), dtype=torch.bool, device=input_ids.device)
+
+    return _GivenUp()
+
+
 class HFModel(Model):
     supports_loglikelihood = True
 
     def __init__(self, name: str, device: str = "cpu", dtype: str = "auto", batch_size: int = 8,
                  revision: str | None = None, gguf_file: str | None = None, chat: bool | None = None,
-                 trust_remote_code: bool = False, seed: int = 0, chat_template: str | None = None):
+                 trust_remote_code: bool = False, seed: int = 0, chat_template: str | None = None,
+                 backend: str = "auto"):
         try:
             import torch
             import transformers
         except ImportError as exc:
             raise ModelError(f"--model hf:{name} needs torch and transformers: {INSTALL_HINT} [{exc}]") from None
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
         from transformers.utils import logging as hf_logging
 
         hf_logging.set_verbosity_error()
@@ -99,6 +124,8 @@ class HFModel(Model):
         if not self.is_local and not revision:
             raise ModelError(f"model spec 'hf:{name}': not a local directory, so it is a hub id and needs a pinned "
                              "revision (-M revision=<commit sha or tag>) so the run can be reproduced")
+        if backend not in ARCHITECTURES:
+            raise ModelError(f"model spec 'hf:{name}': backend={backend!r} (known: {', '.join(ARCHITECTURES)})")
         if dtype not in _DTYPES:
             raise ModelError(f"model spec 'hf:{name}': dtype={dtype!r} (known: {', '.join(_DTYPES)})")
         if device == "auto":
@@ -108,6 +135,7 @@ class HFModel(Model):
         self.name, self.device, self.dtype_name = name, device, _DTYPES[dtype]
         self.batch_size, self.revision, self.gguf_file, self.seed = max(1, int(batch_size)), revision, gguf_file, seed
         self.max_parallel = self.batch_size
+        self.timeout_scale = self.batch_size  # a request waits on its whole batch (docs/hf-backend.md)
         src = str(local) if self.is_local else name
         kw: dict[str, Any] = {"revision": revision} if revision else {}
         if gguf_file:
@@ -115,17 +143,23 @@ class HFModel(Model):
         if trust_remote_code:
             kw["trust_remote_code"] = True
         try:
+            config = AutoConfig.from_pretrained(src, **kw)
+            found = "seq2seq" if is_seq2seq(config) else "causal"
+            self.architecture = found if backend == "auto" else backend
             self.tok = AutoTokenizer.from_pretrained(src, **kw)
             torch_dtype = "auto" if self.dtype_name == "auto" else getattr(torch, self.dtype_name)
             if gguf_file and torch_dtype == "auto":
                 torch_dtype = torch.float32  # transformers de-quantises GGUF weights; float32 keeps them exact
-            self.model = AutoModelForCausalLM.from_pretrained(src, dtype=torch_dtype, **kw)
+            auto_cls = AutoModelForSeq2SeqLM if self.seq2seq else AutoModelForCausalLM
+            self.model = auto_cls.from_pretrained(src, dtype=torch_dtype, **kw)
         except (OSError, ValueError, EnvironmentError) as exc:
             raise ModelError(f"cannot load hf:{name}: {' '.join(str(exc).split())[:400]}") from None
         self.model.to(device)
         self.dtype_name = str(self.model.dtype).removeprefix("torch.")  # what "auto" resolved to
         self.model.eval()
-        self.tok.padding_side = "left"
+        # a decoder-only model is left-padded (generation continues the prompt); an encoder's input is
+        # right-padded, as T5 was trained (the mask hides the padding either way)
+        self.tok.padding_side = "right" if self.seq2seq else "left"
         if self.tok.pad_token_id is None:
             self.tok.pad_token = self.tok.eos_token
         self.chat_template = chat_template
@@ -133,22 +167,33 @@ class HFModel(Model):
         if chat and not has_template:
             raise ModelError(f"hf:{name} has no chat template; leave chat out to run it as a plain-completion model "
                              "or pass --chat-template FILE")
-        self.is_chat = has_template if chat is None else bool(chat)
-        self.notice = None if has_template or chat is False else (
-            f"hf:{name} has no chat template: running it as a plain-completion model")
+        # an encoder-decoder model reads the plain prompt unless chat=true asks for its template
+        self.is_chat = (has_template and not self.seq2seq) if chat is None else bool(chat)
+        if self.seq2seq:
+            self.notice = None if chat is not None else (
+                f"hf:{name} is an encoder-decoder model: it reads plain prompts (no chat template)")
+        else:
+            self.notice = None if has_template or chat is False else (
+                f"hf:{name} has no chat template: running it as a plain-completion model")
         ident = revision if not self.is_local else _dir_fingerprint(local, gguf_file)
         label = Path(name).name if self.is_local else name
-        self.model_id = f"hf:{label}{'/' + gguf_file if gguf_file and gguf_file not in label else ''}@{ident}"
+        forced = f"+{backend}" if backend != "auto" and backend != found else ""  # another architecture, other outputs
+        self.model_id = f"hf:{label}{'/' + gguf_file if gguf_file and gguf_file not in label else ''}{forced}@{ident}"
+        self._flattened = 0  # chat requests rendered as plain text (a model without a chat template)
         self._pending: list[tuple[Any, asyncio.Future]] = []
         self._flusher: asyncio.Task | None = None
         self._thread_lock = threading.Lock()
         self._bos = self.tok.bos_token_id if self.tok.bos_token_id is not None else self.tok.eos_token_id
 
+    @property
+    def seq2seq(self) -> bool:
+        return self.architecture == "seq2seq"
+
     # ------------------------------------------------------------------ identity
     def settings(self) -> dict:
         where = {"path": str(Path(self.name).expanduser())} if self.is_local else {"hub_id": self.name}
         out = {"model_id": self.model_id, "backend": "hf", **where,  # a local path is left out of the run identity
-               "dtype": self.dtype_name,
+               "architecture": self.architecture, "dtype": self.dtype_name,
                "chat": self.is_chat, "revision": self.revision, "gguf_file": self.gguf_file}
         if self.chat_template:
             out["chat_template_sha256"] = hashlib.sha256(self.chat_template.encode()).hexdigest()[:16]
@@ -156,6 +201,13 @@ class HFModel(Model):
 
     def count_tokens(self, text: str) -> int | None:
         return len(self.tok(text, add_special_tokens=False).input_ids)
+
+    def run_notes(self) -> list[str]:
+        if not self._flattened:
+            return []
+        return [f"{self.model_id} has no chat template: {self._flattened} chat request(s) were sent as plain text "
+                "(system prompt, each user turn with its answer on the next line, the last user turn; blocks "
+                "separated by blank lines)"]
 
     # ------------------------------------------------------------------ batching
     async def _submit(self, item: Any):
@@ -173,8 +225,13 @@ class HFModel(Model):
             batch = [(it, f) for it, f in batch if not f.done()]
             if not batch:
                 continue
+            # given_up[i]: request i was cancelled (its timeout, Ctrl-C) while the batch runs; set in the
+            # event loop's thread, read by the worker between decoding steps
+            given_up = [False] * len(batch)
+            for i, (_, f) in enumerate(batch):
+                f.add_done_callback(lambda f, i=i: given_up.__setitem__(i, f.cancelled()))
             try:
-                outs = await asyncio.to_thread(self._locked, self._run_batch, [it for it, _ in batch])
+                outs = await asyncio.to_thread(self._locked, self._run_batch, [it for it, _ in batch], given_up)
             except Exception as exc:  # noqa: BLE001 - every request of the batch gets the error
                 for _, f in batch:
                     if not f.done():
@@ -189,7 +246,8 @@ class HFModel(Model):
             with self.torch.inference_mode():
                 return fn(*args)
 
-    def _run_batch(self, items: list) -> list:
+    def _run_batch(self, items: list, given_up: list[bool] | None = None) -> list:
+        given_up = given_up if given_up is not None else [False] * len(items)
         out: list = [None] * len(items)
         gens = [(i, r) for i, r in enumerate(items) if isinstance(r, GenRequest)]
         lls = [(i, r) for i, r in enumerate(items) if isinstance(r, LoglikelihoodRequest)]
@@ -198,12 +256,18 @@ class HFModel(Model):
             d = r.to_dict()
             groups.setdefault(repr({k: v for k, v in d.items() if k not in ("messages", "prompt")}), []).append((i, r))
         for members in groups.values():
-            for (i, _), res in zip(members, self._generate_batch([r for _, r in members])):
+            rows = [i for i, _ in members]
+            if all(given_up[i] for i in rows):
+                continue
+            for i, res in zip(rows, self._generate_batch([r for _, r in members],
+                                                         lambda rows=rows: [given_up[i] for i in rows])):
                 out[i] = res
         by_ctx: dict[str, list[tuple[int, LoglikelihoodRequest]]] = {}
         for i, r in lls:
             by_ctx.setdefault(r.context, []).append((i, r))
         for members in by_ctx.values():
+            if all(given_up[i] for i, _ in members):
+                continue  # every option of this context was given up on
             for (i, _), res in zip(members, self._score_options([r for _, r in members])):
                 out[i] = res
         return out
@@ -214,18 +278,30 @@ class HFModel(Model):
             if request.prompt is None:
                 raise PermanentModelError(f"{self.model_id}: request has neither messages nor prompt")
             return request.prompt
+        if not self.is_chat:  # a plain-text model: the messages as one plain prompt (counted for the run's note)
+            from glotbench.prompts.render import plain_from_messages
+
+            self._flattened += 1
+            return plain_from_messages(request.messages)
         kw = {"chat_template": self.chat_template} if self.chat_template else {}
         return self.tok.apply_chat_template([dict(m) for m in request.messages], add_generation_prompt=True,
                                             tokenize=False, **kw)
 
-    def _generate_batch(self, reqs: list[GenRequest]) -> list[GenResult]:
+    def _generate_batch(self, reqs: list[GenRequest],
+                        given_up: Callable[[], list[bool]] | None = None) -> list[GenResult]:
+        from transformers import LogitsProcessorList, StoppingCriteriaList
+
         torch = self.torch
         texts = [self.render(r) for r in reqs]
         r0 = reqs[0]
-        # a rendered chat prompt already holds its special tokens (BOS ...): do not add them twice
-        enc = self.tok(texts, return_tensors="pt", padding=True, add_special_tokens=r0.messages is None)
+        # a rendered chat prompt already holds its special tokens (BOS ...): do not add them twice; an
+        # encoder reads its input with them (T5's closing </s>), as lm-eval encodes seq2seq prompts
+        special = self.seq2seq or r0.messages is None or not self.is_chat
+        enc = self.tok(texts, return_tensors="pt", padding=True, add_special_tokens=special)
         enc = {k: v.to(self.device) for k, v in enc.items()}
         kw: dict[str, Any] = {"max_new_tokens": r0.max_tokens, "pad_token_id": self.tok.pad_token_id}
+        if given_up is not None:
+            kw["stopping_criteria"] = StoppingCriteriaList([_cancel_criterion(given_up)])
         if r0.temperature and r0.temperature > 0:
             kw.update(do_sample=True, temperature=r0.temperature, top_p=1.0 if r0.top_p is None else r0.top_p, top_k=0)
             torch.manual_seed((self.seed if r0.seed is None else r0.seed) + r0.sample_index)
@@ -242,12 +318,12 @@ class HFModel(Model):
                 penalties[k] = float(v)
             else:
                 kw[k] = v
+        # an encoder-decoder's output sequences hold the decoder start token, then the answer; a causal
+        # model's hold the (padded) prompt, then the answer
+        n_in = 1 if self.seq2seq else enc["input_ids"].shape[1]
         if any(penalties.values()):
-            from transformers import LogitsProcessorList
-
-            kw["logits_processor"] = LogitsProcessorList([_OpenAIPenalty(enc["input_ids"].shape[1], **penalties)])
+            kw["logits_processor"] = LogitsProcessorList([_OpenAIPenalty(n_in, **penalties)])
         seqs = self.model.generate(**enc, **kw)
-        n_in = enc["input_ids"].shape[1]
         results = []
         eos = self.tok.eos_token_id
         for row, r in enumerate(reqs):
@@ -274,6 +350,10 @@ class HFModel(Model):
         return self.tok(text, add_special_tokens=True).input_ids
 
     def encode_pair(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
+        if self.seq2seq:
+            from glotbench.models.hf_seq2seq import encode_pair
+
+            return encode_pair(self.tok, context, continuation)
         context, continuation = split_trailing_space(context, continuation)
         if not context:
             return [self._bos], self.tok(continuation, add_special_tokens=False).input_ids
@@ -283,6 +363,10 @@ class HFModel(Model):
     def _score_options(self, reqs: list[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
         """All continuations of one context: the context's forward pass once, its KV cache repeated over
         the options, then every continuation (right-padded) in one batch."""
+        if self.seq2seq:
+            from glotbench.models.hf_seq2seq import score_options
+
+            return score_options(self.model, self.tok, self.device, self.model_id, reqs)
         torch = self.torch
         pairs = [self.encode_pair(r.context, r.continuation) for r in reqs]
         # the usual case: one shared context tokenisation; a continuation that merges with the context's
@@ -347,5 +431,5 @@ class HFModel(Model):
 
 @register_backend("hf", "transformers", renders_prompts=True)
 def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
-    """``hf:<local directory or hub id>``: a transformers causal LM, in-process."""
+    """``hf:<local directory or hub id>``: a transformers causal LM or encoder-decoder model, in-process."""
     return construct(spec, HFModel, rest, **kw)

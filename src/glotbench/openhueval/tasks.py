@@ -83,6 +83,9 @@ class OpenHuEvalTask(Task):
             raise TaskSpecError(f"task {self.name}: prompt language {lang!r} is not one of {', '.join(PROMPT_LANGS)} (--prompt-lang)")
         return lang
 
+    def plain_layout(self, num_fewshot: int | None = None, system: str | None = None) -> str | None:
+        return None  # one user message: its text is the plain prompt
+
     def gen_request(self, text: str, *, chat: bool, settings: RunSettings) -> GenRequest:
         g = self.spec.generation
         common = dict(
@@ -265,6 +268,10 @@ class WildBenchTask(OpenHuEvalTask):
         turns = rec["turn"]
         shots = [(turns[k]["content"], turns[k + 1]["content"]) for k in range(0, len(turns) - 1, 2)]
         return [GenRequest(prompt=plain_from_chat(None, shots, turns[-1]["content"], ""), **common)]
+
+    def plain_layout(self, num_fewshot: int | None = None, system: str | None = None) -> str | None:
+        return ("each earlier user turn with its answer on the next line, then the last user turn, separated by "
+                "blank lines")
 
     def judge_requests(self, sample: Sample, outputs: list[GenResult]) -> list[GenRequest]:
         return [self.judge_request([{"role": "user", "content": wildbench.build_judge_prompt(self.record(sample), o.text)}])

@@ -102,3 +102,25 @@ def plain_from_chat(system: str | None, shots: list[tuple[str, str]], user: str,
         parts.append(f"{q}\n{answer_cue}{(' ' if answer_cue else '')}{a}".strip())
     parts.append(f"{user}\n{answer_cue}".rstrip())
     return "\n\n".join(parts)
+
+
+def plain_from_messages(messages) -> str:
+    """Chat messages as one plain prompt, the layout :func:`plain_from_chat` gives a task's prompt: the
+    system prompt, each user turn with the assistant's answer on the next line, the last user turn;
+    blocks separated by blank lines (no answer cue: the messages name none)."""
+    system = "\n\n".join(str(m["content"]) for m in messages if m["role"] == "system") or None
+    turns = [m for m in messages if m["role"] != "system"]
+    shots: list[tuple[str, str]] = []
+    pending: str | None = None
+    for m in turns[:-1] if turns and turns[-1]["role"] == "user" else turns:
+        if m["role"] == "user":
+            if pending is not None:
+                shots.append((pending, ""))
+            pending = str(m["content"])
+        else:
+            shots.append((pending or "", str(m["content"])))
+            pending = None
+    if pending is not None:
+        shots.append((pending, ""))
+    last = str(turns[-1]["content"]) if turns and turns[-1]["role"] == "user" else ""
+    return plain_from_chat(system, shots, last, "")

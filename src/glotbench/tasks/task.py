@@ -265,6 +265,23 @@ class Task:
         msgs.append({"role": "user", "content": self.render_user(sample)})
         return msgs
 
+    def plain_layout(self, num_fewshot: int | None = None, system: str | None = None) -> str | None:
+        """How :meth:`plain_prompt` lays the chat prompt out as one text, for the note a run prints once
+        when its model reads plain text; None when there is nothing to lay out (the task writes its own
+        ``prompt.plain``, or the prompt is one user message)."""
+        p = self.spec.prompt
+        if p.plain:
+            return None
+        n = self.spec.fewshot.n if num_fewshot is None else num_fewshot
+        cue = f" {p.answer_cue!r}" if p.answer_cue else ""
+        parts = ["the system prompt"] if (p.system or system is not None) else []
+        if n > 0 and self.spec.fewshot.split:
+            parts.append(f"{n} solved example(s) (question, then{cue} and the answer)")
+        if not parts and not cue:
+            return None
+        parts.append(f"the question{', then the answer cue' + cue if cue else ''}")
+        return ", ".join(parts) + " in one text, separated by blank lines (prompt.plain in the task file sets another)"
+
     def plain_prompt(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
         """``system``: a run's --system-prompt, replacing the task's own."""
         p = self.spec.prompt
