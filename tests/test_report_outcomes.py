@@ -84,8 +84,25 @@ def report(tmp_path_factory):
         assert cola.returncode == 0, cola.stderr
     finally:
         stop(proc)
+    # a run with mixed grades: one stub answering by question (model and judge requests both hold
+    # it): the first three items "B" (INCORRECT), the next two "C" (NOT_ATTEMPTED), the rest "A"
+    questions = [json.loads(x)["question"] for x in resolve_data_file("chinese_simpleqa/chinese_simpleqa.jsonl")
+                 .read_text(encoding="utf-8").splitlines()[:5]]
+    rules = root / "rules.jsonl"
+    rules.write_text("\n".join(json.dumps({"match": q, "response": "B" if k < 3 else "C"}, ensure_ascii=False)
+                               for k, q in enumerate(questions)), encoding="utf-8")
+    base, proc = start_stub("--responses", str(rules))
+    try:
+        mixed = glot("run", "--model", "openai:stub", "--base-url", base, "--judge", "openai:judge", "--judge-base-url",
+                     base, "--tasks", "chinese_simpleqa", "--limit", "10", "-o", str(root / "mixed"), "--no-progress",
+                     "--bootstrap", "50")
+        assert mixed.returncode == 0, mixed.stderr
+    finally:
+        stop(proc)
     out = root / "report.html"
     rep = glot("report", str(root / "sqa"), str(root / "cola"), "-o", str(out))
+    assert rep.returncode == 0, rep.stderr
+    rep = glot("report", str(root / "mixed"), "-o", str(root / "mixed.html"))
     assert rep.returncode == 0, rep.stderr
     return root, out
 
@@ -114,6 +131,22 @@ def test_judged_items_count_by_their_grade(report):
     (sec,) = [k for k in page.counts if "simpleqa" in k]  # the outcome bar's counts
     assert page.counts[sec] == {want[g]: n for g, n in grades.items()}  # {"correct": 10}, not {"wrong": 10}
     assert "judge" in page.captions[sec]
+
+
+def test_mixed_grades_count_as_their_grades(report):
+    root, _ = report
+    recs = samples(root / "mixed")
+    grades = Counter(r.get("pred") for r in recs)
+    assert set(grades) == {"CORRECT", "INCORRECT", "NOT_ATTEMPTED"}, grades  # the rules hit items in the run
+    page = parsed(root / "mixed.html")
+    want = {"CORRECT": "correct", "INCORRECT": "wrong", "NOT_ATTEMPTED": "not_attempted"}
+    (sec,) = [k for k in page.counts if "simpleqa" in k]
+    assert page.counts[sec] == {want[g]: n for g, n in grades.items()}
+    rows = json.loads(page.samples)["rows"]
+    assert Counter(r["o"] for r in rows) == Counter(want[r["pred"]] for r in recs)
+    res = json.loads((root / "mixed" / "results.json").read_text())
+    co = res["tasks"]["chinese_simpleqa"]["metrics"]["factuality_co"]["value"]
+    assert co == pytest.approx(page.counts[sec]["correct"] / len(recs))  # CO = correct / graded (no judge errors)
 
 
 def test_corpus_metric_counts_are_labelled_as_what_they_are(report):
