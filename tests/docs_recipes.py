@@ -255,5 +255,7 @@ def to_script(command: str, stub: str, places: dict[str, list[str]]) -> str:
             env.append(seg.pop(0))
         if seg and seg[0] == "glotbench":
             seg = ["glotbench", *rewrite_glotbench(seg[1:], stub, places)]
+        elif seg and seg[0] in ("python", "python3") and "-c" in seg:  # the Python API: its limit= capped too
+            seg = [re.sub(r"\blimit=(\d+)", lambda m: f"limit={min(int(m.group(1)), LIMIT_CAP)}", w) for w in seg]
         parts.append(" ".join([*env, _join(seg)]) + (f" {sep}" if sep else ""))
     return " ".join(parts)

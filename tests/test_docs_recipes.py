@@ -86,6 +86,7 @@ def test_recipes_of_a_doc_run(doc, prepared, tmp_path):
         runs[name] = str(cwd / name)
     for sheet in (REPO / "tests" / "fixtures" / "build").iterdir():  # the annotators' sheets docs name
         shutil.copy(sheet, cwd / sheet.name)
+    shutil.copy(cwd / "sentences.txt", cwd / "sents.txt")  # README's name for the reader's sentences
     made: list[str] = []  # the doc's runs so far: RUN_DIR is the latest
 
     def places() -> dict[str, list[str]]:
