@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import re
+
+import pytest
+
 from glotbench.translate import rules
 from glotbench.translate.pipeline import _walk, split_sentences
 
@@ -34,6 +39,53 @@ def test_repetition_guard():
     assert out == "Ahoj." and note is None
     out, note = rules.repetition_guard("Hi.", "x" * 3 + " ".join(f"slovo{i}" for i in range(30)))
     assert out == "Hi." and "runaway" in note
+
+
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _gsm8k_questions() -> list[str]:
+    from glotbench.paths import find_data_root
+
+    root = find_data_root()
+    path = None if root is None else root / "gsm8k_en" / "test.jsonl"
+    if path is None or not path.is_file():
+        pytest.skip("GSM8K data not found (shared/data/gsm8k_en/test.jsonl; set GLOTBENCH_DATA)")
+    return [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_repetition_guard_keeps_every_gsm8k_number():
+    """Issue 37 finding 4: the old guard turned 40000 into 40 in 9 of the 1,319 test questions."""
+    questions = _gsm8k_questions()
+    assert len(questions) == 1319
+    changed = []
+    for q in questions:
+        for sentence in split_sentences(q) + [q]:  # the pipeline guards sentence by sentence
+            out, note = rules.repetition_guard(sentence, sentence)
+            if NUMBER.findall(out) != NUMBER.findall(sentence) or out != sentence:
+                changed.append((sentence, out))
+    assert changed == []
+
+
+@pytest.mark.parametrize("text", ["40000", "1111", "50000 dollars", "It costs $1,000,000.", "0,0,0,0",
+                                  "1a1a1a1a", "3.3333333", "Hmmmm", "Wait....", "-----", "哈哈哈哈哈哈哈哈"])
+def test_repetition_guard_leaves_numbers_and_non_words(text):
+    assert rules.repetition_guard(text, text) == (text, None)
+
+
+@pytest.mark.parametrize(("output", "want"), [
+    ("MgMgMgMgMg", "Mg"),
+    ("Mg Mg Mg Mg", "Mg"),
+    ("the the the the", "the"),
+    ("Stojí to the the the the the 40000 Kč.", "Stojí to the 40000 Kč."),
+    ("velmi dobře, velmi dobře, velmi dobře, velmi dobře!", "velmi dobře!"),
+    ("že že že že že", "že"),
+    ("北京北京北京北京", "北京"),
+    ("abcabcabcabc 1111", "abc 1111"),
+])
+def test_repetition_guard_collapses_degenerate_runs(output, want):
+    out, note = rules.repetition_guard(output, output)
+    assert (out, note) == (want, "repeated run collapsed")
 
 
 def test_sentences_and_fields():

@@ -1,6 +1,9 @@
 """SQAD / SQuAD 2.0-cs scoring as Czech-Bench does it: the SQuAD metric (official
 normalisation: lowercase, ASCII punctuation and English articles removed; EM and bag-of-words
-F1, the best over the gold answers) at three levels of the same texts:
+F1, the best over the gold answers) at three levels of the same texts. SQAD uses HF
+``evaluate``'s ``squad`` (the v1.1 script: every gold kept, so a gold that normalises to nothing,
+such as the Czech "a", matches an answer that does too); SQuAD 2.0 uses ``squad_v2`` (golds that
+normalise to nothing dropped, none left means the no-answer gold ""):
 
 ``raw``   the model's answer and the golds as they are;
 ``lemma`` each side rewritten as the reference's ``morpho_analyze`` does: lowercase, split on
@@ -16,30 +19,34 @@ decision gets accuracy and macro-F1.
 
 from __future__ import annotations
 
-from glotbench.scoring.extractive_qa import score_answer
+from typing import Callable
+
+from glotbench.scoring.extractive_qa import score_answer, score_answer_v1
 
 
-def _squad(pred: str, golds: list[str]) -> tuple[float, float]:
+def _squad_v2(pred: str, golds: list[str]) -> tuple[float, float]:
     return score_answer(pred, golds, lang="cs", step="normalized", profile="squad", no_answer_strings=())
 
 
-def level_values(pred: str, golds: list[str], morpho=None) -> dict[str, float]:
+def level_values(pred: str, golds: list[str], morpho=None,
+                 rule: Callable[[str, list[str]], tuple[float, float]] = _squad_v2) -> dict[str, float]:
+    """cb_em_*/cb_f1_* at each level, ``rule`` (SQuAD v1 or v2) giving each (EM, F1)."""
     out: dict[str, float] = {}
-    em, f1 = _squad(pred, golds)
+    em, f1 = rule(pred, golds)
     out["cb_em_raw"], out["cb_f1_raw"] = em, f1
     if morpho is not None and morpho.available:
         p_lem, p_root = morpho.analyze(pred)
         g = [morpho.analyze(x) for x in golds]
-        em, f1 = _squad(p_lem, [x[0] for x in g])
+        em, f1 = rule(p_lem, [x[0] for x in g])
         out["cb_em_lemma"], out["cb_f1_lemma"] = em, f1
         if morpho.has_roots:
-            em, f1 = _squad(p_root, [x[1] for x in g])
+            em, f1 = rule(p_root, [x[1] for x in g])
             out["cb_em_root"], out["cb_f1_root"] = em, f1
     return out
 
 
 def sqad_values(text: str, golds: list[str], morpho=None) -> dict[str, float]:
-    return level_values(text, list(golds), morpho)
+    return level_values(text, list(golds), morpho, rule=score_answer_v1)
 
 
 def squad_values(text: str, golds: list[str], morpho=None) -> dict[str, float]:

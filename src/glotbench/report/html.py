@@ -21,6 +21,7 @@ from glotbench.report import plots
 from glotbench.report.items import (
     OUTCOMES,
     outcome,
+    outcome_basis,
     outcome_counts,
     prompt_text,
     raw_output,
@@ -79,6 +80,17 @@ def _xmax(values: list[float]) -> float | None:
     if not vals:
         return 1.0
     return 1.0 if max(vals) <= 1.0 and min(vals) >= 0 else None
+
+
+def _outcome_caption(bases: list[str], headline: str | None) -> str:
+    """What the outcome bars count, said plainly (a corpus headline is not a count of items)."""
+    basis = bases[0] if len(set(bases)) == 1 else ", ".join(dict.fromkeys(bases))
+    if basis == "judge grade":
+        return "Outcome of every item (the judge's grade)"
+    if basis == "answer = gold":
+        return (f"Outcome of every item (answer = gold, per item; {headline} is a corpus metric over all items, "
+                "not a share of these)")
+    return f"Outcome of every item ({basis})"
 
 
 def sample_rows(run_idx: int, run: RunData, tasks: dict[str, dict], max_per_task: int | None) -> list[dict]:
@@ -141,8 +153,11 @@ def build_context(runs: list[RunData], title: str | None = None, max_samples_per
         metric_names = list(dict.fromkeys(m for _, t in holders for m in (t.get("metrics") or {})))
         headline = primary_metric(first)
         rows = []
+        bases = []
         for r, t in holders:
             recs = r.samples_of(tname)
+            if recs:
+                bases.append(outcome_basis(recs, metric_of(t, headline)))
             rows.append({
                 "label": r.label, "color": colors[r.label], "t": t,
                 "metrics": [(m, (t.get("metrics") or {}).get(m)) for m in metric_names],
@@ -177,6 +192,7 @@ def build_context(runs: list[RunData], title: str | None = None, max_samples_per
             "language": first.get("language", ""), "headline": headline, "metric_names": metric_names,
             "lower_better": not higher_is_better(first, headline), "counterpart": first.get("counterpart"),
             "rows": rows, "outcome_svg": outcome_svg, "slices": slices,
+            "outcome_caption": _outcome_caption(bases, headline),
         })
 
     overview_svg = ""

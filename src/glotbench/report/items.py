@@ -5,6 +5,12 @@ Every function takes the metric as its declared :class:`~glotbench.scoring.metri
 a metric is per-item when it is the mean of a per-item value (``exact_match``, ``mean:<key>``)
 or declares its per-item value (accuracy: gold == prediction, an unparseable answer counts as
 wrong). Corpus metrics (macro-F1, MCC) have no per-item value; :func:`item_vector` returns None.
+
+An item's outcome (:func:`outcome`) comes from, in this order: a judge's grade when the item was
+judged (CORRECT / INCORRECT / NOT_ATTEMPTED: the grade is the verdict, whatever the headline);
+the headline's per-item value; for a corpus headline, whether the answer equals the gold, which
+is *not* the metric (:func:`outcome_basis` says which, so a page never labels those counts as
+MCC or macro-F1).
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ from typing import Any
 from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import Metric, ScoredItem
 
-OUTCOMES = ("correct", "partial", "wrong", "unparseable", "error")
+OUTCOMES = ("correct", "partial", "wrong", "not_attempted", "unparseable", "error")
+# a judge's grade -> the outcome it is (SimpleQA-style grades, any case, space or underscore)
+_GRADE_OUTCOME = {"CORRECT": "correct", "INCORRECT": "wrong", "NOT_ATTEMPTED": "not_attempted"}
 
 
 def _item(rec: SampleRecord) -> ScoredItem:
@@ -42,14 +50,38 @@ def scored_items(records: list[SampleRecord]) -> list[ScoredItem]:
     return [_item(r) for r in records]
 
 
+def judge_grade_outcome(rec: SampleRecord) -> str | None:
+    """The outcome a judge's grade says, for a judged item whose answer (``pred``) is the grade."""
+    if rec.judgments is None and rec.judge is None:
+        return None
+    if not isinstance(rec.pred, str):
+        return None
+    return _GRADE_OUTCOME.get(rec.pred.strip().upper().replace(" ", "_"))
+
+
+def outcome_basis(records: list[SampleRecord], metric: Metric | None) -> str:
+    """What the outcome counts of ``records`` are read from: ``"judge grade"``, the headline's
+    name (its per-item value), or ``"answer = gold"`` (a corpus headline: not the metric)."""
+    if records and all(judge_grade_outcome(r) is not None for r in records if r.is_scored and r.pred is not None):
+        if any(r.is_scored and r.pred is not None for r in records):
+            return "judge grade"
+    if metric is not None and metric.per_item_mean:
+        return metric.name
+    return "answer = gold"
+
+
 def outcome(rec: SampleRecord, metric: Metric | None) -> str:
-    """error | unparseable | correct | partial | wrong, judged on the task's headline metric."""
+    """error | unparseable | correct | partial | wrong | not_attempted: a judged item's grade,
+    else the task's headline metric per item, else (corpus headline) answer == gold."""
     if not rec.is_scored:
         return "error"
+    graded = judge_grade_outcome(rec)
+    if graded is not None:
+        return graded
     if rec.pred is None:
         return "unparseable"
     v = item_value(rec, metric) if metric else None
-    if v is None:  # corpus metric: fall back to gold == prediction
+    if v is None:  # corpus metric: answer == gold (outcome_basis says so; not the metric)
         v = float(str(rec.pred) == str(rec.gold))
     if metric is not None and not metric.higher_is_better:  # an error or a rate of failures: 0 is right
         return "correct" if v == 0 else "wrong"

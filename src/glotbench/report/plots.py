@@ -11,7 +11,8 @@ import re
 from glotbench.plots._mpl import pyplot
 
 PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD"]
-OUTCOME_COLORS = {"correct": "#55A868", "partial": "#C9D66B", "wrong": "#C44E52", "unparseable": "#9A9A9A", "error": "#3B3B3B"}
+OUTCOME_COLORS = {"correct": "#55A868", "partial": "#C9D66B", "wrong": "#C44E52", "not_attempted": "#DD8452",
+                  "unparseable": "#9A9A9A", "error": "#3B3B3B"}
 _salt = itertools.count()
 
 
@@ -91,7 +92,7 @@ def grouped_hbar(groups: list[str], series: list[tuple[str, str, list]], xlabel:
 
 
 def outcome_bars(models: list[str], counts: list[dict[str, int]]) -> str:
-    """One stacked bar per model: correct / partial / wrong / unparseable / error, as shares."""
+    """One stacked bar per model: correct / partial / wrong / not attempted / unparseable / error, as shares."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 0.3 * len(models) + 0.6))
     for i, c in enumerate(counts):
@@ -102,7 +103,8 @@ def outcome_bars(models: list[str], counts: list[dict[str, int]]) -> str:
             if not n:
                 continue
             w = n / total
-            ax.barh(i, w, left=left, color=color, height=0.7, label=name if name not in ax.get_legend_handles_labels()[1] else None)
+            shown = name.replace("_", " ")
+            ax.barh(i, w, left=left, color=color, height=0.7, label=shown if shown not in ax.get_legend_handles_labels()[1] else None)
             if w > 0.06:
                 ax.text(left + w / 2, i, str(n), ha="center", va="center", fontsize=7,
                         color="white" if name in ("wrong", "error", "correct") else "#222")
@@ -113,7 +115,7 @@ def outcome_bars(models: list[str], counts: list[dict[str, int]]) -> str:
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of items", fontsize=8)
     ax.tick_params(axis="x", labelsize=7)
-    ax.legend(fontsize=7, ncol=5, loc="lower right", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    ax.legend(fontsize=7, ncol=6, loc="lower right", bbox_to_anchor=(1.0, 1.0), frameon=False)
     _style(ax)
     return to_svg(fig)
 

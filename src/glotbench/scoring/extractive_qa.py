@@ -180,6 +180,30 @@ def score_answer(
     return em, f1
 
 
+def score_answer_v1(prediction: str, golds: Sequence[str]) -> tuple[float, float]:
+    """(EM, F1) exactly as the official SQuAD v1.1 script (HF ``evaluate``'s ``squad`` metric):
+    ``metric_max_over_ground_truths`` over *every* gold, each compared after ``normalize_answer``
+    with whitespace tokens. Unlike v2 no gold is dropped: a gold that normalises to nothing
+    ("a", "the", ".") matches a prediction that does too (EM 1), and F1 is 0 whenever no token is
+    shared, two empty answers included. The v1 script has no unanswerable questions (its ``max``
+    over no golds fails); an empty gold list scores (0, 0) here.
+    """
+    if not golds:
+        return 0.0, 0.0
+    pred_norm = squad_normalize(prediction)
+    pred_toks = pred_norm.split()
+    em = f1 = 0.0
+    for gold in golds:
+        gold_norm = squad_normalize(gold)
+        em = max(em, float(pred_norm == gold_norm))
+        gold_toks = gold_norm.split()
+        same = sum((Counter(pred_toks) & Counter(gold_toks)).values())
+        if same:
+            p, r = same / len(pred_toks), same / len(gold_toks)
+            f1 = max(f1, 2 * p * r / (p + r))
+    return em, f1
+
+
 def item_values(
     prediction: str | None,
     golds: Sequence[str],
