@@ -17,7 +17,9 @@ from glotbench.data.fields import FieldDecodeError, MissingField, get_path, unma
 from glotbench.data.loaders import file_sha256, locate, read_hf, read_records
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult
+from glotbench.paths import resolve_data_file
 from glotbench.prompts.render import choices_block, plain_from_chat, render
+from glotbench.sources.locate import find_location, missing_line
 from glotbench.settings import RunSettings  # noqa: F401  (re-exported: tasks take the run's settings)
 from glotbench.tasks.spec import TaskSpec
 
@@ -75,7 +77,29 @@ class Task:
         rel = self.spec.dataset.splits.get(split)
         if rel is None:
             raise DataError(f"task {self.name}: no split {split!r} (splits: {', '.join(self.spec.dataset.splits) or 'none'})")
+        if self.spec.source.fetch and not (self.yaml_dir is not None and (self.yaml_dir / rel).is_file()):
+            path = self.data_file(rel)
+            if not path.exists():
+                raise DataError(self.data_problem or missing_line(self.spec))
+            return path
         return locate(rel, self.name, self.yaml_dir)
+
+    # A fetch that failed for this task in this process (one line), shown instead of "not present".
+    data_problem: str | None = None
+
+    def data_location(self):
+        """The one data root this task reads all its files from (None: no root has them all):
+        GLOTBENCH_DATA or shared/data first, then the user's cache (docs/data.md)."""
+        return find_location(self.spec)
+
+    def data_file(self, rel: str) -> Path:
+        """``rel`` under the task's data root; a task declaring no source looks file by file, as
+        before; absent data: the path under the first root (for messages)."""
+        p = Path(rel).expanduser()
+        if p.is_absolute() or not self.spec.source.fetch:
+            return resolve_data_file(rel)
+        loc = self.data_location()
+        return loc.root / rel if loc is not None else resolve_data_file(rel)
 
     @property
     def yaml_dir(self) -> Path | None:
