@@ -19,7 +19,8 @@ Endpoints (those huggingface_hub and glotbench call):
   LFS objects), ``GET /ghapi/repos/{owner}/{repo}/commits/{ref}`` (the commit sha as text)
 
 Point the clients at it with :meth:`Mirror.env`. Faults on purpose: ``mirror.cut[path] = n`` sends
-the first ``n`` bytes of a file then drops the connection. Every request is logged in
+the first ``n`` bytes of a file then drops the connection; ``mirror.stall[path] = n`` sends them then
+hangs until ``mirror.release`` is set (time to kill the client). Every request is logged in
 ``mirror.requests`` as ``(method, path, range header)``.
 
 Run ``python -m glotbench.testing.hub_mirror ROOT --port N`` to serve a folder by hand.
@@ -48,6 +49,8 @@ class Mirror:
     url: str = ""
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)
     cut: dict[str, int] = field(default_factory=dict)  # url path -> bytes sent before the connection drops
+    stall: dict[str, int] = field(default_factory=dict)  # url path -> bytes sent before the server hangs
+    release: threading.Event = field(default_factory=threading.Event)  # set: stalled responses end (dropped)
     lfs_min: int = LFS_MIN
     _server: ThreadingHTTPServer | None = None
 
@@ -59,6 +62,7 @@ class Mirror:
                 "HF_HUB_DOWNLOAD_TIMEOUT": "5"}
 
     def stop(self) -> None:
+        self.release.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -149,6 +153,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         if head:
+            return
+        stall = self.mirror.stall.get(urlsplit(self.path).path)
+        if stall is not None and not rng:  # half a file, then nothing: the client is killed meanwhile
+            self.wfile.write(body[:stall])
+            self.wfile.flush()
+            self.mirror.release.wait(60)
+            self.close_connection = True
             return
         cut = self.mirror.cut.get(urlsplit(self.path).path)
         if cut is not None and not rng:

@@ -1,0 +1,166 @@
+"""`glotbench data` and a run that fetches its data, each in a fresh subprocess that sees no
+benchmark data (GLOTBENCH_DATA unset, the package copied away from the checkout, a temp cwd), against
+the loopback mirror serving MM-Eval in GitHub's raw layout and a small Hub dataset."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+MM = "39249314d5177003212e0e403c70535e4f53e029"
+MM_FILES = ("syntax_eval.json", "semantics_eval.json", "knowledge_eval.json", "reasoning_eval.json")
+LICENCE = "licence: none published (treat as all rights reserved)"
+
+
+@pytest.fixture(scope="module")
+def pkg(tmp_path_factory) -> Path:
+    """glotbench's source copied where no ../shared/data is near (as a pip install would be)."""
+    dst = tmp_path_factory.mktemp("pkg")
+    shutil.copytree(REPO / "src" / "glotbench", dst / "glotbench", ignore=shutil.ignore_patterns("__pycache__"))
+    return dst
+
+
+@pytest.fixture()
+def mm_mirror(tmp_path, data_root):
+    from glotbench.testing.hub_mirror import start_mirror
+
+    m = start_mirror(tmp_path / "mirror")
+    m.add_github("joenahm/MM-Eval", MM, {f: data_root / "mm_eval" / f for f in MM_FILES})
+    yield m
+    m.stop()
+
+
+def _env(pkg: Path, tmp_path: Path, mirror, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("GLOTBENCH_DATA", "HF_HUB_OFFLINE", "GLOTBENCH_DATA_LOCK",
+                                                            "GLOTBENCH_OFFLINE")}
+    env.update(mirror.env() if mirror is not None else {})
+    env.update({"PYTHONPATH": str(pkg), "GLOTBENCH_CACHE_DIR": str(tmp_path / "cache"), "OPENAI_API_KEY": "x",
+                "HF_HOME": str(tmp_path / "hf_home"), **extra})
+    return env
+
+
+def _cli(pkg, tmp_path, mirror, *args, timeout=300, **extra) -> subprocess.CompletedProcess:
+    cwd = tmp_path / "work"
+    cwd.mkdir(exist_ok=True)
+    return subprocess.run([sys.executable, "-m", "glotbench", *args], cwd=cwd, env=_env(pkg, tmp_path, mirror, **extra),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def test_fresh_process_sees_no_data(pkg, tmp_path, mm_mirror):
+    r = _cli(pkg, tmp_path, mm_mirror, "data", "list", "mm_eval", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(x["task"], x["present"], x["pinned"], x["licence"]) for x in rows] == [
+        (f"mm_eval.{n}", False, "yes", LICENCE) for n in ("syntax", "semantics", "knowledge", "reasoning")]
+    assert rows[0]["source"] == f"github:joenahm/MM-Eval@{MM}"
+
+
+def test_pull_verify_list(pkg, tmp_path, mm_mirror, data_root):
+    r = _cli(pkg, tmp_path, mm_mirror, "data", "pull", "mm_eval")
+    assert r.returncode == 0, r.stderr
+    size = (data_root / "mm_eval" / "syntax_eval.json").stat().st_size
+    assert f"fetching mm_eval.syntax: github:joenahm/MM-Eval@{MM} ({size / 1000:.1f} kB; {LICENCE})" in r.stdout
+    cache = tmp_path / "cache" / "data"
+    for f in MM_FILES:
+        assert _sha(cache / "mm_eval" / f) == _sha(data_root / "mm_eval" / f)
+    assert f"pulled 4 task(s) into {cache}" in r.stdout
+    v = _cli(pkg, tmp_path, mm_mirror, "data", "verify", "mm_eval")
+    assert v.returncode == 0 and v.stdout.count(f": ok (1 file(s) in {cache})") == 4, v.stdout + v.stderr
+    rows = [json.loads(line) for line in _cli(pkg, tmp_path, mm_mirror, "data", "list", "mm_eval", "--json").stdout.splitlines()]
+    assert {(x["present"], x["where"]) for x in rows} == {(True, f"{cache} (cache)")}
+    (cache / "mm_eval" / "knowledge_eval.json").write_bytes(b"[]")  # a changed file
+    v = _cli(pkg, tmp_path, mm_mirror, "data", "verify", "mm_eval.knowledge")
+    assert v.returncode == 1 and "mm_eval.knowledge: MISMATCH" in v.stdout
+    assert "mismatch: mm_eval/knowledge_eval.json: size 2 bytes, expected" in v.stdout
+
+
+def test_pull_refuses_a_corrupted_file(pkg, tmp_path, mm_mirror):
+    served = mm_mirror.root / "github" / "joenahm/MM-Eval" / MM / "reasoning_eval.json"
+    served.write_bytes(served.read_bytes().replace("18".encode(), "19".encode(), 1))
+    r = _cli(pkg, tmp_path, mm_mirror, "data", "pull", "mm_eval.reasoning")
+    assert r.returncode == 1
+    errs = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    assert errs == [f"error: mm_eval.reasoning: github:joenahm/MM-Eval@{MM}: reasoning_eval.json: sha256 {_sha(served)}, "
+                    f"expected 16fe5bdc7c74f677fd6bf8dd2521836d23abc18dc256dafe793b9f636dc4cfb2"]
+    assert not list((tmp_path / "cache" / "data").rglob("reasoning_eval.json*"))
+
+
+def test_pull_killed_half_way_resumes(pkg, tmp_path, mm_mirror, data_root):
+    """SIGKILL while the file is half downloaded; the next pull asks only for the rest (Range)."""
+    path = f"/raw/joenahm/MM-Eval/{MM}/semantics_eval.json"
+    half = 100_000
+    mm_mirror.stall[path] = half
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "glotbench", "data", "pull", "mm_eval.semantics"], cwd=cwd,
+                            env=_env(pkg, tmp_path, mm_mirror), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    part = tmp_path / "cache" / "data" / "mm_eval" / "semantics_eval.json.part"
+    deadline = time.time() + 60
+    while not (part.exists() and part.stat().st_size == half):
+        assert time.time() < deadline and proc.poll() is None, "the pull never got half-way"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    mm_mirror.release.set()
+    assert not (tmp_path / "cache" / "data" / "mm_eval" / "semantics_eval.json").exists()
+    del mm_mirror.stall[path]
+    r = _cli(pkg, tmp_path, mm_mirror, "data", "pull", "mm_eval.semantics")
+    assert r.returncode == 0, r.stderr
+    assert mm_mirror.requests[-1] == ("GET", path, f"bytes={half}-")
+    assert _sha(tmp_path / "cache" / "data" / "mm_eval" / "semantics_eval.json") == _sha(data_root / "mm_eval" / "semantics_eval.json")
+
+
+def test_offline_run_names_the_pull_command(pkg, tmp_path, mm_mirror):
+    for flags, extra in ((["--offline"], {}), ([], {"HF_HUB_OFFLINE": "1"})):
+        n = len(mm_mirror.requests)
+        r = _cli(pkg, tmp_path, mm_mirror, "run", "--tasks", "mm_eval.knowledge", "-m", "openai:stub", "--base-url",
+                 "http://127.0.0.1:9/v1", *flags, **extra)
+        assert r.returncode == 2
+        assert r.stderr.strip().splitlines() == [
+            f"error: task mm_eval.knowledge: data not present (github:joenahm/MM-Eval@{MM}); fetch it with: "
+            f"glotbench data pull mm_eval.knowledge (or set GLOTBENCH_DATA to a folder holding it)"]
+        assert len(mm_mirror.requests) == n  # nothing fetched
+    r = _cli(pkg, tmp_path, mm_mirror, "data", "pull", "mm_eval.knowledge", HF_HUB_OFFLINE="1")
+    assert r.returncode == 2 and "offline (HF_HUB_OFFLINE or GLOTBENCH_OFFLINE is set): nothing fetched" in r.stderr
+
+
+def test_run_fetches_mm_eval_and_records_provenance(pkg, tmp_path, mm_mirror, stub_server, data_root):
+    """The issue's end-to-end check: no data anywhere, `run --tasks mm_eval --limit 5` fetches MM-Eval
+    from the mirror, runs, and results.json names source, commit and file hashes."""
+    base = stub_server()
+    r = _cli(pkg, tmp_path, mm_mirror, "run", "--tasks", "mm_eval", "--limit", "5", "-m", "openai:stub",
+             "--base-url", base, "-o", str(tmp_path / "run"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    for n, f in (("syntax", "syntax_eval.json"), ("semantics", "semantics_eval.json")):
+        size = (data_root / "mm_eval" / f).stat().st_size
+        assert f"fetching mm_eval.{n}: github:joenahm/MM-Eval@{MM} ({size / 1000:.1f} kB; {LICENCE})" in r.stderr
+    res = json.loads((tmp_path / "run" / "results.json").read_text())
+    cache = tmp_path / "cache" / "data"
+    for name, f in zip(("syntax", "semantics", "knowledge", "reasoning"), MM_FILES):
+        t = res["tasks"][f"mm_eval.{name}"]
+        assert t["n_items"] == 5 if "n_items" in t else True
+        d = t["data"]
+        assert d["root"] == str(cache) and d["root_kind"] == "cache"
+        assert d["sources"] == [{"kind": "github", "repo": "joenahm/MM-Eval", "config": None, "url": None,
+                                 "requested_revision": MM, "resolved_revision": MM, "resolved_by": "pulled by glotbench"}]
+        assert d["files"] == [{"path": f"mm_eval/{f}", "size": (data_root / "mm_eval" / f).stat().st_size,
+                               "sha256": _sha(data_root / "mm_eval" / f), "matches_declared": True}]
+    # the same run again: the data is there, nothing is fetched
+    n = len(mm_mirror.requests)
+    r = _cli(pkg, tmp_path, mm_mirror, "run", "--tasks", "mm_eval", "--limit", "5", "-m", "openai:stub",
+             "--base-url", base, "-o", str(tmp_path / "run"))
+    assert r.returncode == 0 and "fetching" not in r.stderr and len(mm_mirror.requests) == n
