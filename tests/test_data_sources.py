@@ -320,3 +320,26 @@ def test_hub_missing_repository_is_one_line(mirror, tmp_path):
     failed = pull_tasks([task], Lock(tmp_path / "lock.json"), say=lambda s: None)
     assert failed["h.snli"].startswith("hf:ctu-aic/snli_cs@main: cannot resolve the revision: RepositoryNotFoundError")
     assert "\n" not in failed["h.snli"]
+
+
+def test_hub_task_on_a_branch_fingerprints_the_commit(mirror, tmp_path, monkeypatch):
+    """A `format: hf` task on `main`: the data fingerprint names the commit main points at (it was
+    `hf:<id>@main` whatever the data), and the lock file pins it."""
+    from glotbench.sources.lock import Lock
+    from glotbench.tasks.registry import make_task
+    from glotbench.tasks.spec import load_spec
+
+    y = tmp_path / "hf.yaml"
+    y.write_text('name: h.raw\nversion: "1"\nlanguage: cs\ndataset: {format: hf, hf: {id: ctu-aic/snli_cs, revision: main}}\n')
+    mirror.add_hf("ctu-aic/snli_cs", OLD, {"data/test.jsonl": SNLI_ROWS}, refs={"main": OLD})
+    first = make_task(load_spec(y), y).data_fingerprint()
+    mirror.add_hf("ctu-aic/snli_cs", NEW, {"data/test.jsonl": b"{}\n"}, refs={"main": NEW})
+    second = make_task(load_spec(y), y).data_fingerprint()
+    assert (first, second) == (f"hf:ctu-aic/snli_cs@{OLD}", f"hf:ctu-aic/snli_cs@{NEW}")
+    lock = Lock(tmp_path / "lock.json")
+    from glotbench.sources.schema import DataOrigin
+
+    lock.put(DataOrigin(kind="hf", repo="ctu-aic/snli_cs", revision="main", to="x"), OLD, {})
+    lock.save()
+    monkeypatch.setenv("GLOTBENCH_DATA_LOCK", str(tmp_path / "lock.json"))
+    assert make_task(load_spec(y), y).data_fingerprint() == f"hf:ctu-aic/snli_cs@{OLD}"

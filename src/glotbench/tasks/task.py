@@ -115,13 +115,33 @@ class Task:
         if ds.format == "hf":
             if ds.hf is None:
                 raise TaskSpecError(f"{self.spec_path or self.name}: field 'dataset.hf': required when format is hf")
-            return read_hf(ds.hf.id, ds.hf.revision, ds.hf.config, split)
+            return read_hf(ds.hf.id, self.hf_commit, ds.hf.config, split)
         return read_records(self.split_path(split), ds.format, ds.encoding)
+
+    @cached_property
+    def hf_commit(self) -> str:
+        """The commit a ``format: hf`` task reads: its revision when that is a commit, else what the
+        data lock file pins, else what the branch names now (so ``main`` never hides which data)."""
+        from glotbench.sources.schema import COMMIT
+
+        hf = self.spec.dataset.hf
+        if COMMIT.fullmatch(hf.revision) or Path(hf.id).expanduser().exists():  # pinned, or a local folder
+            return hf.revision
+        from glotbench.sources import hub
+        from glotbench.sources.lock import Lock
+
+        for (key, entry) in Lock.load().origins.items():
+            if entry.get("kind") == "hf" and entry.get("repo") == hf.id and entry.get("requested") == hf.revision:
+                return entry["commit"]
+        try:
+            return hub.resolve(hf.id, hf.revision)[0]
+        except DataError:
+            return hf.revision  # offline: the datasets library reports what it cannot reach
 
     def data_fingerprint(self, split: str | None = None) -> str:
         split = split or self.spec.dataset.eval_split
         if self.spec.dataset.format == "hf":
-            return f"hf:{self.spec.dataset.hf.id}@{self.spec.dataset.hf.revision}"
+            return f"hf:{self.spec.dataset.hf.id}@{self.hf_commit}"
         paths = [self.split_path(split)]
         if self.spec.fewshot.n and self.spec.fewshot.split and self.spec.fewshot.split != split:
             paths.append(self.split_path(self.spec.fewshot.split))
