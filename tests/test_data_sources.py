@@ -30,6 +30,8 @@ def mirror(tmp_path, monkeypatch):
         monkeypatch.setenv(k, v)
     monkeypatch.setenv("GLOTBENCH_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("GLOTBENCH_DATA_LOCK", raising=False)
+    monkeypatch.delenv("GLOTBENCH_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr(locate, "data_roots", lambda: [tmp_path / "no-data-here"])
     yield m
     m.stop()

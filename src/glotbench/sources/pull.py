@@ -81,6 +81,8 @@ def _commit_for(origin: DataOrigin, lock: Lock) -> str | None:
 
 
 def pull_origin(origin: DataOrigin, lock: Lock, *, say: Say = lambda s: None) -> PullResult:
+    if offline():
+        raise DataError(f"{origin.label()}: offline (HF_HUB_OFFLINE or GLOTBENCH_OFFLINE is set): nothing fetched")
     if origin.manual:
         missing = [f.dest for f in origin.files if not f.url]
         raise DataError(f"{origin.label()}: no direct download for {', '.join(missing)}: get it by hand from "

@@ -133,6 +133,10 @@ class Task:
         for (key, entry) in Lock.load().origins.items():
             if entry.get("kind") == "hf" and entry.get("repo") == hf.id and entry.get("requested") == hf.revision:
                 return entry["commit"]
+        from glotbench.sources.pull import offline
+
+        if offline():
+            return hf.revision
         try:
             return hub.resolve(hf.id, hf.revision)[0]
         except DataError:
