@@ -168,3 +168,62 @@ def test_run_fetches_mm_eval_and_records_provenance(pkg, tmp_path, mm_mirror, st
     r = _cli(pkg, tmp_path, mm_mirror, "run", "--tasks", "mm_eval", "--limit", "5", "-m", "openai:stub",
              "--base-url", base, "-o", str(tmp_path / "run"))
     assert r.returncode == 0 and "fetching" not in r.stderr and len(mm_mirror.requests) == n
+
+
+SUBJ = "pauli31/czech-subjectivity-dataset"
+OLD, NEW = "1" * 40, "2" * 40
+
+
+def test_lock_then_pull_follows_the_lock(pkg, tmp_path, mm_mirror):
+    """`data lock` resolves main to a commit (with each file's sha256); after main moves on, a pull
+    with that lock still fetches the locked commit, and `data list` calls the task pinned."""
+    rows = b'{"text": "Skvely film.", "label": 1}\n'
+    mm_mirror.add_hf(SUBJ, OLD, {"data/test.jsonl": rows, "README.md": b"# subj\n"}, refs={"main": OLD})
+    lock = tmp_path / "data.lock.json"
+    r = _cli(pkg, tmp_path, mm_mirror, "data", "lock", "mm_eval.knowledge", "czech_bench.subjectivity", "--lock", str(lock))
+    assert r.returncode == 0, r.stderr
+    assert f"hf:{SUBJ}@main -> {OLD} (2 file(s))" in r.stdout
+    origins = json.loads(lock.read_text())["origins"]
+    assert origins[f"hf:{SUBJ}@main#czech_bench/hf/subjectivity"]["files"]["data/test.jsonl"]["sha256"] == \
+        hashlib.sha256(rows).hexdigest()
+    assert origins[f"github:joenahm/MM-Eval@{MM}"]["commit"] == MM
+    mm_mirror.add_hf(SUBJ, NEW, {"data/test.jsonl": b'{"text": "jiny", "label": 0}\n'}, refs={"main": NEW})
+    r = _cli(pkg, tmp_path, mm_mirror, "data", "pull", "czech_bench.subjectivity", "--lock", str(lock),
+             "--cache-dir", str(tmp_path / "other-cache"))
+    assert r.returncode == 0, r.stderr
+    got = tmp_path / "other-cache" / "data" / "czech_bench" / "hf" / "subjectivity" / "data" / "test.jsonl"
+    assert got.read_bytes() == rows
+    listed = json.loads(_cli(pkg, tmp_path, mm_mirror, "data", "list", "czech_bench.subjectivity", "--json", "--lock",
+                             str(lock), "--cache-dir", str(tmp_path / "other-cache")).stdout)
+    assert (listed["present"], listed["pinned"], listed["licence"]) == (True, "yes", "licence: CC BY-NC-SA 4.0")
+    v = _cli(pkg, tmp_path, mm_mirror, "data", "verify", "czech_bench.subjectivity", "--lock", str(lock),
+             "--cache-dir", str(tmp_path / "other-cache"))
+    assert v.returncode == 0 and "czech_bench.subjectivity: ok (2 file(s)" in v.stdout, v.stdout + v.stderr
+
+
+def test_hub_pull_killed_half_way_completes_on_rerun(pkg, tmp_path, mm_mirror):
+    """SIGKILL during a Hub download. huggingface_hub (2.x) downloads each file to a temporary name of
+    its own process and resumes only within that process (see the cut test in test_data_sources), so
+    the next pull fetches the file again; nothing half-written is ever used, and the result is checked."""
+    big = (b'{"text": "x", "label": 1}\n' * 500_000)[: 12 * 1024 * 1024]
+    mm_mirror.add_hf(SUBJ, OLD, {"data/test.jsonl": big}, refs={"main": OLD})
+    path = f"/datasets/{SUBJ}/resolve/{OLD}/data/test.jsonl"
+    mm_mirror.stall[path] = 11 * 1024 * 1024
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "glotbench", "data", "pull", "czech_bench.subjectivity"], cwd=cwd,
+                            env=_env(pkg, tmp_path, mm_mirror), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 90
+    blobs = tmp_path / "cache" / "hub"
+    while not any(p.stat().st_size >= 10 * 1024 * 1024 for p in blobs.rglob("*.incomplete")):
+        assert time.time() < deadline and proc.poll() is None, "the pull never got half-way"
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    mm_mirror.release.set()
+    del mm_mirror.stall[path]
+    target = tmp_path / "cache" / "data" / "czech_bench" / "hf" / "subjectivity"
+    assert not target.exists()  # the killed pull left nothing a task could read
+    r = _cli(pkg, tmp_path, mm_mirror, "data", "pull", "czech_bench.subjectivity")
+    assert r.returncode == 0, r.stderr
+    assert hashlib.sha256((target / "data" / "test.jsonl").read_bytes()).hexdigest() == hashlib.sha256(big).hexdigest()

@@ -345,3 +345,67 @@ def test_hub_task_on_a_branch_fingerprints_the_commit(mirror, tmp_path, monkeypa
     lock.save()
     monkeypatch.setenv("GLOTBENCH_DATA_LOCK", str(tmp_path / "lock.json"))
     assert make_task(load_spec(y), y).data_fingerprint() == f"hf:ctu-aic/snli_cs@{OLD}"
+
+
+def test_lfs_object_comes_from_the_media_host(mirror, tmp_path):
+    """A Git LFS file (Czech-Bench's AGREE): fetched from GitHub's media host; the raw host's pointer
+    would fail the declared sha256 with a note saying what came."""
+    from glotbench.sources.lock import Lock
+    from glotbench.sources.pull import pull_origin
+    from glotbench.sources.schema import DataOrigin
+
+    obj = b'[{"sentence": "Pes ___ stekl.", "answer": "hlasite"}]'
+    pointer = f"version https://git-lfs.github.com/spec/v1\noid sha256:{_sha(obj)}\nsize {len(obj)}\n".encode()
+    (mirror.root / "github" / "poludmik/czech-bench" / MM / "benchmarks/agree/data").mkdir(parents=True)
+    (mirror.root / "github" / "poludmik/czech-bench" / MM / "benchmarks/agree/data/test.json").write_bytes(pointer)
+    media = tmp_path / "media-objects"  # the media host serves the object at the same path
+    media.mkdir()
+    origin = DataOrigin(kind="github", repo="poludmik/czech-bench", revision=MM, files=[
+        {"path": "benchmarks/agree/data/test.json", "to": "czech_bench/agree/test.json", "size": len(obj),
+         "sha256": _sha(obj), "lfs": True}])
+    with pytest.raises(DataError, match=r"size 1\d\d bytes, expected \d+ \(got a Git LFS pointer, not the object"):
+        pull_origin(origin.model_copy(update={"files": [origin.files[0].model_copy(update={"lfs": False})]}),
+                    Lock(tmp_path / "l.json"))
+    mirror.add_github("poludmik/czech-bench", MM, {"benchmarks/agree/data/test.json": obj})  # now the object
+    import os
+
+    os.environ["GLOTBENCH_GITHUB_RAW"] = mirror.url + "/nothing-here"  # LFS files never use the raw host
+    try:
+        res = pull_origin(origin, Lock(tmp_path / "l.json"))
+    finally:
+        os.environ["GLOTBENCH_GITHUB_RAW"] = mirror.url + "/raw"
+    assert res.files == {"czech_bench/agree/test.json": {"size": len(obj), "sha256": _sha(obj)}}
+    assert ("GET", f"/media/poludmik/czech-bench/{MM}/benchmarks/agree/data/test.json", None) in mirror.requests
+
+
+def test_url_origin_and_a_page_to_fetch_by_hand(mirror, tmp_path):
+    from glotbench.sources.lock import Lock
+    from glotbench.sources.pull import pull_origin
+    from glotbench.sources.schema import DataOrigin
+
+    body = b"problem,answer\nq,a\n"
+    mirror.add_github("openai/simple-evals", MM, {"simple_qa_test_set.csv": body})
+    url = f"{mirror.url}/raw/openai/simple-evals/{MM}/simple_qa_test_set.csv"
+    o = DataOrigin(kind="url", files=[{"url": url, "to": "simpleqa/simple_qa_test_set.csv"}])
+    assert pull_origin(o, Lock(tmp_path / "l.json")).files["simpleqa/simple_qa_test_set.csv"]["sha256"] == _sha(body)
+    manual = DataOrigin(kind="url", page="http://hdl.handle.net/11234/1-3249",
+                        files=[{"to": "czech_bench/squad_cs/dev-v2.0.json"}])
+    with pytest.raises(DataError, match=r"no direct download for czech_bench/squad_cs/dev-v2.0.json: get it by hand from "
+                                        r"http://hdl.handle.net/11234/1-3249"):
+        pull_origin(manual, Lock(tmp_path / "l.json"))
+
+
+def test_hub_download_cut_half_way_resumes(mirror, tmp_path):
+    """The connection drops after 11 MB of a 12 MB Hub file: huggingface_hub keeps the 10 MB it wrote
+    and asks for the rest with a Range request; the file is whole and checked."""
+    from glotbench.sources.lock import Lock
+    from glotbench.sources.pull import pull_tasks
+
+    big = (b'{"premise": "a", "hypothesis": "b", "label": 1}\n' * 260_000)[: 12 * 1024 * 1024]
+    mirror.add_hf("ctu-aic/snli_cs", OLD, {"data/test.jsonl": big}, refs={"main": OLD})
+    path = f"/datasets/ctu-aic/snli_cs/resolve/{OLD}/data/test.jsonl"
+    mirror.cut[path] = 11 * 1024 * 1024
+    assert pull_tasks([_hub_task(tmp_path, revision=OLD)], Lock(tmp_path / "l.json"), say=lambda s: None) == {}
+    gets = [r for r in mirror.requests if r[0] == "GET" and r[1] == path]
+    assert gets == [("GET", path, None), ("GET", path, f"bytes={10 * 1024 * 1024}-")]
+    assert _sha((tmp_path / "cache" / "data" / "hub" / "snli" / "data" / "test.jsonl").read_bytes()) == _sha(big)

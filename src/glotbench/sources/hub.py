@@ -74,6 +74,21 @@ def _check(path: Path, rel: str, meta: dict, where: str) -> str:
     return digest
 
 
+def _drop_stale_partials(cache_dir: Path, repo: str, age_s: float = 600.0) -> None:
+    """huggingface_hub writes each download to a temporary name of its own process and resumes only
+    inside that process: a killed pull leaves a partial file nobody will use. Remove those not
+    written to for ``age_s`` (a live download elsewhere keeps writing to its own)."""
+    import time
+
+    cutoff = time.time() - age_s
+    for p in (cache_dir / f"datasets--{repo.replace('/', '--')}" / "blobs").glob("*.incomplete"):
+        try:
+            if p.stat().st_mtime < cutoff:
+                p.unlink()
+        except OSError:
+            pass
+
+
 def pull(repo: str, commit: str, include: list[str], target: Path, expected: dict[str, dict],
          cache_dir: Path) -> dict[str, dict]:
     """Download the snapshot at ``commit`` (only ``include`` patterns when given) into
@@ -81,6 +96,7 @@ def pull(repo: str, commit: str, include: list[str], target: Path, expected: dic
     ``target``. Returns ``{path: {size, sha256}}``."""
     hh = _hub()
     where = f"hf:{repo}@{commit}"
+    _drop_stale_partials(cache_dir, repo)
     try:
         folder = Path(hh.snapshot_download(repo_id=repo, repo_type="dataset", revision=commit,
                                            cache_dir=str(cache_dir), allow_patterns=include or None,
