@@ -227,3 +227,22 @@ def test_hub_pull_killed_half_way_completes_on_rerun(pkg, tmp_path, mm_mirror):
     r = _cli(pkg, tmp_path, mm_mirror, "data", "pull", "czech_bench.subjectivity")
     assert r.returncode == 0, r.stderr
     assert hashlib.sha256((target / "data" / "test.jsonl").read_bytes()).hexdigest() == hashlib.sha256(big).hexdigest()
+
+
+def test_run_fetches_a_hub_task_at_the_commit_main_names(pkg, tmp_path, mm_mirror, stub_server):
+    """A Czech-Bench Hub task on `main`: the run pulls the snapshot through huggingface_hub, reads it
+    with datasets, and results.json says main resolved to which commit."""
+    pytest.importorskip("datasets", reason="datasets not installed (pip install 'glotbench[hub]')")
+    rows = b"".join(json.dumps({"text": f"Veta {i}.", "label": i % 2}).encode() + b"\n" for i in range(8))
+    mm_mirror.add_hf(SUBJ, OLD, {"data/test.jsonl": rows, "README.md": b"# Czech subjectivity\n"}, refs={"main": OLD})
+    r = _cli(pkg, tmp_path, mm_mirror, "run", "--tasks", "czech_bench.subjectivity", "--limit", "5", "-m", "openai:stub",
+             "--base-url", stub_server(), "-o", str(tmp_path / "run"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    total = len(rows) + len(b"# Czech subjectivity\n")  # the Hub's listing, asked before the download
+    shown = f"{total} B" if total < 1000 else f"{total / 1000:.1f} kB"
+    assert f"fetching czech_bench.subjectivity: hf:{SUBJ}@main ({shown}; licence: CC BY-NC-SA 4.0)" in r.stderr
+    t = json.loads((tmp_path / "run" / "results.json").read_text())["tasks"]["czech_bench.subjectivity"]
+    assert t["n_items"] == 5
+    assert t["data"]["sources"][0]["requested_revision"] == "main" and t["data"]["sources"][0]["resolved_revision"] == OLD
+    assert {f["path"]: f["sha256"] for f in t["data"]["files"]}["czech_bench/hf/subjectivity/data/test.jsonl"] == \
+        hashlib.sha256(rows).hexdigest()

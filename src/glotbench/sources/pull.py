@@ -80,7 +80,17 @@ def _commit_for(origin: DataOrigin, lock: Lock) -> str | None:
     return hub.resolve(origin.repo, rev)[0]
 
 
-def pull_origin(origin: DataOrigin, lock: Lock, *, say: Say = lambda s: None) -> PullResult:
+def _selected(files: dict[str, dict], include: list[str]) -> dict[str, dict]:
+    """The files an hf origin's ``include`` patterns select (fnmatch, as huggingface_hub matches them)."""
+    from fnmatch import fnmatch
+
+    return {k: v for k, v in files.items() if not include or any(fnmatch(k, pat) for pat in include)}
+
+
+def pull_origin(origin: DataOrigin, lock: Lock, *, say: Say = lambda s: None,
+                resolved: tuple[str, dict] | None = None) -> PullResult:
+    """Fetch one origin's files into the cache (``resolved``: an hf origin's commit and file list,
+    already looked up)."""
     if offline():
         raise DataError(f"{origin.label()}: offline (HF_HUB_OFFLINE or GLOTBENCH_OFFLINE is set): nothing fetched")
     if origin.manual:
@@ -88,7 +98,7 @@ def pull_origin(origin: DataOrigin, lock: Lock, *, say: Say = lambda s: None) ->
         raise DataError(f"{origin.label()}: no direct download for {', '.join(missing)}: get it by hand from "
                         f"{origin.page} and put it under the data root ({cache.data_dir()} or $GLOTBENCH_DATA)")
     root = cache.data_dir()
-    commit = _commit_for(origin, lock)
+    commit = resolved[0] if resolved else _commit_for(origin, lock)
     res = PullResult(origin, commit)
     if origin.kind == "hf":
         target = root / origin.to
@@ -99,7 +109,7 @@ def pull_origin(origin: DataOrigin, lock: Lock, *, say: Say = lambda s: None) ->
             entry = lock.entry(origin)
             want = (entry or {}).get("files") if entry and entry.get("commit") == commit else None
             if want is None:
-                want = hub.resolve(origin.repo, commit)[1]
+                want = resolved[1] if resolved else hub.resolve(origin.repo, commit)[1]
             say(f"  hf:{origin.repo}@{commit[:12]} -> {target}")
             res.files = hub.pull(origin.repo, commit, origin.include, target, want, cache.hub_dir())
             res.fetched = len(res.files)
@@ -155,10 +165,13 @@ def pull_tasks(tasks, lock: Lock, *, say: Say) -> dict[str, str]:
         for origin in spec.source.fetch:
             key = (origin.key(), tuple(origin.dests()))
             if key not in done:
-                say(f"fetching {spec.name}: {origin.label()} ({human(declared_size(origin, lock))}; "
-                    f"{licence_text(spec)})")
+                size, resolved = declared_size(origin, lock), None
                 try:
-                    r = pull_origin(origin, lock, say=say)
+                    if origin.kind == "hf" and size is None and not offline():  # ask the Hub how big first
+                        resolved = hub.resolve(origin.repo, lock.commit(origin))
+                        size = sum(m.get("size") or 0 for m in _selected(resolved[1], origin.include).values())
+                    say(f"fetching {spec.name}: {origin.label()} ({human(size)}; {licence_text(spec)})")
+                    r = pull_origin(origin, lock, say=say, resolved=resolved)
                     done[key] = None
                     if not r.fetched:
                         say("  already in the cache, checked")
