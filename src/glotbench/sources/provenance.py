@@ -8,7 +8,6 @@ from pathlib import Path
 from glotbench.sources import cache
 from glotbench.sources.http_fetch import sha256_file
 from glotbench.sources.lock import Lock
-from glotbench.sources.schema import COMMIT
 
 
 def _files(path: Path, root: Path | None) -> list[tuple[str, Path]]:
