@@ -131,7 +131,8 @@ def test_offline_run_names_the_pull_command(pkg, tmp_path, mm_mirror):
                  "http://127.0.0.1:9/v1", *flags, **extra)
         assert r.returncode == 2
         assert r.stderr.strip().splitlines() == [
-            f"error: task mm_eval.knowledge: data not present (github:joenahm/MM-Eval@{MM}); fetch it with: "
+            f"error: task mm_eval.knowledge: data file mm_eval/knowledge_eval.json not found (source: "
+            f"github:joenahm/MM-Eval@{MM}; https://github.com/joenahm/MM-Eval); fetch it with: "
             f"glotbench data pull mm_eval.knowledge (or set GLOTBENCH_DATA to a folder holding it)"]
         assert len(mm_mirror.requests) == n  # nothing fetched
     r = _cli(pkg, tmp_path, mm_mirror, "data", "pull", "mm_eval.knowledge", HF_HUB_OFFLINE="1")

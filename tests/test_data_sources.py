@@ -150,7 +150,8 @@ def test_pull_github_file_then_verify_and_provenance(mirror, tmp_path):
 
     mirror.add_github("joenahm/MM-Eval", MM, {"knowledge_eval.json": RECORDS})
     task = _github_task(tmp_path, RECORDS, sha=_sha(RECORDS), size=len(RECORDS))
-    with pytest.raises(DataError, match=r"task t\.mini: data not present .*glotbench data pull t\.mini"):
+    with pytest.raises(DataError, match=r"task t\.mini: data file mini/knowledge_eval\.json not found \(source: github:joenahm/MM-Eval@\w+\); "
+                                        r"fetch it with: glotbench data pull t\.mini"):
         task.samples()
     said: list[str] = []
     assert pull_tasks([task], Lock(tmp_path / "lock.json"), say=said.append) == {}

@@ -54,8 +54,11 @@ def find_location(spec) -> Location | None:
     return None
 
 
-def missing_line(spec) -> str:
-    """One line: the task, what it lacks, and the command that fetches it."""
-    origins = "; ".join(o.label() for o in spec.source.fetch) or (spec.source.url or "no source declared")
-    return (f"task {spec.name}: data not present ({origins}); fetch it with: glotbench data pull {spec.name} "
+def missing_line(spec, rel: str | None = None) -> str:
+    """One line: the task, the file it lacks, where that comes from, and the command that fetches it."""
+    origins = "; ".join(o.label() for o in spec.source.fetch) or "no source declared"
+    if spec.source.url:
+        origins += f"; {spec.source.url}"
+    what = f"data file {rel} not found" if rel else "data not present"
+    return (f"task {spec.name}: {what} (source: {origins}); fetch it with: glotbench data pull {spec.name} "
             f"(or set GLOTBENCH_DATA to a folder holding it)")

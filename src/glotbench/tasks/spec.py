@@ -123,6 +123,8 @@ class TaskSpec(_Strict):
         """A declared source names every file the task reads: each split's path comes from it."""
         if self.source.fetch:
             for split, rel in self.dataset.splits.items():
+                if Path(rel).expanduser().is_absolute():  # the user's own file, read as it is
+                    continue
                 if not covers(self.source.fetch, rel):
                     raise ValueError(f"source.fetch: no origin provides split {split!r} ({rel}); "
                                      f"list it under a 'files' entry's 'to' (or an hf origin's 'to')")

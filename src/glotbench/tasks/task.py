@@ -80,7 +80,7 @@ class Task:
         if self.spec.source.fetch and not (self.yaml_dir is not None and (self.yaml_dir / rel).is_file()):
             path = self.data_file(rel)
             if not path.exists():
-                raise DataError(self.data_problem or missing_line(self.spec))
+                raise DataError(self.data_problem or missing_line(self.spec, rel))
             return path
         return locate(rel, self.name, self.yaml_dir)
 
