@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -410,3 +411,38 @@ def test_hub_download_cut_half_way_resumes(mirror, tmp_path):
     gets = [r for r in mirror.requests if r[0] == "GET" and r[1] == path]
     assert gets == [("GET", path, None), ("GET", path, f"bytes={10 * 1024 * 1024}-")]
     assert _sha((tmp_path / "cache" / "data" / "hub" / "snli" / "data" / "test.jsonl").read_bytes()) == _sha(big)
+
+
+def test_a_suite_run_fetches_and_sets_aside_what_cannot_be_fetched(mirror, tmp_path):
+    """`run --suite mm_eval` with one file missing upstream: the run fetches three tasks, and the
+    fourth is set aside with the fetch's own one-line reason; offline, each is set aside with the
+    pull command."""
+    from rich.console import Console
+
+    from glotbench.engine.config import RunConfig
+    from glotbench.engine.session import drop_tasks_without_data, fetch_missing_data
+    from glotbench.paths import find_data_root
+    from glotbench.tasks.registry import resolve
+
+    root = find_data_root()
+    if root is None or not (root / "mm_eval").is_dir():
+        pytest.skip("benchmark data not found: the mirror is filled from shared/data/mm_eval")
+    mirror.add_github("joenahm/MM-Eval", MM, {f: root / "mm_eval" / f for f in
+                                              ("syntax_eval.json", "semantics_eval.json", "knowledge_eval.json")})
+    cfg = RunConfig(tasks=["mm_eval"])
+    offline = resolve(["mm_eval"])
+    fetch_missing_data(offline, cfg.model_copy(update={"offline": True}), Console(file=open(os.devnull, "w")))
+    with pytest.raises(DataError, match=r"no selected task has its data: task mm_eval\.syntax: data file "
+                                        r"mm_eval/syntax_eval\.json not found .*glotbench data pull mm_eval\.syntax"):
+        drop_tasks_without_data(offline, cfg)
+    tasks = resolve(["mm_eval"])
+    out = tmp_path / "console.txt"
+    with out.open("w") as fh:
+        fetch_missing_data(tasks, cfg, Console(file=fh, width=300))
+    keep, skipped = drop_tasks_without_data(tasks, cfg)
+    assert [t.name for t in keep] == ["mm_eval.syntax", "mm_eval.semantics", "mm_eval.knowledge"]
+    assert skipped == {"mm_eval.reasoning": f"github:joenahm/MM-Eval@{MM}: reasoning_eval.json: {mirror.url}/raw/"
+                                            f"joenahm/MM-Eval/{MM}/reasoning_eval.json: HTTP 404 (not found)"}
+    printed = out.read_text()
+    assert f"fetching mm_eval.knowledge: github:joenahm/MM-Eval@{MM}" in printed
+    assert "licence: none published (treat as all rights reserved)" in printed

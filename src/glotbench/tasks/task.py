@@ -94,12 +94,17 @@ class Task:
 
     def data_file(self, rel: str) -> Path:
         """``rel`` under the task's data root; a task declaring no source looks file by file, as
-        before; absent data: the path under the first root (for messages)."""
+        before. No root holds all of the task's files: the path in the cache, where a pull puts it
+        (never a file of another root: roots are not mixed)."""
         p = Path(rel).expanduser()
         if p.is_absolute() or not self.spec.source.fetch:
             return resolve_data_file(rel)
         loc = self.data_location()
-        return loc.root / rel if loc is not None else resolve_data_file(rel)
+        if loc is not None:
+            return loc.root / rel
+        from glotbench.sources.cache import data_dir
+
+        return data_dir() / rel
 
     @property
     def yaml_dir(self) -> Path | None:
