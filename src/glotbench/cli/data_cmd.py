@@ -92,7 +92,7 @@ def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = 
         return
     table = Table(title="glotbench data")
     for col in ("task", "present", "where", "size", "licence", "source", "sha256 pinned"):
-        table.add_column(col, no_wrap=col == "task")
+        table.add_column(col, no_wrap=col == "task", overflow="fold")  # commits and paths are never cut
     for r in rows:
         table.add_row(r["task"], "yes" if r["present"] else "no", r["where"] or "-",
                       human(r["size"]) if r["size"] is not None else "?", r["licence"], r["source"], r["pinned"])
