@@ -58,5 +58,9 @@ def _isolate_cwd(tmp_path, monkeypatch):
     root = find_data_root()
     if root is not None:
         monkeypatch.setenv("GLOTBENCH_DATA", str(root))
+    # no test reaches a real hub: a run that lacks data names `glotbench data pull` instead of
+    # fetching; the download tests clear this and point the clients at the loopback mirror
+    monkeypatch.setenv("GLOTBENCH_OFFLINE", "1")
+    monkeypatch.setenv("GLOTBENCH_CACHE_DIR", str(tmp_path / "glotbench-cache"))
     monkeypatch.chdir(tmp_path)
     os.environ.setdefault("NO_COLOR", "1")

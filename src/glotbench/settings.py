@@ -95,6 +95,8 @@ class RunSettings(BaseModel):
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
     log_to: list[str] = setting(None, "Experiment tracker to log the finished run to: mlflow[:URI] or wandb[:PROJECT] "
                                 "(repeat for several; docs/trackers-and-exports.md).", "--log-to", factory=list)
+    offline: bool = setting(False, "Fetch no data: a task whose data is absent names the `glotbench data pull` "
+                            "command instead (also when HF_HUB_OFFLINE=1).", "--offline")
     skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
                                       "(Czech-Bench configs).", "--skip-missing-data")
     # ---- sharding (docs/sharding.md): none of these changes a request, so a sharded run and an

@@ -39,7 +39,7 @@ def _register() -> None:
 
 
 # Add a module name here when you add a command module.
-COMMAND_MODULES: list[str] = ["run", "tasks_cmd", "serve", "report_cmd", "compare_cmd", "estimate_cmd", "submission_cmd", "judge_cmd", "analyze_cmd", "analyze_factuality_cmd", "doctor_cmd", "translate_cmd", "build_cmd", "merge_cmd", ]
+COMMAND_MODULES: list[str] = ["run", "tasks_cmd", "serve", "report_cmd", "compare_cmd", "estimate_cmd", "submission_cmd", "judge_cmd", "analyze_cmd", "analyze_factuality_cmd", "doctor_cmd", "translate_cmd", "build_cmd", "merge_cmd", "data_cmd", ]
 
 
 def main() -> None:

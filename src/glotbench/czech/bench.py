@@ -28,7 +28,6 @@ from glotbench.czech import reference_rules, subsets
 from glotbench.czech.records import READERS
 from glotbench.data.hub_folder import folder_sha256, load_hub_folder
 from glotbench.errors import DataError, TaskSpecError
-from glotbench.paths import resolve_data_file
 from glotbench.tasks.task import Output, Sample, Scored, Task
 
 # Like glotbench's prompt renderer, but keeping every character: the reference's templates end
@@ -74,15 +73,15 @@ class CzechBenchTask(Task):
     def missing_line(self, path: Path) -> str:
         hf = self.spec.dataset.hf
         ident = (f"{hf.id}{f' ({hf.config})' if hf.config else ''}@{hf.revision}" if hf else (self.spec.source.url or self.name))
-        return f"data missing: {ident}; put it at {path}"
+        return f"data missing: {ident}; put it at {path}, or fetch it: glotbench data pull {self.name}"
 
     def split_path(self, split: str) -> Path:
         rel = self.spec.dataset.splits.get(split)
         if rel is None:
             raise DataError(f"task {self.name}: no split {split!r} (splits: {', '.join(self.spec.dataset.splits) or 'none'})")
-        path = resolve_data_file(rel)
+        path = self.data_file(rel)
         if not path.exists():
-            raise DataError(self.missing_line(path))
+            raise DataError(self.data_problem or self.missing_line(path))
         return path
 
     def _rows(self, split: str) -> list[dict]:

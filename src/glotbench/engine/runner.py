@@ -298,8 +298,20 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
                                              "prompt_lang": tr.settings.prompt_lang} if tr.settings else None),
             "mode": tr.mode,
             "fingerprint": tr.fingerprint,
+            "data": _provenance(tr),
             "counterpart": spec.counterpart,
             "tokens": dict(tokens),
             **summary,
         }
     return out
+
+
+def _provenance(tr: TaskRun) -> dict | None:
+    """Where the task's data came from (root, source, requested and resolved revision, file hashes)."""
+    from glotbench.sources.provenance import task_provenance
+
+    split = (tr.settings.split if tr.settings else None) or tr.task.spec.dataset.eval_split
+    try:
+        return task_provenance(tr.task, split)
+    except Exception as err:  # noqa: BLE001 - provenance never stops a finished run's results
+        return {"error": f"{type(err).__name__}: {err}"}

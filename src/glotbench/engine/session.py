@@ -147,6 +147,25 @@ def load_or_set_aside(tasks, cfg: RunConfig, skipped: dict[str, str]) -> tuple[l
     return keep, loaded
 
 
+def fetch_missing_data(tasks, cfg: RunConfig, console: Console) -> None:
+    """Pull the data of tasks that no data root holds (saying what, from where, how big, under which
+    licence), unless the run is offline (``--offline``, ``HF_HUB_OFFLINE``): then the missing data
+    is one line naming the task and ``glotbench data pull``. A failed pull is that task's reason."""
+    from glotbench.sources.pull import offline
+
+    lacking = [t for t in tasks if t.spec.source.fetch and t.data_location() is None
+               and not all(o.manual for o in t.spec.source.fetch)]
+    if not lacking or cfg.offline or offline():
+        return
+    from glotbench.sources.lock import Lock
+    from glotbench.sources.pull import pull_tasks
+
+    failed = pull_tasks(lacking, Lock.load(), say=lambda line: console.print(line, markup=False, highlight=False))
+    for t in lacking:
+        if t.name in failed:
+            t.data_problem = failed[t.name]
+
+
 def check_judge(tasks, judge_spec: str | None) -> None:
     from glotbench.errors import GlotbenchError
 
@@ -204,7 +223,9 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     from glotbench.engine.shards.executors import check_settings
 
     check_settings(cfg)
-    tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
+    selected = resolve(cfg.tasks or ["mm_eval"])
+    fetch_missing_data(selected, cfg, console)
+    tasks, skipped = drop_tasks_without_data(selected, cfg)
     tasks, loaded = load_or_set_aside(tasks, cfg, skipped)
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")

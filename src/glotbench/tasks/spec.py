@@ -11,10 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from glotbench.errors import TaskSpecError
 from glotbench.models.base import canonical_json, sha256_hex
+from glotbench.sources.schema import DataOrigin, covers
 from glotbench.yamlfile import read_mapping, validate
 
 
@@ -34,6 +35,8 @@ class SourceInfo(_Strict):
     paper: str = ""
     license: str = ""
     revision: str = ""
+    # where the files the task reads come from, to fetch and check them (glotbench.sources.schema)
+    fetch: list[DataOrigin] = Field(default_factory=list)
 
 
 class HFSource(_Strict):
@@ -129,6 +132,18 @@ class TaskSpec(_Strict):
     def spec_hash(self) -> str:
         """Short hash of :meth:`fingerprint_payload`."""
         return sha256_hex(canonical_json(self.fingerprint_payload()))[:8]
+
+    @model_validator(mode="after")
+    def _fetch_covers_splits(self):
+        """A declared source names every file the task reads: each split's path comes from it."""
+        if self.source.fetch:
+            for split, rel in self.dataset.splits.items():
+                if Path(rel).expanduser().is_absolute():  # the user's own file, read as it is
+                    continue
+                if not covers(self.source.fetch, rel):
+                    raise ValueError(f"source.fetch: no origin provides split {split!r} ({rel}); "
+                                     f"list it under a 'files' entry's 'to' (or an hf origin's 'to')")
+        return self
 
     def prompt_hash(self, run_overrides: dict | None = None) -> str:
         """Hash of everything that shapes the prompt; ``run_overrides`` holds run-level prompt

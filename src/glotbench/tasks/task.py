@@ -17,7 +17,9 @@ from glotbench.data.fields import FieldDecodeError, MissingField, get_path, unma
 from glotbench.data.loaders import file_sha256, locate, read_hf, read_records
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult
+from glotbench.paths import resolve_data_file
 from glotbench.prompts.render import choices_block, plain_from_chat, render
+from glotbench.sources.locate import find_location, missing_line
 from glotbench.settings import RunSettings  # noqa: F401  (re-exported: tasks take the run's settings)
 from glotbench.tasks.spec import TaskSpec
 
@@ -80,7 +82,34 @@ class Task:
         rel = self.spec.dataset.splits.get(split)
         if rel is None:
             raise DataError(f"task {self.name}: no split {split!r} (splits: {', '.join(self.spec.dataset.splits) or 'none'})")
+        if self.spec.source.fetch and not (self.yaml_dir is not None and (self.yaml_dir / rel).is_file()):
+            path = self.data_file(rel)
+            if not path.exists():
+                raise DataError(self.data_problem or missing_line(self.spec, rel))
+            return path
         return locate(rel, self.name, self.yaml_dir)
+
+    # A fetch that failed for this task in this process (one line), shown instead of "not present".
+    data_problem: str | None = None
+
+    def data_location(self):
+        """The one data root this task reads all its files from (None: no root has them all):
+        GLOTBENCH_DATA or shared/data first, then the user's cache (docs/data.md)."""
+        return find_location(self.spec)
+
+    def data_file(self, rel: str) -> Path:
+        """``rel`` under the task's data root; a task declaring no source looks file by file, as
+        before. No root holds all of the task's files: the path in the cache, where a pull puts it
+        (never a file of another root: roots are not mixed)."""
+        p = Path(rel).expanduser()
+        if p.is_absolute() or not self.spec.source.fetch:
+            return resolve_data_file(rel)
+        loc = self.data_location()
+        if loc is not None:
+            return loc.root / rel
+        from glotbench.sources.cache import data_dir
+
+        return data_dir() / rel
 
     @property
     def yaml_dir(self) -> Path | None:
@@ -96,13 +125,37 @@ class Task:
         if ds.format == "hf":
             if ds.hf is None:
                 raise TaskSpecError(f"{self.spec_path or self.name}: field 'dataset.hf': required when format is hf")
-            return read_hf(ds.hf.id, ds.hf.revision, ds.hf.config, split)
+            return read_hf(ds.hf.id, self.hf_commit, ds.hf.config, split)
         return read_records(self.split_path(split), ds.format, ds.encoding)
+
+    @cached_property
+    def hf_commit(self) -> str:
+        """The commit a ``format: hf`` task reads: its revision when that is a commit, else what the
+        data lock file pins, else what the branch names now (so ``main`` never hides which data)."""
+        from glotbench.sources.schema import COMMIT
+
+        hf = self.spec.dataset.hf
+        if COMMIT.fullmatch(hf.revision) or Path(hf.id).expanduser().exists():  # pinned, or a local folder
+            return hf.revision
+        from glotbench.sources import hub
+        from glotbench.sources.lock import Lock
+
+        for (key, entry) in Lock.load().origins.items():
+            if entry.get("kind") == "hf" and entry.get("repo") == hf.id and entry.get("requested") == hf.revision:
+                return entry["commit"]
+        from glotbench.sources.pull import offline
+
+        if offline():
+            return hf.revision
+        try:
+            return hub.resolve(hf.id, hf.revision)[0]
+        except DataError:
+            return hf.revision  # offline: the datasets library reports what it cannot reach
 
     def data_fingerprint(self, split: str | None = None) -> str:
         split = split or self.spec.dataset.eval_split
         if self.spec.dataset.format == "hf":
-            return f"hf:{self.spec.dataset.hf.id}@{self.spec.dataset.hf.revision}"
+            return f"hf:{self.spec.dataset.hf.id}@{self.hf_commit}"
         paths = [self.split_path(split)]
         if self.spec.fewshot.n and self.spec.fewshot.split and self.spec.fewshot.split != split:
             paths.append(self.split_path(self.spec.fewshot.split))

@@ -1,0 +1,173 @@
+"""`glotbench data list|pull|verify|lock`: where each task's data comes from, and getting it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from glotbench.cli import app
+
+data_app = typer.Typer(help="Benchmark data: list, pull (download and check), verify, lock (docs/data.md).",
+                       no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+_NAMES = typer.Argument(None, help="Tasks, suites or globs (default: every task).")
+_CACHE = typer.Option(None, "--cache-dir", help="Cache folder (default: $GLOTBENCH_CACHE_DIR, else the user "
+                                                 "cache folder, e.g. ~/.cache/glotbench).")
+_LOCK = typer.Option(None, "--lock", help="Data lock file (default: $GLOTBENCH_DATA_LOCK, else "
+                                          "./glotbench-data.lock.json when it exists).")
+
+
+def _setup(cache_dir: Path | None) -> None:
+    if cache_dir is not None:
+        os.environ["GLOTBENCH_CACHE_DIR"] = str(cache_dir)
+
+
+def _tasks(names: list[str] | None):
+    from glotbench.tasks.registry import all_specs, make_task, resolve
+
+    if names:
+        return resolve(list(names))
+    return [make_task(spec, path) for _, (spec, path) in sorted(all_specs().items())]
+
+
+def _pinned(spec, lock) -> str:
+    """yes: every file has a sha256 (declared or locked); partly; no."""
+    flags = []
+    for o in spec.source.fetch:
+        entry = lock.entry(o) or {}
+        if o.kind == "hf":
+            flags.append(bool(entry.get("files")) and all(m.get("sha256") or m.get("blob_id")
+                                                          for m in entry["files"].values()))
+        else:
+            flags += [bool(f.sha256 or lock.file_meta(o, f.dest).get("sha256")) for f in o.files]
+    if not flags:
+        return "no source"
+    return "yes" if all(flags) else ("partly" if any(flags) else "no")
+
+
+def _size(spec, loc) -> int | None:
+    from glotbench.sources.locate import needed
+
+    if loc is None:
+        return None
+    total = 0
+    for rel in needed(spec):
+        p = loc.root / rel
+        total += sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+    return total
+
+
+@data_app.command("list")
+def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK,
+              as_json: bool = typer.Option(False, "--json", help="One JSON object per task instead of a table.")) -> None:
+    """Per task: present or not, where, size, licence, source, whether its checksums are pinned."""
+    import json
+
+    from glotbench.sources.lock import Lock
+    from glotbench.sources.pull import declared_size, human, licence_text
+
+    _setup(cache_dir)
+    lk = Lock.load(lock)
+    rows = []
+    for task in _tasks(names):
+        spec = task.spec
+        loc = task.data_location()
+        size = _size(spec, loc)
+        if size is None:
+            sizes = [declared_size(o, lk) for o in spec.source.fetch]
+            size = sum(sizes) if sizes and None not in sizes else None
+        rows.append({"task": spec.name, "present": loc is not None,
+                     "where": f"{loc.root} ({loc.kind})" if loc else None, "size": size,
+                     "licence": licence_text(spec),
+                     "source": "; ".join(o.label() for o in spec.source.fetch) or "none declared",
+                     "pinned": _pinned(spec, lk)})
+    if as_json:
+        for r in rows:
+            typer.echo(json.dumps(r, ensure_ascii=False))
+        return
+    table = Table(title="glotbench data")
+    for col in ("task", "present", "where", "size", "licence", "source", "sha256 pinned"):
+        table.add_column(col, no_wrap=col == "task", overflow="fold")  # commits and paths are never cut
+    for r in rows:
+        table.add_row(r["task"], "yes" if r["present"] else "no", r["where"] or "-",
+                      human(r["size"]) if r["size"] is not None else "?", r["licence"], r["source"], r["pinned"])
+    Console(soft_wrap=False, width=max(160, Console().width)).print(table)
+
+
+@data_app.command("pull")
+def data_pull(names: list[str] = typer.Argument(..., help="Tasks, suites or globs to fetch."),
+              cache_dir: Path = _CACHE, lock: Path = _LOCK,
+              force: bool = typer.Option(False, "--force", help="Fetch into the cache even when another data "
+                                                                "root (GLOTBENCH_DATA, shared/data) has the task.")) -> None:
+    """Download what the tasks read into the cache, checking size and sha256 (a mismatch: nothing used)."""
+    from glotbench.errors import DataError
+    from glotbench.sources import cache
+    from glotbench.sources.lock import Lock
+    from glotbench.sources.pull import offline, pull_tasks
+
+    _setup(cache_dir)
+    if offline():
+        raise DataError("offline (HF_HUB_OFFLINE or GLOTBENCH_OFFLINE is set): nothing fetched")
+    lk = Lock.load(lock)
+    todo = []
+    for task in _tasks(names):
+        loc = task.data_location()
+        if loc is not None and loc.kind == "local" and not force:
+            typer.echo(f"{task.name}: present in {loc.root} (not fetched; --force fetches into the cache)")
+            continue
+        todo.append(task)
+    failed = pull_tasks(todo, lk, say=typer.echo)
+    for name, why in failed.items():
+        typer.echo(f"error: {name}: {why}", err=True)
+    ok = [t.name for t in todo if t.name not in failed]
+    if ok:
+        typer.echo(f"pulled {len(ok)} task(s) into {cache.data_dir()}")
+    if failed:
+        raise typer.Exit(1)
+
+
+@data_app.command("verify")
+def data_verify(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK) -> None:
+    """Check every present task's files against their pinned size and sha256; exit 1 on a mismatch."""
+    from glotbench.sources.lock import Lock
+    from glotbench.sources.pull import verify_task
+
+    _setup(cache_dir)
+    lk = Lock.load(lock)
+    bad = 0
+    for task in _tasks(names):
+        loc = task.data_location()
+        if loc is None:
+            typer.echo(f"{task.name}: not present")
+            continue
+        checks = verify_task(task.spec, loc.root, lk)
+        wrong = [c for c in checks if c.status in ("mismatch", "missing")]
+        unpinned = [c for c in checks if c.status == "unpinned"]
+        bad += len(wrong)
+        state = "MISMATCH" if wrong else ("ok" if not unpinned else f"ok ({len(unpinned)} file(s) without a pinned sha256)")
+        typer.echo(f"{task.name}: {state} ({len(checks)} file(s) in {loc.root})")
+        for c in wrong:
+            typer.echo(f"  {c.status}: {c.detail or c.path}")
+    if bad:
+        raise typer.Exit(1)
+
+
+@data_app.command("lock")
+def data_lock(names: list[str] = _NAMES, lock: Path = _LOCK) -> None:
+    """Resolve every branch (main) to a commit and write the lock file later pulls and runs follow."""
+    from glotbench.sources.lock import Lock, lock_path
+    from glotbench.sources.pull import lock_origins, offline
+
+    if offline():
+        from glotbench.errors import DataError
+
+        raise DataError("offline (HF_HUB_OFFLINE or GLOTBENCH_OFFLINE is set): cannot resolve revisions")
+    lk = Lock.load(lock) if lock_path(lock).is_file() else Lock(lock_path(lock))
+    lock_origins([t.spec for t in _tasks(names)], lk, say=typer.echo)
+    lk.save()
+    typer.echo(f"wrote {lk.path} ({len(lk.origins)} origin(s))")

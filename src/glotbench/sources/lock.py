@@ -1,0 +1,72 @@
+"""The data lock file: every origin's requested revision (``main``) resolved to a commit, with its
+files' sizes and hashes. ``glotbench data lock`` writes it; later pulls and runs follow it.
+
+Where: ``--lock FILE`` / ``$GLOTBENCH_DATA_LOCK``, else ``glotbench-data.lock.json`` in the current
+directory when it exists (a project commits it next to its run configs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from glotbench.errors import DataError
+from glotbench.sources.cache import atomic_write_text
+from glotbench.sources.schema import DataOrigin
+
+ENV_LOCK = "GLOTBENCH_DATA_LOCK"
+DEFAULT_LOCK = "glotbench-data.lock.json"
+VERSION = 1
+
+
+def lock_path(explicit: str | Path | None = None) -> Path:
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get(ENV_LOCK)
+    return Path(env).expanduser() if env else Path(DEFAULT_LOCK)
+
+
+class Lock:
+    def __init__(self, path: Path, origins: dict[str, dict] | None = None):
+        self.path = path
+        self.origins: dict[str, dict] = origins or {}
+
+    @classmethod
+    def load(cls, explicit: str | Path | None = None, *, must_exist: bool = False) -> "Lock":
+        path = lock_path(explicit)
+        if not path.is_file():
+            if must_exist or explicit or os.environ.get(ENV_LOCK):  # named, so meant to be there
+                raise DataError(f"{path}: data lock file not found (write one with: glotbench data lock)")
+            return cls(path)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise DataError(f"{path}: cannot read the data lock file ({err})") from None
+        if not isinstance(raw, dict) or raw.get("version") != VERSION or not isinstance(raw.get("origins"), dict):
+            raise DataError(f"{path}: not a glotbench data lock file (version {VERSION})")
+        return cls(path, raw["origins"])
+
+    def entry(self, origin: DataOrigin) -> dict | None:
+        return self.origins.get(origin.key())
+
+    def commit(self, origin: DataOrigin) -> str:
+        """The revision to fetch: the lock's commit, else the declared revision."""
+        e = self.entry(origin)
+        return (e or {}).get("commit") or origin.revision
+
+    def file_meta(self, origin: DataOrigin, path: str) -> dict:
+        return ((self.entry(origin) or {}).get("files") or {}).get(path) or {}
+
+    def put(self, origin: DataOrigin, commit: str, files: dict[str, dict]) -> None:
+        """Record ``origin`` at ``commit``; files of other tasks reading the same repository at the
+        same commit are kept."""
+        old = self.origins.get(origin.key()) or {}
+        if old.get("commit") == commit:
+            files = {**(old.get("files") or {}), **files}
+        self.origins[origin.key()] = {"kind": origin.kind, "repo": origin.repo, "requested": origin.revision,
+                                      "commit": commit, "files": files}
+
+    def save(self) -> None:
+        atomic_write_text(self.path, json.dumps({"version": VERSION, "origins": self.origins}, indent=1,
+                                                sort_keys=True) + "\n")

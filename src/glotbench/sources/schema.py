@@ -1,0 +1,142 @@
+"""The ``source.fetch`` block of a task file: where each file the task reads comes from.
+
+One entry per origin, each precise enough to fetch and check its files::
+
+    fetch:
+      - kind: github                 # raw files of a repository at a commit
+        repo: joenahm/MM-Eval
+        revision: 39249314d5177003212e0e403c70535e4f53e029
+        files:
+          - {path: knowledge_eval.json, to: mm_eval/knowledge_eval.json, size: 123, sha256: "..."}
+      - kind: hf                     # a Hugging Face dataset repository
+        repo: ctu-aic/snli_cs
+        revision: main               # a branch: `glotbench data lock` pins it to a commit
+        config: null
+        splits: [test]
+        to: czech_bench/hf/snli      # the folder under the data root that holds the snapshot
+        include: ["data/test-*"]     # only these files (default: the whole repository)
+      - kind: url                    # plain URLs (LINDAT, GitLab); no url: fetched by hand from `page`
+        page: http://hdl.handle.net/11234/1-3249
+        files: [{url: "https://...", to: czech_bench/x.json, sha256: "..."}]
+
+``to`` is the path the task reads, relative to the data root (default: ``path``). ``lfs: true``
+marks a Git LFS object (fetched from GitHub's media host; its size and sha256 are the pointer's).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceFile(_Strict):
+    path: str = ""  # the file's path in the repository (github, hf)
+    url: str = ""  # kind url: where to download it
+    to: str = ""  # where the task reads it, relative to the data root (default: path)
+    size: int | None = Field(None, ge=0)
+    sha256: str | None = None
+    lfs: bool = False  # a Git LFS object (GitHub serves it from its media host)
+
+    @field_validator("sha256")
+    @classmethod
+    def _hex(cls, v):
+        if v is not None and not _SHA256.fullmatch(v):
+            raise ValueError(f"sha256 {v!r}: expected 64 lowercase hex digits")
+        return v
+
+    @field_validator("to", "path")
+    @classmethod
+    def _relative(cls, v):
+        if v.startswith("/") or ".." in v.split("/"):
+            raise ValueError(f"{v!r}: must be a relative path inside the data root")
+        return v
+
+    @property
+    def dest(self) -> str:
+        return self.to or self.path or self.url.rsplit("/", 1)[-1]
+
+
+class DataOrigin(_Strict):
+    kind: Literal["github", "hf", "url"]
+    repo: str = ""  # github: owner/name; hf: the dataset id
+    revision: str = ""  # a commit (pinned), or a branch or tag that `glotbench data lock` resolves
+    config: str | None = None  # hf: the dataset config the task reads
+    splits: list[str] = Field(default_factory=list)  # hf: the splits the task reads
+    to: str = ""  # hf: the folder under the data root holding the snapshot
+    include: list[str] = Field(default_factory=list)  # hf: file patterns to fetch (default: all)
+    page: str = ""  # kind url: the landing page (files without a url are fetched by hand from it)
+    files: list[SourceFile] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _complete(self):
+        where = f"fetch ({self.kind})"
+        if self.kind in ("github", "hf"):
+            if not self.repo or (self.kind == "github" and self.repo.count("/") != 1):
+                raise ValueError(f"{where}: 'repo' must name the repository (owner/name)")
+            if not self.revision:
+                raise ValueError(f"{where}: 'revision' is required (a commit, or a branch to lock)")
+        if self.kind == "github":
+            if not self.files:
+                raise ValueError(f"{where}: 'files' must list the files the task reads")
+            for f in self.files:
+                if not f.path:
+                    raise ValueError(f"{where}: every file needs its 'path' in the repository")
+        if self.kind == "hf" and not self.to:
+            raise ValueError(f"{where}: 'to' must name the folder under the data root")
+        if self.kind == "url":
+            if not self.files:
+                raise ValueError(f"{where}: 'files' must list the files the task reads")
+            for f in self.files:
+                if not f.url and not self.page:
+                    raise ValueError(f"{where}: a file without 'url' needs the origin's 'page'")
+                if not f.to:
+                    raise ValueError(f"{where}: every file needs 'to' (its path under the data root)")
+        return self
+
+    @property
+    def pinned(self) -> bool:
+        """The revision is a full commit id (a branch or tag can move)."""
+        return self.kind == "url" or bool(COMMIT.fullmatch(self.revision))
+
+    @property
+    def manual(self) -> bool:
+        """Some file has no download URL: a person fetches it from ``page``."""
+        return self.kind == "url" and any(not f.url for f in self.files)
+
+    def dests(self) -> list[str]:
+        """What this origin puts under the data root: files, or the hf snapshot folder."""
+        return [self.to] if self.kind == "hf" else [f.dest for f in self.files]
+
+    def label(self) -> str:
+        if self.kind == "github":
+            return f"github:{self.repo}@{self.revision}"
+        if self.kind == "hf":
+            cfg = f" ({self.config})" if self.config else ""
+            return f"hf:{self.repo}{cfg}@{self.revision}"
+        return "url:" + (self.page or (self.files[0].url if self.files else ""))
+
+    def key(self) -> str:
+        """Names this origin in a lock file (the revision is what the lock pins)."""
+        if self.kind == "url":
+            return "url:" + ",".join(f.url or f.dest for f in self.files)
+        return f"{self.kind}:{self.repo}@{self.revision}" + (f"#{self.to}" if self.kind == "hf" else "")
+
+
+def covers(origins: list[DataOrigin], rel: str) -> bool:
+    """Some origin puts ``rel`` (a file, or a folder of files) under the data root."""
+    rel = rel.strip("/")
+    for o in origins:
+        for d in o.dests():
+            d = d.strip("/")
+            if rel == d or rel.startswith(d + "/") or d.startswith(rel + "/"):
+                return True
+    return False
