@@ -32,9 +32,9 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 @pytest.fixture()
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("GLOTBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GLOTBENCH_PROBE_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv(probe.FAULT_ENV, raising=False)
-    return tmp_path / "cache" / "llamacpp-probe"
+    return tmp_path / "cache"
 
 
 def test_child_dies_by_a_real_sigill_when_the_fault_is_injected(smollm2_path, cache, monkeypatch):
@@ -94,7 +94,7 @@ def test_without_extra_buffer_types_the_model_computes_the_same(smollm2_path, ca
 
 
 def _cli(tmp_path: Path, fault: str, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, probe.FAULT_ENV: fault, "GLOTBENCH_CACHE": str(tmp_path / "cache"),
+    env = {**os.environ, probe.FAULT_ENV: fault, "GLOTBENCH_PROBE_CACHE": str(tmp_path / "cache"),
            "PYTHONPATH": os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p)}
     return subprocess.run([sys.executable, "-m", "glotbench", *args], env=env, capture_output=True, text=True,
                           timeout=600, cwd=Path(__file__).resolve().parents[1], stdin=subprocess.DEVNULL)

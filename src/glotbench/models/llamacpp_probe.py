@@ -17,8 +17,8 @@ So before the first in-process load of a GGUF, a child process loads it and deco
   the cause and the rebuild command, and the run stops before it sends anything (exit 2).
 
 The verdict is cached per build (the shared libraries' names, sizes and times), CPU (the flags line
-of ``/proc/cpuinfo``) and model file, in ``$GLOTBENCH_CACHE`` or ``~/.cache/glotbench``. A child that
-fails for another reason (a Python error, a time-out) decides nothing and is not cached: the real
+of ``/proc/cpuinfo``) and model file, in ``$GLOTBENCH_PROBE_CACHE`` or
+``~/.cache/glotbench/llamacpp-probe``. A child that fails for another reason (a Python error, a time-out) decides nothing and is not cached: the real
 load reports its own error.
 
 ``-M extra_bufts=false`` forces the safe setting and ``-M extra_bufts=true`` the default one, and
@@ -87,11 +87,18 @@ def has_extra_bufts_setting() -> bool:
 
 
 def cache_dir() -> Path:
-    env = os.environ.get("GLOTBENCH_CACHE")
+    """``$GLOTBENCH_PROBE_CACHE``, else the user cache folder (``~/.cache/glotbench`` on Linux). Not
+    ``$GLOTBENCH_CACHE_DIR``: the tests point that at a fresh folder each, and a verdict per build and
+    CPU is worth keeping across them."""
+    env = os.environ.get("GLOTBENCH_PROBE_CACHE")
     if env:
         return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "glotbench"
+    try:
+        import platformdirs
+
+        return Path(platformdirs.user_cache_dir("glotbench", appauthor=False)) / "llamacpp-probe"
+    except ImportError:  # pragma: no cover - platformdirs is a dependency
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glotbench" / "llamacpp-probe"
 
 
 def _cpu_flags() -> str:
@@ -129,14 +136,14 @@ def probe_key(model_fingerprint: str, n_gpu_layers: int) -> str:
 
 def _read_cache(key: str) -> str | None:
     try:
-        data = json.loads((cache_dir() / "llamacpp-probe" / f"{key}.json").read_text())
+        data = json.loads((cache_dir() / f"{key}.json").read_text())
     except (OSError, ValueError):
         return None
     return data.get("mode") if data.get("mode") in (DEFAULT, SAFE) else None
 
 
 def _write_cache(key: str, mode: str, detail: str) -> None:
-    folder = cache_dir() / "llamacpp-probe"
+    folder = cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / f".{key}.{os.getpid()}.tmp"
