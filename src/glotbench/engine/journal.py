@@ -12,7 +12,8 @@ an answer: the rerun re-scores those items from the journal without sending anyt
 
 A write that fails (disk full, I/O error) is kept in memory, in order, and retried before the next
 write and by :meth:`Journal.flush`; an answer held there is served from memory, never re-sent.
-A file that SQLite cannot read (or a 0-byte file: a journal always has its schema) raises
+A file that SQLite cannot read, a 0-byte file (a journal always has its schema) or tables that
+differ from :data:`SCHEMA` (schema damage: :func:`schema_problem`) raise
 :class:`~glotbench.errors.JournalCorrupt` naming ``glotbench doctor RUN``.
 """
 
@@ -98,6 +99,47 @@ def _text_chars(params: tuple) -> int:
     return sum(len(p) for p in params if type(p) is str or type(p) is bytes)
 
 
+_EXPECTED: dict[str, dict[str, tuple]] | None = None
+
+
+def expected_columns() -> dict[str, dict[str, tuple]]:
+    """``{table: {column: (type, notnull, pk)}}`` of :data:`SCHEMA`, read from an in-memory copy."""
+    global _EXPECTED
+    if _EXPECTED is None:
+        con = sqlite3.connect(":memory:")
+        con.executescript(SCHEMA)
+        _EXPECTED = {t: _table_columns(con, t) for t in ("meta", "responses", "errors", "samples", "judgments")}
+        con.close()
+    return _EXPECTED
+
+
+def _table_columns(con: sqlite3.Connection, table: str) -> dict[str, tuple]:
+    return {r[1]: (str(r[2]).upper(), int(r[3]), int(r[5])) for r in con.execute(f"PRAGMA table_info({table})")}
+
+
+def schema_problem(con: sqlite3.Connection) -> str | None:
+    """What is wrong with the tables of an opened journal, or ``None``: every table of
+    :data:`SCHEMA` with every column, of the same type, NOT NULL and key; an extra column is only
+    a problem when it is NOT NULL with no default (an insert of ours would fail on it). A table with
+    ``response`` renamed or ``latency_s`` missing used to pass as "ok" while every insert failed."""
+    problems = []
+    for table, want in expected_columns().items():
+        have = _table_columns(con, table)
+        if not have:
+            problems.append(f"table {table} is missing")
+            continue
+        missing = [c for c in want if c not in have]
+        changed = [c for c in want if c in have and have[c] != want[c]]
+        extra = [r[1] for r in con.execute(f"PRAGMA table_info({table})") if r[1] not in want and r[3] and r[4] is None]
+        if missing:
+            problems.append(f"table {table} lacks column(s) {', '.join(missing)}")
+        if changed:
+            problems.append(f"table {table}: column(s) {', '.join(changed)} differ from the journal schema")
+        if extra:
+            problems.append(f"table {table} has unknown required column(s) {', '.join(extra)}")
+    return "; ".join(problems) or None
+
+
 def corrupt_message(path: Path, err: BaseException | str) -> str:
     run = Path(path).parent
     return (f"{path}: the journal is corrupt ({err}); salvage what is readable with: glotbench doctor {run}")
@@ -129,10 +171,14 @@ class Journal:
             self._conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints run on a thread (journal_checkpoint.py)
             self._conn.executescript(SCHEMA)
             self._conn.execute("SELECT COUNT(*) FROM meta").fetchone()
+            damage = schema_problem(self._conn)
         except sqlite3.DatabaseError as err:
             if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
                 raise
             raise JournalCorrupt(corrupt_message(self.path, err)) from None
+        if damage:
+            self._conn.close()
+            raise JournalCorrupt(corrupt_message(self.path, f"schema damage: {damage}"))
 
     @property
     def conn(self) -> sqlite3.Connection:
