@@ -187,3 +187,31 @@ def test_attacks_on_postgresql_slow_bodies_parallel_uploads_and_registrations(pg
 
     with open_db(url)() as db:
         assert db.scalar(select(func.count()).select_from(Submission)) == 20
+
+
+@pytest.fixture
+def pg_two(pg_url):
+    """A new empty database with the attack tests' task and two users with tokens (alice, bob)."""
+    import psycopg
+
+    from glotbench.leaderboard import service
+    from glotbench.leaderboard.db import open_db
+
+    name = f"u{os.getpid()}_{int(time.time() * 1000) % 10**9}"
+    with psycopg.connect(pg_url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = pg_url.rsplit("/", 1)[0] + "/" + name
+    with open_db(url)() as db:
+        service.create_user(db, *ADMIN, is_admin=True)
+        tokens = {u: service.create_token(db, service.create_user(db, u, f"{u}-pass-1234")) for u in ("alice", "bob")}
+        service.add_task(db, "wnli", GOLD, "accuracy")
+    return url, tokens
+
+
+def test_parallel_uploads_accept_exactly_the_daily_limit_on_postgresql(pg_two, tmp_path):
+    """issue 42, finding 4 on PostgreSQL (9 of 20 were accepted against a limit of 5)."""
+    from lb_server import start_server
+    from test_lb_hardening import parallel_uploads_accept_exactly_the_limit
+
+    url, tokens = pg_two
+    parallel_uploads_accept_exactly_the_limit(url, tokens, lambda u, *a: start_server(u, tmp_path, *a))
