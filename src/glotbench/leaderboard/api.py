@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy.orm import Session
 
 from glotbench.leaderboard import service
+from glotbench.output.csv_safe import cell
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, Submission, User
 from glotbench.leaderboard.uploads import FORM_OVERHEAD, TooLarge, TooSlow, file_bytes, read_body, read_form
@@ -159,7 +160,7 @@ def export_csv(request: Request, db: Session = Depends(get_db)):
         for t in doc["tasks"]:
             c = r["cells"].get(t)
             cells += [c["score"], *(c["ci95"] or ["", ""])] if c else ["", "", ""]
-        w.writerow([r["model"], r["team"], r["user"], r["average"], r["n_tasks"], r["date"]] + cells)
+        w.writerow([cell(x) for x in [r["model"], r["team"], r["user"], r["average"], r["n_tasks"], r["date"]] + cells])
     return Response(buf.getvalue(), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": 'attachment; filename="glotbench-leaderboard.csv"'})
 
