@@ -175,6 +175,8 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
     check_judge(tasks, cfg.judge)
+    for t in tasks:  # before any model is loaded: one line, nothing sent
+        t.check_fewshot(cfg.num_fewshot)
     if cfg.gen_kwargs:
         from glotbench.engine.overrides import check_gen_kwargs
 
