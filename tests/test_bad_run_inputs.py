@@ -97,3 +97,47 @@ def test_task_file_reusing_a_builtin_name_is_refused(stub_server, tmp_path):
     base = stub_server()
     _one_line(_run(base, tmp_path, "--tasks", str(_task(tmp_path, name="mm_eval.semantics"))), "mm_eval.semantics", "name")
     assert httpx.get(base.replace("/v1", "/_log")).json()["log"] == []
+
+
+def test_unwritable_outputs_and_a_folder_for_a_journal_are_one_line(stub_server, tmp_path):
+    """issue 42, finding 8: tracebacks for ``journal.sqlite`` as a folder, ``-o`` naming a file and an
+    output on a file system that refuses writes (read-only; here /sys, which refuses even root)."""
+    base = stub_server()
+    task = str(_task(tmp_path))
+    (tmp_path / "d1" / "journal.sqlite").mkdir(parents=True)
+    run = [sys.executable, "-m", "glotbench", "run", "--model", "openai:stub", "--base-url", base, "--tasks", task,
+           "--no-progress", "--output"]
+    done = subprocess.run(run + [str(tmp_path / "d1")], env=ENV, capture_output=True, text=True, timeout=120)
+    _one_line(done, "journal.sqlite", "is a folder")
+    (tmp_path / "afile").write_text("x")
+    done = subprocess.run(run + [str(tmp_path / "afile")], env=ENV, capture_output=True, text=True, timeout=120)
+    _one_line(done, "afile", "not a folder")
+    if Path("/sys").is_dir():
+        done = subprocess.run(run + ["/sys/glotbench-test-out"], env=ENV, capture_output=True, text=True, timeout=120)
+        _one_line(done, "/sys/glotbench-test-out")
+    assert httpx.get(base.replace("/v1", "/_log")).json()["log"] == []
+
+
+def test_sample_row_with_invalid_json_is_one_line_and_doctor_repairs_it(stub_server, tmp_path):
+    import sqlite3
+
+    base = stub_server()
+    out = tmp_path / "out"
+    assert _run(base, tmp_path, "--tasks", str(_task(tmp_path))).returncode == 0
+    con = sqlite3.connect(out / "journal.sqlite")
+    con.execute("UPDATE samples SET record='{bad json' WHERE rowid=(SELECT MIN(rowid) FROM samples)")
+    con.commit()
+    con.close()
+    for cmd in (["export", str(out), "--format", "csv", "-o", str(tmp_path / "s.csv")],
+                ["export", str(out), "--format", "lm-eval"]):
+        done = subprocess.run([sys.executable, "-m", "glotbench", *cmd], env=ENV, capture_output=True, text=True, timeout=120)
+        _one_line(done, "not valid JSON", "glotbench doctor")
+    doctor = subprocess.run([sys.executable, "-m", "glotbench", "doctor", str(out)], env=ENV, capture_output=True,
+                            text=True, timeout=120)
+    assert doctor.returncode == 0 and "row damage" in doctor.stdout, doctor.stdout + doctor.stderr
+    n_sent = len(httpx.get(base.replace("/v1", "/_log")).json()["log"])
+    assert _run(base, tmp_path, "--tasks", str(_task(tmp_path))).returncode == 0
+    assert len(httpx.get(base.replace("/v1", "/_log")).json()["log"]) == n_sent  # rebuilt from the journal, none sent
+    done = subprocess.run([sys.executable, "-m", "glotbench", "export", str(out), "--format", "csv", "-o",
+                           str(tmp_path / "s.csv")], env=ENV, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-500:]

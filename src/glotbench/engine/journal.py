@@ -149,6 +149,11 @@ class Journal:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_dir():
+            from glotbench.errors import GlotbenchError
+
+            raise GlotbenchError(f"{self.path}: is a folder, not a journal file; move it away (a run keeps its "
+                                 f"journal in the file {self.path.name})")
         if self.path.exists() and self.path.stat().st_size == 0:
             raise JournalCorrupt(corrupt_message(self.path, "0-byte file"))
         self._pending: list[tuple[str, tuple]] = []  # writes that failed, in order
@@ -202,6 +207,12 @@ class Journal:
     @property
     def pending(self) -> int:
         return len(self._pending)
+
+    @property
+    def held_answers(self) -> int:
+        """Model answers held in memory, not yet on disk: what a rerun would send again (the other
+        held writes, sample and error rows, are rebuilt from the journal without a request)."""
+        return len(self._pending_responses)
 
     def _write(self, sql: str, params: tuple, *, response: tuple[str, str] | None = None) -> None:
         if self._pending:
@@ -422,8 +433,24 @@ class Journal:
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
         rows = self.iter_sample_rows(run_key, task, record="CAST(record AS BLOB)")
-        for run_key_, task_, sid, idx, status, rec in rows:
-            yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status, **json_codec.loads(rec)}
+        try:
+            for run_key_, task_, sid, idx, status, rec in rows:
+                yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status,
+                       **self._parse_row(rec, "samples", task_, sid)}
+        finally:
+            rows.close()  # now, while the connection is open (not at exit, after it was closed)
+
+    def _parse_row(self, rec: bytes, table: str, task: str, sid: str) -> dict:
+        """A stored record's JSON; a row that is not valid JSON is one line naming it and the recovery."""
+        try:
+            out = json_codec.loads(rec)
+        except ValueError as err:
+            raise JournalCorrupt(corrupt_message(self.path, f"table {table}, task {task}, item {sid}: the record is not "
+                                                            f"valid JSON ({str(err).splitlines()[0]})")) from None
+        if not isinstance(out, dict):
+            raise JournalCorrupt(corrupt_message(self.path, f"table {table}, task {task}, item {sid}: the record is not "
+                                                            f"a JSON object"))
+        return out
 
     # -- judgments (LLM-judge grades, one per judge x item x sample)
     def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
@@ -439,4 +466,5 @@ class Journal:
         rows = self._select("judgments", ("judge_id", "task", "sample_id", "sample_index", "CAST(record AS BLOB)"),
                             {"judge_id": judge_id, "task": task}, "task, sample_id, sample_index")
         for jid, task_, sid, k, rec in rows:
-            yield {"judge_id": jid, "task": task_, "sample_id": sid, "sample_index": k, **json_codec.loads(rec)}
+            yield {"judge_id": jid, "task": task_, "sample_id": sid, "sample_index": k,
+                   **self._parse_row(rec, "judgments", task_, sid)}

@@ -15,6 +15,7 @@ tables that differ from the journal schema, which ``glotbench run`` refuses too)
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -55,11 +56,22 @@ def check(path: Path) -> tuple[bool, str]:
             damage = schema_problem(con)
             if damage:
                 return False, f"schema damage: {damage}"
+            for table in ("samples", "judgments"):  # derived rows that a reader would choke on
+                for task, sid, rec in con.execute(f"SELECT task, sample_id, record FROM {table}"):
+                    if not _json_object(rec):
+                        return False, f"row damage: table {table}, task {task}, item {sid}: the record is not a JSON object"
         finally:
             con.close()
     except sqlite3.DatabaseError as err:
         return False, f"page damage: {err}"
     return True, ""
+
+
+def _json_object(text) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, TypeError):
+        return False
 
 
 def _columns(con: sqlite3.Connection, table: str) -> list[str]:
@@ -224,7 +236,11 @@ def salvage(path: Path) -> Report:
                     n = 0
                     if have:
                         out.execute("BEGIN")
+                        rec_at = have.index("record") if table in ("samples", "judgments") and "record" in have else None
                         for row in _rows(src, table, have, report, max_rows):
+                            if rec_at is not None and not _json_object(row[rec_at]):  # rebuilt by the rerun
+                                report.unreadable[table] = report.unreadable.get(table, 0) + 1
+                                continue
                             try:
                                 out.execute(f"INSERT OR REPLACE INTO {table}({', '.join(have)}) "
                                             f"VALUES ({', '.join('?' * len(have))})", row)
