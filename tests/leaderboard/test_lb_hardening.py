@@ -245,3 +245,13 @@ def test_csv_export_cells_cannot_run_as_formulas(prepared, server_factory):
     assert row[0] == "'" + evil and row[1] == "'@SUM(1+1)*cmd|' /C calc'!A0"
     assert not any(c.startswith(("=", "+", "-", "@")) for r in rows for c in r), rows
     assert float(row[3]) == 1.0  # numbers stay numbers
+
+
+def test_too_large_uploads_count_against_the_daily_limit(prepared, server_factory):
+    """issue 42, finding 1: every rejected upload counts, also one refused unread (413)."""
+    url, tokens = prepared
+    srv = server_factory(url, "--max-per-day", "3", "--max-upload-mb", "0.05")
+    big = b"[" + b'{"id": "1", "label": "1"},' * 4000 + b"]"
+    statuses = [api_json("POST", srv.base + "/api/submissions?task=wnli", tokens["alice"], raw=big)[0] for _ in range(4)]
+    assert statuses == [413, 413, 413, 429], statuses
+    assert api_json("POST", srv.base + "/api/submissions", tokens["alice"], doc(GOLD, model="late"))[0] == 429

@@ -189,9 +189,12 @@ async def create_submission(request: Request):
                 return JSONResponse({"problems": ["No file was uploaded: send it in the 'file' field."]}, 422)
         else:
             raw = await read_body(request, limit)
-    except TooLarge:
-        return JSONResponse({"problems": [f"The file is too large: the limit is {limit:,} bytes."]}, 413)
-    except TooSlow:
+    except (TooLarge, TooSlow) as err:  # refused unread, but it counts against the limit like any upload
+        over = await in_db(request, service.count_refused_upload, user, up.task, settings, up.address)
+        if over:
+            return JSONResponse({"problems": [over]}, 429)
+        if isinstance(err, TooLarge):
+            return JSONResponse({"problems": [f"The file is too large: the limit is {limit:,} bytes."]}, 413)
         return JSONResponse({"problems": ["The upload did not arrive in time."]}, 408)
 
     def work(db: Session):

@@ -294,8 +294,10 @@ async def submit(request: Request):
     def work(db: Session):
         user = current_user(request, db)
         ctx = _submit_ctx(request, db)
-        if problem:
-            return render(request, db, "submit.html", status=problem[0], problems=[problem[1]], form={}, **ctx)
+        if problem:  # refused unread, but it counts against the limit like any upload
+            over = service.count_refused_upload(db, user, None, settings, client_address(request))
+            status, text = (429, over) if over else problem
+            return render(request, db, "submit.html", status=status, problems=[text], form={}, **ctx)
         if not check_csrf(request, form):
             return _error(request, db, "err_csrf", 403)
         fields = {k: str(form.get(k, "")) for k in ("task", "model", *service.META_FIELDS)}

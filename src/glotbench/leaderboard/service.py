@@ -231,6 +231,18 @@ def take_upload_slot(db: Session, user: User, task: Task | None, settings: Setti
                                         f"network address, whichever account sends them; try again tomorrow.")
 
 
+def count_refused_upload(db: Session, user: User, task_name: str | None, settings: Settings,
+                         address: str | None = None) -> str | None:
+    """An upload refused before it could be parsed (too large, too slow) uses a slot too; returns the
+    limit's sentence when none was left (the caller answers 429 then)."""
+    task = get_task(db, task_name) if task_name else None
+    try:
+        take_upload_slot(db, user, task, settings, address)
+    except LimitReached as err:
+        return str(err)
+    return None
+
+
 def _metadata(up: Upload, extra: dict) -> tuple[dict[str, str], list[str]]:
     meta, problems = {}, []
     for k in META_FIELDS:
