@@ -50,8 +50,11 @@ ESCAPED_QUOTES = {"40 KB": '"' + '\\"' * 20000, "94 KB": '"' + '\\"' * 47000}
 
 # issue 42, finding 1: an unterminated run of escaped quotes made the depth check quadratic
 def test_escaped_quote_uploads_answer_within_a_second_while_tasks_keep_answering(prepared, server_factory):
-    url, tokens = prepared
-    srv = server_factory(url, "--max-per-day", "100", "--max-per-month", "100")
+    escaped_quote_uploads_answer_fast(*prepared, server_factory)
+
+
+def escaped_quote_uploads_answer_fast(url, tokens, start):
+    srv = start(url, "--max-per-day", "100", "--max-per-month", "100")
     with Poller(srv.base) as poll:
         time.sleep(0.2)
         for name, body in ESCAPED_QUOTES.items():
@@ -111,8 +114,11 @@ def test_parallel_uploads_accept_exactly_the_daily_limit_on_sqlite(prepared, ser
 
 # issue 42, finding 7: n_fallback 10**30 answered 500; negative values were stored
 def test_out_of_range_n_fallback_is_a_clear_422_and_stores_nothing(prepared, server_factory):
-    url, tokens = prepared
-    srv = server_factory(url, "--max-per-day", "100", "--max-per-month", "100")
+    out_of_range_n_fallback_is_a_422(*prepared, server_factory)
+
+
+def out_of_range_n_fallback_is_a_422(url, tokens, start):
+    srv = start(url, "--max-per-day", "100", "--max-per-month", "100")
     for bad in (10**30, -1, -(10**30), len(GOLD) + 1, "7", 2.5, True):
         status, body, _ = api_json("POST", srv.base + "/api/submissions", tokens["alice"],
                                    doc(GOLD, model="nf", glotbench={"n_fallback": bad}))
