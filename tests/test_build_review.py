@@ -142,3 +142,29 @@ def test_three_annotators_pairwise_kappa(tmp_path):
     # a vs b by hand: agree 3/4; a keep 3 drop 1, b keep 2 drop 2 -> p_e = (3*2 + 1*2)/16 = 0.5
     assert res.kappa["1-2"] == pytest.approx((0.75 - 0.5) / 0.5)
     assert res.disagreements == ["i1", "i2"]
+
+
+def test_formula_cells_are_escaped_and_read_back_and_latin1_sheet_is_one_line(tmp_path):
+    """issue 42, finding 8: an exported cell starting with = + - @ is text for a spreadsheet (a leading
+    '), read back as written; a sheet saved as Latin-1 is one line naming the file, not a traceback."""
+    items = _items(2)
+    items[0]["question"] = "=1+1"
+    items[0]["id"] = "-i1"
+    sheet = tmp_path / "r.csv"
+    export_sheet(items, sheet)
+    rows = list(csv.DictReader(sheet.open(encoding="utf-8")))
+    assert rows[0]["question"] == "'=1+1" and rows[0]["id"] == "'-i1"
+    filled = _sheet(tmp_path / "a.csv", [("'-i1", "keep", "", "'=ok"), ("i2", "keep", "", "")])
+    res = import_reviews(items, [filled, filled])
+    assert res.reviewed == 2
+    bad = tmp_path / "latin1.csv"
+    bad.write_bytes("id,verdict,corrected_answer,comment\ni2,keep,,árvíztűrő".encode("cp1250"))
+    good = _sheet(tmp_path / "b.csv", [("-i1", "keep", "", ""), ("i2", "keep", "", "")])
+    env = {**os.environ, "PYTHONPATH": SRC}
+    data = tmp_path / "d.jsonl"
+    write_items(data, items)
+    done = subprocess.run([sys.executable, "-m", "glotbench", "build", "review", "import", str(data), str(good), str(bad),
+                           "-o", str(tmp_path / "out.jsonl")], env=env, capture_output=True, text=True, timeout=120)
+    lines = [x for x in done.stderr.splitlines() if x.strip()]
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-800:]
+    assert len(lines) == 1 and str(bad) in lines[0] and "UTF-8" in lines[0], lines

@@ -151,3 +151,38 @@ def test_disk_full_answers_are_written_from_memory_not_resent(stub_server, data_
     resent = _log(base)[n_log:]
     assert not ({e["hash"] for e in resent} & sent_first), "an answered request was sent again"
     assert results["tasks"]["mm_eval.semantics"]["n_scored"] == 200
+
+
+def test_disk_full_message_promises_the_resends_the_rerun_makes(stub_server, data_root, tmp_path):
+    """issue 42, finding 8: the message promised 31 re-sends (every held write) where the rerun sent
+    15 (the held answers). Now it names the answers, and the rerun re-sends exactly those."""
+    import re
+
+    from glotbench.errors import RunStopped
+
+    base = stub_server("--delay", "0.02")
+    out = tmp_path / "run"
+    cfg = RunConfig(model="openai:stub", base_url=base, tasks=["mm_eval.semantics"], limit=120, concurrency=4,
+                    output=str(out), bootstrap=20, journal_flush_wait=0.5)
+    real_init = Journal.__init__
+
+    def init(self, path):
+        real_init(self, path)
+        pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
+        self.conn.execute(f"PRAGMA max_page_count={pages + 8}")  # full after a few dozen rows, never freed
+
+    Journal.__init__ = init
+    try:
+        with pytest.raises(RunStopped) as err:
+            run_evaluation(cfg, show_progress=False)
+    finally:
+        Journal.__init__ = real_init
+    m = re.search(r"(\d+) request\(s\) are sent again", str(err.value))
+    assert m, str(err.value)
+    promised = int(m.group(1))
+    sent_first = {e["hash"] for e in _log(base)}
+    n_log = len(_log(base))
+    results, _ = run_evaluation(cfg, show_progress=False)
+    again = {e["hash"] for e in _log(base)[n_log:]} & sent_first
+    assert promised > 0 and len(again) == promised, (promised, len(again))
+    assert results["tasks"]["mm_eval.semantics"]["n_scored"] == 120

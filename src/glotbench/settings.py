@@ -56,11 +56,11 @@ class RunSettings(BaseModel):
     # ---- prompt and sampling
     seed: int = setting(1234, "Sampling and few-shot seed.", "--seed", request=True)
     num_fewshot: int | None = setting(None, "Few-shot examples per prompt (default: each task's own).", "--num-fewshot",
-                                      request=True)
+                                      request=True, ge=0)
     prompt_lang: str | None = setting(None, "Prompt variant for tasks that ship several (OpenHuEval: hu or en).",
                                       "--prompt-lang", request=True)
     temperature: float | None = setting(None, "Sampling temperature (default: each task's own, usually 0).",
-                                        "--temperature", request=True, ge=0)
+                                        "--temperature", request=True, ge=0, allow_inf_nan=False)
     max_tokens: int | None = setting(None, "Output token limit (default: each task's own).", "--max-tokens", request=True, ge=1)
     samples: int = setting(1, "Answers drawn per item (Best-of-N).", "--samples", request=True, ge=1)
     system_prompt: str | None = setting(None, "System prompt replacing the task's own (chat: the system message; plain "
@@ -91,7 +91,7 @@ class RunSettings(BaseModel):
                                         "--journal-flush-wait", ge=0)
     # ---- output
     output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
-    bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals.", "--bootstrap")
+    bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals (0: no intervals).", "--bootstrap", ge=0)
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
     log_to: list[str] = setting(None, "Experiment tracker to log the finished run to: mlflow[:URI] or wandb[:PROJECT] "
                                 "(repeat for several; docs/trackers-and-exports.md).", "--log-to", factory=list)
@@ -142,6 +142,8 @@ class RunSettings(BaseModel):
     def _limit(cls, v):
         if v is None:
             return None
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ValueError(f"limit {v} is not a number of items or a share between 0 and 1")
         if v <= 0:
             raise ValueError("limit must be a positive count or a share between 0 and 1")
         if v >= 1:

@@ -187,3 +187,53 @@ def test_attacks_on_postgresql_slow_bodies_parallel_uploads_and_registrations(pg
 
     with open_db(url)() as db:
         assert db.scalar(select(func.count()).select_from(Submission)) == 20
+
+
+@pytest.fixture
+def pg_two(pg_url):
+    """A new empty database with the attack tests' task and two users with tokens (alice, bob)."""
+    import psycopg
+
+    from glotbench.leaderboard import service
+    from glotbench.leaderboard.db import open_db
+
+    name = f"u{os.getpid()}_{int(time.time() * 1000) % 10**9}"
+    with psycopg.connect(pg_url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = pg_url.rsplit("/", 1)[0] + "/" + name
+    with open_db(url)() as db:
+        service.create_user(db, *ADMIN, is_admin=True)
+        tokens = {u: service.create_token(db, service.create_user(db, u, pw))  # the SQLite tests' passwords
+                  for u, pw in (("alice", "alice-pass-123"), ("bob", "bob-pass-1234"))}
+        service.add_task(db, "wnli", GOLD, "accuracy")
+    return url, tokens
+
+
+def test_parallel_uploads_accept_exactly_the_daily_limit_on_postgresql(pg_two, tmp_path):
+    """issue 42, finding 4 on PostgreSQL (9 of 20 were accepted against a limit of 5)."""
+    from lb_server import start_server
+    from test_lb_hardening import parallel_uploads_accept_exactly_the_limit
+
+    url, tokens = pg_two
+    parallel_uploads_accept_exactly_the_limit(url, tokens, lambda u, *a: start_server(u, tmp_path, *a))
+
+
+def test_escaped_quote_uploads_and_huge_n_fallback_on_postgresql(pg_two, tmp_path):
+    """issue 42, findings 1 and 7 on PostgreSQL: the 40/94 KB escaped-quote uploads froze it too, and
+    n_fallback 10**30 answered 500."""
+    from lb_server import start_server
+    from test_lb_hardening import escaped_quote_uploads_answer_fast, out_of_range_n_fallback_is_a_422
+
+    url, tokens = pg_two
+    servers = []
+
+    def start(u, *a):
+        servers.append(start_server(u, tmp_path, *a))
+        return servers[-1]
+
+    try:
+        escaped_quote_uploads_answer_fast(url, tokens, start)
+        out_of_range_n_fallback_is_a_422(url, tokens, start)
+    finally:
+        for srv in servers:
+            srv.stop()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from lb_helpers import ADMIN, META, api_token, login, register
@@ -115,3 +116,25 @@ def test_fast_interval_equals_the_generic_bootstrap(metric):
     items = [ScoredItem(gold=g, pred=preds.get(i)) for i, g in sorted(gold.items())]
     expected = bootstrap_ci(items, get_metric(metric), n_resamples=300, seed=3)
     assert score_interval(gold, preds, metric, n_resamples=300, seed=3) == pytest.approx(expected, abs=1e-12)
+
+
+def test_safe_json_depth_scan_is_linear_on_escaped_quotes():
+    """issue 42: the old whole-string regex took 108 s on 40 KB of escaped quotes (quadratic); the
+    scan now grows linearly: 25x the input costs far less than 25x^2 the time, and 1 MB is fast."""
+    from glotbench.leaderboard.safe_json import JSONLimitError, JSONTimeLimitError, loads, nesting_depth
+
+    def took(k: int) -> float:
+        text = '"' + '\\"' * k
+        t0 = time.perf_counter()
+        assert nesting_depth(text, 32) == 0
+        return time.perf_counter() - t0
+
+    small, big = min(took(20_000) for _ in range(3)), min(took(500_000) for _ in range(3))
+    assert big < 0.5 and big < 25 * 25 * max(small, 1e-4) / 10, (small, big)
+    assert nesting_depth('["\\"[[[", [["x\\\\"]]]', 99) == 3  # brackets in strings and after escapes
+    with pytest.raises(json.JSONDecodeError):
+        loads('"' + '\\"' * 20_000)
+    with pytest.raises(JSONLimitError, match="too large"):
+        loads("[1, 2, 3]", max_chars=5)
+    with pytest.raises(JSONTimeLimitError, match="too long"):
+        loads("[" + '"a",' * 100_000 + '"b"]', deadline=time.monotonic() - 1)

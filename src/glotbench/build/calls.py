@@ -18,6 +18,7 @@ from pathlib import Path
 from glotbench.build.provenance import prompt_sha256
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.journal import Journal
+from glotbench.engine.lock import journal_lock
 from glotbench.engine.retry import RetryPolicy
 from glotbench.models.base import GenRequest, Model
 
@@ -64,9 +65,14 @@ class Session:
     loop for all of them, so an HTTP client bound to it lives across batches."""
 
     def __init__(self, model: Model, journal: Path, *, step: str, role: str = "model", concurrency: int = 4,
-                 policy: RetryPolicy | None = None):
+                 policy: RetryPolicy | None = None, wait: bool = False):
         self.model, self.step = model, step
-        self.journal = Journal(journal)
+        self.lock = journal_lock(Path(journal), wait=wait)  # the run lock of the journal's folder
+        try:
+            self.journal = Journal(journal)
+        except BaseException:
+            self.lock.release()
+            raise
         self.loop = asyncio.new_event_loop()
         self.report = CallReport()
         self.caller = CachedCaller(model, self.journal, role=role, policy=policy or RetryPolicy(max_attempts=3),
@@ -96,13 +102,14 @@ class Session:
         finally:
             self.loop.close()
             self.journal.close()
+            self.lock.release()
 
 
 def run_calls(model: Model, journal: Path, calls: list[Call], *, step: str, role: str = "model",
-              concurrency: int = 4, policy: RetryPolicy | None = None) -> tuple[dict[str, str], CallReport]:
+              concurrency: int = 4, policy: RetryPolicy | None = None, wait: bool = False) -> tuple[dict[str, str], CallReport]:
     """Send ``calls`` through the journal; returns ``{item: reply text}`` (failed calls are absent,
     their error is in the report) and the accounting. Calls for the same item must be distinct."""
-    s = Session(model, journal, step=step, role=role, concurrency=concurrency, policy=policy)
+    s = Session(model, journal, step=step, role=role, concurrency=concurrency, policy=policy, wait=wait)
     try:
         return s.run(calls), s.report
     finally:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from glotbench.build.provenance import add_step, drop
 from glotbench.errors import DataError
+from glotbench.output.csv_safe import cell, uncell
 
 VERDICTS = ("keep", "drop", "fix")
 ITEM_COLUMNS = ["id", "question", "options", "answer", "provenance"]
@@ -65,7 +66,7 @@ def write_sheet(path: Path, rows: list[dict], columns: list[str], fmt: str | Non
         w = csv.DictWriter(fh, fieldnames=columns, delimiter=delim, extrasaction="ignore")
         w.writeheader()
         for r in rows:
-            w.writerow({c: r.get(c, "") for c in columns})
+            w.writerow({c: cell(r.get(c, "")) for c in columns})  # no formulas (CSV injection)
     return len(rows)
 
 
@@ -93,26 +94,33 @@ def read_verdicts(path: Path, ids: set[str], fmt: str | None = None) -> dict[str
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
     out: dict[str, Verdict] = {}
-    with fh:
-        reader = csv.DictReader(fh, delimiter=delim)
-        header = reader.fieldnames or []
-        for col in REQUIRED:
-            if col not in header:
-                raise DataError(f"{path}: row 1: missing column '{col}' (has: {', '.join(header) or 'nothing'})")
-        for n, row in enumerate(reader, 2):
-            iid = (row.get("id") or "").strip()
-            if iid not in ids:
-                raise DataError(f"{path}: row {n}: field 'id': item {iid!r} is not in the dataset")
-            if iid in out:
-                raise DataError(f"{path}: row {n}: field 'id': item {iid!r} already on row {out[iid].row}")
-            v = (row.get("verdict") or "").strip().lower()
-            if v not in VERDICTS:
-                raise DataError(f"{path}: row {n}: field 'verdict': {row.get('verdict')!r} is not one of "
-                                f"{', '.join(VERDICTS)}")
-            corrected = (row.get("corrected_answer") or "").strip()
-            if v == "fix" and not corrected:
-                raise DataError(f"{path}: row {n}: field 'corrected_answer': empty, but the verdict is fix")
-            out[iid] = Verdict(v, corrected, (row.get("comment") or "").strip(), n)
+    try:
+        with fh:
+            return _read_verdict_rows(path, fh, delim, ids, out)
+    except UnicodeDecodeError as err:
+        raise DataError(f"{path}: not UTF-8 text (byte {err.start}): save the sheet as UTF-8 CSV/TSV and import it again") from None
+
+
+def _read_verdict_rows(path: Path, fh, delim: str, ids: set[str], out: dict) -> dict[str, Verdict]:
+    reader = csv.DictReader(fh, delimiter=delim)
+    header = reader.fieldnames or []
+    for col in REQUIRED:
+        if col not in header:
+            raise DataError(f"{path}: row 1: missing column '{col}' (has: {', '.join(header) or 'nothing'})")
+    for n, row in enumerate(reader, 2):
+        iid = uncell((row.get("id") or "").strip())
+        if iid not in ids:
+            raise DataError(f"{path}: row {n}: field 'id': item {iid!r} is not in the dataset")
+        if iid in out:
+            raise DataError(f"{path}: row {n}: field 'id': item {iid!r} already on row {out[iid].row}")
+        v = (row.get("verdict") or "").strip().lower()
+        if v not in VERDICTS:
+            raise DataError(f"{path}: row {n}: field 'verdict': {row.get('verdict')!r} is not one of "
+                            f"{', '.join(VERDICTS)}")
+        corrected = uncell((row.get("corrected_answer") or "").strip())
+        if v == "fix" and not corrected:
+            raise DataError(f"{path}: row {n}: field 'corrected_answer': empty, but the verdict is fix")
+        out[iid] = Verdict(v, corrected, uncell((row.get("comment") or "").strip()), n)
     return out
 
 

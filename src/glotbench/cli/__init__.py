@@ -56,3 +56,22 @@ def main() -> None:
     except sqlite3.DatabaseError as err:  # a journal damaged in a page read after it opened
         typer.echo(f"error: SQLite: {err}; if this is a run journal, salvage it with: glotbench doctor RUN_DIR", err=True)
         sys.exit(2)
+    except OSError as err:  # the file system said no: an output path that is a file, a read-only disk ...
+        typer.echo(f"error: {os_error_line(err)}", err=True)
+        sys.exit(2)
+
+
+def os_error_line(err: OSError) -> str:
+    """One line for an OSError, naming the path and what to do where that is clear."""
+    import errno
+
+    where = err.filename if err.filename is not None else "?"
+    if isinstance(err, (FileExistsError, NotADirectoryError)):
+        return f"{where}: exists and is not a folder; give an output folder that does not exist or is a folder"
+    if err.errno == errno.EROFS:
+        return f"{where}: read-only file system; write the output somewhere writable (--output)"
+    if isinstance(err, PermissionError):
+        return f"{where}: permission denied ({err.strerror}); write the output somewhere writable (--output)"
+    if err.errno == errno.ENOSPC:
+        return f"{where}: no space left on the device; free some and rerun (journaled answers are kept)"
+    return f"{where}: {err.strerror or err}"

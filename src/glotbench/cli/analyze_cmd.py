@@ -198,32 +198,39 @@ async def _judge_segments(rows: list[dict], task: str, caller) -> int:
     return fallbacks
 
 
-def split_with_judge(run_dir: Path, by_task: dict[str, list[dict]], judge_spec: str, judge_args: dict) -> dict[str, int]:
+def split_with_judge(run_dir: Path, by_task: dict[str, list[dict]], judge_spec: str, judge_args: dict,
+                     wait: bool = False) -> dict[str, int]:
+    """Judge calls go into the run's journal, under the run lock (``wait``: queue behind its holder)."""
     from glotbench.engine.caller import CachedCaller
     from glotbench.engine.journal import Journal
+    from glotbench.engine.lock import journal_lock
     from glotbench.engine.retry import RetryPolicy
     from glotbench.engine.session import JOURNAL_NAME, load_judge
 
     judge = load_judge(judge_spec, judge_args)
-    journal = Journal(run_dir / JOURNAL_NAME)
-
-    async def go() -> dict[str, int]:
-        caller = CachedCaller(judge, journal, role="judge", policy=RetryPolicy(),
-                              concurrency=judge.max_parallel or 8)
-        try:
-            from glotbench.analysis.thinking_judge import analyse_rows
-
-            for t, rows in by_task.items():
-                await analyse_rows(rows, t, caller)
-            return {t: sum(1 for r in rows if r.get("judge_unreadable") and not r.get("segments"))
-                    for t, rows in by_task.items()}
-        finally:
-            await judge.aclose()
-
+    lock = journal_lock(run_dir / JOURNAL_NAME, wait=wait)
+    journal = None
     try:
+        journal = Journal(run_dir / JOURNAL_NAME)
+
+        async def go() -> dict[str, int]:
+            caller = CachedCaller(judge, journal, role="judge", policy=RetryPolicy(),
+                                  concurrency=judge.max_parallel or 8)
+            try:
+                from glotbench.analysis.thinking_judge import analyse_rows
+
+                for t, rows in by_task.items():
+                    await analyse_rows(rows, t, caller)
+                return {t: sum(1 for r in rows if r.get("judge_unreadable") and not r.get("segments"))
+                        for t, rows in by_task.items()}
+            finally:
+                await judge.aclose()
+
         return asyncio.run(go())
     finally:
-        journal.close()
+        if journal is not None:
+            journal.close()
+        lock.release()
 
 
 # ---------------------------------------------------------------- the command
@@ -255,6 +262,7 @@ def thinking(
     lang: str | None = typer.Option(None, "--lang", help="Language of the prompt material for translation detection (default: the task's)."),
     pivot: str = typer.Option("en", "--pivot", help="The language a model may translate into while thinking."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the report here (default RUN_DIR/thinking.json)."),
+    wait: bool = typer.Option(False, "--wait", help="If another glotbench process holds the folder's run lock, wait for it instead of refusing."),
 ) -> None:
     """Trace length, thoughts and translation insertion per outcome (CORRECT / INCORRECT / NOT_ATTEMPTED)."""
     from glotbench.analysis.thinking import analyze
@@ -270,7 +278,8 @@ def thinking(
         for name, rows in by_task.items():
             if "fib" in name.lower():
                 _add_options(name, rows)
-        fallbacks = split_with_judge(run_dir, by_task, judge, {"base_url": judge_base_url} if judge_base_url else {})
+        fallbacks = split_with_judge(run_dir, by_task, judge, {"base_url": judge_base_url} if judge_base_url else {},
+                                     wait=wait)
     out = Console(width=None if sys.stdout.isatty() else 160)
     result: dict = {"run_dir": str(run_dir), "splitting": f"judge {judge}" if judge else "reflection markers",
                     "tokens": "", "tasks": {}}

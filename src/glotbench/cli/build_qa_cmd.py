@@ -20,6 +20,7 @@ from glotbench.cli.build_cmd import build_app
 
 OUT_HELP = "Output JSONL (kept items); removed ones go to <output>.dropped.jsonl."
 JOURNAL_HELP = "Journal of model calls (default: build.journal.sqlite beside --output)."
+WAIT_HELP = "If another glotbench process holds the journal folder's run lock, wait for it instead of refusing."
 
 
 def _write(step: str, output: Path, kept: list[dict], dropped: list[dict], extra: str = "") -> None:
@@ -97,6 +98,7 @@ def qa_cmd(
     fmt: str = typer.Option("json", "--format", help="json: the papers' instruction prompt, a JSON reply (default); "
                             "lines: two plain completions (question, then answer) for small or base models."),
     journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
+    wait: bool = typer.Option(False, "--wait", help=WAIT_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print counts and the calls it would make; send nothing."),
 ) -> None:
     """Short factual QA from passages (Chinese SimpleQA Fig. 18 / HuSimpleQA App. C.3), one pair per passage."""
@@ -119,7 +121,7 @@ def qa_cmd(
         _dry("qa", calls, model, base_url, jpath, f"passages {len(ps)}{extra}")
         return
     m = _model(model, base_url)
-    session = Session(m, jpath, step="qa", concurrency=concurrency)
+    session = Session(m, jpath, step="qa", concurrency=concurrency, wait=wait)
     try:
         replies = session.run(calls)
         answers: dict[str, str] = {}
@@ -168,6 +170,7 @@ def criteria_cmd(
     max_tokens: int = typer.Option(160, "--max-tokens"),
     concurrency: int = typer.Option(4, "--concurrency", "-j"),
     journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
+    wait: bool = typer.Option(False, "--wait", help=WAIT_HELP),
     dry_run: bool = typer.Option(False, "--dry-run"),
 ) -> None:
     """The papers' criteria, one judge call each: unique_answer, time_stable, grounded, not_from_title, unambiguous."""
@@ -188,7 +191,8 @@ def criteria_cmd(
         _dry("criteria", calls, judge, judge_base_url, jpath, f"items {len(items)} · criteria {len(names)}")
         return
     m = _model(judge, judge_base_url)
-    replies, rep = run_calls(m, jpath, calls, step="criteria", role=f"judge:{m.model_id}", concurrency=concurrency)
+    replies, rep = run_calls(m, jpath, calls, step="criteria", role=f"judge:{m.model_id}", concurrency=concurrency,
+                             wait=wait)
     by_id = {c.item: c for c in calls}
     kept, dropped = [], []
     for it in items:
@@ -325,6 +329,7 @@ def select_cmd(
     field: str = typer.Option("question", "--field", help="What the judge compares."),
     max_tokens: int = typer.Option(160, "--max-tokens"),
     journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
+    wait: bool = typer.Option(False, "--wait", help=WAIT_HELP),
     dry_run: bool = typer.Option(False, "--dry-run"),
 ) -> None:
     """Pick the best k of n candidates per group by pairwise LLM judgments in Swiss rounds."""
@@ -353,7 +358,7 @@ def select_cmd(
                   f"pick {pick}, eliminate {eliminate} · round 1 calls at most {first} (later rounds fewer)")
         return
     m = _model(judge, judge_base_url)
-    session = Session(m, journal_path(output, journal), step="select", role=f"judge:{m.model_id}")
+    session = Session(m, journal_path(output, journal), step="select", role=f"judge:{m.model_id}", wait=wait)
 
     def judge_round(pairs):
         calls = [Call(f"{a['id']}|{b['id']}", chat(sw.judge_prompt(str(a.get(field, "")), str(b.get(field, ""))), max_tokens=max_tokens))
@@ -399,6 +404,7 @@ def checklist_cmd(
     primary_tag: str = typer.Option("built", "--primary-tag", help="HuWildBench primary_tag for items without one."),
     max_tokens: int = typer.Option(300, "--max-tokens"),
     journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
+    wait: bool = typer.Option(False, "--wait", help=WAIT_HELP),
     dry_run: bool = typer.Option(False, "--dry-run"),
 ) -> None:
     """A per-question checklist in the task's language, as HuWildBench records (the checklist judge's format)."""
@@ -422,7 +428,7 @@ def checklist_cmd(
     per_judge, ids, lines_ = [], [], []
     for spec, url in zip(judge, urls):
         m = _model(spec, url)
-        replies, rep = run_calls(m, jpath, calls, step="checklist", role=f"judge:{m.model_id}")
+        replies, rep = run_calls(m, jpath, calls, step="checklist", role=f"judge:{m.model_id}", wait=wait)
         per_judge.append((m.model_id, replies, rep))
         ids.append(m.model_id)
         lines_.append(rep.line())

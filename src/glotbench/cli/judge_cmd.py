@@ -39,6 +39,7 @@ def judge(
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-request timeout, seconds."),
     no_progress: bool = typer.Option(False, "--no-progress"),
+    wait: bool = typer.Option(False, "--wait", help="If another glotbench process holds the folder's run lock, wait for it instead of refusing."),
 ) -> None:
     """Re-grade an existing run with another judge, without calling the evaluated model.
 
@@ -65,7 +66,7 @@ def judge(
         progress.start()
         pid = progress.add_task("judging", total=None)
     try:
-        summaries, stats = rejudge(run_dir, model, concurrency=concurrency, tasks=names,
+        summaries, stats = rejudge(run_dir, model, concurrency=concurrency, tasks=names, wait=wait,
                                    on_item=(lambda: progress.update(pid, advance=1)) if progress else None)
     finally:
         if progress:

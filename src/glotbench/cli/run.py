@@ -63,9 +63,12 @@ def settings_parameters() -> list[inspect.Parameter]:
 def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSettings:
     """The run's settings: the config file (if any), then every flag given on top of it."""
     from glotbench.engine.config import load_config
+    from glotbench.errors import GlotbenchError
     from glotbench.settings import parse_key_values
 
     base = load_config(config).model_dump(exclude_unset=True) if config else {}
+    if config is not None and not base:
+        raise GlotbenchError(f"{config}: the run config is empty; name at least the tasks (e.g. tasks: [mm_eval])")
     over: dict[str, Any] = {}
     for name, field in RunSettings.model_fields.items():
         v = values.get(name)
@@ -75,7 +78,9 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
             flag = ((field.json_schema_extra or {}).get("cli") or [name])[0]
             v = {**(base.get(name) or {}), **parse_key_values(v, flag)}
         over[name] = v
-    from glotbench.errors import GlotbenchError
+    if "tasks" in base and not base["tasks"] and not over.get("tasks"):
+        raise GlotbenchError(f"{config}: field 'tasks': the list is empty; name tasks or suites, or leave the key out "
+                             f"(default: mm_eval)")
     from glotbench.yamlfile import validate
 
     # a bad value (negative max_tokens or temperature, ...) is one line naming the field, exit 2

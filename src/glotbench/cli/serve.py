@@ -34,8 +34,14 @@ def serve(
     https_only: bool = typer.Option(False, help="Send the session cookie only over HTTPS (set this behind a TLS proxy)."),
     max_per_day: int = typer.Option(5, help="Uploads per user and task per day (0: no limit)."),
     max_per_month: int = typer.Option(30, help="Uploads per user and task per 30 days (0: no limit)."),
+    max_per_address_day: int = typer.Option(None, help="Uploads per network address and task per day, over all accounts (default: 3 x --max-per-day; 0: no limit)."),
+    register_per_address_hour: int = typer.Option(3, help="New accounts per network address per hour (0: no limit)."),
+    register_per_address_day: int = typer.Option(10, help="New accounts per network address per day (0: no limit)."),
+    register_per_hour: int = typer.Option(60, help="New accounts on the whole site per hour (0: no limit)."),
+    approve_accounts: bool = typer.Option(False, help="New accounts may upload only after 'glotbench admin approve-user'."),
     score_digits: int = typer.Option(3, min=0, max=10, help="Decimals scores are shown with (pages, API, export)."),
     body_timeout: float = typer.Option(30.0, help="Seconds a client has to send a whole request body (then 408)."),
+    parse_budget: float = typer.Option(3.0, help="Seconds one request may spend parsing an uploaded JSON body (then 422)."),
     login_max_failures: int = typer.Option(5, help="Wrong passwords in a row that lock an account."),
     login_lockout: int = typer.Option(900, help="Seconds a locked account stays locked."),
     shutdown_timeout: float = typer.Option(10.0, help="On SIGTERM/SIGINT: seconds to let open requests finish before closing them."),
@@ -48,7 +54,9 @@ def serve(
 
     url = _db_url(db)
     settings = Settings(max_upload_bytes=int(max_upload_mb * 1024 * 1024), https_only=https_only, max_per_day=max_per_day,
-                        max_per_month=max_per_month, score_digits=score_digits, body_timeout_s=body_timeout,
+                        max_per_month=max_per_month, max_per_address_day=max_per_address_day,
+                        register_per_address_hour=register_per_address_hour, register_per_address_day=register_per_address_day,
+                        register_per_hour=register_per_hour, approve_accounts=approve_accounts, score_digits=score_digits, body_timeout_s=body_timeout, parse_budget_s=parse_budget,
                         login_max_failures=login_max_failures, login_lockout_s=login_lockout)
     web = create_app(url, secret_key=secret_key, settings=settings)
     typer.echo(f"glotbench leaderboard on http://{host}:{port}/ (database {_hide_password(url)})")
@@ -123,6 +131,16 @@ def create_user(
     typer.echo(f"created {'administrator' if user.is_admin else 'user'} {user.username!r}")
     if generated:  # no terminal to ask on and no password given: print a generated one, once
         typer.echo(f"password: {pw}")
+
+
+@admin_app.command("approve-user")
+def approve_user(username: str, db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
+    """Let an account made under --approve-accounts upload."""
+    from glotbench.leaderboard import registration, service
+
+    with _session(db) as s:
+        held = registration.approve(s, service.get_user(s, username))
+    typer.echo(f"{username!r} may upload" + ("" if held else " (it was not waiting for approval)"))
 
 
 @admin_app.command("set-admin")

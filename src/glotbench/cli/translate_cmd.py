@@ -25,6 +25,7 @@ def translate(
     max_tokens: int = typer.Option(256, "--max-tokens", help="Per sentence (the thesis' model stopped at 200 tokens)."),
     knob: Optional[list[str]] = typer.Option(None, "--knob", help="Backend generation knob NAME=VALUE, e.g. repeat_penalty=5 (the thesis' repetition penalty)."),
     concurrency: int = typer.Option(4, "--concurrency", "-j"),
+    wait: bool = typer.Option(False, "--wait", help="If another glotbench process holds the folder's run lock, wait for it instead of refusing."),
 ) -> None:
     """Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."""
     import json
@@ -52,9 +53,10 @@ def translate(
     records = source_records(src_task, limit)
     kw = {"base_url": base_url} if base_url else {}
     m = load_model(model, **kw)
-    console.print(f"[bold]translate[/] {task} -> {to} · {len(records)} record(s) · fields {', '.join(chosen)} · {m.model_id} · {output}")
+    header = f"[bold]translate[/] {task} -> {to} · {len(records)} record(s) · fields {', '.join(chosen)} · {m.model_id} · {output}"
     translated, tr = translate_records(records, chosen, m, output, source_lang=src_task.spec.language, target_lang=to,
-                                       max_tokens=max_tokens, knobs=knobs, concurrency=concurrency)
+                                       max_tokens=max_tokens, knobs=knobs, concurrency=concurrency, wait=wait,
+                                       on_start=lambda: console.print(header))
     data, yaml_path = write_outputs(src_task, translated, output, target_lang=to, name=name, prompt_from=other,
                                     model_id=m.model_id, fields=chosen)
     notes = output / "notes.jsonl"

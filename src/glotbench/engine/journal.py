@@ -12,7 +12,8 @@ an answer: the rerun re-scores those items from the journal without sending anyt
 
 A write that fails (disk full, I/O error) is kept in memory, in order, and retried before the next
 write and by :meth:`Journal.flush`; an answer held there is served from memory, never re-sent.
-A file that SQLite cannot read (or a 0-byte file: a journal always has its schema) raises
+A file that SQLite cannot read, a 0-byte file (a journal always has its schema) or tables that
+differ from :data:`SCHEMA` (schema damage: :func:`schema_problem`) raise
 :class:`~glotbench.errors.JournalCorrupt` naming ``glotbench doctor RUN``.
 """
 
@@ -98,6 +99,47 @@ def _text_chars(params: tuple) -> int:
     return sum(len(p) for p in params if type(p) is str or type(p) is bytes)
 
 
+_EXPECTED: dict[str, dict[str, tuple]] | None = None
+
+
+def expected_columns() -> dict[str, dict[str, tuple]]:
+    """``{table: {column: (type, notnull, pk)}}`` of :data:`SCHEMA`, read from an in-memory copy."""
+    global _EXPECTED
+    if _EXPECTED is None:
+        con = sqlite3.connect(":memory:")
+        con.executescript(SCHEMA)
+        _EXPECTED = {t: _table_columns(con, t) for t in ("meta", "responses", "errors", "samples", "judgments")}
+        con.close()
+    return _EXPECTED
+
+
+def _table_columns(con: sqlite3.Connection, table: str) -> dict[str, tuple]:
+    return {r[1]: (str(r[2]).upper(), int(r[3]), int(r[5])) for r in con.execute(f"PRAGMA table_info({table})")}
+
+
+def schema_problem(con: sqlite3.Connection) -> str | None:
+    """What is wrong with the tables of an opened journal, or ``None``: every table of
+    :data:`SCHEMA` with every column, of the same type, NOT NULL and key; an extra column is only
+    a problem when it is NOT NULL with no default (an insert of ours would fail on it). A table with
+    ``response`` renamed or ``latency_s`` missing used to pass as "ok" while every insert failed."""
+    problems = []
+    for table, want in expected_columns().items():
+        have = _table_columns(con, table)
+        if not have:
+            problems.append(f"table {table} is missing")
+            continue
+        missing = [c for c in want if c not in have]
+        changed = [c for c in want if c in have and have[c] != want[c]]
+        extra = [r[1] for r in con.execute(f"PRAGMA table_info({table})") if r[1] not in want and r[3] and r[4] is None]
+        if missing:
+            problems.append(f"table {table} lacks column(s) {', '.join(missing)}")
+        if changed:
+            problems.append(f"table {table}: column(s) {', '.join(changed)} differ from the journal schema")
+        if extra:
+            problems.append(f"table {table} has unknown required column(s) {', '.join(extra)}")
+    return "; ".join(problems) or None
+
+
 def corrupt_message(path: Path, err: BaseException | str) -> str:
     run = Path(path).parent
     return (f"{path}: the journal is corrupt ({err}); salvage what is readable with: glotbench doctor {run}")
@@ -107,6 +149,11 @@ class Journal:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_dir():
+            from glotbench.errors import GlotbenchError
+
+            raise GlotbenchError(f"{self.path}: is a folder, not a journal file; move it away (a run keeps its "
+                                 f"journal in the file {self.path.name})")
         if self.path.exists() and self.path.stat().st_size == 0:
             raise JournalCorrupt(corrupt_message(self.path, "0-byte file"))
         self._pending: list[tuple[str, tuple]] = []  # writes that failed, in order
@@ -129,10 +176,14 @@ class Journal:
             self._conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints run on a thread (journal_checkpoint.py)
             self._conn.executescript(SCHEMA)
             self._conn.execute("SELECT COUNT(*) FROM meta").fetchone()
+            damage = schema_problem(self._conn)
         except sqlite3.DatabaseError as err:
             if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
                 raise
             raise JournalCorrupt(corrupt_message(self.path, err)) from None
+        if damage:
+            self._conn.close()
+            raise JournalCorrupt(corrupt_message(self.path, f"schema damage: {damage}"))
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -156,6 +207,12 @@ class Journal:
     @property
     def pending(self) -> int:
         return len(self._pending)
+
+    @property
+    def held_answers(self) -> int:
+        """Model answers held in memory, not yet on disk: what a rerun would send again (the other
+        held writes, sample and error rows, are rebuilt from the journal without a request)."""
+        return len(self._pending_responses)
 
     def _write(self, sql: str, params: tuple, *, response: tuple[str, str] | None = None) -> None:
         if self._pending:
@@ -376,8 +433,24 @@ class Journal:
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
         rows = self.iter_sample_rows(run_key, task, record="CAST(record AS BLOB)")
-        for run_key_, task_, sid, idx, status, rec in rows:
-            yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status, **json_codec.loads(rec)}
+        try:
+            for run_key_, task_, sid, idx, status, rec in rows:
+                yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status,
+                       **self._parse_row(rec, "samples", task_, sid)}
+        finally:
+            rows.close()  # now, while the connection is open (not at exit, after it was closed)
+
+    def _parse_row(self, rec: bytes, table: str, task: str, sid: str) -> dict:
+        """A stored record's JSON; a row that is not valid JSON is one line naming it and the recovery."""
+        try:
+            out = json_codec.loads(rec)
+        except ValueError as err:
+            raise JournalCorrupt(corrupt_message(self.path, f"table {table}, task {task}, item {sid}: the record is not "
+                                                            f"valid JSON ({str(err).splitlines()[0]})")) from None
+        if not isinstance(out, dict):
+            raise JournalCorrupt(corrupt_message(self.path, f"table {table}, task {task}, item {sid}: the record is not "
+                                                            f"a JSON object"))
+        return out
 
     # -- judgments (LLM-judge grades, one per judge x item x sample)
     def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
@@ -393,4 +466,5 @@ class Journal:
         rows = self._select("judgments", ("judge_id", "task", "sample_id", "sample_index", "CAST(record AS BLOB)"),
                             {"judge_id": judge_id, "task": task}, "task, sample_id, sample_index")
         for jid, task_, sid, k, rec in rows:
-            yield {"judge_id": jid, "task": task_, "sample_id": sid, "sample_index": k, **json_codec.loads(rec)}
+            yield {"judge_id": jid, "task": task_, "sample_id": sid, "sample_index": k,
+                   **self._parse_row(rec, "judgments", task_, sid)}

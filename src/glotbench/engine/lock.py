@@ -4,6 +4,9 @@
 the owner's PID. The kernel drops the lock when the process dies (even on SIGKILL), so a stale
 file never blocks a rerun. A second process either refuses at once with one line naming the
 holder's PID, or (``wait=True``, ``glotbench run --wait``) waits until the holder finishes.
+Every command that sends model requests into a journal takes the lock of the journal's directory
+(:func:`journal_lock`): ``run``, ``judge``, ``translate``, the ``build`` steps and ``analyze
+--judge``, with the same message and ``--wait``.
 POSIX only (Linux, macOS); on other systems the lock is skipped with no guarantee.
 """
 
@@ -75,3 +78,13 @@ class RunLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def journal_lock(journal: Path, *, wait: bool = False, on_wait: Callable[[str], None] | None = None) -> RunLock:
+    """The run lock of the directory holding ``journal``, acquired (raises :class:`RunLocked`)."""
+    if on_wait is None:
+        import sys
+
+        def on_wait(pid: str) -> None:
+            print(f"waiting: PID {pid} holds {Path(journal).parent}", file=sys.stderr, flush=True)
+    return RunLock(Path(journal).parent).acquire(wait=wait, on_wait=on_wait)

@@ -16,6 +16,7 @@ from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import task_fingerprint
 from glotbench.engine.journal import Journal
+from glotbench.engine.lock import journal_lock
 from glotbench.engine.retry import RetryPolicy
 from glotbench.engine.runner import TaskRun, _output_view, judge_sample, summarise
 from glotbench.errors import DataError, GlotbenchError
@@ -142,10 +143,21 @@ async def _grade_all(runs: list[TaskRun], journal: Journal, judge: CachedCaller,
 
 
 def rejudge(run_dir: Path, judge_model: Model, *, concurrency: int | None = None, tasks: list[str] | None = None,
-            max_retries: int | None = None, on_item=None) -> tuple[dict[str, dict], RejudgeStats]:
+            max_retries: int | None = None, on_item=None, wait: bool = False) -> tuple[dict[str, dict], RejudgeStats]:
     """Grade every answered item of the run's judge-graded tasks with ``judge_model``; return
-    ``({task: summary}, stats)`` and write the summaries into ``run_dir/results.json``."""
+    ``({task: summary}, stats)`` and write the summaries into ``run_dir/results.json``. Holds the
+    run lock (``wait``: queue behind its holder) so two graders never send the same requests."""
     run_dir = Path(run_dir)
+    if not (run_dir / JOURNAL_NAME).is_file():
+        raise GlotbenchError(f"{run_dir}: not a glotbench run directory (no {JOURNAL_NAME})")
+    lock = journal_lock(run_dir / JOURNAL_NAME, wait=wait)
+    try:
+        return _rejudge_locked(run_dir, judge_model, concurrency, tasks, max_retries, on_item)
+    finally:
+        lock.release()
+
+
+def _rejudge_locked(run_dir: Path, judge_model: Model, concurrency, tasks, max_retries, on_item):
     journal, cfg, model_settings = open_run(run_dir)
     stats = RejudgeStats(judge_id=judge_model.model_id)
     try:

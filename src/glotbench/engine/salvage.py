@@ -2,12 +2,20 @@
 
 Rows are read one at a time in rowid order from the damaged file; a row (or a stretch of the
 table) that SQLite cannot read is skipped by probing ever larger rowid steps past it, so one bad
-page costs the rows on that page, not the rest of the table. The damaged file is kept beside the
-new one (``journal.sqlite.corrupt-<time>``); nothing is deleted.
+page costs the rows on that page, not the rest of the table. The walk is bounded: a damaged table
+can answer ``rowid > N`` with a row at or below N (rowid 0 again and again: ``doctor`` once looped
+for ever), which is treated as damage and stepped over, and no table yields more rows than the file
+could hold. A header SQLite refuses (random bytes over the first 100) is rebuilt from a fresh
+journal's header so the intact pages behind it are read. The damaged file is kept beside the new
+one (``journal.sqlite.corrupt-<time>``); nothing is deleted.
+
+:func:`check` tells page damage (SQLite's integrity check fails) from schema damage (readable
+tables that differ from the journal schema, which ``glotbench run`` refuses too).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -15,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from glotbench.engine.journal import SCHEMA
+from glotbench.engine.journal import SCHEMA, schema_problem
 
 TABLES = ("meta", "responses", "errors", "samples", "judgments")
 MAX_PROBE = 1 << 40
@@ -32,7 +40,8 @@ class Report:
 
 
 def check(path: Path) -> tuple[bool, str]:
-    """(healthy, problem): a 0-byte file is corrupt (a journal always holds its schema)."""
+    """(healthy, problem): a 0-byte file is corrupt (a journal always holds its schema); the
+    problem starts with "page damage" or "schema damage" when SQLite could open the file."""
     path = Path(path)
     if not path.exists():
         return False, "no journal file"
@@ -43,16 +52,26 @@ def check(path: Path) -> tuple[bool, str]:
         try:
             rows = [r[0] for r in con.execute("PRAGMA integrity_check")]
             if rows != ["ok"]:
-                return False, "; ".join(rows[:3])
-            names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            missing = [t for t in TABLES if t not in names]
-            if missing:
-                return False, f"missing table(s) {', '.join(missing)}"
+                return False, "page damage: " + "; ".join(rows[:3])
+            damage = schema_problem(con)
+            if damage:
+                return False, f"schema damage: {damage}"
+            for table in ("samples", "judgments"):  # derived rows that a reader would choke on
+                for task, sid, rec in con.execute(f"SELECT task, sample_id, record FROM {table}"):
+                    if not _json_object(rec):
+                        return False, f"row damage: table {table}, task {task}, item {sid}: the record is not a JSON object"
         finally:
             con.close()
     except sqlite3.DatabaseError as err:
-        return False, str(err)
+        return False, f"page damage: {err}"
     return True, ""
+
+
+def _json_object(text) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, TypeError):
+        return False
 
 
 def _columns(con: sqlite3.Connection, table: str) -> list[str]:
@@ -62,14 +81,24 @@ def _columns(con: sqlite3.Connection, table: str) -> list[str]:
         return []
 
 
-def _rows(con: sqlite3.Connection, table: str, cols: list[str], report: Report):
-    """Yield readable rows of ``table`` in rowid order, stepping over unreadable stretches."""
+def _rows(con: sqlite3.Connection, table: str, cols: list[str], report: Report, max_rows: int):
+    """Yield readable rows of ``table`` in rowid order, stepping over unreadable stretches. Every
+    row yielded has a larger rowid than the one before (an answer at or below the last rowid is
+    damage, stepped over like an error), and at most ``max_rows`` rows are yielded: it terminates on
+    any file."""
     sel = f"SELECT rowid, {', '.join(cols)} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT 1"
+
+    def read(after: int):
+        row = con.execute(sel, (after,)).fetchone()
+        if row is not None and (not isinstance(row[0], int) or row[0] <= after):
+            raise sqlite3.DatabaseError(f"rowid {row[0]!r} out of order")
+        return row
+
     last = -(1 << 62)
-    bad = 0
-    while True:
+    bad = n = 0
+    while n < max_rows:
         try:
-            row = con.execute(sel, (last,)).fetchone()
+            row = read(last)
         except sqlite3.DatabaseError:
             row = None
             # probe past the damage: rowid last+1, +2, +4, ... until a read succeeds, then
@@ -78,7 +107,7 @@ def _rows(con: sqlite3.Connection, table: str, cols: list[str], report: Report):
             lo, hi, step = start, None, 1
             while step < MAX_PROBE:
                 try:
-                    row = con.execute(sel, (start + step,)).fetchone()
+                    row = read(start + step)
                     hi = start + step
                     break
                 except sqlite3.DatabaseError:
@@ -87,20 +116,73 @@ def _rows(con: sqlite3.Connection, table: str, cols: list[str], report: Report):
             while hi is not None and hi - lo > 1:
                 mid = (lo + hi) // 2
                 try:
-                    row = con.execute(sel, (mid,)).fetchone()
+                    row = read(mid)
                     hi = mid
                 except sqlite3.DatabaseError:
                     lo = mid
             if hi is not None:
-                row = con.execute(sel, (hi,)).fetchone()
+                try:
+                    row = read(hi)
+                except sqlite3.DatabaseError:
+                    row = None
             bad += 1
-            if row is None:
-                break
         if row is None:
             break
         last = row[0]
+        n += 1
         yield row[1:]
     report.unreadable[table] = bad
+
+
+_HEADER_PAGE_SIZES = (4096, 1024, 2048, 8192, 16384, 32768, 65536, 512)
+
+
+def _fresh_header(page_size: int) -> bytes:
+    """The 100-byte header of a new, empty journal with ``page_size`` (rollback mode)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "h.sqlite"
+        con = sqlite3.connect(str(p))
+        con.execute(f"PRAGMA page_size={page_size}")
+        con.executescript(SCHEMA)
+        con.close()
+        return p.read_bytes()[:100]
+
+
+def _opens(path: Path) -> bool:
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            con.execute("SELECT name FROM sqlite_master").fetchall()
+            return True
+        finally:
+            con.close()
+    except sqlite3.DatabaseError:
+        return False
+
+
+def _rebuild_header(work: Path, wal: bool = False) -> None:
+    """When SQLite cannot open ``work`` and its header looks wrong, write a fresh journal's header
+    (page size guessed: the first that makes the schema readable) with the file's page count."""
+    if _opens(work):
+        return
+    original = work.read_bytes()[:100]
+    size = work.stat().st_size
+    for page in _HEADER_PAGE_SIZES:
+        if size < page:
+            continue
+        head = bytearray(_fresh_header(page))
+        head[28:32] = (size // page).to_bytes(4, "big")
+        head[40:44] = (1).to_bytes(4, "big")  # schema cookie: any value, read once
+        if wal:
+            head[18] = head[19] = 2  # read the write-ahead log beside it
+        with work.open("r+b") as fh:
+            fh.write(head)
+        if _opens(work):
+            return
+    with work.open("r+b") as fh:  # nothing worked: leave it as it was
+        fh.write(original)
 
 
 def _readable_copy(path: Path) -> Path | None:
@@ -123,6 +205,7 @@ def _readable_copy(path: Path) -> Path | None:
     wal = Path(str(path) + "-wal")
     if wal.exists():
         shutil.copyfile(wal, Path(str(work) + "-wal"))
+    _rebuild_header(work, wal.exists())
     return work
 
 
@@ -145,6 +228,7 @@ def salvage(path: Path) -> Report:
         except sqlite3.DatabaseError:
             src = None
         if src is not None:
+            max_rows = work.stat().st_size // 4 + 1000  # no row takes fewer than 4 bytes of a page
             try:
                 for table in TABLES:
                     want = _columns(out, table)
@@ -152,7 +236,11 @@ def salvage(path: Path) -> Report:
                     n = 0
                     if have:
                         out.execute("BEGIN")
-                        for row in _rows(src, table, have, report):
+                        rec_at = have.index("record") if table in ("samples", "judgments") and "record" in have else None
+                        for row in _rows(src, table, have, report, max_rows):
+                            if rec_at is not None and not _json_object(row[rec_at]):  # rebuilt by the rerun
+                                report.unreadable[table] = report.unreadable.get(table, 0) + 1
+                                continue
                             try:
                                 out.execute(f"INSERT OR REPLACE INTO {table}({', '.join(have)}) "
                                             f"VALUES ({', '.join('?' * len(have))})", row)

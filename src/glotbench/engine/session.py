@@ -230,6 +230,8 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
     check_judge(tasks, cfg.judge)
+    for t in tasks:  # before any model is loaded: one line, nothing sent
+        t.check_fewshot(cfg.num_fewshot)
     if cfg.gen_kwargs:
         from glotbench.engine.overrides import check_gen_kwargs
 
@@ -334,9 +336,10 @@ def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: 
     sessions = record_session(journal, out_dir, entry)
     stopped = caller.guard.stopped if caller is not None else None
     if journal.pending and not _flush_held_writes(journal, console, cfg.journal_flush_wait):
+        n = journal.held_answers
         raise RunStopped(f"cannot write the journal {journal.path} ({journal.write_error}): "
-                         f"{journal.pending} write(s) held in memory were lost; free disk space and rerun "
-                         f"(only those requests are sent again)")
+                         f"{journal.pending} write(s) held in memory were lost, {n} of them model answers; free disk "
+                         f"space and rerun: {n} request(s) are sent again, the other rows are rebuilt from the journal")
     model_notes = caller.model_notes if hasattr(caller, "model_notes") else model.run_notes()  # sharded: the shards'
     for line in model_notes:
         console.print(f"[yellow]note[/] {line}")

@@ -11,14 +11,17 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi import Path as PathParam
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy.orm import Session
 
 from glotbench.leaderboard import service
+from glotbench.output.csv_safe import cell
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, Submission, User
 from glotbench.leaderboard.uploads import FORM_OVERHEAD, TooLarge, TooSlow, file_bytes, read_body, read_form
-from glotbench.leaderboard.web import get_db, in_db
+from glotbench.leaderboard.visibility import SubmissionView, view_of, views_of
+from glotbench.leaderboard.web import client_address, get_db, in_db
 
 router = APIRouter(prefix="/api")
 MAX_ID = 2**31 - 1
@@ -57,20 +60,17 @@ def rounded(v: float | None, digits: int) -> float | None:
     return None if v is None else round(v, digits)
 
 
-def submission_json(s: Submission, digits: int, admin: bool = False) -> dict:
-    """A submission as its owner (or an administrator) sees it. Scores are rounded; with a public
-    share the owner sees only the public-share score until the result is approved."""
-    hide_full = s.public_score is not None and s.status != APPROVED and not admin
-    out = {"id": s.id, "task": s.task.name, "model": s.model_name, "team": s.team, "user": s.user.username,
-           "metric": s.task.metric, "score": rounded(s.public_score if hide_full else s.score, digits),
-           "score_on": "public share" if hide_full else "all items",
-           "ci95": [rounded(s.ci_low, digits), rounded(s.ci_high, digits)] if s.ci_low is not None else None,
-           "n_items": s.n_items, "n_fallback": s.n_fallback, "status": s.status,
-           "model_size": s.model_size, "paper_url": s.paper_url, "code_url": s.code_url, "description": s.description,
-           "created_at": s.created_at.isoformat() + "Z",
-           "reviewed_at": s.reviewed_at.isoformat() + "Z" if s.reviewed_at else None}
-    if admin and s.public_score is not None:
-        out["public_score"] = rounded(s.public_score, digits)
+def submission_json(v: SubmissionView, digits: int) -> dict:
+    """A submission as :func:`visibility.view_of` lets its viewer see it, scores rounded."""
+    out = {"id": v.id, "task": v.task, "model": v.model_name, "team": v.team, "user": v.user,
+           "metric": v.metric, "score": rounded(v.score, digits), "score_on": v.score_on,
+           "ci95": [rounded(v.ci_low, digits), rounded(v.ci_high, digits)] if v.ci_low is not None else None,
+           "n_items": v.n_items, "n_fallback": v.n_fallback, "status": v.status,
+           "model_size": v.model_size, "paper_url": v.paper_url, "code_url": v.code_url, "description": v.description,
+           "created_at": v.created_at.isoformat() + "Z",
+           "reviewed_at": v.reviewed_at.isoformat() + "Z" if v.reviewed_at else None}
+    if v.public_score is not None:
+        out["public_score"] = rounded(v.public_score, digits)
     return out
 
 
@@ -139,7 +139,8 @@ def model_history(model: str, request: Request, db: Session = Depends(get_db)):
     if not subs:
         raise HTTPException(404, f"No approved results for model {model!r}.")
     d = request.app.state.settings.score_digits
-    return {"model": model, "submissions": [{k: v for k, v in submission_json(s, d).items() if k != "score_on"} for s in subs]}
+    return {"model": model, "submissions": [{k: v for k, v in submission_json(s, d).items() if k != "score_on"}
+                                            for s in views_of(subs, None)]}
 
 
 @router.get("/export.json")
@@ -159,7 +160,7 @@ def export_csv(request: Request, db: Session = Depends(get_db)):
         for t in doc["tasks"]:
             c = r["cells"].get(t)
             cells += [c["score"], *(c["ci95"] or ["", ""])] if c else ["", "", ""]
-        w.writerow([r["model"], r["team"], r["user"], r["average"], r["n_tasks"], r["date"]] + cells)
+        w.writerow([cell(x) for x in [r["model"], r["team"], r["user"], r["average"], r["n_tasks"], r["date"]] + cells])
     return Response(buf.getvalue(), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": 'attachment; filename="glotbench-leaderboard.csv"'})
 
@@ -176,7 +177,7 @@ async def create_submission(request: Request):
     q = request.query_params
     up = service.Upload(task=q.get("task") or None, model=q.get("model") or "",
                         meta={k: q.get(k) or "" for k in service.META_FIELDS},
-                        idempotency_key=request.headers.get("idempotency-key") or None)
+                        idempotency_key=request.headers.get("idempotency-key") or None, address=client_address(request))
     try:
         if request.headers.get("content-type", "").startswith("multipart/form-data"):
             form = await read_form(request, limit + FORM_OVERHEAD)
@@ -188,23 +189,26 @@ async def create_submission(request: Request):
                 return JSONResponse({"problems": ["No file was uploaded: send it in the 'file' field."]}, 422)
         else:
             raw = await read_body(request, limit)
-    except TooLarge:
-        return JSONResponse({"problems": [f"The file is too large: the limit is {limit:,} bytes."]}, 413)
-    except TooSlow:
+    except (TooLarge, TooSlow) as err:  # refused unread, but it counts against the limit like any upload
+        over = await in_db(request, service.count_refused_upload, user, up.task, settings, up.address)
+        if over:
+            return JSONResponse({"problems": [over]}, 429)
+        if isinstance(err, TooLarge):
+            return JSONResponse({"problems": [f"The file is too large: the limit is {limit:,} bytes."]}, 413)
         return JSONResponse({"problems": ["The upload did not arrive in time."]}, 408)
 
     def work(db: Session):
         sub, problems, status = service.submit(db, user, up, raw, settings)
         if problems:
             return JSONResponse({"problems": problems}, status)
-        return JSONResponse(submission_json(sub, settings.score_digits), status)
+        return JSONResponse(submission_json(view_of(sub, user), settings.score_digits), status)
 
     return await in_db(request, work)
 
 
 @router.get("/submissions")
 def my_submissions(request: Request, user: User = Depends(token_user), db: Session = Depends(get_db)):
-    return [submission_json(s, request.app.state.settings.score_digits) for s in service.submissions_of(db, user)]
+    return [submission_json(v, request.app.state.settings.score_digits) for v in views_of(service.submissions_of(db, user), user)]
 
 
 @router.get("/submissions/{sub_id}")
@@ -212,7 +216,7 @@ def get_submission(sub_id: SubId, request: Request, user: User = Depends(token_u
     sub = service.visible_submission(db, user, sub_id)
     if sub is None:
         raise HTTPException(404, f"No submission {sub_id} of yours.")
-    return submission_json(sub, request.app.state.settings.score_digits, admin=user.is_admin)
+    return submission_json(view_of(sub, user), request.app.state.settings.score_digits)
 
 
 @router.post("/submissions/{sub_id}/review")
@@ -221,7 +225,8 @@ async def review(sub_id: SubId, request: Request):
     if not user.is_admin:
         raise HTTPException(403, "Only administrators can approve or reject results.")
     try:
-        body = loads((await read_body(request, 16 * 1024)).decode("utf-8", "replace"))
+        raw = (await read_body(request, 16 * 1024)).decode("utf-8", "replace")
+        body = await run_in_threadpool(loads, raw)  # off the event loop, like every other parse
     except TooLarge:
         raise HTTPException(413, "The body is too large: send {\"status\": \"approved\"}.") from None
     except TooSlow:
@@ -236,7 +241,7 @@ async def review(sub_id: SubId, request: Request):
 
     def work(db: Session):
         try:
-            return submission_json(service.review(db, user, sub_id, status), request.app.state.settings.score_digits, admin=True)
+            return submission_json(view_of(service.review(db, user, sub_id, status), user), request.app.state.settings.score_digits)
         except service.InputError as err:
             raise HTTPException(404, str(err)) from None
 

@@ -14,7 +14,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
-from glotbench.leaderboard import service
+from glotbench.leaderboard import registration, service
 from glotbench.leaderboard.chart import Point, Series, build_chart
 from glotbench.leaderboard.db import LeaderboardError
 from glotbench.leaderboard.i18n import translator
@@ -22,7 +22,9 @@ from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED
 from glotbench.leaderboard.scoring import TASK_METRICS
 from glotbench.leaderboard.submission_format import make_submission
 from glotbench.leaderboard.uploads import FORM_OVERHEAD, TooLarge, TooSlow, file_bytes, read_form
+from glotbench.leaderboard.visibility import view_of, views_of
 from glotbench.leaderboard.web import (
+    client_address,
     check_csrf,
     current_user,
     get_db,
@@ -125,7 +127,8 @@ def model_page(model: str, request: Request, db: Session = Depends(get_db)):
         by_task.setdefault(s.task.name, []).append(Point(s.created_at, s.score, s.model_name))
     chart = build_chart([Series(name, pts) for name, pts in sorted(by_task.items())])
     latest = subs[-1]
-    return render(request, db, "model.html", model=model, subs=list(reversed(subs)), chart=chart, latest=latest,
+    return render(request, db, "model.html", model=model, subs=views_of(reversed(subs), None), chart=chart,
+                  latest=view_of(latest, None),
                   tasks=service.list_tasks(db))
 
 
@@ -150,9 +153,9 @@ async def register(request: Request):
         if password != again:
             return render(request, db, "register.html", status=400, errors=[t("err_password_mismatch")], form=keep)
         try:
-            user = service.create_user(db, username, password, team)
+            user = registration.register(db, username, password, team, client_address(request), request.app.state.settings)
         except service.InputError as err:
-            status = 409 if err.key == "err_user_exists" else 400
+            status = {"err_user_exists": 409, "err_register_limit": 429}.get(err.key, 400)
             return render(request, db, "register.html", status=status, errors=[t(err.key)], form=keep)
         login_session(request, db, user)
         return redirect("/submit")
@@ -291,8 +294,10 @@ async def submit(request: Request):
     def work(db: Session):
         user = current_user(request, db)
         ctx = _submit_ctx(request, db)
-        if problem:
-            return render(request, db, "submit.html", status=problem[0], problems=[problem[1]], form={}, **ctx)
+        if problem:  # refused unread, but it counts against the limit like any upload
+            over = service.count_refused_upload(db, user, None, settings, client_address(request))
+            status, text = (429, over) if over else problem
+            return render(request, db, "submit.html", status=status, problems=[text], form={}, **ctx)
         if not check_csrf(request, form):
             return _error(request, db, "err_csrf", 403)
         fields = {k: str(form.get(k, "")) for k in ("task", "model", *service.META_FIELDS)}
@@ -300,7 +305,7 @@ async def submit(request: Request):
             return render(request, db, "submit.html", status=422, problems=["No file was uploaded."], form=fields, **ctx)
         up = service.Upload(task=fields["task"] or None, model=fields["model"],
                             meta={k: fields[k] for k in service.META_FIELDS},
-                            idempotency_key=str(form.get("idempotency_key") or "") or None)
+                            idempotency_key=str(form.get("idempotency_key") or "") or None, address=client_address(request))
         sub, problems, status = service.submit(db, user, up, raw, settings)
         if problems:
             return render(request, db, "submit.html", status=status, problems=problems, form=fields, **ctx)
@@ -314,7 +319,7 @@ def my_submissions(request: Request, db: Session = Depends(get_db)):
     user = current_user(request, db)
     if user is None:
         return _login_redirect(request)
-    return render(request, db, "my_submissions.html", subs=service.submissions_of(db, user))
+    return render(request, db, "my_submissions.html", subs=views_of(service.submissions_of(db, user), user))
 
 
 @router.get("/submissions/{sub_id}")
@@ -325,7 +330,7 @@ def submission_page(sub_id: SubId, request: Request, db: Session = Depends(get_d
     sub = service.visible_submission(db, user, sub_id)
     if sub is None:  # someone else's submission looks exactly like a missing one
         return _error(request, db, "err_not_found", 404)
-    return render(request, db, "submission.html", sub=sub)
+    return render(request, db, "submission.html", sub=view_of(sub, user))
 
 
 # ---- administration ---------------------------------------------------------------------------
@@ -335,8 +340,9 @@ def _is_admin(request: Request, db: Session) -> bool:
     return user is not None and user.is_admin
 
 
-def _admin_ctx(db: Session) -> dict:
-    return dict(pending=service.all_submissions(db, PENDING), subs=service.all_submissions(db), metrics=TASK_METRICS,
+def _admin_ctx(db: Session, admin) -> dict:
+    return dict(pending=views_of(service.all_submissions(db, PENDING), admin), subs=views_of(service.all_submissions(db), admin),
+                metrics=TASK_METRICS,
                 tasks=service.list_tasks(db), task_errors=[], task_message=None)
 
 
@@ -346,7 +352,7 @@ def admin_page(request: Request, db: Session = Depends(get_db)):
         return _login_redirect(request)
     if not _is_admin(request, db):
         return _error(request, db, "err_forbidden", 403)
-    return render(request, db, "admin.html", **_admin_ctx(db))
+    return render(request, db, "admin.html", **_admin_ctx(db, current_user(request, db)))
 
 
 @router.get("/admin/audit")
@@ -397,7 +403,7 @@ async def admin_add_task(request: Request):
     def work(db: Session):
         if refused is not None:
             return _error(request, db, refused[0], refused[1], **refused[2])
-        ctx = _admin_ctx(db)
+        ctx = _admin_ctx(db, current_user(request, db))
         name = str(form.get("name", "")).strip()
         t = translator(request.state.lang)
         try:
@@ -421,7 +427,7 @@ async def admin_add_task(request: Request):
             # the message names the field or record at fault, never a gold label value
             ctx["task_errors"] = [_safe_task_error(err)]
             return render(request, db, "admin.html", status=400, **ctx)
-        ctx = _admin_ctx(db)
+        ctx = _admin_ctx(db, current_user(request, db))
         ctx["task_message"] = t("task_added", name=task.name, n=task.n_items)
         return render(request, db, "admin.html", **ctx)
 

@@ -124,3 +124,25 @@ class Submission(Base):
     # loaded with the row (joined): nothing is lazy-loaded later, e.g. after a commit in an endpoint
     user: Mapped[User] = relationship(foreign_keys=[user_id], lazy="joined")
     task: Mapped[Task] = relationship(lazy="joined")
+
+
+class QuotaSlot(Base):
+    """One numbered use of a limited allowance: ``bucket`` names who and what (``user:3:task:7``,
+    ``addr:127.0.0.1:task:7``, ``register:all``), ``period`` the day or hour it counts in, ``n`` runs
+    from 1 to the limit. The unique constraint is the lock: two parallel requests cannot both take
+    slot ``n``, so no more than the limit are ever taken (see :mod:`glotbench.leaderboard.quotas`)."""
+    __tablename__ = "quota_slots"
+    __table_args__ = (UniqueConstraint("bucket", "period", "n"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bucket: Mapped[str] = mapped_column(String(200))
+    period: Mapped[str] = mapped_column(String(16))
+    n: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class AccountHold(Base):
+    """A registered account that awaits an administrator's approval (``glotbench serve
+    --approve-accounts``): it may log in but not upload until ``glotbench admin approve-user``."""
+    __tablename__ = "account_holds"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

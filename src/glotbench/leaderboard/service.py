@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -30,8 +31,10 @@ from glotbench.leaderboard.accounts import (  # noqa: F401 - re-exported: the CL
     tokens_of,
     user_for_token,
 )
+from glotbench.leaderboard import quotas
 from glotbench.leaderboard.config import Settings
 from glotbench.leaderboard.db import LeaderboardError
+from glotbench.leaderboard.registration import on_hold
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, GoldLabel, Submission, Task, TaskFile, User, utcnow
 from glotbench.leaderboard.scoring import TASK_METRICS, better, gold_for, higher_is_better, score_interval, score_predictions, task_ids
@@ -205,18 +208,39 @@ class Upload:
     model: str = ""
     meta: dict[str, str] = field(default_factory=dict)
     idempotency_key: str | None = None
+    address: str | None = None  # the client's network address (per-address limits)
 
 
-def check_limits(db: Session, user: User, task: Task, settings: Settings) -> None:
-    now = utcnow()
-    for limit, days, word in ((settings.max_per_day, 1, "day"), (settings.max_per_month, 30, "30 days")):
-        if not limit:
-            continue
-        n = db.scalar(select(func.count()).select_from(Submission).where(
-            Submission.user_id == user.id, Submission.task_id == task.id, Submission.created_at > now - timedelta(days=days)))
-        if n >= limit:
-            raise LimitReached("err_limit", f"Submission limit reached: {limit} per {word} for task {task.name!r}; "
-                                            f"try again later (the limit keeps hidden labels from being probed).")
+def take_upload_slot(db: Session, user: User, task: Task | None, settings: Settings, address: str | None = None) -> None:
+    """Use one upload of ``user`` on ``task`` (``None``: an upload naming no known task) or raise
+    :class:`LimitReached`. Enforced by the database (:mod:`glotbench.leaderboard.quotas`): one
+    numbered slot per (user, task, UTC day, n), plus one per (address, task, day, n) when the
+    address is known, so accounts sharing an address share an allowance. Called before the file is
+    parsed: a rejected upload counts against the limit too."""
+    today, what = quotas.day(), (f"task:{task.id}" if task is not None else "task:?")
+    name = repr(task.name) if task is not None else "uploads naming no known task"
+    if settings.max_per_month and quotas.used(db, f"user:{user.id}:{what}", quotas.last_days(30)) >= settings.max_per_month:
+        raise LimitReached("err_limit", f"Submission limit reached: {settings.max_per_month} per 30 days for task {name}; "
+                                        f"try again later (the limit keeps hidden labels from being probed).")
+    if not quotas.take(db, f"user:{user.id}:{what}", today, settings.max_per_day):
+        raise LimitReached("err_limit", f"Submission limit reached: {settings.max_per_day} per day for task {name}; "
+                                        f"try again later (the limit keeps hidden labels from being probed).")
+    per_address = settings.address_limit()
+    if address and not quotas.take(db, f"addr:{address}:{what}", today, per_address):
+        raise LimitReached("err_limit", f"Submission limit reached: {per_address} per day for task {name} from one "
+                                        f"network address, whichever account sends them; try again tomorrow.")
+
+
+def count_refused_upload(db: Session, user: User, task_name: str | None, settings: Settings,
+                         address: str | None = None) -> str | None:
+    """An upload refused before it could be parsed (too large, too slow) uses a slot too; returns the
+    limit's sentence when none was left (the caller answers 429 then)."""
+    task = get_task(db, task_name) if task_name else None
+    try:
+        take_upload_slot(db, user, task, settings, address)
+    except LimitReached as err:
+        return str(err)
+    return None
 
 
 def _metadata(up: Upload, extra: dict) -> tuple[dict[str, str], list[str]]:
@@ -246,10 +270,27 @@ def _metadata(up: Upload, extra: dict) -> tuple[dict[str, str], list[str]]:
     return meta, problems
 
 
+def _n_fallback(extra: dict, n_items: int) -> tuple[int | None, list[str]]:
+    """``glotbench.n_fallback`` of the file's metadata: absent (None) or a whole number from 0 to
+    the number of predictions; anything else (10**30, -3, "7", 2.5) is a problem, not stored."""
+    info = extra.get("glotbench")
+    if not isinstance(info, dict) or info.get("n_fallback") is None:
+        return None, []
+    v = info["n_fallback"]
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= n_items:
+        return v, []
+    shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:37] + "..."
+    return None, [f'"glotbench": {{"n_fallback": ...}} must be a whole number from 0 to {n_items:,} (the number of '
+                  f"predictions); got {shown}."]
+
+
 def submit(db: Session, user: User, up: Upload, raw: bytes, settings: Settings) -> tuple[Submission | None, list[str], int]:
     """Validate, score and store an upload: ``(submission, [], 201 or 200)`` (200: the same
     idempotency key was seen before, the first submission is returned) or ``(None, problems, status)``;
     an invalid upload stores nothing."""
+    deadline = time.monotonic() + settings.parse_budget_s
+    if on_hold(db, user):
+        return None, ["Your account awaits an administrator's approval; uploads open once it is approved."], 403
     if up.idempotency_key:
         if len(up.idempotency_key) > 128 or check_text_ok(up.idempotency_key) is False:
             return None, ["The idempotency key must be at most 128 printable characters."], 422
@@ -261,23 +302,24 @@ def submit(db: Session, user: User, up: Upload, raw: bytes, settings: Settings) 
     task = get_task(db, task_name) if task_name else None
     if task is None and not task_name and len(raw) <= max_bytes:
         try:  # the task may be named inside the file
-            doc = loads(raw.decode("utf-8-sig"), settings.max_json_depth, settings.max_int_digits)
+            doc = loads(raw.decode("utf-8-sig"), settings.max_json_depth, settings.max_int_digits, deadline=deadline)
             task_name = doc.get("task") if isinstance(doc, dict) and isinstance(doc.get("task"), str) else None
             task = get_task(db, task_name) if task_name else None
         except (ValueError, UnicodeDecodeError):
             pass
+    try:
+        take_upload_slot(db, user, task, settings, up.address)
+    except LimitReached as err:
+        return None, [str(err)], 429
     if task is None:
         if task_name:
             return None, [f"Unknown task {task_name!r}; known tasks: {', '.join(t.name for t in list_tasks(db)) or 'none'}."], 422
         _, problems = validate_submission(raw, set(), set(), max_bytes, max_depth=settings.max_json_depth,
-                                          max_int_digits=settings.max_int_digits)
+                                          max_int_digits=settings.max_int_digits, deadline=deadline)
         return None, ["No task given: choose a task or put \"task\" in the file."] + [p for p in problems if "unknown id" not in p and "label set" not in p], 422
-    try:
-        check_limits(db, user, task, settings)
-    except LimitReached as err:
-        return None, [str(err)], 429
     parsed, problems = validate_submission(raw, task_ids(db, task), set(task.labels), max_bytes, expected_task=task.name,
-                                           max_depth=settings.max_json_depth, max_int_digits=settings.max_int_digits)
+                                           max_depth=settings.max_json_depth, max_int_digits=settings.max_int_digits,
+                                           deadline=deadline)
     if problems and "too large" in problems[0]:
         return None, problems, 413
     model = (up.model or "").strip() or (parsed.model.strip() if parsed and parsed.model else "")
@@ -291,12 +333,13 @@ def submit(db: Session, user: User, up: Upload, raw: bytes, settings: Settings) 
         except InputError as err:
             problems.append(str(err) + ".")
     meta, meta_problems = _metadata(up, parsed.extra if parsed else {})
+    n_fallback = None
     if parsed is not None:  # metadata is asked for once the file itself is right
         problems += meta_problems
+        n_fallback, fallback_problem = _n_fallback(parsed.extra, len(parsed.predictions))
+        problems += fallback_problem
     if problems or parsed is None:
         return None, problems, 422
-    info = parsed.extra.get("glotbench") if isinstance(parsed.extra.get("glotbench"), dict) else {}
-    n_fallback = info.get("n_fallback") if isinstance(info.get("n_fallback"), int) and not isinstance(info.get("n_fallback"), bool) else None
     sub = Submission(user_id=user.id, task_id=task.id, model_name=model, team=user.team, n_items=len(parsed.predictions),
                      status=PENDING, predictions=parsed.predictions, idempotency_key=up.idempotency_key,
                      n_fallback=n_fallback, gold_version=task.gold_version, **meta)

@@ -63,11 +63,13 @@ def validate_submission(
     expected_task: str | None = None,
     max_depth: int = 32,
     max_int_digits: int = 64,
+    deadline: float | None = None,
 ) -> tuple[Submission | None, list[str]]:
     """Parse and check an uploaded predictions file.
 
     Returns ``(submission, [])`` when the file is valid and ``(None, problems)`` otherwise, where
-    ``problems`` lists every problem found as a one-line English sentence.
+    ``problems`` lists every problem found as a one-line English sentence. ``deadline`` (a
+    :func:`time.monotonic` value) bounds the parsing time (see :func:`safe_json.loads`).
     """
     if len(raw_bytes) > max_bytes:
         return None, [f"The file is too large: {len(raw_bytes):,} bytes; the limit is {max_bytes:,} bytes."]
@@ -78,7 +80,7 @@ def validate_submission(
     except UnicodeDecodeError as err:
         return None, [f"The file is not UTF-8 text (bad byte at position {err.start})."]
     try:
-        doc = loads(text, max_depth, max_int_digits)
+        doc = loads(text, max_depth, max_int_digits, deadline=deadline)
     except JSONLimitError as err:
         return None, [str(err)]
     except json.JSONDecodeError as err:

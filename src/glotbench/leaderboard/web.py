@@ -62,6 +62,12 @@ async def in_db(request: Request, fn: Callable[..., Any], *args) -> Any:
     return await run_in_threadpool(work)
 
 
+def client_address(request: Request) -> str | None:
+    """The client's network address as the server sees it (behind a proxy: what ``--proxy-headers``
+    trusted it to say; see docs/leaderboard.md on per-address limits)."""
+    return request.client.host if request.client else None
+
+
 def current_user(request: Request, db: Session) -> User | None:
     """The user of the server-side session named by the cookie (``None`` once it was ended)."""
     cached = request.state._state.get("user_in")

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from glotbench.output.csv_safe import cell
 from glotbench.output.run_records import iter_run_samples, read_results
 
 FIXED = ("task", "id", "idx", "status", "gold", "pred")
@@ -16,8 +17,8 @@ def _cell(v: Any) -> Any:
     if v is None:
         return ""
     if isinstance(v, (dict, list, tuple)):
-        return json.dumps(v, ensure_ascii=False)
-    return v
+        return cell(json.dumps(v, ensure_ascii=False))
+    return cell(v)  # no formulas: a model's answer "=HYPERLINK(...)" stays text
 
 
 def write_csv(run_dir: Path, out: Path, journal: Any = None) -> int:

@@ -74,7 +74,11 @@ def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
                 path = Path(name)
                 if not path.exists():
                     raise UnknownTaskError(f"task file {name} does not exist")
-                add(load_spec(path), path)
+                spec = load_spec(path)
+                if spec.name in specs and specs[spec.name][1].resolve() != path.resolve():
+                    raise TaskSpecError(f"{path}: field 'name': {spec.name!r} is the name of the task defined in "
+                                        f"{specs[spec.name][1]}; give the file's task another name")
+                add(spec, path)
             elif name in specs:
                 add(*specs[name])
             elif name in suite_map:

@@ -183,6 +183,12 @@ class Task:
         if len(set(ids)) != len(ids):
             dup = next(x for x in ids if ids.count(x) > 1)
             raise DataError(f"{where}: task {self.name}: duplicate record id {dup!r}")
+        absent = [f for f in self.spec.slice_by
+                  if out and all(f not in s.vars and (s.metadata or {}).get(f) is None for s in out)]
+        if absent:  # a misspelt field made one slice "None" holding every item
+            fields = sorted({k for s in out[:50] for k in s.vars if not k.startswith("_")})
+            raise DataError(f"{where}: task {self.name}: field 'slice_by': {', '.join(map(repr, absent))} is in no record "
+                            f"(record fields: {', '.join(fields[:20])})")
         return out
 
     def run_samples(self, settings: "RunSettings") -> list[Sample]:
@@ -287,11 +293,24 @@ class Task:
             return []
         return self.samples(fs.split)
 
+    def check_fewshot(self, n: int | None = None) -> None:
+        """:class:`DataError` when ``n`` few-shot examples (default: the task's) cannot be drawn
+        without repeats (n=50 from 3 training items used to give 3, silently)."""
+        n = self.spec.fewshot.n if n is None else n
+        if n <= 0 or not self.spec.fewshot.split:
+            return
+        have = len(self._fewshot_pool) - (1 if self.spec.fewshot.split == self.spec.dataset.eval_split else 0)
+        if n > have:
+            raise DataError(f"task {self.name}: {n} few-shot examples per prompt asked for, but the few-shot split "
+                            f"{self.spec.fewshot.split!r} has only {have} to draw from; use --num-fewshot {max(have, 0)} or fewer")
+
     def fewshot_for(self, sample: Sample, n: int | None = None) -> list[Sample]:
         n = self.spec.fewshot.n if n is None else n
         if n <= 0:
             return []
-        pool = [s for s in self._fewshot_pool if not (self.spec.fewshot.split == self.spec.dataset.eval_split and s.id == sample.id)]
+        self.check_fewshot(n)
+        same = self.spec.fewshot.split == self.spec.dataset.eval_split
+        pool = [s for s in self._fewshot_pool if not (same and s.id == sample.id)]
         rng = random.Random(f"{self.spec.fewshot.seed}:{self.name}:{sample.id}")
         return rng.sample(pool, min(n, len(pool)))
 

@@ -146,9 +146,18 @@ class Translator:
 
 def translate_records(records: list[dict], fields: list[str], model: Model, out_dir: Path, *, source_lang: str,
                       target_lang: str, max_tokens: int = 256, knobs: dict | None = None, concurrency: int = 4,
-                      on_record=None) -> tuple[list[dict], Translator]:
+                      on_record=None, wait: bool = False, on_start=None) -> tuple[list[dict], Translator]:
+    from glotbench.engine.lock import journal_lock
+
     out_dir.mkdir(parents=True, exist_ok=True)
-    journal = Journal(out_dir / "journal.sqlite")
+    lock = journal_lock(out_dir / "journal.sqlite", wait=wait)  # two translations into one folder would send twice
+    try:
+        journal = Journal(out_dir / "journal.sqlite")
+    except BaseException:
+        lock.release()
+        raise
+    if on_start:  # the lock is held: say what starts
+        on_start()
     try:
         tr = Translator(model, journal, source_lang=source_lang, target_lang=target_lang, max_tokens=max_tokens,
                         knobs=knobs, concurrency=concurrency)
@@ -167,6 +176,7 @@ def translate_records(records: list[dict], fields: list[str], model: Model, out_
         return asyncio.run(go()), tr
     finally:
         journal.close()
+        lock.release()
 
 
 def write_outputs(task, translated: list[dict], out_dir: Path, *, target_lang: str, name: str | None,
