@@ -146,7 +146,7 @@ def ll_items(max_size: int = 30):
 @st.composite
 def snli_item(draw):
     """One Czech-Bench SNLI row (gold 0/1/2, or the -1 'no gold label') scored by the task itself
-    from a model's text; the metadata keeps the text and the gold as the dataset stores them."""
+    from a model's text; the metadata keeps the text (as :func:`items_from_samples` does)."""
     from glotbench.models.base import GenResult
     from glotbench.tasks.task import Sample
 
@@ -155,7 +155,7 @@ def snli_item(draw):
     task = _snli_task()
     sample = Sample(task=task.name, id="0", index=0, vars={}, target=gold, choices=["0", "1", "2"], labels=["0", "1", "2"])
     scored = task.score(sample, [GenResult(text=text)], mode="generate")
-    return ScoredItem(gold=gold, pred=scored.pred, values=scored.values, metadata={"text": text, "label": gold})
+    return ScoredItem(gold=gold, pred=scored.pred, values=scored.values, metadata={"text": text})
 
 
 @functools.lru_cache(maxsize=1)
@@ -358,7 +358,7 @@ def _snli_reference_pairs(items):
     row (the reference's unparseable)."""
     golds, preds = [], []
     for i in items:
-        label = i.metadata["label"]
+        label = int(i.gold)
         if label == -1:
             continue
         result = i.metadata["text"]
@@ -495,3 +495,46 @@ def same(a: float, b: float, rel: float = 1e-9, abs_: float = 1e-12) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
+
+
+# ------------------------------------------------------------------ a finished run, recomputed
+
+
+def items_from_samples(recs: list[dict]) -> list[ScoredItem]:
+    """samples.jsonl records (scored ones) as oracle input: gold, pred, values, metadata, and the
+    model's first text as ``metadata["text"]`` (the reference-rule oracles re-parse it)."""
+    out = []
+    for r in recs:
+        if r.get("status") != "scored":
+            continue
+        text = next((o.get("text") for o in r.get("outputs") or [] if isinstance(o, dict) and "text" in o), None)
+        out.append(ScoredItem(gold=r.get("gold"), pred=r.get("pred"), values=r.get("values") or {},
+                              metadata={**(r.get("metadata") or {}), "text": text}))
+    return out
+
+
+def run_value_mismatches(run_dir, skip: tuple[str, ...] = ()) -> list[tuple]:
+    """Every metric value a run's results.json states, against its oracle on the run's own
+    samples.jsonl; ``(task, metric, stated, recomputed)`` for each that differs (results.json
+    rounds to 6 decimals and writes an undefined value as null). ``skip``: metrics whose oracle
+    needs what samples.jsonl does not keep (the loglikelihood ones: the option strings)."""
+    import json
+    from pathlib import Path
+
+    run_dir = Path(run_dir)
+    res = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    recs = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    bad = []
+    for task, t in res["tasks"].items():
+        items = items_from_samples([r for r in recs if r["task"] == task])
+        for m, block in t["metrics"].items():
+            if m in skip:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = METRIC_ORACLES[m].compute(items)
+            got = block["value"]
+            ok = got is None if math.isnan(want) else (got is not None and abs(got - want) <= 1e-6)
+            if not ok:
+                bad.append((task, m, got, want))
+    return bad
