@@ -99,4 +99,8 @@ def test_qa_pipeline_with_the_embedded_model(smollm2_path, tmp_path):
     t = res["tasks"]["cs_e2e_qa"]
     assert t["n_items"] == len(reviewed)
     assert "factuality_co" in t["metrics"]
+    # the SimpleQA rates recomputed from the run's own grades (samples.jsonl)
+    from value_oracles import run_value_mismatches
+
+    assert run_value_mismatches(tmp_path / "run") == []
     assert [s["step"] for s in reviewed[0]["provenance"]][-5:] == ["criteria", "retrieval_check", "difficulty", "dedup", "review"]

@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from value_oracles import run_value_mismatches
+
 
 def _cli(*args, timeout=600):
     return subprocess.run([sys.executable, "-m", "glotbench", *map(str, args)], capture_output=True, text=True, timeout=timeout,
@@ -45,3 +47,5 @@ def test_suite_run_on_embedded_model(smollm2_path, tmp_path):
     assert r.stdout.count("data missing, not run:") == len(skipped)
     for t in res["tasks"].values():
         assert "cb_parsed" in t["metrics"] and t["n_scored"] == 1
+    # each number recomputed from the run's samples.jsonl (the reference rules re-parse the texts)
+    assert run_value_mismatches(out) == []

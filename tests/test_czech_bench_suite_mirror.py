@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from czech_bench_ref import mirror_root
+from value_oracles import run_value_mismatches
 
 pytest.importorskip("datasets")
 REPO = Path(__file__).resolve().parents[1]
@@ -52,3 +53,5 @@ def test_suite_runs_all_27_from_hub_layouts(tmp_path, stub_server):
         assert t["n_scored"] + t["n_errors"] == t["n_items"] and t["n_errors"] == 0, name
     snli = res["tasks"]["czech_bench.snli"]["metrics"]
     assert snli["cb_parsed"]["value"] == 1.0  # the stub's "1" parses; rows 2 and 4 (label -1) are among the five scored
+    # every number of the 27, recomputed from samples.jsonl by its oracle (the reference rules re-parse the texts)
+    assert run_value_mismatches(out) == []

@@ -19,6 +19,7 @@ import yaml
 
 from glotbench.paths import resolve_data_file
 from glotbench.tasks.registry import suites
+from value_oracles import run_value_mismatches
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LIMIT = 2
@@ -85,6 +86,22 @@ def test_suite_on_embedded_model_prints_table5(suite_copy, smollm2_path, tmp_pat
     wb = results["tasks"]["openhueval.hu_wildbench"]
     assert "wb_score" in wb["metrics"] and "by_task_group" in wb
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    # every number recomputed from samples.jsonl by its oracle
+    assert run_value_mismatches(out) == []
+    # WB-Score per task group (paper §2.2): 10 x the mean judge score over the group's items with a score
+    wb_recs = [s for s in samples if s["task"] == "openhueval.hu_wildbench" and s["status"] == "scored"]
+    groups_of = lambda s: (s.get("detail") or {}).get("task_groups") or []  # noqa: E731 (every group of its tags)
+    groups = sorted({g for s in wb_recs for g in groups_of(s)})
+    assert sorted(wb["by_task_group"]) == groups
+    for g in groups:
+        mine = [s for s in wb_recs if g in groups_of(s)]
+        scores = [s["values"]["score"] for s in mine if s["values"].get("score") is not None]
+        block = wb["by_task_group"][g]
+        assert (block["n_items"], block["n_unparsed"]) == (len(mine), len(mine) - len(scores)), g
+        if scores:
+            assert block["wb_score"] == pytest.approx(10 * sum(scores) / len(scores), abs=1e-6), g
+        else:
+            assert block["wb_score"] is None, g
     two = [s for s in samples if s["task"] == "openhueval.hu_proverbrea_2cq"]
     assert all(len(s["request_keys"]) == 2 and len(s["outputs"]) == 2 for s in two)  # both option orders
     oe = [s for s in samples if s["task"] == "openhueval.hu_proverbrea_oe"]

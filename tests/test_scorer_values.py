@@ -6,7 +6,8 @@
   Czech-Bench's SQAD levels (``cb_em_raw`` / ``cb_f1_raw``; the reference calls ``evaluate``'s
   v1 "squad").
 * ``accuracy_norm`` in ``--mode loglikelihood``: lm-eval's ``acc_norm``, the argmax of each
-  option's log-probability divided by the character length of the continuation actually scored.
+  option's log-probability divided by the character length of the option actually scored (the
+  label, or the option text with ``ll_continuation: text``; the delimiter space not counted).
 """
 
 from __future__ import annotations
@@ -119,26 +120,31 @@ def test_sqad_levels_are_the_official_v1_script_when_a_gold_normalises_to_empty(
 # ---------------------------------------------------------------- lm-eval's acc / acc_norm
 
 
-def lm_eval_acc_norm(logprobs: list[float], continuations: list[str]) -> int:
+def lm_eval_acc_norm(logprobs: list[float], choices: list[str]) -> int:
     """lm-eval ``ConfigurableTask.process_results`` (multiple_choice): ``completion_len =
-    [float(len(i)) for i in choices]`` (the continuations scored, target delimiter included),
-    ``acc_norm = argmax(lls / completion_len)``; ties go to the first (``np.argmax``)."""
-    norm = [lp / float(len(c)) for lp, c in zip(logprobs, continuations)]
+    [float(len(i)) for i in choices]`` over ``doc_to_choice`` (each is sent after the target
+    delimiter, which is not counted), ``acc_norm = argmax(lls / completion_len)``; ties go to the
+    first (``np.argmax``)."""
+    norm = [lp / float(len(c)) for lp, c in zip(logprobs, choices)]
     return max(range(len(norm)), key=lambda k: (norm[k], -k))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 1: acc_norm divides by the option text's bytes, not the scored continuation's characters")
 def test_accuracy_norm_is_lm_evals_acc_norm():
-    from glotbench.tasks.task import Sample, score_loglikelihood
-
-    # labels A-D are the continuations scored (" A" ... " D": one length), the option texts are not
     from glotbench.models.base import LoglikelihoodResult
+    from glotbench.tasks.spec import TaskSpec
+    from glotbench.tasks.task import Sample, Task, score_loglikelihood
 
+    # ll_continuation: label (the default for the multiple-choice YAMLs): labels A-D are what is
+    # scored (" A" ... " D": one length), the option texts are not
+    task = Task(TaskSpec(name="t", version="1", language="en", dataset={"splits": {"test": "x.json"}},
+                         output_type="multiple_choice", prompt={"ll_continuation": "label"}))
     sample = Sample(task="t", id="1", index=0, vars={}, target="A", choices=["ab", "abcdefgh", "abcdefghijklmnop", "a"],
                     labels=["A", "B", "C", "D"])
-    conts = [" " + lab for lab in sample.labels]  # Task.requests' continuations (ll_continuation: label, the default)
     lps = [-1.0, -1.2, -2.5, -3.0]  # the first option is e^0.2 times likelier; its text is shorter
-    scored = score_loglikelihood(sample, [LoglikelihoodResult(logprob=lp, is_greedy=False, n_tokens=1) for lp in lps])
-    want = sample.labels[lm_eval_acc_norm(lps, conts)]
+    outputs = [LoglikelihoodResult(logprob=lp, is_greedy=False, n_tokens=1) for lp in lps]
+    scored = score_loglikelihood(sample, outputs, task.ll_options(sample))
+    want = sample.labels[lm_eval_acc_norm(lps, sample.labels)]  # doc_to_choice: the labels
+    assert want == "A"
     assert scored.extracted["pred_norm"] == want
     assert scored.values["correct_norm"] == float(want == sample.target)
+    assert task.score(sample, outputs, mode="loglikelihood").values["correct_norm"] == scored.values["correct_norm"]

@@ -14,6 +14,7 @@ until you do). See docs/value-tests.md.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable
@@ -97,6 +98,75 @@ def no_answer_items(max_size: int = 40):
             lambda gp: ScoredItem(gold=None, pred=None, values={"no_answer_gold": float(gp[0]), "no_answer_pred": float(gp[1])})),
         st.just(None).map(lambda _: ScoredItem(gold=None, pred=None, values={})))
     return st.lists(one, max_size=max_size)
+
+
+LL_TEXTS = ["a", "ab", "abcd", "č", "řeka", "中文", "x y z", "Praha"]
+LL_LOGPROBS = [-0.5, -1.0, -2.0, -3.0, -4.0, -6.0, -8.0]  # few values: ties after division happen
+
+
+@functools.lru_cache(maxsize=2)
+def _ll_task(continuation: str):
+    from glotbench.tasks.spec import TaskSpec
+    from glotbench.tasks.task import Task
+
+    return Task(TaskSpec(name="oracle.ll", version="1", language="en", dataset={"splits": {"test": "x.json"}},
+                         output_type="multiple_choice", prompt={"ll_continuation": continuation}))
+
+
+@st.composite
+def ll_item(draw):
+    """One multiple-choice item scored by the task's ``--mode loglikelihood`` path (each option's
+    log-probability and token count as a backend reports them); the metadata keeps what lm-eval's
+    rule needs: the log-probabilities, ``doc_to_choice`` (the labels, or the option texts with
+    ``ll_continuation: text``), the token counts and the gold's index."""
+    from glotbench.models.base import LoglikelihoodResult
+    from glotbench.tasks.task import Sample
+
+    k = draw(st.integers(2, 4))
+    labels = ["A", "B", "C", "D"][:k] if draw(st.booleans()) else draw(st.lists(st.sampled_from(LL_TEXTS), min_size=k,
+                                                                                    max_size=k, unique=True))
+    texts = draw(st.lists(st.sampled_from(LL_TEXTS), min_size=k, max_size=k))
+    lps = draw(st.lists(st.sampled_from(LL_LOGPROBS), min_size=k, max_size=k))
+    n_tokens = draw(st.lists(st.integers(1, 4), min_size=k, max_size=k))
+    gold = draw(st.integers(0, k - 1))
+    continuation = draw(st.sampled_from(["label", "text"]))
+    sample = Sample(task="oracle.ll", id="0", index=0, vars={}, target=labels[gold], choices=texts, labels=labels)
+    scored = _ll_task(continuation).score(
+        sample, [LoglikelihoodResult(logprob=lp, is_greedy=False, n_tokens=n) for lp, n in zip(lps, n_tokens)],
+        mode="loglikelihood")
+    choices = texts if continuation == "text" else labels
+    return ScoredItem(gold=sample.target, pred=scored.pred, values=scored.values,
+                      metadata={"lls": lps, "choices": choices, "n_tokens": n_tokens, "gold_index": gold})
+
+
+def ll_items(max_size: int = 30):
+    return st.lists(ll_item(), max_size=max_size)
+
+
+@st.composite
+def snli_item(draw):
+    """One Czech-Bench SNLI row (gold 0/1/2, or the -1 'no gold label') scored by the task itself
+    from a model's text; the metadata keeps the text (as :func:`items_from_samples` does)."""
+    from glotbench.models.base import GenResult
+    from glotbench.tasks.task import Sample
+
+    gold = draw(st.sampled_from([0, 1, 2, -1]))
+    text = draw(st.sampled_from(["0", "1", "2", "1)", "2 protože", " 0\n", "-1", "x", "", "7", "Klasifikace: 2"]))
+    task = _snli_task()
+    sample = Sample(task=task.name, id="0", index=0, vars={}, target=gold, choices=["0", "1", "2"], labels=["0", "1", "2"])
+    scored = task.score(sample, [GenResult(text=text)], mode="generate")
+    return ScoredItem(gold=gold, pred=scored.pred, values=scored.values, metadata={"text": text})
+
+
+@functools.lru_cache(maxsize=1)
+def _snli_task():
+    from glotbench.tasks.registry import resolve
+
+    return resolve(["czech_bench.snli"])[0]
+
+
+def snli_items(max_size: int = 30):
+    return st.lists(snli_item(), max_size=max_size)
 
 
 # ------------------------------------------------------------------ oracles
@@ -247,6 +317,83 @@ def per_topic_mean(items):
     return sum(sum(v) / len(v) for v in hits.values()) / len(hits)
 
 
+def lm_eval_acc_norm(length: Callable[[int, dict], float]):
+    """lm-eval's ``ConfigurableTask.process_results`` (multiple_choice): ``completion_len =
+    np.array([float(len(i)) for i in choices])`` over ``doc_to_choice`` (the delimiter is sent but
+    not counted), ``acc_norm = 1.0 if np.argmax(lls / completion_len) == gold else 0.0``, the mean
+    over items. ``length(k, item)`` is the divisor of option ``k``: characters (lm-eval's rule),
+    UTF-8 bytes or the backend's token count (the same rule, another divisor)."""
+
+    def f(items):
+        import numpy as np
+
+        if not items:
+            return NAN
+        hits = 0.0
+        for i in items:
+            m = i.metadata
+            completion_len = np.array([length(k, m) for k in range(len(m["choices"]))])
+            hits += 1.0 if int(np.argmax(np.array(m["lls"]) / completion_len)) == m["gold_index"] else 0.0
+        return hits / len(items)
+
+    return f
+
+
+
+def by_chars(k, m):
+    return float(len(m["choices"][k]))
+
+
+def by_bytes(k, m):
+    return float(len(m["choices"][k].encode("utf-8")))
+
+
+def by_tokens(k, m):
+    return float(m["n_tokens"][k])
+
+
+def _snli_reference_pairs(items):
+    """Czech-Bench's SNLI evaluator loop over the rows with a gold label (glotbench's variant: the
+    -1 rows left out): first token, ``strip()``, ``strip(")")``, ``int()``; a ValueError skips the
+    row (the reference's unparseable)."""
+    golds, preds = [], []
+    for i in items:
+        label = int(i.gold)
+        if label == -1:
+            continue
+        result = i.metadata["text"]
+        parts = result.split()
+        res = parts[0].strip().strip(")") if parts else result
+        try:
+            pred = int(res)
+        except ValueError:
+            continue
+        golds.append(label)
+        preds.append(pred)
+    return golds, preds
+
+
+def snli_labelled_accuracy(items):
+    golds, preds = _snli_reference_pairs(items)
+    if not golds:
+        return NAN
+    hits = 0
+    for g, p in zip(golds, preds):
+        hits += g == p
+    return hits / len(golds)
+
+
+def snli_labelled_macro_f1(items):
+    from sklearn.metrics import f1_score
+
+    golds, preds = _snli_reference_pairs(items)
+    if not golds:
+        return NAN
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(f1_score(golds, preds, average="macro"))
+
+
 def _na_pairs(items):
     kept = [i for i in items if "no_answer_gold" in i.values]
     return ([bool(i.values["no_answer_gold"]) for i in kept], [bool(i.values.get("no_answer_pred")) for i in kept])
@@ -285,7 +432,12 @@ METRIC_ORACLES: dict[str, Oracle] = {
     "numeric_match": _mean("numeric_match", whole=True),
     "abs_error": _mean("abs_error"),
     "rel_error": _mean("rel_error"),
-    "accuracy_norm": _mean("correct_norm", whole=True),
+    "accuracy_norm": Oracle(lm_eval_acc_norm(by_chars), ll_items(),
+                            "lm-eval's acc_norm: np.argmax(lls / [len(choice) for choice in doc_to_choice])"),
+    "accuracy_norm_bytes": Oracle(lm_eval_acc_norm(by_bytes), ll_items(),
+                                  "lm-eval's acc_norm rule, divided by each choice's UTF-8 bytes"),
+    "accuracy_norm_tokens": Oracle(lm_eval_acc_norm(by_tokens), ll_items(),
+                                   "lm-eval's acc_norm rule, divided by each continuation's token count"),
     # OpenHuEval (task_metrics.py)
     "blank_accuracy": Oracle(plain_ratio("blank_correct", "blank_total"), value_items(("blank_correct", "blank_total"), whole=True),
                              "plain loop: sum of right blanks / sum of blanks"),
@@ -313,6 +465,10 @@ METRIC_ORACLES: dict[str, Oracle] = {
     "cb_accuracy": _mean("cb_correct", whole=True),
     "cb_macro_f1": Oracle(evaluate_f1_macro("cb_gold", "cb_pred"), cb_label_items("cb_gold", "cb_pred"),
                           "evaluate's f1 (sklearn f1_score average='macro') over parsed items"),
+    "cb_accuracy_labelled": Oracle(snli_labelled_accuracy, snli_items(),
+                                   "Czech-Bench's SNLI loop over the rows with a gold label (not -1): hits / parsed"),
+    "cb_macro_f1_labelled": Oracle(snli_labelled_macro_f1, snli_items(),
+                                   "sklearn f1_score(average='macro') over the parsed rows with a gold label"),
     "cb_topic_accuracy": Oracle(per_topic_mean, topic_items(), "plain loop: mean over subjects of per-subject accuracy"),
     "cb_mae": _mean("cb_abs_error"),
     "cb_mre": _mean("cb_rel_error"),
@@ -339,3 +495,46 @@ def same(a: float, b: float, rel: float = 1e-9, abs_: float = 1e-12) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
+
+
+# ------------------------------------------------------------------ a finished run, recomputed
+
+
+def items_from_samples(recs: list[dict]) -> list[ScoredItem]:
+    """samples.jsonl records (scored ones) as oracle input: gold, pred, values, metadata, and the
+    model's first text as ``metadata["text"]`` (the reference-rule oracles re-parse it)."""
+    out = []
+    for r in recs:
+        if r.get("status") != "scored":
+            continue
+        text = next((o.get("text") for o in r.get("outputs") or [] if isinstance(o, dict) and "text" in o), None)
+        out.append(ScoredItem(gold=r.get("gold"), pred=r.get("pred"), values=r.get("values") or {},
+                              metadata={**(r.get("metadata") or {}), "text": text}))
+    return out
+
+
+def run_value_mismatches(run_dir, skip: tuple[str, ...] = ()) -> list[tuple]:
+    """Every metric value a run's results.json states, against its oracle on the run's own
+    samples.jsonl; ``(task, metric, stated, recomputed)`` for each that differs (results.json
+    rounds to 6 decimals and writes an undefined value as null). ``skip``: metrics whose oracle
+    needs what samples.jsonl does not keep (the loglikelihood ones: the option strings)."""
+    import json
+    from pathlib import Path
+
+    run_dir = Path(run_dir)
+    res = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    recs = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    bad = []
+    for task, t in res["tasks"].items():
+        items = items_from_samples([r for r in recs if r["task"] == task])
+        for m, block in t["metrics"].items():
+            if m in skip:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = METRIC_ORACLES[m].compute(items)
+            got = block["value"]
+            ok = got is None if math.isnan(want) else (got is not None and abs(got - want) <= 1e-6)
+            if not ok:
+                bad.append((task, m, got, want))
+    return bad
