@@ -32,10 +32,17 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
     "doctor": (("doctor_cmd",), "Check a run journal; if it is damaged, copy every readable row into a fresh journal (the\ndamaged file is kept beside it) and report what was lost. Rerunning then resends only the lost requests."),
     "translate": (("translate_cmd",), "Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."),
     "merge": (("merge_cmd",), "Merge shard journals into RUN/journal.sqlite (idempotent: a second merge changes nothing).\nRerun `glotbench run` with the same settings afterwards to write results.json from it."),
+    "tasks-import-lm-eval": (("tasks_import_cmd",), "Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted."),
     "admin": (("serve",), "Manage the leaderboard: users, API tokens and tasks."),
     "analyze": (("analyze_cmd", "analyze_factuality_cmd"), "Analyses of a finished run (reads its journal; no model calls unless --judge)."),
     "build": (("build_cmd",), "Build a native-language benchmark: cloze/word-order items from sentences, QA from passages, filters, selection, checklists, human review. Every step writes JSONL with provenance."),
 }
+
+
+# `glotbench GROUP SUB ...` spelled as a command of its own ("tasks" lists tasks and takes a glob,
+# so it cannot be a click group): (GROUP, SUB) -> the hidden top-level command that runs it
+NESTED = {("tasks", "import-lm-eval"): "tasks-import-lm-eval"}
+HIDDEN = set(NESTED.values())
 
 
 def _load(name: str) -> None:
@@ -58,12 +65,18 @@ class LazyGroup(TyperGroup):
         if cmd is not None or cmd_name not in COMMANDS:
             return cmd
         if self.listing:
-            return click.Command(cmd_name, help=COMMANDS[cmd_name][1])
+            return click.Command(cmd_name, help=COMMANDS[cmd_name][1], hidden=cmd_name in HIDDEN)
         _load(cmd_name)
         cmd = typer.main.get_group(app).commands.get(cmd_name)  # the click group again, now with it
         if cmd is not None:
             self.commands[cmd_name] = cmd
         return cmd
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if len(args) >= 2 and (args[0], args[1]) in NESTED:
+            cmd = self.get_command(ctx, NESTED[args[0], args[1]])
+            return f"{args[0]} {args[1]}", cmd, args[2:]
+        return super().resolve_command(ctx, args)
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self.listing = True
