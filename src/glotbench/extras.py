@@ -15,7 +15,7 @@ from glotbench.errors import GlotbenchError
 
 # extra -> the modules it provides (each checked by import)
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "serve": ("fastapi", "uvicorn", "sqlalchemy", "multipart", "itsdangerous", "argon2", "markdown_it"),
+    "serve": ("fastapi", "uvicorn", "sqlalchemy", "itsdangerous", "argon2", "markdown_it"),  # python-multipart: its import name changed
     "plots": ("matplotlib",),
     "analysis": ("lingua",),
 }
