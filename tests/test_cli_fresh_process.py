@@ -1,5 +1,6 @@
 """Every CLI command on run directories of every suite, each in a fresh subprocess, checking that
-the commands reading finished runs import no benchmark code (glotbench.openhueval, .hulu,
+the commands reading finished runs (but `export --format lm-eval`, which reads the dataset records
+again) import no benchmark code (glotbench.openhueval, .hulu,
 .factuality, .czech): metric definitions, directions and tables come from results.json.
 
 Runs are made by the stub OpenAI server (model and judge) with --limit 2; a wrapper around the
@@ -77,13 +78,16 @@ def test_reading_commands_import_no_benchmark_code(suite_runs, suite, tmp_path):
         ("report", run, "-o", str(tmp_path / "r.html")),
         ("compare", "--paired", run, run),
         ("export", run, "-o", str(tmp_path / "s.jsonl")),
-        ("export", run, "--format", "lm-eval", "-o", str(tmp_path / "lm")),
         ("export", run, "--format", "csv", "-o", str(tmp_path / "s.csv")),
     ]
     for cmd in commands:
         done, loaded = _cli(*cmd, cwd=tmp_path)
         _ok(done)
         assert loaded == [], f"{cmd[0]} imported {loaded}"
+    # lm-eval's `doc` is the dataset record and its `target` the gold option's index: that export reads
+    # the task's data again through the task (benchmark code allowed), falling back to the run's own fields
+    done, _ = _cli("export", run, "--format", "lm-eval", "-o", str(tmp_path / "lm"), cwd=tmp_path)
+    _ok(done)
     # ranks: a task whose headline is undefined on the stub's answers (Czech-Bench's cb_accuracy when the
     # reference rule parses nothing) leaves no model to rank: one line, exit 2, and still no benchmark import
     done, loaded = _cli("compare", "--ranks", run, "--a", tasks[0], "--b", tasks[-1], cwd=tmp_path)

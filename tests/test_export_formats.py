@@ -171,7 +171,8 @@ def test_inspect_log_reads_back_with_inspect_ai(run_dir):
             assert s.target == str(rec["gold"])
             assert s.output.completion == rec["outputs"][0]["text"]
             score = s.scores["glotbench"]
-            assert score.value == rec["values"] and score.answer == str(rec["pred"])
+            assert score.value == rec["values"] and score.answer == rec["outputs"][0]["text"]
+            assert score.metadata["pred"] == rec["pred"]
             assert isinstance(s.input, list) and s.input[-1].role == "user"  # chat messages kept as chat
         [ev] = log.results.scores
         acc = ours["tasks"][task]["metrics"]["accuracy"]

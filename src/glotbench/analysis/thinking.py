@@ -115,7 +115,10 @@ def split_thoughts(trace: str, markers: Iterable[str]) -> list[str]:
 
 @lru_cache(maxsize=16)
 def _detector(langs: tuple[str, ...], min_distance: float):
-    from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
+    from glotbench.extras import import_from
+
+    lingua = import_from("analysis", "lingua", "language identification (glotbench analyze thinking)")
+    IsoCode639_1, Language, LanguageDetectorBuilder = lingua.IsoCode639_1, lingua.Language, lingua.LanguageDetectorBuilder
 
     try:
         languages = [Language.from_iso_code_639_1(IsoCode639_1.from_str(code)) for code in langs]

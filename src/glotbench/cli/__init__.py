@@ -1,13 +1,94 @@
 """The ``glotbench`` command line. Each sub-command lives in its own module in this package
-and registers itself on :data:`app` when imported below."""
+and registers itself on :data:`app` when imported.
+
+Command modules are imported lazily (:class:`LazyGroup`): ``glotbench --version`` imports none,
+``glotbench --help`` lists every command from :data:`COMMANDS` (name, modules, the help line
+typer would show) without importing them, and ``glotbench NAME ...`` imports only NAME's
+modules. tests/test_cli_lazy.py checks that :data:`COMMANDS` matches what the modules register
+and that the help text is the same as with every module imported."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 
+import click
 import typer
+from typer.core import TyperGroup
+
+# Every top-level command or group, in the order --help lists them: name -> (the command modules
+# that register it, the help line typer shows for it). Add a row when you add a command.
+COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "run": (("run",), "Evaluate a model; re-running the same command resumes from the journal."),
+    "tasks": (("tasks_cmd",), "List tasks with language, item count, metrics, version and source."),
+    'export': (('tasks_cmd',), "Write a run's samples (samples.jsonl), or its results in lm-eval's layout, as CSV or as Inspect AI logs."),
+    "serve": (("serve",), "Start the leaderboard web service (pages and REST API)."),
+    "report": (("report_cmd",), "Scores with intervals, per-slice plots, error counts and a sample browser, in one offline HTML file."),
+    "compare": (("compare_cmd",), "Compare finished runs: --crosslingual, --ranks (--a, --b) or --paired RUN_A RUN_B."),
+    "estimate": (("estimate_cmd",), "Count the requests, input and output tokens and the cost a run would have; no model is called."),
+    "submission": (("submission_cmd",), "Write one leaderboard submission file per HuLU task the run scored on --split test."),
+    "judge": (("judge_cmd",), "Re-grade an existing run with another judge, without calling the evaluated model."),
+    'compare-judges': (('judge_cmd',), "Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,\nKendall's tau between the judges' model rankings, Cohen's kappa on item grades."),
+    "doctor": (("doctor_cmd",), "Check a run journal; if it is damaged, copy every readable row into a fresh journal (the\ndamaged file is kept beside it) and report what was lost. Rerunning then resends only the lost requests."),
+    "translate": (("translate_cmd",), "Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."),
+    "data": (("data_cmd",), "Benchmark data: list, pull (download and check), verify, lock (docs/data.md)."),
+    "merge": (("merge_cmd",), "Merge shard journals into RUN/journal.sqlite (idempotent: a second merge changes nothing).\nRerun `glotbench run` with the same settings afterwards to write results.json from it."),
+    "tasks-import-lm-eval": (("tasks_import_cmd",), "Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted."),
+    "admin": (("serve",), "Manage the leaderboard: users, API tokens and tasks."),
+    "analyze": (("analyze_cmd", "analyze_factuality_cmd"), "Analyses of a finished run (reads its journal; no model calls unless --judge)."),
+    "build": (("build_cmd",), "Build a native-language benchmark: cloze/word-order items from sentences, QA from passages, filters, selection, checklists, human review. Every step writes JSONL with provenance."),
+}
+
+
+# `glotbench GROUP SUB ...` spelled as a command of its own ("tasks" lists tasks and takes a glob,
+# so it cannot be a click group): (GROUP, SUB) -> the hidden top-level command that runs it
+NESTED = {("tasks", "import-lm-eval"): "tasks-import-lm-eval"}
+HIDDEN = set(NESTED.values())
+
+
+def _load(name: str) -> None:
+    for mod in COMMANDS[name][0]:
+        importlib.import_module(f"glotbench.cli.{mod}")
+
+
+class LazyGroup(TyperGroup):
+    """The top-level group: lists :data:`COMMANDS` without importing them; imports a command's
+    modules when it is run (or its own --help is asked for)."""
+
+    listing = False  # True while the group's own help is written: commands are shown from COMMANDS
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = list(COMMANDS)
+        return names + [n for n in super().list_commands(ctx) if n not in COMMANDS]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None or cmd_name not in COMMANDS:
+            return cmd
+        if self.listing:
+            return click.Command(cmd_name, help=COMMANDS[cmd_name][1], hidden=cmd_name in HIDDEN)
+        _load(cmd_name)
+        cmd = typer.main.get_group(app).commands.get(cmd_name)  # the click group again, now with it
+        if cmd is not None:
+            self.commands[cmd_name] = cmd
+        return cmd
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if len(args) >= 2 and (args[0], args[1]) in NESTED:
+            cmd = self.get_command(ctx, NESTED[args[0], args[1]])
+            return f"{args[0]} {args[1]}", cmd, args[2:]
+        return super().resolve_command(ctx, args)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.listing = True
+        try:
+            return super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
+
 
 app = typer.Typer(
+    cls=LazyGroup,
     name="glotbench",
     help="Evaluate language models on native-language benchmarks.",
     no_args_is_help=True,
@@ -31,15 +112,12 @@ def _main(version: bool = typer.Option(False, "--version", help="Print the glotb
 
 
 def _register() -> None:
-    # One import per command module; each module decorates functions with @app.command().
-    import importlib
-
+    """Import every command module (tests and tools that want the whole command tree at once)."""
     for mod in COMMAND_MODULES:
         importlib.import_module(f"glotbench.cli.{mod}")
 
 
-# Add a module name here when you add a command module.
-COMMAND_MODULES: list[str] = ["run", "tasks_cmd", "serve", "report_cmd", "compare_cmd", "estimate_cmd", "submission_cmd", "judge_cmd", "analyze_cmd", "analyze_factuality_cmd", "doctor_cmd", "translate_cmd", "build_cmd", "merge_cmd", "data_cmd", ]
+COMMAND_MODULES: list[str] = list(dict.fromkeys(m for mods, _ in COMMANDS.values() for m in mods))
 
 
 def main() -> None:
@@ -47,7 +125,6 @@ def main() -> None:
 
     from glotbench.errors import GlotbenchError
 
-    _register()
     try:
         app()
     except GlotbenchError as err:

@@ -17,6 +17,13 @@ admin_app = typer.Typer(help="Manage the leaderboard: users, API tokens and task
 app.add_typer(admin_app, name="admin")
 
 
+@admin_app.callback()
+def _admin_needs_serve() -> None:
+    from glotbench.extras import require
+
+    require("serve", "glotbench admin")
+
+
 def _db_url(db: str | None) -> str:
     from glotbench.leaderboard.db import DEFAULT_DB_URL
 
@@ -47,6 +54,9 @@ def serve(
     shutdown_timeout: float = typer.Option(10.0, help="On SIGTERM/SIGINT: seconds to let open requests finish before closing them."),
 ) -> None:
     """Start the leaderboard web service (pages and REST API)."""
+    from glotbench.extras import require
+
+    require("serve", "glotbench serve")
     import uvicorn
 
     from glotbench.leaderboard.app import create_app

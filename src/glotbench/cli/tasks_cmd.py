@@ -72,7 +72,10 @@ def list_tasks(
     plain: bool = typer.Option(False, "--plain", help="Tab-separated lines, one per task, full values "
                                "(the default when the output is not a terminal)."),
 ) -> None:
-    """List tasks with language, item count, metrics, version and source."""
+    """List tasks with language, item count, metrics, version and source.
+
+    Convert an lm-eval task YAML: glotbench tasks import-lm-eval TASK.yaml [-o OUT.yaml]
+    (docs/adding-a-task.md)."""
     import json
     import sys
 

@@ -264,6 +264,16 @@ def _extra_summary(task: Task, kept: list[SampleRecord], out_dir: Path | None, *
     return task.extra_summary(kept, out_dir)
 
 
+def _dataset_size(tr: TaskRun) -> int | None:
+    """The split's size before ``limit``; None when it cannot be read again (then exports use n_items)."""
+    if tr.settings is None or tr.settings.limit is None:
+        return tr.n_items
+    try:
+        return tr.task.dataset_size(tr.settings)
+    except Exception:  # noqa: BLE001 - a count for exports must not fail a finished run
+        return None
+
+
 def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed: int = 0,
               out_dir: Path | None = None, records_by_task: dict[str, list[SampleRecord]] | None = None) -> dict[str, dict]:
     out = {}
@@ -297,6 +307,8 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
             "prompt_hash": spec.prompt_hash({"num_fewshot": tr.settings.num_fewshot,
                                              "prompt_lang": tr.settings.prompt_lang} if tr.settings else None),
             "mode": tr.mode,
+            "num_fewshot": tr.task.shots(tr.settings) if tr.settings else spec.fewshot.n,
+            **({"n_dataset": n} if (n := _dataset_size(tr)) is not None else {}),
             "fingerprint": tr.fingerprint,
             "data": _provenance(tr),
             "counterpart": spec.counterpart,

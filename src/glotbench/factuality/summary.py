@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from glotbench.factuality.task import SimpleQATask
 
 
+
+def _can_plot(out: dict) -> bool:
+    """Whether matplotlib (the ``plots`` extra) is here; without it the summary says so once, no PNG."""
+    from glotbench.extras import available
+
+    if available("plots"):
+        return True
+    out["plots"] = "not drawn: needs pip install 'glotbench[plots]'"
+    return False
+
 def file_tag(text: str) -> str:
     """A short, file-name-safe tag for a task or judge id (readable part + hash)."""
     readable = re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("@")[0]).strip("_")[:40]
@@ -70,7 +80,7 @@ def factuality_summary(task: SimpleQATask, records: list[SampleRecord], out_dir:
         reasons = Counter(((r.detail or {}).get("confidence_error") or [None])[0] for r in records)
         reasons.pop(None, None)
         cal["unparseable_reasons"] = dict(reasons)
-        if out_dir is not None and cal["n_used"]:
+        if out_dir is not None and cal["n_used"] and _can_plot(out):
             from glotbench.plots.reliability import save_reliability_diagram
 
             label = "stated confidence"
@@ -87,7 +97,7 @@ def factuality_summary(task: SimpleQATask, records: list[SampleRecord], out_dir:
                                "method": "first_k", "accuracy_at_k": accuracy_at_k(full, "first_k"),
                                "accuracy_at_k_unbiased": accuracy_at_k(full, "unbiased"),
                                "judge_error_answers": sum(g.count(JUDGE_ERROR.value) for g in full)}
-        if out_dir is not None and full:
+        if out_dir is not None and full and _can_plot(out):
             from glotbench.plots.curve import save_accuracy_at_k
 
             path = save_accuracy_at_k({"first k answers": bon["accuracy_at_k"], "unbiased (pass@k)": bon["accuracy_at_k_unbiased"]},

@@ -176,6 +176,10 @@ class HuluTask(Task):
             scored.values = {}
         return scored
 
+    def gold_option(self, sample: Sample) -> int | None:
+        label = sample.vars.get("answer_label")  # the gold stays the dataset's label: its option label
+        return sample.labels.index(label) if label is not None and label in (sample.labels or []) else None
+
     def metric_names(self, mode: str) -> list[str]:
         if not self.scores_split:
             return ["answered"]

@@ -33,9 +33,9 @@ from glotbench.output.run_records import iter_run_samples, read_results
 from glotbench.sample_record import SampleRecord
 
 # glotbench metric -> lm-eval's name for the same number (so leaderboards find "acc,none")
-LMEVAL_NAMES = {"accuracy": "acc"}
+LMEVAL_NAMES = {"accuracy": "acc", "accuracy_norm": "acc_norm"}  # accuracy_norm is lm-eval's acc_norm rule
 # glotbench per-item value -> the lm-eval metric it feeds
-PER_ITEM = {"correct": "acc"}
+PER_ITEM = {"correct": "acc", "correct_norm": "acc_norm"}
 Z95 = 1.959964
 
 
@@ -89,13 +89,25 @@ def _task_results(name: str, t: dict, per_item: dict[str, list[float]]) -> dict:
     return out
 
 
+def n_shot(t: dict, cfg: dict) -> int:
+    """The task's shot count as results.json recorded it (older runs: the run's override, else 0)."""
+    n = t.get("num_fewshot")
+    return int(n) if n is not None else int(cfg.get("num_fewshot") or 0)
+
+
+def output_type(t: dict) -> str:
+    """lm-eval's name for how the task was scored: ranking the options by log-likelihood is lm-eval's
+    ``multiple_choice``; generating an answer is ``generate_until``."""
+    return "multiple_choice" if t.get("mode") == "loglikelihood" else "generate_until"
+
+
 def _task_config(name: str, t: dict, results: dict) -> dict:
     defs = t.get("metric_definitions") or {}
     cfg = results.get("config") or {}
     return {
         "task": name,
-        "output_type": "loglikelihood" if t.get("mode") == "loglikelihood" else "generate_until",
-        "num_fewshot": cfg.get("num_fewshot") or 0,
+        "output_type": output_type(t),
+        "num_fewshot": n_shot(t, cfg),
         "metric_list": [{"metric": LMEVAL_NAMES.get(m, m), "aggregation": "mean" if m in LMEVAL_NAMES else (defs.get(m) or {}).get("function", m),
                          "higher_is_better": (defs.get(m) or {}).get("direction", "higher") == "higher"}
                         for m in (t.get("metrics") or {})],
@@ -126,14 +138,41 @@ def _arguments(rec: SampleRecord, prompt: str, requests: list[dict | None]) -> t
     return args, sanitize_list([[o.get("text") for o in outputs]]), sanitize_list([rec.pred])
 
 
-def sample_line(rec: SampleRecord, metric_names: list[str], requests: list[dict | None] | None = None) -> dict:
-    doc = {"id": rec.sample_id, "gold": rec.gold, "metadata": rec.metadata_map}
+def task_items(name: str, split: str | None, ranked: bool) -> dict[int, tuple[dict, Any]]:
+    """``idx -> (dataset record, lm-eval target)`` of a task's split, read again from its data; empty
+    when the task or its data cannot be loaded here (the export then falls back to the run's own
+    fields). The target is the gold option's index when the options were ``ranked`` by log-likelihood
+    (lm-eval's ``multiple_choice``: ``doc_to_target`` is the index), the gold answer otherwise."""
+    try:
+        from glotbench.tasks.registry import resolve
+
+        [task] = resolve([name])
+        split = split or task.spec.dataset.eval_split
+        raw = task.raw_records(split)
+        out = {}
+        for s in task.samples(split):
+            target: Any = s.target
+            if ranked and (k := task.gold_option(s)) is not None:
+                target = k
+            rec = raw[s.index] if 0 <= s.index < len(raw) and isinstance(raw[s.index], dict) else dict(s.vars)
+            out[s.index] = (rec, target)
+        return out
+    except Exception:  # noqa: BLE001 - the export still works from the run's own records
+        return {}
+
+
+def sample_line(rec: SampleRecord, metric_names: list[str], requests: list[dict | None] | None = None,
+                item: tuple[dict, Any] | None = None) -> dict:
+    if item is not None:
+        doc, target = item
+    else:
+        doc, target = {"id": rec.sample_id, "gold": rec.gold, "metadata": rec.metadata_map}, rec.gold
     prompt = _prompt_text(rec.prompt)
     arguments, resps, filtered = _arguments(rec, prompt, requests or [])
     line: dict[str, Any] = {
         "doc_id": rec.idx,
         "doc": doc,
-        "target": str(rec.gold),
+        "target": str(target),
         "arguments": arguments,
         "resps": resps,
         "filtered_resps": filtered,
@@ -141,7 +180,7 @@ def sample_line(rec: SampleRecord, metric_names: list[str], requests: list[dict 
         "metrics": metric_names,
         "doc_hash": _hash(doc),
         "prompt_hash": _hash(prompt),
-        "target_hash": _hash(str(rec.gold)),
+        "target_hash": _hash(str(target)),
     }
     for k, v in rec.value_map.items():
         line[k] = v
@@ -179,10 +218,10 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
         "group_subtasks": {n: [] for n in tasks},
         "configs": {n: _task_config(n, t, results) for n, t in tasks.items()},
         "versions": {n: _version(t.get("version")) for n, t in tasks.items()},
-        "n-shot": {n: cfg.get("num_fewshot") or 0 for n in tasks},
+        "n-shot": {n: n_shot(t, cfg) for n, t in tasks.items()},
         "higher_is_better": {n: {LMEVAL_NAMES.get(m, m): ((t.get("metric_definitions") or {}).get(m) or {}).get(
             "direction", "higher") == "higher" for m in (t.get("metrics") or {})} for n, t in tasks.items()},
-        "n-samples": {n: {"original": t.get("n_items", 0), "effective": t.get("n_scored", 0)} for n, t in tasks.items()},
+        "n-samples": {n: {"original": t.get("n_dataset", t.get("n_items", 0)), "effective": t.get("n_scored", 0)} for n, t in tasks.items()},
         "config": {
             "model": model.get("backend") or cfg.get("model"),
             "model_args": model,
@@ -215,11 +254,12 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
     }
     lines: dict[str, list[dict]] = {}
     get_request = getattr(journal, "get_request", None)
+    items = {n: task_items(n, cfg.get("split"), t.get("mode") == "loglikelihood") for n, t in tasks.items()}
     for rec in records:
         task = rec.task
         names = [LMEVAL_NAMES.get(m, m) for m in ((tasks.get(task) or {}).get("metrics") or {})]
         reqs = [get_request(k) for k in rec.request_keys or []] if get_request else []
-        lines.setdefault(task, []).append(sample_line(rec, names, reqs))
+        lines.setdefault(task, []).append(sample_line(rec, names, reqs, items.get(task, {}).get(rec.idx)))
     # lm-eval: one hash per task over its samples' doc + prompt + target hashes
     doc["task_hashes"] = {t: _hash("".join(x["doc_hash"] + x["prompt_hash"] + x["target_hash"] for x in ls))
                           for t, ls in lines.items()}

@@ -6,7 +6,9 @@ from pathlib import Path
 
 
 def pyplot():
-    import matplotlib
+    from glotbench.extras import import_from
+
+    matplotlib = import_from("plots", "matplotlib", "plotting (glotbench report, factuality plots)")
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt

@@ -198,6 +198,23 @@ class Task:
             return every[:settings.items_for(len(every))]
         return self.samples(settings.split, settings.limit)
 
+    def dataset_size(self, settings: "RunSettings") -> int:
+        """How many items the run's split holds before ``limit`` (lm-eval's ``n-samples.original``).
+        A task that builds its items itself (overrides ``samples``) builds them all once more."""
+        if settings.limit is None:
+            return len(self.run_samples(settings))
+        split = settings.split or self.spec.dataset.eval_split
+        if type(self).samples is Task.samples:  # the plain path: records kept by the record function
+            fn = self._record_fn
+            records = self.raw_records(split)
+            return len(records) if fn is None else sum(1 for r in records if fn(r) is not None)
+        return len(self.samples(split))
+
+    def shots(self, settings: "RunSettings") -> int:
+        """Few-shot examples per prompt in a run with ``settings`` (the run's override, else the task's)."""
+        n = self.spec.fewshot.n if settings.num_fewshot is None else settings.num_fewshot
+        return max(0, int(n or 0))
+
     def _check_paths_match(self, seen: list[dict], unread: list[dict], where: str) -> None:
         """A field path that matches nothing in any record is a typo (``topic: topik``): fail naming it."""
         missing = unmatched_paths(self.spec.fields, seen)
@@ -365,6 +382,12 @@ class Task:
             system = render(p.system, self._vars(sample), task=self.name, field="prompt.system") if p.system else None
         shots = [(self.render_user(s), self.render_answer(s)) for s in self.fewshot_for(sample, num_fewshot)]
         return plain_from_chat(system, shots, self.render_user(sample), p.answer_cue)
+
+    def gold_option(self, sample: Sample) -> int | None:
+        """The gold option's position among the sample's options (lm-eval's ``target`` of a
+        ``multiple_choice`` doc), or None when the gold is not one of the labels."""
+        labels = [str(x) for x in sample.labels or []]
+        return labels.index(str(sample.target)) if str(sample.target) in labels else None
 
     # ---------------------------------------------------------------- requests
     def ll_options(self, sample: Sample) -> list[str]:

@@ -43,6 +43,19 @@ BAD_KINDS = ("choices-str", "choices-dict", "message-str", "usage-str", "content
              "error-200", "retry-after", "auth", "endless", "huge", "redirect-other", "redirect-same")
 
 
+def echo_logprobs(prompt: str, answer: str) -> tuple[str, dict]:
+    """``echo=True`` with ``logprobs``: the prompt echoed one character per token, each character's
+    log-probability ``-(1 + ord(c) % 7) / 10`` (the first token's is null, as servers send it), then
+    the generated answer as one more token. Deterministic, so a log-likelihood run has a value to check."""
+    chars = list(prompt) + [answer]
+    offsets, pos = [], 0
+    for c in chars:
+        offsets.append(pos)
+        pos += len(c)
+    lps = [None] + [-(1 + ord(c[0]) % 7) / 10 if c else 0.0 for c in chars[1:]]
+    return prompt + answer, {"tokens": chars, "token_logprobs": lps, "text_offset": offsets, "top_logprobs": None}
+
+
 class StubApp:
     def __init__(self, answer: str = "A", fault_rate: float = 0.0, stall_s: float = 5.0, echo_gold: bool = False,
                  delay_s: float = 0.0, responses: list[dict] | None = None, bad: str | None = None,
@@ -132,8 +145,11 @@ class StubApp:
                                                          **({"reasoning_content": reasoning} if reasoning else {})},
                                  "finish_reason": "stop"}],
                     "usage": usage}
+        logprobs = None
+        if req.get("echo") and req.get("logprobs") and isinstance(req.get("prompt"), str):
+            text, logprobs = echo_logprobs(req["prompt"], text)
         return {"id": "stub-" + h[:8], "object": "text_completion", "created": int(time.time()), "model": req.get("model", "stub"),
-                "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}], "usage": usage}
+                "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": logprobs}], "usage": usage}
 
     async def _bad_answer(self, send, scope, path: str, body: bytes, h: str, n: int, entry: dict) -> bool:
         """Send the --bad answer; False when this attempt should be answered normally."""

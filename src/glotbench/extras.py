@@ -1,0 +1,50 @@
+"""Optional parts of glotbench and the pip extra that installs each (pyproject.toml).
+
+The default install runs every built-in evaluation. Jobs beside evaluation need an extra:
+``serve`` (the leaderboard: ``glotbench serve`` / ``glotbench admin``), ``plots`` (matplotlib:
+``glotbench report`` and the factuality tasks' PNG plots), ``analysis`` (lingua language detection:
+``glotbench analyze thinking``). :func:`require` turns a missing package into one line naming the
+extra (the CLI prints a :class:`~glotbench.errors.GlotbenchError` as ``error: ...``, exit 2)."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from glotbench.errors import GlotbenchError
+
+# extra -> the modules it provides (each checked by import)
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "serve": ("fastapi", "uvicorn", "sqlalchemy", "itsdangerous", "argon2", "markdown_it"),  # python-multipart: its import name changed
+    "plots": ("matplotlib",),
+    "analysis": ("lingua",),
+}
+
+
+def missing(extra: str) -> str | None:
+    """The first module of ``extra`` that cannot be imported, or None."""
+    for mod in EXTRAS[extra]:
+        try:
+            importlib.import_module(mod)
+        except ImportError:
+            return mod
+    return None
+
+
+def available(extra: str) -> bool:
+    return missing(extra) is None
+
+
+def require(extra: str, what: str) -> None:
+    """Raise one line naming the extra when a module of it is missing: ``what`` is the job."""
+    mod = missing(extra)
+    if mod is not None:
+        raise GlotbenchError(f"{what} needs pip install 'glotbench[{extra}]' (no module {mod!r})")
+
+
+def import_from(extra: str, module: str, what: str) -> ModuleType:
+    """``import module`` (a module of ``extra``), or one line naming the extra."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise GlotbenchError(f"{what} needs pip install 'glotbench[{extra}]' (no module {module.split('.')[0]!r})") from None

@@ -1,0 +1,193 @@
+"""A task written as an lm-eval task YAML describes it (``glotbench tasks import-lm-eval``).
+
+``options`` carries lm-eval's own prompt fields, applied as lm-eval 0.4.13 applies them
+(``ConfigurableTask.doc_to_text`` / ``doc_to_target`` / ``doc_to_choice``, ``fewshot_context``,
+``build_qa_turn``), restated here:
+
+* ``doc_to_text``, ``doc_to_target``, ``doc_to_choice``: a record field name (the field's value), a
+  Jinja template rendered over the record (lm-eval's environment: ``StrictUndefined``,
+  ``keep_trailing_newline``, the ``regex_replace`` filter), an int (a fixed target) or a list (fixed
+  choices). A target that renders as digits (with choices) or as a ``[...]`` literal is parsed, and
+  a choice template's output always is (``ast.literal_eval``).
+* the plain prompt: ``description`` + for each shot ``text + target_delimiter + answer +
+  fewshot_delimiter`` + the item's text (an answer is the choice at the target index for a
+  multiple-choice shot, the first of a list target); ``--mode loglikelihood`` scores
+  ``target_delimiter + choice`` after it, per choice, and normalises by the choice's length.
+* few-shot examples: lm-eval's default sampler, one ``random.Random(seed)`` (1234) drawn from in
+  document order over the evaluation split (``n + 1`` and the item itself removed when the few-shot
+  split is the evaluation split), so each item gets the shots lm-eval gives it.
+
+Multiple-choice labels are the option indices ``"0"``, ``"1"``, ... (lm-eval's target); a
+generation target that is a list (TriviaQA's aliases) is the list of gold answers.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+from functools import cached_property
+from typing import Any
+
+from glotbench.errors import DataError, TaskSpecError
+from glotbench.tasks.task import LoglikelihoodRequest, Sample, Task
+
+DEFAULTS = {"target_delimiter": " ", "fewshot_delimiter": "\n\n", "description": ""}
+
+
+def _regex_replace(string, pattern, repl, count: int = 0):
+    return re.sub(pattern, repl, string, count=count)
+
+
+def jinja_env():
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.BaseLoader(), undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.filters["regex_replace"] = _regex_replace
+    return env
+
+
+class LmEvalTask(Task):
+    @cached_property
+    def opts(self) -> dict[str, Any]:
+        return {**DEFAULTS, **self.spec.options}
+
+    @cached_property
+    def _env(self):
+        return jinja_env()
+
+    def _apply(self, template: str, doc: dict, what: str, where: str) -> str:
+        try:
+            return self._env.from_string(template).render(**doc)
+        except Exception as err:  # noqa: BLE001 - a template error names its record and field
+            raise DataError(f"{where}: {what}: {type(err).__name__}: {err}") from None
+
+    def doc_to_text(self, doc: dict, where: str = "") -> str:
+        t = self.opts["doc_to_text"]
+        if isinstance(t, str) and t in doc:
+            return str(doc[t])
+        return self._apply(str(t), doc, "doc_to_text", where)
+
+    def doc_to_choice(self, doc: dict, where: str = "") -> list[str] | None:
+        c = self.opts.get("doc_to_choice")
+        if c is None:
+            return None
+        if isinstance(c, list):
+            return [str(x) for x in c]
+        if isinstance(c, dict):
+            return [str(x) for x in c.values()]
+        if c in doc:
+            return [str(x) for x in doc[c]]
+        text = self._apply(c, doc, "doc_to_choice", where)
+        try:
+            return [str(x) for x in ast.literal_eval(text)]
+        except (SyntaxError, ValueError):
+            raise DataError(f"{where}: doc_to_choice: {text!r} is not a list") from None
+
+    def doc_to_target(self, doc: dict, where: str = "") -> Any:
+        t = self.opts["doc_to_target"]
+        if isinstance(t, (int, list)):
+            return t
+        if t in doc:
+            return doc[t]
+        text = self._apply(t, doc, "doc_to_target", where)
+        if text.isdigit() and self.opts.get("doc_to_choice") is not None:
+            return ast.literal_eval(text)
+        if len(text) >= 2 and text[0] == "[" and text[-1] == "]":
+            try:
+                return ast.literal_eval(text)
+            except (SyntaxError, ValueError):
+                return text
+        return text
+
+    # ---------------------------------------------------------------- data
+    def build_sample(self, rec: dict, index: int, where: str) -> Sample:
+        at = f"{where}: record {index}"
+        text = self.doc_to_text(rec, at)
+        target = self.doc_to_target(rec, at)
+        choices = self.doc_to_choice(rec, at)
+        sid = str(rec.get(self.spec.fields["id"])) if "id" in self.spec.fields and rec.get(self.spec.fields["id"]) is not None else str(index)
+        if self.spec.output_type == "multiple_choice":
+            if not choices:
+                raise DataError(f"{at}: doc_to_choice gave no options")
+            if isinstance(target, str) and not target.isdigit():
+                if target not in choices:
+                    raise DataError(f"{at}: target {target!r} is not one of the choices {choices}")
+                target = choices.index(target)
+            k = int(target[0] if isinstance(target, list) else target)
+            if not 0 <= k < len(choices):
+                raise DataError(f"{at}: target index {k} is out of range for {len(choices)} choices")
+            labels = [str(i) for i in range(len(choices))]
+            answer = choices[k]
+            gold: Any = labels[k]
+        else:
+            labels = None
+            answer = target[0] if isinstance(target, list) else target
+            gold = [str(x) for x in target] if isinstance(target, list) else str(target)
+        values = {"text": text, "answer_text": str(answer), "choices": choices, "labels": labels}
+        return Sample(task=self.name, id=sid, index=index, vars=values, target=gold, choices=choices, labels=labels,
+                      metadata={})
+
+    # ---------------------------------------------------------------- few-shot: lm-eval's sampler
+    def _shots_in_order(self, n: int) -> dict[str, list[Sample]]:
+        key = ("_lm_eval_shots", n)
+        cache = self.__dict__.setdefault("_shot_cache", {})
+        if key not in cache:
+            rnd = random.Random(self.spec.fewshot.seed)
+            pool = self._fewshot_pool
+            same = self.spec.fewshot.split == self.spec.dataset.eval_split
+            out: dict[str, list[Sample]] = {}
+            for s in self.samples(self.spec.dataset.eval_split):
+                if same:
+                    drawn = [x for x in rnd.sample(pool, min(n + 1, len(pool))) if x.id != s.id][:n]
+                else:
+                    drawn = rnd.sample(pool, min(n, len(pool)))
+                out[s.id] = drawn
+            cache[key] = out
+        return cache[key]
+
+    def fewshot_for(self, sample: Sample, n: int | None = None) -> list[Sample]:
+        n = self.spec.fewshot.n if n is None else n
+        if n <= 0 or not self.spec.fewshot.split:
+            return []
+        shots = self._shots_in_order(n).get(sample.id)
+        if shots is None:  # an item outside the evaluation split (another --split): a draw of its own
+            return super().fewshot_for(sample, n)
+        return shots
+
+    # ---------------------------------------------------------------- prompts
+    def render_user(self, sample: Sample) -> str:
+        return sample.vars["text"]
+
+    def render_answer(self, sample: Sample) -> str:
+        return sample.vars["answer_text"]
+
+    def plain_prompt(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
+        o = self.opts
+        head = o["description"] if system is None else system
+        shots = "".join(f"{self.render_user(s)}{o['target_delimiter']}{self.render_answer(s)}{o['fewshot_delimiter']}"
+                        for s in self.fewshot_for(sample, num_fewshot))
+        return f"{head}{shots}{self.render_user(sample)}"
+
+    def chat_messages(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> list[dict]:
+        msgs: list[dict] = []
+        head = self.opts["description"] if system is None else system
+        if head:
+            msgs.append({"role": "system", "content": head})
+        for shot in self.fewshot_for(sample, num_fewshot):
+            msgs.append({"role": "user", "content": self.render_user(shot)})
+            msgs.append({"role": "assistant", "content": self.render_answer(shot)})
+        msgs.append({"role": "user", "content": self.render_user(sample)})
+        return msgs
+
+    def ll_options(self, sample: Sample) -> list[str]:
+        return list(sample.choices or [])
+
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings) -> list:
+        if mode == "loglikelihood":
+            if self.spec.output_type != "multiple_choice":
+                raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
+            context = self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt)
+            delim = self.opts["target_delimiter"]
+            return [LoglikelihoodRequest(context=context, continuation=delim + c) for c in self.ll_options(sample)]
+        return super().requests(sample, mode=mode, chat=chat, settings=settings)

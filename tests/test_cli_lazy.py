@@ -1,0 +1,73 @@
+"""`glotbench --version` and `--help` import no command module and nothing heavy; `--help` lists the
+same commands with the same help as with every module imported; a command's modules load when it runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+HEAVY = ("numpy", "scipy", "sklearn", "matplotlib", "fastapi", "sqlalchemy", "llama_cpp", "datasets", "pandas",
+         "lingua", "aiohttp", "anthropic", "jinja2", "glotbench.settings", "glotbench.engine", "glotbench.tasks")
+
+PROBE = r"""
+import json, sys, io, contextlib
+eager = sys.argv[1] == "eager"
+sys.argv = ["glotbench", *sys.argv[2:]]
+from glotbench import cli
+if eager:
+    cli._register()
+out = io.StringIO()
+code = 0
+with contextlib.redirect_stdout(out):
+    try:
+        cli.main()
+    except SystemExit as e:
+        code = e.code or 0
+mods = sorted(m for m in sys.modules if m.startswith("glotbench.cli.") or m.split(".")[0] in HEAVY or m in HEAVY)
+print(json.dumps({"out": out.getvalue(), "code": code, "mods": mods}))
+""".replace("HEAVY", repr(HEAVY))
+
+
+def probe(mode: str, *args: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": SRC, "NO_COLOR": "1", "COLUMNS": "120", "TERM": "dumb"}
+    r = subprocess.run([sys.executable, "-c", PROBE, mode, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_version_imports_no_command_module():
+    got = probe("lazy", "--version")
+    assert got["out"].startswith("glotbench ") and got["code"] == 0
+    assert got["mods"] == [], got["mods"]
+
+
+def test_help_imports_nothing_heavy_and_equals_the_eager_help():
+    lazy, eager = probe("lazy", "--help"), probe("eager", "--help")
+    assert lazy["mods"] == [], lazy["mods"]
+    assert "glotbench.cli.run" in eager["mods"]  # the eager side really imported the commands
+    assert lazy["out"] == eager["out"]
+    for name in ("run", "tasks", "export", "serve", "analyze", "build", "merge"):
+        assert f" {name} " in lazy["out"]
+
+
+def test_a_command_loads_its_own_modules_only():
+    got = probe("lazy", "merge", "--help")
+    assert got["code"] == 0 and "shard journals" in got["out"]
+    assert "glotbench.cli.merge_cmd" in got["mods"] and "glotbench.cli.serve" not in got["mods"]
+
+
+def test_commands_table_matches_what_the_modules_register():
+    code = ("import json; from glotbench.cli import COMMANDS, _register, app; _register()\n"
+            "from typer.main import get_group; g = get_group(app)\n"
+            "print(json.dumps({n: c.short_help or (c.help or '').split('\\n\\n')[0] for n, c in g.commands.items()}))")
+    r = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": SRC}, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    real = json.loads(r.stdout)
+    from glotbench.cli import COMMANDS
+
+    assert list(real) == list(COMMANDS)
+    assert real == {n: h for n, (_, h) in COMMANDS.items()}
