@@ -81,6 +81,8 @@ def outcome(rec: SampleRecord, metric: Metric | None) -> str:
     if rec.pred is None:
         return "unparseable"
     v = item_value(rec, metric) if metric else None
+    if v is None and metric is not None and metric.per_item_mean:
+        return "unparseable"  # the headline's own rule could not read the answer (Czech-Bench's cb_*)
     if v is None:  # corpus metric: answer == gold (outcome_basis says so; not the metric)
         v = float(str(rec.pred) == str(rec.gold))
     if metric is not None and not metric.higher_is_better:  # an error or a rate of failures: 0 is right
