@@ -89,6 +89,11 @@ class RunSettings(BaseModel):
                                     "--breaker-failures", ge=0)
     journal_flush_wait: float = setting(60.0, "Disk full: how long to retry held journal writes, seconds.",
                                         "--journal-flush-wait", ge=0)
+    # ---- shared response cache (docs/cache.md): answers reused across run directories
+    cache: str | None = setting(None, "Shared response cache folder, read before sending and written after each "
+                                "answer, reused across run directories (default: $GLOTBENCH_CACHE if set; 'default' "
+                                "is ~/.cache/glotbench/responses). Off unless set.", "--cache")
+    no_cache: bool = setting(False, "Bypass the shared response cache (--cache and $GLOTBENCH_CACHE).", "--no-cache")
     # ---- output
     output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals.", "--bootstrap")

@@ -26,6 +26,7 @@ class RequestFailed(Exception):
 class CallStats:
     sent: int = 0
     cached: int = 0
+    shared_hits: int = 0  # of ``cached``: answers taken from the shared response cache
     retries: int = 0
     failed: int = 0
     input_tokens: int = 0
@@ -35,8 +36,12 @@ class CallStats:
 
 class CachedCaller:
     def __init__(self, model: Model, journal: Journal, *, role: str = "model", policy: RetryPolicy | None = None,
-                 concurrency: int = 8, seed: int = 0, guard: RunGuard | None = None):
+                 concurrency: int = 8, seed: int = 0, guard: RunGuard | None = None, shared=None):
         self.model = model
+        # the shared response cache (engine/response_cache.py), read on a journal miss, written
+        # after each answer; None when the run has none
+        self.shared = shared
+        self._shared_ident = model.settings() if shared is not None else None
         self.journal = journal
         self.role = role
         self.policy = policy or RetryPolicy()
@@ -57,9 +62,11 @@ class CachedCaller:
                        sample_id: str | None = None) -> GenResult | LoglikelihoodResult:
         key = request.key(self.model.model_id)
         cached = self.journal.get_response(key) if key in self._known else None
+        is_gen = isinstance(request, GenRequest)
+        if cached is None and self.shared is not None:
+            cached = self._from_shared(request, key, is_gen)
         if cached is None:
             self.guard.check()  # the breaker has tripped: send nothing more
-        is_gen = isinstance(request, GenRequest)
         if cached is not None:
             self.stats.cached += 1
             return GenResult.from_dict(cached) if is_gen else LoglikelihoodResult.from_dict(cached)
@@ -77,6 +84,18 @@ class CachedCaller:
             raise
         finally:
             self._inflight.pop(key, None)
+
+    def _from_shared(self, request, key: str, is_gen: bool) -> dict | None:
+        """An answer from the shared cache, copied into this run's journal (the run stays complete)."""
+        found = self.shared.get(self.shared.cache_key(key, self._shared_ident))
+        if found is None:
+            return None
+        self._known.add(key)
+        self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
+                                  model_id=self.model.model_id, request=request.keyed_json(self.model.model_id),
+                                  response=found, latency_s=None)
+        self.stats.shared_hits += 1
+        return found
 
     async def _send(self, request, key: str, is_gen: bool, task, sample_id):
         call = (lambda: self.model.generate(request)) if is_gen else (lambda: self.model.loglikelihood(request))
@@ -111,6 +130,9 @@ class CachedCaller:
                                   model_id=self.model.model_id, request=request.keyed_json(self.model.model_id),
                                   response=result.to_dict(),
                                   latency_s=latency)
+        if self.shared is not None:  # answers only: a failed request never gets here
+            self.shared.put(self.shared.cache_key(key, self._shared_ident), model_id=self.model.model_id,
+                            kind="generate" if is_gen else "loglikelihood", response=result.to_dict())
         if self.journal.write_error:
             self.guard.trip(f"cannot write the journal {self.journal.path} ({self.journal.write_error}); "
                             f"{self.journal.pending} write(s) held in memory")
