@@ -213,6 +213,10 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
 
         check_gen_kwargs(cfg.gen_kwargs)
     model = model or load_model_from_config(cfg)
+    if cfg.gen_kwargs:  # a knob the backend has no counterpart of: one line before any request
+        from glotbench.engine.overrides import backend_knobs
+
+        model.check_knobs(backend_knobs(cfg.gen_kwargs))
     if getattr(model, "notice", None):
         console.print(f"[yellow]note[/]: {model.notice}")
     for note in check_mode(tasks, cfg.mode, model, lambda t: task_mode(t, cfg)):
