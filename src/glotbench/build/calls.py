@@ -109,7 +109,7 @@ def run_calls(model: Model, journal: Path, calls: list[Call], *, step: str, role
         s.close()
 
 
-def dry_model_id(spec: str, base_url: str | None = None) -> str:
+def dry_model_id(spec: str, base_url: str | None = None, model_args: list[str] | None = None) -> str:
     """The model identity the journal keys use, for ``--dry-run``: a GGUF file (``embedded``,
     ``llamacpp:PATH``) is fingerprinted without loading its weights; other backends are built
     (that sends nothing)."""
@@ -125,9 +125,9 @@ def dry_model_id(spec: str, base_url: str | None = None) -> str:
         path = Path(rest).expanduser()
     if path is not None:
         return f"llamacpp:{path.name}@{file_fingerprint(path)}"
-    from glotbench.models.registry import load_model
+    from glotbench.models.registry import load_cli_model
 
-    return load_model(spec, **({"base_url": base_url} if base_url else {})).model_id
+    return load_cli_model(spec, model_args, base_url=base_url).model_id
 
 
 def estimate(calls: list[Call], model_id: str | None, journal: Path) -> dict:

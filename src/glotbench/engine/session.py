@@ -44,13 +44,12 @@ def default_output_dir(model_id: str, cfg: RunConfig, model_settings: dict | Non
 
 
 def load_model_from_config(cfg: RunConfig) -> Model:
-    from glotbench.models.registry import load_model
+    from glotbench.models.registry import load_cli_model
 
     kw = dict(cfg.model_args)
     if cfg.chat_template:
         kw["chat_template"] = read_chat_template(cfg.chat_template)
     if cfg.base_url:
-        kw["base_url"] = cfg.base_url
         backend = (cfg.model or "").partition(":")[0].lower()
         if len(cfg.base_urls) > 1 and backend not in REPLICA_BACKENDS:
             from glotbench.errors import GlotbenchError
@@ -59,9 +58,7 @@ def load_model_from_config(cfg: RunConfig) -> Model:
                                  f"{', '.join(b + ':' for b in REPLICA_BACKENDS)} models, not {cfg.model}")
     if cfg.api_key_env:
         kw["api_key_env"] = cfg.api_key_env
-    if cfg.timeout:
-        kw.setdefault("timeout", cfg.timeout)
-    return load_model(cfg.model, **kw)
+    return load_cli_model(cfg.model, kw, base_url=cfg.base_url, timeout=cfg.timeout or None)
 
 
 def read_chat_template(path: str) -> str:
@@ -83,12 +80,9 @@ def read_chat_template(path: str) -> str:
 
 def load_judge(spec: str, judge_args: dict, timeout: float | None = None) -> Model:
     """A judge is any model glotbench can run; ``judge_args`` may carry base_url / api_key_env."""
-    from glotbench.models.registry import load_model
+    from glotbench.models.registry import load_cli_model
 
-    kw = dict(judge_args)
-    if timeout:
-        kw.setdefault("timeout", timeout)
-    return load_model(spec, **kw)
+    return load_cli_model(spec, judge_args, timeout=timeout or None, flag="--judge-args")
 
 
 def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]]:
