@@ -54,6 +54,8 @@ def print_results(results: dict, console: Console | None = None) -> None:
             notes.append(f"* {name}: {t['unparseable_rate']:.0%} of answers unparseable{by} (over 20%)")
         elif t["status"] == "invalid":
             notes.append(f"invalid {name}: {t['unparseable_rate']:.0%} of answers unparseable{by} (over 50%): score not valid")
+        elif t["status"] == "failed":
+            notes.append(f"failed {name}: every one of its {t['n_errors']} item(s) failed; no score")
         elif t["status"] == "incomplete":
             notes.append(f"incomplete {name}: {t['n_scored'] + t['n_errors']}/{t['n_items']} items done")
         if t["n_errors"]:

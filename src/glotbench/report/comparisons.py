@@ -38,7 +38,7 @@ class CrosslingualResult:
 
 def _usable(task_result: dict, metric: str) -> float | None:
     """The score, or None when the run marked it invalid (over 50% unparseable), as Czech-Bench's "-"."""
-    if task_result.get("status") == "invalid":
+    if task_result.get("status") in ("invalid", "failed"):
         return None
     return metric_value(task_result, metric)
 
