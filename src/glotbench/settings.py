@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from glotbench.errors import GlotbenchError
 
@@ -53,6 +53,10 @@ class RunSettings(BaseModel):
                                 request=True)
     limit: int | float | None = setting(None, "Items per task: N >= 1 the first N; 0 < x < 1 that share of each task.",
                                         "--limit", "-n", request=True)
+    sample: int | float | None = setting(None, "Items per task drawn at random with --seed: N >= 1 items, 0 < x < 1 "
+                                         "that share (instead of --limit's first N).", "--sample", request=True)
+    stratify: str | None = setting(None, "With --sample: spread the items evenly over this field's values (gold: "
+                                   "the gold label; or a metadata field).", "--stratify", request=True)
     # ---- prompt and sampling
     seed: int = setting(1234, "Sampling and few-shot seed.", "--seed", request=True)
     num_fewshot: int | None = setting(None, "Few-shot examples per prompt (default: each task's own).", "--num-fewshot",
@@ -140,7 +144,16 @@ class RunSettings(BaseModel):
         """The ``--base-url`` replicas (one element for one URL, none when unset)."""
         return self.base_url.split(",") if self.base_url else []
 
-    @field_validator("limit")
+    @model_validator(mode="after")
+    def _subset(self):
+        if self.sample is not None and self.limit is not None:
+            raise ValueError("--sample and --limit both choose the items: give one (--sample N: random, "
+                             "--limit N: the first N)")
+        if self.stratify and self.sample is None:
+            raise ValueError("--stratify needs --sample N (how many items to spread over its values)")
+        return self
+
+    @field_validator("limit", "sample")
     @classmethod
     def _limit(cls, v):
         if v is None:
