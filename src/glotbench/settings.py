@@ -37,8 +37,9 @@ class RunSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     # ---- model
-    model: str = setting("embedded", "embedded (default SmolLM2), llamacpp:/path.gguf, openai:NAME, anthropic:NAME, "
-                         "vllm:NAME, ollama:NAME", "--model", "-m")
+    model: str = setting("embedded", "embedded (default SmolLM2), llamacpp:/path.gguf, hf:DIR_OR_HUB_ID, openai:NAME, "
+                         "anthropic:NAME, vllm:NAME, ollama:NAME, recorded:FILE (answers you already have).",
+                         "--model", "-m")
     base_url: str | list[str] | None = setting(None, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1; "
                                                "several (repeat or comma-separate): replicas of one model server, "
                                                "requests spread across them.", "--base-url")
@@ -103,7 +104,7 @@ class RunSettings(BaseModel):
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals.", "--bootstrap")
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
     log_to: list[str] = setting(None, "Experiment tracker to log the finished run to: mlflow[:URI] or wandb[:PROJECT] "
-                                "(repeat for several; docs/trackers-and-exports.md).", "--log-to", factory=list)
+                                "(repeat for several; docs/trackers.md).", "--log-to", factory=list)
     skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
                                       "(Czech-Bench configs).", "--skip-missing-data")
     # ---- sharding (docs/sharding.md): none of these changes a request, so a sharded run and an
