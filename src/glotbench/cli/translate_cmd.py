@@ -36,7 +36,10 @@ def translate(
     from glotbench.tasks.registry import resolve
     from glotbench.translate.pipeline import source_records, translate_records, write_outputs
 
+    from glotbench.translate.pipeline import language_name
+
     console = Console(stderr=True, soft_wrap=True)
+    language_name(to)  # an unknown code is one line before the model loads
     src_task = resolve([task])[0]
     chosen = list(fields or src_task.spec.options.get("translate_fields") or [])
     if not chosen:
