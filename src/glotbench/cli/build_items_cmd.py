@@ -106,10 +106,14 @@ def review_import(
                "kept": len(res.kept), "fixed": res.fixed, "dropped": len(res.dropped), "not_reviewed": res.not_reviewed,
                "sheets": [str(s) for s in sheets]}
     if res.undecided:
-        typer.echo(f"{res.undecided} items have no final verdict: the arbiter fills verdict, corrected_answer, comment "
-                   f"in the disagreements sheet; rerun with --arbiter FILE. No dataset written.")
+        # the disagreements sheet is written (the arbiter needs it), the dataset is not: a refusal, so a
+        # script that chains the build steps stops here instead of reading a missing file
         output.with_name(stem + ".review.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-        return
+        from glotbench.errors import GlotbenchError
+
+        how = "rerun with --arbiter FILE" if arbiter is None else f"{arbiter} leaves them open; complete it and rerun"
+        raise GlotbenchError(f"{res.undecided} items have no final verdict: the arbiter fills verdict, corrected_answer, "
+                             f"comment in the disagreements sheet; {how}. No dataset written.")
     from glotbench.build.task_yaml import retarget
 
     write_items(output, res.kept)
