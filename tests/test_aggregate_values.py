@@ -89,6 +89,7 @@ AGGREGATES: dict[str, str] = {
        for k in ("scores", "rankings", "kendall_tau", "cohen_kappa", "cohen_kappa.kappa", "cohen_kappa.agreement",
                  "cohen_kappa.n_items", "cohen_kappa.n_excluded", "cohen_kappa.confusion", "cohen_kappa.per_model",
                  "kendall_tau.tau", "kendall_tau.p_value", "kendall_tau.n_models")},
+    "compare_judges.ranks": "test_compare_judges_ranks_equal_scipy_min_ranks",
     # report: outcome bars and the sample browser's filter
     **{f"report.outcomes.{k}": REPORT for k in ("correct", "partial", "wrong", "unparseable", "error")},
     # analyze option-order / items / thinking
@@ -920,6 +921,24 @@ def live_aggregates(runs) -> set[str]:
     names |= {f"compare_judges.kendall_tau.{k}" for r in cj["kendall_tau"] for k in r}
     names |= {f"compare_judges.cohen_kappa.{k}" for r in cj["cohen_kappa"] for k in r}
     return names
+
+
+def test_compare_judges_ranks_equal_scipy_min_ranks():
+    """Competition ranks (ties share the best rank) against scipy's rankdata(method="min")."""
+    from scipy.stats import rankdata
+
+    from glotbench.judges.agreement import compare_judges
+
+    c, w = "CORRECT", "INCORRECT"
+    table = {"j1": {"m1": [c, c, w, w], "m2": [c, w, c, w], "m3": [w, w, w, c], "m4": [c, c, c, w]},
+             "j2": {"m1": [c, w, w, w], "m2": [c, w, w, w], "m3": [c, w, w, w], "m4": [w, w, w, w]}}
+    for metric in ("CO", "IN", "F"):
+        res = compare_judges(table, metric=metric)
+        sign = -1 if metric != "IN" else 1  # IN: lower is better
+        for j in table:
+            models = res["models"]
+            want = rankdata([sign * res["scores"][j][m][metric] for m in models], method="min")
+            assert [res["ranks"][j][m] for m in models] == [int(x) for x in want], (metric, j)
 
 
 def test_every_aggregate_has_a_value_test(runs):
