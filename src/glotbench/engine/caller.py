@@ -55,6 +55,7 @@ class CachedCaller:
         self._rng = random.Random(seed)
         self._inflight: dict[str, asyncio.Future] = {}
         self.judge: "CachedCaller | None" = None  # the judge's caller, when the run has one
+        self.on_answer = None  # called once per answer received (the run's progress display)
         # Keys already answered, read once: a miss then costs no database query.
         self._known = journal.cached_keys()
 
@@ -120,6 +121,8 @@ class CachedCaller:
                 raise RequestFailed(str(err), 1) from None
             latency = time.perf_counter() - t0
         self.stats.sent += 1
+        if self.on_answer is not None:
+            self.on_answer()
         if is_gen:
             self.stats.input_tokens += result.input_tokens or 0
             self.stats.output_tokens += result.output_tokens or 0

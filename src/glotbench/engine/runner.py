@@ -223,6 +223,10 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
                              concurrency=judge_concurrency or judge_model.max_parallel or concurrency, seed=settings.seed,
                              guard=guard, shared=shared)
         caller.judge = judge
+    on_answer = getattr(on_progress, "answer", None)  # the progress counts answers as they arrive
+    for c in (caller, judge):
+        if c is not None:
+            c.on_answer = on_answer
     # A fixed pool of workers pulls items from one shared iterator, so the number of live sample
     # coroutines (and memory) stays flat however large the tasks; requests stay bounded by the
     # callers' semaphores (pool_size).

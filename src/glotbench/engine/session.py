@@ -163,18 +163,37 @@ def _flush_held_writes(journal: Journal, console: Console, wait_s: float) -> boo
     return True
 
 
+def rate_text(done: int, elapsed: float) -> str:
+    """Items per second, or seconds per item when under one a second (a slow run's ``0.0 it/s``
+    said nothing); empty before the first item."""
+    if done <= 0 or elapsed <= 0:
+        return ""
+    rate = done / elapsed
+    return f"{rate:.1f} it/s" if rate >= 1 else f"{elapsed / done:.1f} s/it"
+
+
 class _ProgressCounter:
+    """The run's progress: items done (the bar), their rate, errors, and the answers received so far
+    (a batched model answers many items' requests together, and an item with several requests,
+    Best-of-N or a judge, is done only with its last one: the count moves before the bar does)."""
+
     def __init__(self, progress: Progress | None, task_id, t0: float):
         self.progress, self.task_id, self.t0 = progress, task_id, t0
-        self.done = self.errors = 0
+        self.done = self.errors = self.answers = 0
 
     def __call__(self, status: str) -> None:
         self.done += 1
         if status == "error":
             self.errors += 1
         if self.progress is not None:
-            rate = self.done / max(1e-9, time.perf_counter() - self.t0)
-            self.progress.update(self.task_id, advance=1, rate=f"{rate:.1f} it/s", errors=self.errors)
+            self.progress.update(self.task_id, advance=1, rate=rate_text(self.done, time.perf_counter() - self.t0),
+                                 errors=self.errors, answers=self.answers)
+
+    def answer(self) -> None:
+        """One answer received (model or judge)."""
+        self.answers += 1
+        if self.progress is not None:
+            self.progress.update(self.task_id, answers=self.answers)
 
 
 def _check_journal_model(out_dir: Path, current: dict, cfg: RunConfig) -> None:
@@ -286,11 +305,12 @@ def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: 
         progress = None
         if show_progress:
             progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TextColumn("{task.fields[rate]}"), TextColumn("errors {task.fields[errors]}"),
+                                TextColumn("{task.fields[rate]}"), TextColumn("answers {task.fields[answers]}"),
+                                TextColumn("errors {task.fields[errors]}"),
                                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
                                 transient=False)
             progress.start()
-        pid = progress.add_task("items", total=todo, rate="", errors=0) if progress else None
+        pid = progress.add_task("items", total=todo, rate="", errors=0, answers=0) if progress else None
         counter = _ProgressCounter(progress, pid, t0)
         try:
             caller = asyncio.run(execute(runs, model, journal, settings, concurrency=concurrency, policy=policy,
