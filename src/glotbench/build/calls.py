@@ -40,12 +40,14 @@ class Call:
 @dataclass
 class CallReport:
     sent: int = 0
-    cached: int = 0
+    cached: int = 0  # answered by the journal before this step ran
     failed: int = 0
+    repeated: int = 0  # the same request again within this step (e.g. a Swiss pair met twice): no call, no journal hit
     errors: dict[str, str] = field(default_factory=dict)  # item -> error message
 
     def line(self) -> str:
-        return f"calls sent {self.sent} · from the journal {self.cached} · failed {self.failed}"
+        again = f" · repeated in this run {self.repeated}" if self.repeated else ""
+        return f"calls sent {self.sent} · from the journal {self.cached}{again} · failed {self.failed}"
 
 
 def journal_path(output: Path, journal: Path | None = None) -> Path:
@@ -87,7 +89,9 @@ class Session:
 
         results = self.loop.run_until_complete(go())
         st = self.caller.stats
-        self.report.sent, self.report.cached, self.report.failed = st.sent, st.cached, st.failed
+        self.report.sent, self.report.failed = st.sent, st.failed
+        self.report.cached = st.cached - st.repeat_hits
+        self.report.repeated = st.repeat_hits + st.inflight_shared
         return {k: v for k, v in results if v is not None}
 
     def close(self) -> None:

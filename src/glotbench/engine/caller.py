@@ -27,6 +27,8 @@ class CallStats:
     sent: int = 0
     cached: int = 0
     shared_hits: int = 0  # of ``cached``: answers taken from the shared response cache
+    repeat_hits: int = 0  # of ``cached``: requests this caller itself answered earlier in the run
+    inflight_shared: int = 0  # identical requests that waited on one already on its way (not in ``cached``)
     retries: int = 0
     failed: int = 0
     input_tokens: int = 0
@@ -58,6 +60,7 @@ class CachedCaller:
         self.on_answer = None  # called once per answer received (the run's progress display)
         # Keys already answered, read once: a miss then costs no database query.
         self._known = journal.cached_keys()
+        self._answered_here: set[str] = set()  # keys this caller sent (or took from the shared cache)
 
     async def __call__(self, request: GenRequest | LoglikelihoodRequest, *, task: str | None = None,
                        sample_id: str | None = None) -> GenResult | LoglikelihoodResult:
@@ -70,8 +73,11 @@ class CachedCaller:
             self.guard.check()  # the breaker has tripped: send nothing more
         if cached is not None:
             self.stats.cached += 1
+            if key in self._answered_here:
+                self.stats.repeat_hits += 1
             return GenResult.from_dict(cached) if is_gen else LoglikelihoodResult.from_dict(cached)
         if key in self._inflight:  # identical request already on its way (e.g. duplicate items)
+            self.stats.inflight_shared += 1
             return await asyncio.shield(self._inflight[key])
         fut = asyncio.get_running_loop().create_future()
         self._inflight[key] = fut
@@ -92,6 +98,7 @@ class CachedCaller:
         if found is None:
             return None
         self._known.add(key)
+        self._answered_here.add(key)
         self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
                                   model_id=self.model.model_id, request=request.keyed_json(self.model.model_id),
                                   response=found, latency_s=None)
@@ -127,6 +134,7 @@ class CachedCaller:
             self.stats.input_tokens += result.input_tokens or 0
             self.stats.output_tokens += result.output_tokens or 0
         self._known.add(key)
+        self._answered_here.add(key)
         # Committed at once; if the write fails (disk full) the journal keeps the answer in memory
         # and writes it later, so it is never sent again (and the guard stops new sends).
         self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
