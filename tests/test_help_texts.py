@@ -34,6 +34,13 @@ def test_run_help():
         assert name in BACKENDS.names()
 
 
+def test_install_hints_keep_their_extra():
+    """Help is rich markup: an unescaped "glotbench[ray]" lost its "[ray]" (taken for a style tag)."""
+    text = " ".join(_help("run").split())
+    assert "pip install 'glotbench[ray]'" in text and "pip install 'glotbench[slurm]'" in text
+    assert "pip install 'glotbench')" not in text
+
+
 def test_docs_named_in_help_exist():
     for cmd in COMMANDS:
         text = " ".join(_help(*cmd).split())  # one line: a wrapped path is whole again

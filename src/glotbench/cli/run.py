@@ -42,9 +42,13 @@ def _cli_type(annotation: Any) -> Any:
 
 
 def _help(field) -> str:
+    from rich.markup import escape
+
     default = field.get_default(call_default_factory=True)
     shown = "" if default in (None, [], {}) else f" (default: {default})"
-    return f"{field.description}{shown}"
+    # escaped: typer renders help as rich markup, which took "glotbench[ray]" for a style tag and
+    # printed pip install 'glotbench'
+    return escape(f"{field.description}{shown}")
 
 
 def settings_parameters() -> list[inspect.Parameter]:
