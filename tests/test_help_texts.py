@@ -47,3 +47,12 @@ def test_docs_named_in_help_exist():
         for doc in re.findall(r"docs/[A-Za-z0-9_.-]+\.md", text.replace("│ ", "").replace(" │", "")):
             assert (REPO / doc).is_file(), f"glotbench {' '.join(cmd)} --help names {doc}, which does not exist"
         assert "<bool>" not in text, cmd
+
+
+def test_nothing_cut_in_80_columns():
+    """No help text is cut with "…" in an 80-column terminal (an unbreakable token is cut, not wrapped)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "COLUMNS": "80", "NO_COLOR": "1", "TERM": "dumb"}
+    for cmd in COMMANDS:
+        done = subprocess.run([sys.executable, "-m", "glotbench", *cmd, "--help"], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0 and "…" not in done.stdout, (cmd, [x for x in done.stdout.splitlines() if "…" in x])
