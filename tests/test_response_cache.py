@@ -21,7 +21,8 @@ A, B = "hulu.cola", "hulu.rte"
 
 def _cli(*args: str, cwd: Path, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "OPENAI_API_KEY": "x", "PYTHONPATH": SRC, **(env_extra or {})}
-    env.pop("GLOTBENCH_CACHE", None) if not env_extra or "GLOTBENCH_CACHE" not in env_extra else None
+    if not env_extra or "GLOTBENCH_CACHE" not in env_extra:
+        env.pop("GLOTBENCH_CACHE", None)  # a user's own cache must not change what the test counts
     return subprocess.run([sys.executable, "-m", "glotbench", *args], env=env, capture_output=True, text=True,
                           timeout=300, cwd=cwd)
 
@@ -60,6 +61,11 @@ def test_second_run_sends_only_the_new_tasks_requests(stub_server, tmp_path, dat
     assert second == both - only_a, (second, both, only_a)
     assert second > 0
     assert _metrics(cached) == _metrics(plain)
+    assert cached["fingerprint"] == plain["fingerprint"]  # the cache is no request setting
+    samples = lambda d: [{k: v for k, v in json.loads(x).items() if k not in ("created",)}  # noqa: E731
+                         for x in (tmp_path / d / "samples.jsonl").read_text().splitlines()]
+    assert [(r["sample_id"], r["outputs"][0]["text"], r["pred"]) for r in samples("two")] == \
+        [(r["sample_id"], r["outputs"][0]["text"], r["pred"]) for r in samples("three")]
     assert cached["run"]["sessions"][-1]["requests_from_shared_cache"] == only_a
 
     # --no-cache bypasses it; the environment variable turns it on without the flag
