@@ -50,12 +50,12 @@ def czech_pos():
     return CzechPos()
 
 
-def _cli(*args, cwd: Path, timeout=600):
+def _cli(*args, cwd: Path, timeout=600, expect: int = 0):
     env = {**os.environ, "OPENAI_API_KEY": "x",
            "PYTHONPATH": os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p)}
     done = subprocess.run([sys.executable, "-m", "glotbench", *args], env=env, capture_output=True, text=True,
                           cwd=cwd, timeout=timeout)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == expect, done.stdout + done.stderr
     return done.stdout
 
 
@@ -119,7 +119,7 @@ def test_czech_example_end_to_end(tmp_path, ctkfacts, czech_pos, smollm2_path, s
     ids = [r["id"] for r in csv.DictReader((FIX / "annotator_a.csv").open(encoding="utf-8"))]
     assert ids == [r["id"] for r in residue[:10]]
     out = _cli("build", "review", "import", "filtered.jsonl", str(FIX / "annotator_a.csv"),
-               str(FIX / "annotator_b.tsv"), "-o", "final.jsonl", cwd=tmp_path)
+               str(FIX / "annotator_b.tsv"), "-o", "final.jsonl", cwd=tmp_path, expect=2)  # no --arbiter: refused
     p_o, p_e = 8 / 10, (6 * 4 + 3 * 5 + 1 * 1) / 100  # fixtures/build/README.md
     assert f"Cohen's kappa, annotators 1-2: {(p_o - p_e) / (1 - p_e):.3f}" in out
     assert "reviewed 10 items: 8 agreed, 2 disagreements; 190 not reviewed" in out

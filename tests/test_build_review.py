@@ -113,9 +113,12 @@ def test_cli_import_fresh_process(tmp_path):
     _sheet(tmp_path / "a.csv", [("i1", "keep", "", ""), ("i2", "drop", "", "x")])
     _sheet(tmp_path / "b.csv", [("i1", "keep", "", ""), ("i2", "keep", "", "")])
     done = cli("import", "d.jsonl", "a.csv", "b.csv", "-o", "out.jsonl")
-    assert done.returncode == 0, done.stderr
+    # disagreements and no --arbiter: the sheet for the arbiter is written, the dataset is not, and the
+    # command refuses (exit 2, one line) instead of exiting 0 with nothing written (issue 41)
+    assert done.returncode == 2, done.stderr
     assert "Cohen's kappa, annotators 1-2: 0.000" in done.stdout
-    assert "1 items have no final verdict" in done.stdout and not (tmp_path / "out.jsonl").exists()
+    assert done.stderr.strip().splitlines()[-1].startswith("error: 1 items have no final verdict")
+    assert "rerun with --arbiter FILE" in done.stderr and not (tmp_path / "out.jsonl").exists()
     dis = list(csv.DictReader((tmp_path / "out.disagreements.csv").open(encoding="utf-8")))
     assert [(r["id"], r["annotator_1_verdict"], r["annotator_2_verdict"], r["verdict"]) for r in dis] == [
         ("i2", "drop", "keep", "")]

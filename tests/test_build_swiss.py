@@ -67,8 +67,10 @@ def test_select_cli_with_stub_judge_is_journaled(stub_server, tmp_path):
     out = cli(*args, "--dry-run", cwd=tmp_path)
     assert "groups 2 · k 2 · pairwise calls at most 6" in out.stdout  # g1: 5 items, 3 rounds x 2 pairs; g2: 2 <= k
     out = cli(*args, cwd=tmp_path)
-    # round 3 pairs i2 with i3 again (no one else left unmet): the same request, answered by the journal
-    assert "kept 4 · dropped 3" in out.stdout and "calls sent 5 · from the journal 1" in out.stdout
+    # round 3 pairs i2 with i3 again (no one else left unmet): the same request, asked earlier in this
+    # run: a repeat, not a journal hit (the journal was empty when the step started; issue 41)
+    assert "kept 4 · dropped 3" in out.stdout
+    assert "calls sent 5 · from the journal 0 · repeated in this run 1 · failed 0" in out.stdout
     kept = lines(tmp_path / "sel.jsonl")
     assert [k["id"] for k in kept if k["group"] == "g1"] == ["i0", "i2"]  # "A" always wins: the earlier one
     out = cli(*args, cwd=tmp_path)

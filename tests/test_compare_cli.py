@@ -101,15 +101,20 @@ def test_ranks(runs, tmp_path):
     # undefined for stub runs whose answers the reference rule cannot read: rank on glotbench's accuracy
     out = _cli("--ranks", *runs.values(), "--a", "mm_eval", "--b", "cs.klokanek", "--metric", "accuracy",
                "--json", tmp_path / "r.json")
-    # suite score = mean of its tasks' metric; mm_eval has only knowledge in these runs
-    sa = {f"openai:stub (run_{n})": _results(r)["mm_eval.knowledge"]["metrics"]["accuracy"]["value"] for n, r in runs.items()}
+    # suite score = mean of its tasks' metric; mm_eval has only knowledge in these runs. A score the
+    # run marks invalid (run B's Czech "Odpověď: B" on the Mongolian task: nothing parses) is no
+    # score: that model is left out of the side, with a note (issue 41; --crosslingual does the same)
+    sa = {f"openai:stub (run_{n})": _results(r)["mm_eval.knowledge"]["metrics"]["accuracy"]["value"] for n, r in runs.items()
+          if _results(r)["mm_eval.knowledge"]["status"] != "invalid"}
     sb = {f"openai:stub (run_{n})": _results(r)["cs.klokanek"]["metrics"]["accuracy"]["value"] for n, r in runs.items()}
+    assert len(sa) == 2 and "openai:stub (run_B)" not in sa
     exp = rank_movement(sa, sb)
     got = json.loads((tmp_path / "r.json").read_text())["ranks"]
     assert [(r["model"], r["rank_a"], r["rank_b"], r["movement"]) for r in got["rows"]] == \
         [(r.model, r.rank_a, r.rank_b, r.movement) for r in exp.rows]
     for r in exp.rows:
         assert r.movement in out and f"{r.score_b:.3f}" in out
+    assert "openai:stub (run_B): left out of A (its mm_eval.knowledge score is invalid)" in out
     if not math.isnan(exp.tau):
         assert f"Kendall's tau-b = {exp.tau:.3f}" in out
 

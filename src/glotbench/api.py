@@ -11,7 +11,7 @@ from typing import Any
 
 from glotbench.sample_record import SampleRecord
 
-__all__ = ["EvalResult", "MetricValue", "SampleRecord", "TaskResult", "evaluate", "evaluate_settings", "load_result"]
+__all__ = ["EvalResult", "MetricValue", "SampleRecord", "TaskResult", "UnknownName", "evaluate", "evaluate_settings", "load_result"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,10 @@ class MetricValue:
 
 @dataclass(frozen=True)
 class TaskResult:
+    """One task's numbers, with the validity the CLI prints beside them: ``status`` is ``ok``,
+    ``flagged`` (``*``: over 20% unparseable), ``invalid`` (over 50%: the score is not valid),
+    ``incomplete`` or ``failed`` (every item failed); ``valid`` is False for the last three."""
+
     name: str
     language: str | None
     version: str | None
@@ -34,6 +38,23 @@ class TaskResult:
     n_errors: int
     metrics: dict[str, MetricValue]
     fingerprint: str | None
+    status: str = "ok"
+    flag: str = ""
+    n_unparseable: int = 0
+    unparseable_rate: float = 0.0
+    headline: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        """Whether the score stands as the CLI prints it (``ok`` or ``flagged``)."""
+        return self.status in ("ok", "flagged")
+
+
+class UnknownName(KeyError):
+    """A task or metric name a result does not have; the message names the ones it has."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 @dataclass(frozen=True)
@@ -53,9 +74,20 @@ class EvalResult:
         return read_samples(self.output_dir)
 
     def metric(self, task: str, name: str | None = None) -> MetricValue:
-        """A task's metric (its first one when ``name`` is None)."""
-        metrics = self.tasks[task].metrics
-        return metrics[name] if name else next(iter(metrics.values()))
+        """A task's metric (its headline, else its first one, when ``name`` is None). An unknown task
+        or metric raises :class:`UnknownName` (a ``KeyError``) naming the ones there are."""
+        if task not in self.tasks:
+            raise UnknownName(f"no task {task!r} in this result (tasks: {', '.join(self.tasks) or 'none'})")
+        t = self.tasks[task]
+        if name is None:
+            if t.headline in t.metrics:
+                return t.metrics[t.headline]
+            if not t.metrics:
+                raise UnknownName(f"task {task!r} has no metrics")
+            return next(iter(t.metrics.values()))
+        if name not in t.metrics:
+            raise UnknownName(f"task {task!r} has no metric {name!r} (metrics: {', '.join(t.metrics) or 'none'})")
+        return t.metrics[name]
 
 
 def _task_result(name: str, t: dict[str, Any]) -> TaskResult:
@@ -67,7 +99,9 @@ def _task_result(name: str, t: dict[str, Any]) -> TaskResult:
         metrics[m] = MetricValue(m, value, tuple(ci) if ci else None, (defs.get(m) or {}).get("direction", "higher"))
     return TaskResult(name=name, language=t.get("language"), version=t.get("version"), n_items=t.get("n_items", 0),
                       n_scored=t.get("n_scored", 0), n_errors=t.get("n_errors", 0), metrics=metrics,
-                      fingerprint=(t.get("fingerprint") or {}).get("id"))
+                      fingerprint=(t.get("fingerprint") or {}).get("id"), status=t.get("status") or "ok",
+                      flag=t.get("flag") or "", n_unparseable=t.get("n_unparseable") or 0,
+                      unparseable_rate=t.get("unparseable_rate") or 0.0, headline=t.get("headline"))
 
 
 def read_samples(run_dir: Path) -> list[SampleRecord]:

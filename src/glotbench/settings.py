@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from glotbench.errors import GlotbenchError
 
@@ -37,8 +37,9 @@ class RunSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     # ---- model
-    model: str = setting("embedded", "embedded (default SmolLM2), llamacpp:/path.gguf, openai:NAME, anthropic:NAME, "
-                         "vllm:NAME, ollama:NAME", "--model", "-m")
+    model: str = setting("embedded", "embedded (default SmolLM2), llamacpp:/path.gguf, hf:DIR_OR_HUB_ID, openai:NAME, "
+                         "anthropic:NAME, vllm:NAME, ollama:NAME, recorded:FILE (answers you already have).",
+                         "--model", "-m")
     base_url: str | list[str] | None = setting(None, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1; "
                                                "several (repeat or comma-separate): replicas of one model server, "
                                                "requests spread across them.", "--base-url")
@@ -53,6 +54,10 @@ class RunSettings(BaseModel):
                                 request=True)
     limit: int | float | None = setting(None, "Items per task: N >= 1 the first N; 0 < x < 1 that share of each task.",
                                         "--limit", "-n", request=True)
+    sample: int | float | None = setting(None, "Items per task drawn at random with --seed: N >= 1 items, 0 < x < 1 "
+                                         "that share (instead of --limit's first N).", "--sample", request=True)
+    stratify: str | None = setting(None, "With --sample: spread the items evenly over this field's values (gold: "
+                                   "the gold label; or a metadata field).", "--stratify", request=True)
     # ---- prompt and sampling
     seed: int = setting(1234, "Sampling and few-shot seed.", "--seed", request=True)
     num_fewshot: int | None = setting(None, "Few-shot examples per prompt (default: each task's own).", "--num-fewshot",
@@ -89,12 +94,17 @@ class RunSettings(BaseModel):
                                     "--breaker-failures", ge=0)
     journal_flush_wait: float = setting(60.0, "Disk full: how long to retry held journal writes, seconds.",
                                         "--journal-flush-wait", ge=0)
+    # ---- shared response cache (docs/cache.md): answers reused across run directories
+    cache: str | None = setting(None, "Shared response cache folder, read before sending and written after each "
+                                "answer, reused across run directories (default: $GLOTBENCH_CACHE if set; 'default' "
+                                "is ~/.cache/glotbench/responses). Off unless set.", "--cache")
+    no_cache: bool = setting(False, "Bypass the shared response cache (--cache and $GLOTBENCH_CACHE).", "--no-cache")
     # ---- output
     output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals (0: no intervals).", "--bootstrap", ge=0)
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
     log_to: list[str] = setting(None, "Experiment tracker to log the finished run to: mlflow[:URI] or wandb[:PROJECT] "
-                                "(repeat for several; docs/trackers-and-exports.md).", "--log-to", factory=list)
+                                "(repeat for several; docs/trackers.md).", "--log-to", factory=list)
     offline: bool = setting(False, "Fetch no data: a task whose data is absent names the `glotbench data pull` "
                             "command instead (also when HF_HUB_OFFLINE=1).", "--offline")
     skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
@@ -137,7 +147,16 @@ class RunSettings(BaseModel):
         """The ``--base-url`` replicas (one element for one URL, none when unset)."""
         return self.base_url.split(",") if self.base_url else []
 
-    @field_validator("limit")
+    @model_validator(mode="after")
+    def _subset(self):
+        if self.sample is not None and self.limit is not None:
+            raise ValueError("--sample and --limit both choose the items: give one (--sample N: random, "
+                             "--limit N: the first N)")
+        if self.stratify and self.sample is None:
+            raise ValueError("--stratify needs --sample N (how many items to spread over its values)")
+        return self
+
+    @field_validator("limit", "sample")
     @classmethod
     def _limit(cls, v):
         if v is None:

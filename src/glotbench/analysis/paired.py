@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
+import warnings
+
 import numpy as np
 from scipy.stats import binomtest, chi2
 
@@ -66,6 +68,15 @@ def paired_bootstrap(
     k = a.size
     if k == 0:
         raise DataError("paired_bootstrap: no items")
+    with warnings.catch_warnings():
+        # a resample with no value on one side (np.nanmean of all-NaN) is NaN and dropped below:
+        # numpy's "Mean of empty slice" warning about it is noise to the user
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _paired_bootstrap(a, b, metric_fn, n, seed, alpha)
+
+
+def _paired_bootstrap(a, b, metric_fn, n: int, seed: int, alpha: float) -> PairedBootstrap:
+    k = a.size
     diff = float(metric_fn(a) - metric_fn(b))
     rng = np.random.default_rng(seed)
     vectorised = metric_fn is np.mean or metric_fn is np.nanmean

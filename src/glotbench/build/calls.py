@@ -41,12 +41,14 @@ class Call:
 @dataclass
 class CallReport:
     sent: int = 0
-    cached: int = 0
+    cached: int = 0  # answered by the journal before this step ran
     failed: int = 0
+    repeated: int = 0  # the same request again within this step (e.g. a Swiss pair met twice): no call, no journal hit
     errors: dict[str, str] = field(default_factory=dict)  # item -> error message
 
     def line(self) -> str:
-        return f"calls sent {self.sent} · from the journal {self.cached} · failed {self.failed}"
+        again = f" · repeated in this run {self.repeated}" if self.repeated else ""
+        return f"calls sent {self.sent} · from the journal {self.cached}{again} · failed {self.failed}"
 
 
 def journal_path(output: Path, journal: Path | None = None) -> Path:
@@ -93,7 +95,9 @@ class Session:
 
         results = self.loop.run_until_complete(go())
         st = self.caller.stats
-        self.report.sent, self.report.cached, self.report.failed = st.sent, st.cached, st.failed
+        self.report.sent, self.report.failed = st.sent, st.failed
+        self.report.cached = st.cached - st.repeat_hits
+        self.report.repeated = st.repeat_hits + st.inflight_shared
         return {k: v for k, v in results if v is not None}
 
     def close(self) -> None:
@@ -116,7 +120,7 @@ def run_calls(model: Model, journal: Path, calls: list[Call], *, step: str, role
         s.close()
 
 
-def dry_model_id(spec: str, base_url: str | None = None) -> str:
+def dry_model_id(spec: str, base_url: str | None = None, model_args: list[str] | None = None) -> str:
     """The model identity the journal keys use, for ``--dry-run``: a GGUF file (``embedded``,
     ``llamacpp:PATH``) is fingerprinted without loading its weights; other backends are built
     (that sends nothing)."""
@@ -132,9 +136,9 @@ def dry_model_id(spec: str, base_url: str | None = None) -> str:
         path = Path(rest).expanduser()
     if path is not None:
         return f"llamacpp:{path.name}@{file_fingerprint(path)}"
-    from glotbench.models.registry import load_model
+    from glotbench.models.registry import load_cli_model
 
-    return load_model(spec, **({"base_url": base_url} if base_url else {})).model_id
+    return load_cli_model(spec, model_args, base_url=base_url).model_id
 
 
 def estimate(calls: list[Call], model_id: str | None, journal: Path) -> dict:

@@ -72,7 +72,7 @@ def correct_by_item(result, judged: bool) -> dict[str, bool | None]:
 
 def run_settings(items: list[dict], models: list[str], work: Path, *, language: str, judge: str | None,
                  judge_base_url: str | None = None, base_url: str | None = None, name: str = "build_difficulty",
-                 evaluate=None) -> list[tuple[str, dict[str, bool | None], str]]:
+                 evaluate=None, model_args: list[dict] | None = None) -> list[tuple[str, dict[str, bool | None], str]]:
     """``[(setting, {item: correct?}, run dir)]`` for each model setting."""
     if evaluate is None:
         from glotbench.api import evaluate
@@ -86,6 +86,8 @@ def run_settings(items: list[dict], models: list[str], work: Path, *, language: 
         spec, settings = parse_setting(setting)
         if base_url and "base_url" not in settings:
             settings["base_url"] = base_url
+        if model_args and model_args[n]:  # -M: backend options, as glotbench run takes them
+            settings["model_args"] = {**model_args[n], **settings.get("model_args", {})}
         if judge:
             settings.setdefault("judge", judge)
             if judge_base_url:

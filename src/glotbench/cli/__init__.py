@@ -97,6 +97,27 @@ app = typer.Typer(
 )
 
 
+def _quiet_flag_types() -> None:
+    """Help shows a type (``<int>``) for options that take a value, none for on/off flags: recent
+    typer labels every flag ``<bool>``, which reads as if the flag wanted a value."""
+    core = getattr(typer, "core", None)
+    option = getattr(core, "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if shown is None or getattr(shown, "_glotbench", False):
+        return
+
+    def display_type_rich(self, ctx):
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._glotbench = True  # type: ignore[attr-defined]
+    option.display_type_rich = display_type_rich
+
+
+_quiet_flag_types()
+
+
 def _version(value: bool) -> None:
     if value:
         from glotbench import __version__

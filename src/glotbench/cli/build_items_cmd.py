@@ -106,10 +106,14 @@ def review_import(
                "kept": len(res.kept), "fixed": res.fixed, "dropped": len(res.dropped), "not_reviewed": res.not_reviewed,
                "sheets": [str(s) for s in sheets]}
     if res.undecided:
-        typer.echo(f"{res.undecided} items have no final verdict: the arbiter fills verdict, corrected_answer, comment "
-                   f"in the disagreements sheet; rerun with --arbiter FILE. No dataset written.")
+        # the disagreements sheet is written (the arbiter needs it), the dataset is not: a refusal, so a
+        # script that chains the build steps stops here instead of reading a missing file
         output.with_name(stem + ".review.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-        return
+        from glotbench.errors import GlotbenchError
+
+        how = "rerun with --arbiter FILE" if arbiter is None else f"{arbiter} leaves them open; complete it and rerun"
+        raise GlotbenchError(f"{res.undecided} items have no final verdict: the arbiter fills verdict, corrected_answer, "
+                             f"comment in the disagreements sheet; {how}. No dataset written.")
     from glotbench.build.task_yaml import retarget
 
     write_items(output, res.kept)
@@ -137,8 +141,9 @@ def build_filter(
     input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dataset JSONL (instead of the argument)."),
     models: Optional[list[str]] = typer.Option(None, "--model", "-m", help="A model setting, in order (repeat): SPEC "
                                                "or SPEC;NAME=VALUE;... (run settings, e.g. embedded;temperature=0.8)."),
-    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help="--sequential: backend KEY=VALUE for "
-                                                   "every model, N:KEY=VALUE for the N-th only (2:base_url=http://...)."),
+    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help="Backend KEY=VALUE for "
+                                                   "every model, N:KEY=VALUE for the N-th only (2:base_url=http://...), as "
+                                                   "in glotbench run -M."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="Server URL for every model."),
     task: Optional[Path] = typer.Option(None, "--task", help="--sequential: task YAML of the dataset (default <dataset stem>.yaml)."),
     runs: Optional[Path] = typer.Option(None, "--runs", help="--sequential: folder of the rounds' run dirs (default <output stem>.runs)."),
@@ -172,7 +177,7 @@ def build_filter(
             raise GlotbenchError("build filter --difficulty is not available in this build") from None
         difficulty_filter(dataset, output, list(models), max_correct=max_correct, judge=judge,
                           judge_base_url=judge_base_url, base_url=base_url, language=language, work=work,
-                          dry_run=dry_run)
+                          dry_run=dry_run, model_args=model_args)
         return
     _sequential(dataset, output, list(models), model_args, base_url, task, runs, residue, max_tokens, concurrency,
                 correct_key, dry_run)

@@ -16,6 +16,8 @@ from typing import Optional
 
 import typer
 
+from glotbench.cli.model_options import MODEL_ARGS_HELP
+
 from glotbench.cli.build_cmd import build_app
 
 OUT_HELP = "Output JSONL (kept items); removed ones go to <output>.dropped.jsonl."
@@ -34,16 +36,17 @@ def _write(step: str, output: Path, kept: list[dict], dropped: list[dict], extra
     print(f"{step}: wrote {output} and {dropped_path(output)}")
 
 
-def _model(spec: str, base_url: Optional[str]):
-    from glotbench.models.registry import load_model
+def _model(spec: str, base_url: Optional[str], model_args: Optional[list[str]] = None):
+    from glotbench.models.registry import load_cli_model
 
-    return load_model(spec, **({"base_url": base_url} if base_url else {}))
+    return load_cli_model(spec, model_args, base_url=base_url)
 
 
-def _dry(step: str, calls, spec: str, base_url: Optional[str], journal: Path, what: str) -> None:
+def _dry(step: str, calls, spec: str, base_url: Optional[str], journal: Path, what: str,
+         model_args: Optional[list[str]] = None) -> None:
     from glotbench.build.calls import dry_model_id, estimate
 
-    model_id = dry_model_id(spec, base_url)
+    model_id = dry_model_id(spec, base_url, model_args)
     e = estimate(calls, model_id, journal)
     print(f"{step} --dry-run: {what} · calls {e['calls']} (model {model_id}) · already in the journal "
           f"{e['in_journal']} · to send {e['to_send']} · journal {journal}")
@@ -90,6 +93,7 @@ def qa_cmd(
     output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     model: str = typer.Option("embedded", "--model", "-m", help="Any model spec glotbench runs (embedded, llamacpp:..., openai:NAME...)."),
     base_url: Optional[str] = typer.Option(None, "--base-url"),
+    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help=MODEL_ARGS_HELP),
     language: str = typer.Option(..., "--language", "-l", help="The passages' language (prompt and items in it): cs, en, ..."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N passages."),
     max_tokens: int = typer.Option(200, "--max-tokens"),
@@ -118,9 +122,9 @@ def qa_cmd(
     jpath = journal_path(output, journal)
     if dry_run:
         extra = " (+ one answer call per question read, format lines)" if fmt == "lines" else ""
-        _dry("qa", calls, model, base_url, jpath, f"passages {len(ps)}{extra}")
+        _dry("qa", calls, model, base_url, jpath, f"passages {len(ps)}{extra}", model_args)
         return
-    m = _model(model, base_url)
+    m = _model(model, base_url, model_args)
     session = Session(m, jpath, step="qa", concurrency=concurrency, wait=wait)
     try:
         replies = session.run(calls)
@@ -252,14 +256,16 @@ def retrieval_cmd(
 
 def difficulty_filter(input: Path, output: Path, models: list[str], *, max_correct: int, judge: Optional[str] = None,
                       judge_base_url: Optional[str] = None, base_url: Optional[str] = None, language: Optional[str] = None,
-                      work: Optional[Path] = None, dry_run: bool = False) -> None:
+                      work: Optional[Path] = None, dry_run: bool = False, model_args: Optional[list[str]] = None) -> None:
     """`build filter --difficulty` (Chinese SimpleQA §3.3) through the normal engine (glotbench.evaluate)."""
     from glotbench.build.difficulty import run_settings
     from glotbench.build.provenance import add_step, drop
+    from glotbench.build.sequential import per_model_args
     from glotbench.errors import GlotbenchError
 
     if not models:
         raise GlotbenchError("build filter --difficulty: give at least one --model")
+    margs = per_model_args(models, model_args)  # -M as in glotbench run (N:KEY=VALUE for the N-th only)
     items = _items(input)
     lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
     if dry_run:
@@ -270,7 +276,7 @@ def difficulty_filter(input: Path, output: Path, models: list[str], *, max_corre
         return
     work = work or output.parent / (output.name.removesuffix(".jsonl") + ".difficulty")
     results = run_settings(items, list(models), work, language=lang, judge=judge, judge_base_url=judge_base_url,
-                           base_url=base_url)
+                           base_url=base_url, model_args=margs)
     kept, dropped = [], []
     for it in items:
         per = {s: r.get(str(it["id"])) for s, r, _ in results}

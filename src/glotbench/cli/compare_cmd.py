@@ -123,7 +123,7 @@ def compare(
     seed: int = typer.Option(0, "--seed", help="--paired: bootstrap seed."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
     published: Optional[Path] = typer.Option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
-                                             "(model,benchmark,score[,metric,counterpart,language]); --ranks: a side named by one "
+                                             "(columns model, benchmark, score; optional metric, counterpart, language); --ranks: a side named by one "
                                              "of its benchmarks takes the paper's numbers; --crosslingual: each model of the CSV "
                                              "is one more run."),
 ) -> None:

@@ -42,9 +42,13 @@ def _cli_type(annotation: Any) -> Any:
 
 
 def _help(field) -> str:
+    from rich.markup import escape
+
     default = field.get_default(call_default_factory=True)
     shown = "" if default in (None, [], {}) else f" (default: {default})"
-    return f"{field.description}{shown}"
+    # escaped: typer renders help as rich markup, which took "glotbench[ray]" for a style tag and
+    # printed pip install 'glotbench'
+    return escape(f"{field.description}{shown}")
 
 
 def settings_parameters() -> list[inspect.Parameter]:
@@ -114,6 +118,14 @@ def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: O
         # nothing got through (an unreachable server, a wrong URL or key): say so on one line
         first = results["errors"][0]["error"] if results["errors"] else "every request failed"
         typer.echo(f"error: no request succeeded ({session['failed_requests']} failed): {first}", err=True)
+        raise typer.Exit(2)
+    failed = [n for n, t in results["tasks"].items() if t.get("status") == "failed"]
+    if failed:
+        # answers came back but every item of these tasks failed (a missing grader prompt, a judge
+        # that never answered ...): not a result; results.json says "failed" and names the errors
+        first = next((results["tasks"][n].get("first_error") for n in failed if results["tasks"][n].get("first_error")),
+                     None) or "see samples.jsonl"
+        typer.echo(f"error: every item failed in {len(failed)} task(s): {', '.join(failed)}: {first}", err=True)
         raise typer.Exit(2)
     unloadable = [n for n, why in (results.get("skipped_tasks") or {}).items() if why.startswith("cannot load: ")]
     if predictions_out:

@@ -11,7 +11,7 @@ from rich.table import Table
 from glotbench.cli import app
 
 
-COLUMNS = ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source")
+COLUMNS = ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source", "license")
 
 
 def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
@@ -40,7 +40,9 @@ def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
             count, error = None, str(err)
         rows.append({"task": name, "lang": spec.language, "items": count, "metrics": list(spec.metrics),
                      "version": spec.version, "prompt": spec.prompt_hash(), "suites": list(spec.suites),
-                     "source": spec.source.name or spec.source.url, "description": spec.description,
+                     "source": spec.source.name or spec.source.url,
+                     # what the data may be used for: the task file's source.license, "not stated" if it has none
+                     "license": spec.source.license or "not stated", "description": spec.description,
                      "data_error": error})
     return rows
 
@@ -72,7 +74,7 @@ def list_tasks(
     plain: bool = typer.Option(False, "--plain", help="Tab-separated lines, one per task, full values "
                                "(the default when the output is not a terminal)."),
 ) -> None:
-    """List tasks with language, item count, metrics, version and source.
+    """List tasks with language, item count, metrics, version, source and the data's licence.
 
     Convert an lm-eval task YAML: glotbench tasks import-lm-eval TASK.yaml [-o OUT.yaml]
     (docs/adding-a-task.md)."""

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from glotbench.cli import app
+from glotbench.cli.model_options import MODEL_ARGS_HELP
 
 
 @app.command("translate")
@@ -22,6 +23,7 @@ def translate(
     name: Optional[str] = typer.Option(None, "--name", help="Name of the new task (default <task>.mt_<to>)."),
     prompt_from: Optional[str] = typer.Option(None, "--prompt-from", help="Take the prompt of this task (e.g. the target language's own version)."),
     base_url: Optional[str] = typer.Option(None, "--base-url"),
+    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help=MODEL_ARGS_HELP),
     max_tokens: int = typer.Option(256, "--max-tokens", help="Per sentence (the thesis' model stopped at 200 tokens)."),
     knob: Optional[list[str]] = typer.Option(None, "--knob", help="Backend generation knob NAME=VALUE, e.g. repeat_penalty=5 (the thesis' repetition penalty)."),
     concurrency: int = typer.Option(4, "--concurrency", "-j"),
@@ -31,11 +33,14 @@ def translate(
     import json
 
     from glotbench.errors import GlotbenchError
-    from glotbench.models.registry import load_model
+    from glotbench.models.registry import load_cli_model
     from glotbench.tasks.registry import resolve
     from glotbench.translate.pipeline import source_records, translate_records, write_outputs
 
+    from glotbench.translate.pipeline import language_name
+
     console = Console(stderr=True, soft_wrap=True)
+    language_name(to)  # an unknown code is one line before the model loads
     src_task = resolve([task])[0]
     chosen = list(fields or src_task.spec.options.get("translate_fields") or [])
     if not chosen:
@@ -51,8 +56,7 @@ def translate(
             knobs[key] = val
     other = resolve([prompt_from])[0] if prompt_from else None
     records = source_records(src_task, limit)
-    kw = {"base_url": base_url} if base_url else {}
-    m = load_model(model, **kw)
+    m = load_cli_model(model, model_args, base_url=base_url)
     header = f"[bold]translate[/] {task} -> {to} · {len(records)} record(s) · fields {', '.join(chosen)} · {m.model_id} · {output}"
     translated, tr = translate_records(records, chosen, m, output, source_lang=src_task.spec.language, target_lang=to,
                                        max_tokens=max_tokens, knobs=knobs, concurrency=concurrency, wait=wait,

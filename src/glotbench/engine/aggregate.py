@@ -46,15 +46,18 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
 
     The ``*`` (over 20% unparseable) and ``invalid`` (over 50%) flags count unparseable answers by
     the rule of the task's headline metric: its ``parsed_key`` when it declares one (Czech-Bench's
-    ``cb_*``: the reference's parse), else glotbench's extractor (no prediction)."""
+    ``cb_*``: the reference's parse), else glotbench's extractor (no prediction). A task whose
+    every item that ran failed (no answer scored) is ``failed``, never ``ok``."""
     items: list[ScoredItem] = []
     n_errors = 0
+    first_error = None
     for r in records:
         r = r if isinstance(r, SampleRecord) else SampleRecord.from_json(r)
         if r.is_scored:
             items.append(ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map))
         elif r.status == "error":
             n_errors += 1
+            first_error = first_error or r.error
     defs = [get_metric(name, where=f"metric {name!r}") for name in metric_names]
     defs = [d if d.name == name else dataclasses.replace(d, name=name) for d, name in zip(defs, metric_names)]
     head = headline_metric(defs)
@@ -64,6 +67,8 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
     status = "invalid" if frac > INVALID_UNPARSEABLE else ("flagged" if frac > FLAG_UNPARSEABLE else "ok")
     if len(items) + n_errors < total:
         status = "incomplete"
+    if not items and n_errors:  # every item run failed: no score at all, whatever the metrics' NaN says
+        status = "failed"
     summary: dict[str, Any] = {
         "n_items": total,
         "n_scored": len(items),
@@ -76,8 +81,9 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
         "headline": head,
         "headline_metrics": headline_metrics(defs),
         "status": status,
-        "flag": {"ok": "", "flagged": "*", "invalid": "invalid", "incomplete": "incomplete"}[status],
+        "flag": {"ok": "", "flagged": "*", "invalid": "invalid", "incomplete": "incomplete", "failed": "failed"}[status],
         "metrics": _metrics(items, metric_names, n_boot, seed),
+        **({"first_error": str(first_error)[:500]} if status == "failed" and first_error else {}),
         # each metric's definition (how computed, direction, format): finished runs are read without
         # importing the code that defined it (see glotbench.scoring.metrics.Metric.from_dict)
         "metric_definitions": {d.name: d.to_dict() for d in defs},

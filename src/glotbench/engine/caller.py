@@ -26,6 +26,9 @@ class RequestFailed(Exception):
 class CallStats:
     sent: int = 0
     cached: int = 0
+    shared_hits: int = 0  # of ``cached``: answers taken from the shared response cache
+    repeat_hits: int = 0  # of ``cached``: requests this caller itself answered earlier in the run
+    inflight_shared: int = 0  # identical requests that waited on one already on its way (not in ``cached``)
     retries: int = 0
     failed: int = 0
     input_tokens: int = 0
@@ -35,8 +38,12 @@ class CallStats:
 
 class CachedCaller:
     def __init__(self, model: Model, journal: Journal, *, role: str = "model", policy: RetryPolicy | None = None,
-                 concurrency: int = 8, seed: int = 0, guard: RunGuard | None = None):
+                 concurrency: int = 8, seed: int = 0, guard: RunGuard | None = None, shared=None):
         self.model = model
+        # the shared response cache (engine/response_cache.py), read on a journal miss, written
+        # after each answer; None when the run has none
+        self.shared = shared
+        self._shared_ident = model.settings() if shared is not None else None
         self.journal = journal
         self.role = role
         self.policy = policy or RetryPolicy()
@@ -50,20 +57,27 @@ class CachedCaller:
         self._rng = random.Random(seed)
         self._inflight: dict[str, asyncio.Future] = {}
         self.judge: "CachedCaller | None" = None  # the judge's caller, when the run has one
+        self.on_answer = None  # called once per answer received (the run's progress display)
         # Keys already answered, read once: a miss then costs no database query.
         self._known = journal.cached_keys()
+        self._answered_here: set[str] = set()  # keys this caller sent (or took from the shared cache)
 
     async def __call__(self, request: GenRequest | LoglikelihoodRequest, *, task: str | None = None,
                        sample_id: str | None = None) -> GenResult | LoglikelihoodResult:
         key = request.key(self.model.model_id)
         cached = self.journal.get_response(key) if key in self._known else None
+        is_gen = isinstance(request, GenRequest)
+        if cached is None and self.shared is not None:
+            cached = self._from_shared(request, key, is_gen)
         if cached is None:
             self.guard.check()  # the breaker has tripped: send nothing more
-        is_gen = isinstance(request, GenRequest)
         if cached is not None:
             self.stats.cached += 1
+            if key in self._answered_here:
+                self.stats.repeat_hits += 1
             return GenResult.from_dict(cached) if is_gen else LoglikelihoodResult.from_dict(cached)
         if key in self._inflight:  # identical request already on its way (e.g. duplicate items)
+            self.stats.inflight_shared += 1
             return await asyncio.shield(self._inflight[key])
         fut = asyncio.get_running_loop().create_future()
         self._inflight[key] = fut
@@ -77,6 +91,19 @@ class CachedCaller:
             raise
         finally:
             self._inflight.pop(key, None)
+
+    def _from_shared(self, request, key: str, is_gen: bool) -> dict | None:
+        """An answer from the shared cache, copied into this run's journal (the run stays complete)."""
+        found = self.shared.get(self.shared.cache_key(key, self._shared_ident))
+        if found is None:
+            return None
+        self._known.add(key)
+        self._answered_here.add(key)
+        self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
+                                  model_id=self.model.model_id, request=request.keyed_json(self.model.model_id),
+                                  response=found, latency_s=None)
+        self.stats.shared_hits += 1
+        return found
 
     async def _send(self, request, key: str, is_gen: bool, task, sample_id):
         call = (lambda: self.model.generate(request)) if is_gen else (lambda: self.model.loglikelihood(request))
@@ -101,16 +128,22 @@ class CachedCaller:
                 raise RequestFailed(str(err), 1) from None
             latency = time.perf_counter() - t0
         self.stats.sent += 1
+        if self.on_answer is not None:
+            self.on_answer()
         if is_gen:
             self.stats.input_tokens += result.input_tokens or 0
             self.stats.output_tokens += result.output_tokens or 0
         self._known.add(key)
+        self._answered_here.add(key)
         # Committed at once; if the write fails (disk full) the journal keeps the answer in memory
         # and writes it later, so it is never sent again (and the guard stops new sends).
         self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
                                   model_id=self.model.model_id, request=request.keyed_json(self.model.model_id),
                                   response=result.to_dict(),
                                   latency_s=latency)
+        if self.shared is not None:  # answers only: a failed request never gets here
+            self.shared.put(self.shared.cache_key(key, self._shared_ident), model_id=self.model.model_id,
+                            kind="generate" if is_gen else "loglikelihood", response=result.to_dict())
         if self.journal.write_error:
             self.guard.trip(f"cannot write the journal {self.journal.path} ({self.journal.write_error}); "
                             f"{self.journal.pending} write(s) held in memory")

@@ -34,6 +34,11 @@ def check_gen_kwargs(gen_kwargs: dict[str, Any]) -> None:
             raise GlotbenchError(f"--gen-kwargs {k}: not a generation option")
 
 
+def backend_knobs(gen_kwargs: dict[str, Any]) -> list[str]:
+    """The --gen-kwargs keys that go to the backend as extra knobs (not request fields)."""
+    return [k for k in gen_kwargs if k not in FIELDS and k != "stop"]
+
+
 def _with_system(messages: tuple[dict, ...], system: str) -> tuple[dict, ...]:
     rest = tuple(m for m in messages if m.get("role") != "system")
     return ({"role": "system", "content": system},) + rest

@@ -27,6 +27,9 @@ def session_entry(started: float, elapsed: float, caller=None, *, interrupted: b
         entry.update(requests_sent=caller.stats.sent, requests_cached=caller.stats.cached,
                      retries=caller.stats.retries, failed_requests=caller.stats.failed,
                      judge_requests_sent=caller.judge.stats.sent if caller.judge else 0)
+        shared = caller.stats.shared_hits + (caller.judge.stats.shared_hits if caller.judge else 0)
+        if shared:
+            entry["requests_from_shared_cache"] = shared
     elif interrupted and journal is not None:
         entry.update(requests_sent=journal.count_responses(since=started, role="model"),
                      judge_requests_sent=journal.count_responses(since=started, role="judge"))

@@ -211,15 +211,22 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
     """Run every item still to do. When the run's guard trips (unreachable server, refused
     credentials, a journal that cannot be written), workers stop pulling items, items in flight
     are left unrecorded for the rerun, and ``caller.guard.stopped`` says why."""
+    from glotbench.engine.response_cache import open_cache
+
     guard = RunGuard(policy)
+    shared = open_cache(settings.cache, settings.no_cache)  # docs/cache.md; None unless asked for
     caller = CachedCaller(model, journal, role="model", policy=policy, concurrency=concurrency, seed=settings.seed,
-                          guard=guard)
+                          guard=guard, shared=shared)
     judge = None
     if judge_model is not None:
         judge = CachedCaller(judge_model, journal, role="judge", policy=policy,
                              concurrency=judge_concurrency or judge_model.max_parallel or concurrency, seed=settings.seed,
-                             guard=guard)
+                             guard=guard, shared=shared)
         caller.judge = judge
+    on_answer = getattr(on_progress, "answer", None)  # the progress counts answers as they arrive
+    for c in (caller, judge):
+        if c is not None:
+            c.on_answer = on_answer
     # A fixed pool of workers pulls items from one shared iterator, so the number of live sample
     # coroutines (and memory) stays flat however large the tasks; requests stay bounded by the
     # callers' semaphores (pool_size).
@@ -247,6 +254,8 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
         for m in (model, judge_model):
             if m is not None:
                 await m.aclose()
+        if shared is not None:
+            shared.close()
     return caller
 
 

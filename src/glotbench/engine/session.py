@@ -45,13 +45,12 @@ def default_output_dir(model_id: str, cfg: RunConfig, model_settings: dict | Non
 
 
 def load_model_from_config(cfg: RunConfig) -> Model:
-    from glotbench.models.registry import load_model
+    from glotbench.models.registry import load_cli_model
 
     kw = dict(cfg.model_args)
     if cfg.chat_template:
         kw["chat_template"] = read_chat_template(cfg.chat_template)
     if cfg.base_url:
-        kw["base_url"] = cfg.base_url
         backend = (cfg.model or "").partition(":")[0].lower()
         if len(cfg.base_urls) > 1 and backend not in REPLICA_BACKENDS:
             from glotbench.errors import GlotbenchError
@@ -60,9 +59,7 @@ def load_model_from_config(cfg: RunConfig) -> Model:
                                  f"{', '.join(b + ':' for b in REPLICA_BACKENDS)} models, not {cfg.model}")
     if cfg.api_key_env:
         kw["api_key_env"] = cfg.api_key_env
-    if cfg.timeout:
-        kw.setdefault("timeout", cfg.timeout)
-    return load_model(cfg.model, **kw)
+    return load_cli_model(cfg.model, kw, base_url=cfg.base_url, timeout=cfg.timeout or None)
 
 
 def read_chat_template(path: str) -> str:
@@ -84,12 +81,9 @@ def read_chat_template(path: str) -> str:
 
 def load_judge(spec: str, judge_args: dict, timeout: float | None = None) -> Model:
     """A judge is any model glotbench can run; ``judge_args`` may carry base_url / api_key_env."""
-    from glotbench.models.registry import load_model
+    from glotbench.models.registry import load_cli_model
 
-    kw = dict(judge_args)
-    if timeout:
-        kw.setdefault("timeout", timeout)
-    return load_model(spec, **kw)
+    return load_cli_model(spec, judge_args, timeout=timeout or None, flag="--judge-args")
 
 
 def drop_tasks_without_data(tasks, cfg: RunConfig) -> tuple[list, dict[str, str]]:
@@ -189,18 +183,37 @@ def _flush_held_writes(journal: Journal, console: Console, wait_s: float) -> boo
     return True
 
 
+def rate_text(done: int, elapsed: float) -> str:
+    """Items per second, or seconds per item when under one a second (a slow run's ``0.0 it/s``
+    said nothing); empty before the first item."""
+    if done <= 0 or elapsed <= 0:
+        return ""
+    rate = done / elapsed
+    return f"{rate:.1f} it/s" if rate >= 1 else f"{elapsed / done:.1f} s/it"
+
+
 class _ProgressCounter:
+    """The run's progress: items done (the bar), their rate, errors, and the answers received so far
+    (a batched model answers many items' requests together, and an item with several requests,
+    Best-of-N or a judge, is done only with its last one: the count moves before the bar does)."""
+
     def __init__(self, progress: Progress | None, task_id, t0: float):
         self.progress, self.task_id, self.t0 = progress, task_id, t0
-        self.done = self.errors = 0
+        self.done = self.errors = self.answers = 0
 
     def __call__(self, status: str) -> None:
         self.done += 1
         if status == "error":
             self.errors += 1
         if self.progress is not None:
-            rate = self.done / max(1e-9, time.perf_counter() - self.t0)
-            self.progress.update(self.task_id, advance=1, rate=f"{rate:.1f} it/s", errors=self.errors)
+            self.progress.update(self.task_id, advance=1, rate=rate_text(self.done, time.perf_counter() - self.t0),
+                                 errors=self.errors, answers=self.answers)
+
+    def answer(self) -> None:
+        """One answer received (model or judge)."""
+        self.answers += 1
+        if self.progress is not None:
+            self.progress.update(self.task_id, answers=self.answers)
 
 
 def _check_journal_model(out_dir: Path, current: dict, cfg: RunConfig) -> None:
@@ -237,6 +250,10 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
 
         check_gen_kwargs(cfg.gen_kwargs)
     model = model or load_model_from_config(cfg)
+    if cfg.gen_kwargs:  # a knob the backend has no counterpart of: one line before any request
+        from glotbench.engine.overrides import backend_knobs
+
+        model.check_knobs(backend_knobs(cfg.gen_kwargs))
     if getattr(model, "notice", None):
         console.print(f"[yellow]note[/]: {model.notice}")
     for note in check_mode(tasks, cfg.mode, model, lambda t: task_mode(t, cfg)) + plain_layout_notes(tasks, model, cfg):
@@ -312,11 +329,12 @@ def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: 
         progress = None
         if show_progress:
             progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TextColumn("{task.fields[rate]}"), TextColumn("errors {task.fields[errors]}"),
+                                TextColumn("{task.fields[rate]}"), TextColumn("answers {task.fields[answers]}"),
+                                TextColumn("errors {task.fields[errors]}"),
                                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
                                 transient=False)
             progress.start()
-        pid = progress.add_task("items", total=todo, rate="", errors=0) if progress else None
+        pid = progress.add_task("items", total=todo, rate="", errors=0, answers=0) if progress else None
         counter = _ProgressCounter(progress, pid, t0)
         try:
             caller = asyncio.run(execute(runs, model, journal, settings, concurrency=concurrency, policy=policy,

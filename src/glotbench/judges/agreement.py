@@ -6,7 +6,8 @@ position across judges) or a dict ``{item_id: grade}`` (aligned by id; only ids 
 graded for that model are compared). Output is plain dicts, ready for ``results.json``:
 
 * ``scores[judge][model]``: :func:`factuality_scores` (no intervals);
-* ``rankings[judge]``: models, best first, by ``metric`` (F by default);
+* ``rankings[judge]``: models, best first, by ``metric`` (F by default); ``ranks[judge][model]``
+  their competition ranks (tied scores share a rank: 1, 1, 3);
 * ``kendall_tau``: per judge pair, Kendall's tau-b between the judges' model scores;
 * ``cohen_kappa``: per judge pair, Cohen's kappa on the item grades pooled over models, plus
   per model; pairs where either judge gave JUDGE_ERROR are left out and counted.
@@ -100,6 +101,8 @@ def compare_judges(table: Mapping[str, Mapping[str, Grades]], metric: str = "F")
         return -math.inf if math.isnan(v) else sign * v
 
     rankings = {j: sorted(models, key=lambda m: (-key(j, m), m)) for j in judges}
+    # competition ranks ("1224"): models with the same score share a rank, the next rank skips
+    ranks = {j: {m: 1 + sum(1 for o in models if key(j, o) > key(j, m)) for m in models} for j in judges}
     taus, kappas = [], []
     for a, b in combinations(judges, 2):
         xa = [scores[a][m][metric] for m in models]
@@ -124,7 +127,7 @@ def compare_judges(table: Mapping[str, Mapping[str, Grades]], metric: str = "F")
             }
         )
     return {"metric": metric, "judges": judges, "models": models, "scores": scores,
-            "rankings": rankings, "kendall_tau": taus, "cohen_kappa": kappas}
+            "rankings": rankings, "ranks": ranks, "kendall_tau": taus, "cohen_kappa": kappas}
 
 
 def _fmt(x: float | None, pct: bool = False) -> str:
@@ -146,7 +149,8 @@ def render_agreement_table(result: Mapping[str, Any]) -> Group:
         for j in judges:
             s = result["scores"][j][m]
             err = escape(f" [{s['judge_error']} err]") if s["judge_error"] else ""
-            cells.append(f"{_fmt(s[metric], pct=True)} (#{result['rankings'][j].index(m) + 1}){err}")
+            rank = (result.get("ranks") or {}).get(j, {}).get(m) or result["rankings"][j].index(m) + 1
+            cells.append(f"{_fmt(s[metric], pct=True)} (#{rank}){err}")
         scores.add_row(escape(m), *cells)
     pairs = Table(title="Judge agreement")
     for col in ("judge A", "judge B", "Kendall τ (ranks)", "Cohen κ (items)", "raw agreement", "items"):

@@ -160,6 +160,26 @@ class Model(ABC):
     max_parallel: int | None = None
     notice: str | None = None  # one line the run shows on loading (e.g. "no chat template: plain completion")
     timeout_scale: int = 1  # the engine's per-request timeout is multiplied by this (batched in-process models)
+    # Extra generation knobs (task generation.extra, --gen-kwargs): the ones the backend takes (None:
+    # passed on as is, e.g. an OpenAI-compatible server), and common names (HF/vLLM's) mapped to its own.
+    known_knobs: frozenset[str] | None = None
+    knob_aliases: dict[str, str] = {}
+
+    def knob_name(self, name: str) -> str:
+        """The backend's own name for a generation knob (``repetition_penalty`` -> llama.cpp's ``repeat_penalty``)."""
+        return self.knob_aliases.get(name, name)
+
+    def check_knobs(self, names) -> None:
+        """One line, before any request, for a knob this backend has no counterpart of."""
+        if self.known_knobs is None:
+            return
+        bad = [n for n in names if self.knob_name(n) not in self.known_knobs]
+        if bad:
+            from glotbench.errors import GlotbenchError
+
+            common = sorted(set(self.known_knobs) | set(self.knob_aliases))
+            raise GlotbenchError(f"--gen-kwargs {', '.join(bad)}: model {self.model_id} has no such generation knob "
+                                 f"(it takes: {', '.join(common)})")
 
     @abstractmethod
     async def generate(self, request: GenRequest) -> GenResult: ...

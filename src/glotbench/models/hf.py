@@ -100,6 +100,8 @@ def _cancel_criterion(rows: Callable[[], list[bool]]):
 
 
 class HFModel(Model):
+    known_knobs = frozenset(_GEN_KNOBS)
+    knob_aliases = {"repeat_penalty": "repetition_penalty"}  # llama.cpp's name of the same knob
     supports_loglikelihood = True
 
     def __init__(self, name: str, device: str = "cpu", dtype: str = "auto", batch_size: int = 8,
@@ -311,6 +313,7 @@ class HFModel(Model):
             kw.update(stop_strings=list(r0.stop), tokenizer=self.tok)
         penalties = {"frequency_penalty": 0.0, "presence_penalty": 0.0}
         for k, v in r0.extra:
+            k = self.knob_name(k)
             if k not in _GEN_KNOBS:
                 raise PermanentModelError(f"{self.model_id}: unknown generation knob {k!r} "
                                           f"(known: {', '.join(sorted(_GEN_KNOBS))})")

@@ -127,6 +127,9 @@ def split_trailing_space(context: str, continuation: str) -> tuple[str, str]:
 
 
 class LlamaCppModel(Model):
+    known_knobs = frozenset(_SAMPLING_KNOBS)
+    # HF/vLLM names of the same knobs (docs/overrides.md)
+    knob_aliases = {"repetition_penalty": "repeat_penalty"}
     """A GGUF file run in-process. ``chat=True`` means prompts are rendered with the GGUF chat template;
     ``chat=None`` (default) decides from whether the file has one."""
 
@@ -279,6 +282,7 @@ class LlamaCppModel(Model):
         if request.top_p is not None:
             kw["top_p"] = request.top_p
         for k, v in request.extra:
+            k = self.knob_name(k)
             if k not in _SAMPLING_KNOBS and k not in kw:
                 raise PermanentModelError(f"{self.model_id}: unknown extra generation knob {k!r} "
                                           f"(known: {', '.join(sorted(_SAMPLING_KNOBS))})")

@@ -41,3 +41,19 @@ def load_model(spec: str | None, *, base_url: str | None = None, api_key_env: st
                          f"template; give the file to the server instead (llama-server --chat-template-file FILE, "
                          f"vllm serve --chat-template FILE). In-process backends that take it: {local}")
     return backend.factory(spec, rest, base_url=base_url, api_key_env=api_key_env, timeout=timeout, **kw)
+
+
+def load_cli_model(spec: str | None, model_args: list[str] | dict | None = None, *, base_url: str | None = None,
+                   flag: str = "-M", **kw) -> Model:
+    """The one loader of every command that takes ``--model`` (``run``, ``translate``, ``build ...``):
+    ``-M KEY=VALUE`` means the same everywhere (``base_url``, ``api_key_env``, ``timeout`` and the
+    backend's own options); an explicit ``--base-url`` wins over ``-M base_url``."""
+    from glotbench.settings import parse_key_values
+
+    args = dict(model_args) if isinstance(model_args, dict) else parse_key_values(list(model_args or []), flag)
+    if base_url:
+        args["base_url"] = base_url
+    for key, value in kw.items():
+        if value is not None:
+            args.setdefault(key, value)
+    return load_model(spec, **args)

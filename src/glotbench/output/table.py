@@ -54,6 +54,8 @@ def print_results(results: dict, console: Console | None = None) -> None:
             notes.append(f"* {name}: {t['unparseable_rate']:.0%} of answers unparseable{by} (over 20%)")
         elif t["status"] == "invalid":
             notes.append(f"invalid {name}: {t['unparseable_rate']:.0%} of answers unparseable{by} (over 50%): score not valid")
+        elif t["status"] == "failed":
+            notes.append(f"failed {name}: every one of its {t['n_errors']} item(s) failed; no score")
         elif t["status"] == "incomplete":
             notes.append(f"incomplete {name}: {t['n_scored'] + t['n_errors']}/{t['n_items']} items done")
         if t["n_errors"]:
@@ -71,16 +73,40 @@ def print_results(results: dict, console: Console | None = None) -> None:
         line = strict_disagreement_line(name, t.get("metrics") or {})
         if line:
             console.print(line, style="yellow", soft_wrap=True)
+    out_dir = (results.get("run") or {}).get("output_dir")
     for name, t in results["tasks"].items():
         if t.get("calibration"):
-            console.print(calibration_line(name, t["calibration"]), soft_wrap=True)
+            console.print(calibration_line(name, t["calibration"], out_dir), soft_wrap=True)
+        if t.get("best_of_n"):
+            console.print(best_of_n_line(name, t["best_of_n"], out_dir), soft_wrap=True)
+
+
+def _plot_path(name: str, out_dir: str | None) -> str:
+    from pathlib import Path
+
+    return str(Path(out_dir) / name) if out_dir else name
+
+
+def best_of_n_line(task: str, bon: dict, out_dir: str | None = None) -> str:
+    """One line for a Best-of-N task: accuracy@k for k = 1..N (first k answers; unbiased pass@k) and the plot."""
+    first = bon.get("accuracy_at_k") or []
+    unbiased = bon.get("accuracy_at_k_unbiased") or []
+    cells = " ".join(f"@{k} {_num(v, '{:.3f}')}" for k, v in enumerate(first, 1))
+    line = f"{task}: Best-of-{bon.get('n')} accuracy@k (first k answers, {bon.get('n_items', 0)} items): {cells}"
+    if unbiased:
+        line += " · unbiased pass@k: " + " ".join(f"@{k} {_num(v, '{:.3f}')}" for k, v in enumerate(unbiased, 1))
+    if bon.get("n_items_short"):
+        line += f" ({bon['n_items_short']} item(s) with fewer answers left out)"
+    if bon.get("plot"):
+        line += f" · plot: {_plot_path(bon['plot'], out_dir)}"
+    return line
 
 
 def _num(x, pattern: str) -> str:
     return "n/a" if x is None or (isinstance(x, float) and x != x) else pattern.format(x)
 
 
-def calibration_line(task: str, cal: dict) -> str:
+def calibration_line(task: str, cal: dict, out_dir: str | None = None) -> str:
     """One line for a task's stated-confidence calibration (ECE, Brier, confidence vs accuracy)."""
     left_out = [f"{cal[k]} {label}" for k, label in (("unparseable_confidence", "without a readable confidence"),
                                                      ("judge_error", "judge errors")) if cal.get(k)]
@@ -90,7 +116,7 @@ def calibration_line(task: str, cal: dict) -> str:
     if left_out:
         line += f" ({', '.join(left_out)} left out)"
     if cal.get("plot"):
-        line += f" · reliability diagram: {cal['plot']}"
+        line += f" · reliability diagram: {_plot_path(cal['plot'], out_dir)}"
     return line
 
 

@@ -1,8 +1,35 @@
-"""One place that imports matplotlib with the non-interactive Agg backend."""
+"""One place that imports matplotlib with the non-interactive Agg backend, and sets the font
+fallback so task names, slice values and labels in Chinese, Mongolian (Cyrillic) or Hungarian
+render: DejaVu Sans first, then every installed face that covers CJK (matplotlib >= 3.6 falls
+back glyph by glyph through the ``font.family`` list; DejaVu alone drew empty boxes and warned
+"Glyph ... missing from font(s) DejaVu Sans")."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+# installed faces that cover CJK, by family name (Noto CJK, Source Han, WenQuanYi, Droid, ...)
+_CJK_HINTS = ("cjk", "source han", "wenquanyi", "wqy", "droid sans fallback", "noto sans sc", "noto sans tc",
+              "noto sans jp", "noto sans kr", "noto serif sc", "ar pl", "simhei", "simsun", "microsoft yahei",
+              "pingfang", "hiragino", "heiti", "ukai", "uming", "ms gothic", "yu gothic", "malgun", "unifont")
+_configured = False
+
+
+def cjk_families(names) -> list[str]:
+    """The family names in ``names`` that cover CJK (by name), in a stable order."""
+    return sorted({n for n in names if any(h in n.lower() for h in _CJK_HINTS)})
+
+
+def _set_fonts(matplotlib) -> None:
+    global _configured
+    if _configured:
+        return
+    _configured = True
+    from matplotlib import font_manager
+
+    extra = cjk_families(f.name for f in font_manager.fontManager.ttflist)
+    if extra:  # explicit families: matplotlib resolves each and falls back glyph by glyph along the list
+        matplotlib.rcParams["font.family"] = ["DejaVu Sans", *extra]
 
 
 def pyplot():
@@ -11,6 +38,7 @@ def pyplot():
     matplotlib = import_from("plots", "matplotlib", "plotting (glotbench report, factuality plots)")
 
     matplotlib.use("Agg", force=True)
+    _set_fonts(matplotlib)
     import matplotlib.pyplot as plt
 
     return plt

@@ -38,8 +38,24 @@ class CrosslingualResult:
 
 def _usable(task_result: dict, metric: str) -> float | None:
     """The score, or None when the run marked it invalid (over 50% unparseable), as Czech-Bench's "-"."""
-    if task_result.get("status") == "invalid":
+    if task_result.get("status") in ("invalid", "failed"):
         return None
+    return metric_value(task_result, metric)
+
+
+def _rankable(task_result: dict, metric: str) -> float | None:
+    """The score ``compare --ranks`` may average, or None when the run says it is no score: a failed
+    task, or over 50% unparseable by the rule of the metric ranked on (the headline's rule for a
+    headline metric: the run's own ``invalid``; glotbench's extractor for another metric)."""
+    status = task_result.get("status")
+    if status == "failed":
+        return None
+    headlines = set(task_result.get("headline_metrics") or []) | {task_result.get("headline")}
+    if status == "invalid" and (metric in headlines or "n_unparseable_extractor" not in task_result):
+        return None
+    if metric not in headlines and task_result.get("n_scored"):
+        if (task_result.get("n_unparseable_extractor") or 0) / task_result["n_scored"] > 0.5:
+            return None
     return metric_value(task_result, metric)
 
 
@@ -151,14 +167,18 @@ def _side_scores(per_model: dict[str, dict[str, dict]], tasks: list[str], metric
         for t in tasks:
             m = metric or primary_metric(res[t])
             used = used or m or ""
-            v = metric_value(res[t], m)
+            v = _rankable(res[t], m)  # an invalid score (over 50% unparseable) or a failed task is no score
             if v is None:
                 break
             vals.append(float(v))
         else:
             out[label] = float(np.mean(vals))
             continue
-        notes.append(f"{label}: left out of {side} (no {metric or 'score'} for {t})")
+        status = res[t].get("status")
+        why = (f"its {t} score is {status}" if status == "failed" or (status == "invalid" and metric_value(res[t], m) is not None)
+               else f"its {t} {m} is over 50% unparseable" if metric_value(res[t], m) is not None
+               else f"no {metric or 'score'} for {t}")
+        notes.append(f"{label}: left out of {side} ({why})")
     if len(tasks) > 1:
         used = f"mean of headline metrics over {len(tasks)} tasks" if metric is None else f"mean {metric} over {len(tasks)} tasks"
     return out, used
@@ -273,6 +293,10 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
             if va is not None and vb is not None:
                 a = np.array([np.nan if v is None else v for v in va], dtype=float)
                 b = np.array([np.nan if v is None else v for v in vb], dtype=float)
+                if np.isnan(a).all() or np.isnan(b).all():  # e.g. a parse-rule metric where nothing parsed
+                    side = "A and B" if np.isnan(a).all() and np.isnan(b).all() else ("A" if np.isnan(a).all() else "B")
+                    notes.append(f"{task} {m}: no item has a value in {side} (nothing parsed by its rule); left out")
+                    continue
                 boot = paired_bootstrap(a, b, metric_fn=np.nanmean, n=n_boot, seed=seed)
                 sa, sb = float(np.nanmean(a)) if not np.isnan(a).all() else math.nan, \
                     float(np.nanmean(b)) if not np.isnan(b).all() else math.nan
@@ -292,5 +316,8 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                                         n=min(n_boot, 2000), seed=seed)
                 row = PairedRow(task, m, k, left_out, corpus(np.arange(k)), corpus(np.arange(k) + k),
                                 boot.difference, boot.low, boot.high)
+                if math.isnan(row.score_a) or math.isnan(row.score_b):
+                    notes.append(f"{task} {m}: undefined in {'A' if math.isnan(row.score_a) else 'B'} on these items; left out")
+                    continue
             rows.append(row)
     return rows, notes

@@ -192,11 +192,26 @@ class Task:
         return out
 
     def run_samples(self, settings: "RunSettings") -> list[Sample]:
-        """The items a run with ``settings`` evaluates: the split, then ``limit`` (a count or a share)."""
-        if isinstance(settings.limit, float):
+        """The items a run with ``settings`` evaluates: the split, then ``limit`` (the first N, or a
+        share), or ``sample`` (seeded random, ``stratify``: balanced over a field); see tasks/subsets.py."""
+        from glotbench.tasks import subsets
+
+        sample_n = getattr(settings, "sample", None)
+        if sample_n is not None:
             every = self.samples(settings.split)
-            return every[:settings.items_for(len(every))]
-        return self.samples(settings.split, settings.limit)
+            stratify = getattr(settings, "stratify", None)
+            if stratify:
+                return subsets.stratified_items(every, sample_n, settings.seed, stratify, self.name)
+            return subsets.sample_items(every, sample_n, settings.seed)
+        if settings.limit is None:
+            return self.samples(settings.split)
+        every = self.samples(settings.split)
+        taken = every[:settings.items_for(len(every))]
+        if len(taken) < len(every):
+            warn = subsets.one_class_warning(taken, [s.target for s in every], settings.limit)
+            if warn and warn not in self.load_warnings:
+                self.load_warnings.insert(0, warn)
+        return taken
 
     def dataset_size(self, settings: "RunSettings") -> int:
         """How many items the run's split holds before ``limit`` (lm-eval's ``n-samples.original``).

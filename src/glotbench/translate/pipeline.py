@@ -29,6 +29,19 @@ from glotbench.models.base import GenRequest, Model
 from glotbench.translate import rules
 
 LANG_NAMES = {"cs": "Czech", "en": "English", "hu": "Hungarian", "sk": "Slovak", "de": "German", "pl": "Polish"}
+
+
+def language_name(code: str) -> str:
+    """The English name of a language code for the instruction (``mn`` -> Mongolian, ``zh`` -> Chinese):
+    the table above, else Babel's CLDR data; a code neither knows is one line, before any request."""
+    if code in LANG_NAMES:
+        return LANG_NAMES[code]
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return Locale.parse(code.replace("-", "_")).english_name
+    except (UnknownLocaleError, ValueError, TypeError):
+        raise GlotbenchError(f"translate: {code!r} is not a language code (ISO 639, e.g. cs, mn, zh)") from None
 INSTRUCTION = ("Translate the following {src} text into {dst}. Reply with the translation only, "
                "without any comment.\n\n{text}")
 
@@ -96,7 +109,7 @@ class Translator:
         self.stats = TranslateStats()
 
     def request(self, sentence: str) -> GenRequest:
-        text = INSTRUCTION.format(src=LANG_NAMES.get(self.src, self.src), dst=LANG_NAMES.get(self.dst, self.dst), text=sentence)
+        text = INSTRUCTION.format(src=language_name(self.src), dst=language_name(self.dst), text=sentence)
         return GenRequest(messages=({"role": "user", "content": text},), max_tokens=self.max_tokens, temperature=0.0,
                           extra=self.knobs)
 
