@@ -196,6 +196,32 @@ def test_suite_fetches_and_runs_all_27(pkg, tmp_path, mirror, stub_server):
     lfs = next(o for o in tasks["czech_bench.agree"].source.fetch)
     assert ("GET", f"/media/{lfs.repo}/{lfs.revision}/{lfs.files[0].path}", None) in mirror.requests
     assert any(p.startswith("/api/datasets/truthful_qa/") for _, p, _ in mirror.requests)  # redirected, followed
-    snli = res["tasks"]["czech_bench.snli"]["metrics"]
-    assert snli["cb_parsed"]["value"] == 1.0  # rows with label -1 are among the five scored, not an abort
+    samples = [json.loads(x) for x in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    golds = {n: [s["gold"] for s in samples if s["task"] == n] for n in ("czech_bench.snli", "czech_bench.snli_en")}
+    assert (golds["czech_bench.snli"].count("-1"), golds["czech_bench.snli_en"].count("-1")) == (2, 1)  # scored, no abort
+    assert res["tasks"]["czech_bench.snli"]["metrics"]["cb_parsed"]["value"] == 1.0
     assert run_value_mismatches(out) == []  # every number of the 27 recomputed from samples.jsonl
+
+
+def test_mirror_redirects_a_renamed_repo(tmp_path, monkeypatch):
+    """The legacy id ``truthful_qa`` (a task file names it; the Hub moved it to
+    ``truthfulqa/truthful_qa``): a 307 to the new id on the API and on file URLs, followed by
+    huggingface_hub as on the Hub."""
+    import httpx
+
+    from glotbench.sources import hub
+    from glotbench.testing.hub_mirror import start_mirror
+
+    m = start_mirror(tmp_path / "mirror")
+    try:
+        new, commit = "truthfulqa/truthful_qa", "c" * 40
+        m.add_hf(new, commit, {"README.md": b"# tqa\n"}, refs={"main": commit})
+        m.add_hf_redirect("truthful_qa", new)
+        r = httpx.get(f"{m.url}/datasets/truthful_qa/resolve/main/README.md?x=1")
+        assert (r.status_code, r.headers["location"]) == (307, f"/datasets/{new}/resolve/main/README.md?x=1")
+        monkeypatch.setenv("HF_ENDPOINT", m.url)
+        got, files = hub.resolve("truthful_qa", "main")
+        assert (got, files["README.md"]["sha256"]) == (commit, _sha(b"# tqa\n"))
+        assert httpx.get(f"{m.url}/api/datasets/CIIRC-NLP/truthful_qa/revision/main").status_code == 404
+    finally:
+        m.stop()
