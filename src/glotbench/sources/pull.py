@@ -170,7 +170,8 @@ def pull_tasks(tasks, lock: Lock, *, say: Say) -> dict[str, str]:
                     if origin.kind == "hf" and size is None and not offline():  # ask the Hub how big first
                         resolved = hub.resolve(origin.repo, lock.commit(origin))
                         size = sum(m.get("size") or 0 for m in _selected(resolved[1], origin.include).values())
-                    say(f"fetching {spec.name}: {origin.label()} ({human(size)}; {licence_text(spec)})")
+                    if not origin.manual:  # a manual origin fetches nothing: its error says what to do
+                        say(f"fetching {spec.name}: {origin.label()} ({human(size)}; {licence_text(spec)})")
                     r = pull_origin(origin, lock, say=say, resolved=resolved)
                     done[key] = None
                     if not r.fetched:

@@ -5,6 +5,7 @@ It serves any folder laid out as::
 
     ROOT/hf/<owner>/<name>/<commit>/<files...>      a Hub dataset repository at a commit
     ROOT/hf/<owner>/<name>/refs.json                {"main": "<commit>"} (branches and tags)
+    ROOT/hf/<old id>/redirect.json                  {"to": "<owner>/<name>"}: a renamed repository
     ROOT/github/<owner>/<repo>/<commit>/<files...>  a GitHub repository at a commit
     ROOT/github/<owner>/<repo>/refs.json            {"main": "<commit>"}
 
@@ -17,6 +18,9 @@ Endpoints (those huggingface_hub and glotbench call):
   sha256, else the git blob id), ``Content-Length``, ``Accept-Ranges`` and Range requests (206)
 * ``GET /raw/{owner}/{repo}/{commit}/{path}`` (raw.githubusercontent.com), ``GET /media/...`` (Git
   LFS objects), ``GET /ghapi/repos/{owner}/{repo}/commits/{ref}`` (the commit sha as text)
+
+A renamed Hub repository (e.g. the legacy id ``truthful_qa``, now ``truthfulqa/truthful_qa``) is
+answered as the Hub answers it: a 307 to the same URL with the new id, which huggingface_hub follows.
 
 Point the clients at it with :meth:`Mirror.env`. Faults on purpose: ``mirror.cut[path] = n`` sends
 the first ``n`` bytes of a file then drops the connection; ``mirror.stall[path] = n`` sends them then
@@ -78,6 +82,13 @@ class Mirror:
         _write_tree(self.root / "hf" / repo / commit, files)
         if refs:
             _merge_refs(self.root / "hf" / repo / "refs.json", refs)
+
+    def add_hf_redirect(self, old: str, new: str) -> None:
+        """Requests naming the repository ``old`` (a legacy id without an owner, or a renamed one)
+        are redirected to ``new``."""
+        d = self.root / "hf" / old
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "redirect.json").write_text(json.dumps({"to": new}))
 
 
 def _write_tree(base: Path, files: dict[str, bytes | Path]) -> None:
@@ -193,6 +204,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = unquote(parts.path)
         m.requests.append((self.command, parts.path, self.headers.get("Range")))
         seg = path.strip("/").split("/")
+        if len(seg) >= 4 and seg[0] in ("api", "datasets") and self._redirected(seg, parts):
+            return
         try:
             if seg[:2] == ["api", "datasets"] and len(seg) >= 6 and seg[4] == "revision":
                 return self._dataset_info("/".join(seg[2:4]), "/".join(seg[5:]), parse_qs(parts.query))
@@ -211,6 +224,22 @@ class _Handler(BaseHTTPRequestHandler):
         self._error(404, f"not found: {path}", head=head)
 
     # ---------------------------------------------------------------- the Hub
+    def _redirected(self, seg: list[str], parts) -> bool:
+        """A request naming a repository id that ``redirect.json`` moves (one segment, as the
+        legacy ``truthful_qa``, or owner/name): 307 to the same URL with the new id."""
+        at = 2 if seg[0] == "api" else 1  # /api/datasets/<id>/... or /datasets/<id>/...
+        if seg[0] == "api" and seg[1] != "datasets":
+            return False
+        for n in (1, 2):
+            old = seg[at:at + n]
+            red = self.mirror.root / "hf" / "/".join(old) / "redirect.json"
+            if len(old) == n and red.is_file():
+                new = json.loads(red.read_text())["to"].split("/")
+                loc = "/" + "/".join(seg[:at] + new + seg[at + n:]) + (f"?{parts.query}" if parts.query else "")
+                self._send(307, b"", {"Location": loc}, head=self.command == "HEAD")
+                return True
+        return False
+
     def _hf_commit(self, repo: str, rev: str, *, head: bool = False) -> tuple[str, Path] | None:
         repo_dir = self.mirror.root / "hf" / repo
         if not repo_dir.is_dir():
