@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 # that register it, the help line typer shows for it). Add a row when you add a command.
 COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
     "run": (("run",), "Evaluate a model; re-running the same command resumes from the journal."),
-    "tasks": (("tasks_cmd",), "List tasks with language, item count, metrics, version and source."),
+    "tasks": (("tasks_cmd",), "List tasks with language, item count, metrics, version, source and the data's licence."),
     'export': (('tasks_cmd',), "Write a run's samples (samples.jsonl), or its results in lm-eval's layout, as CSV or as Inspect AI logs."),
     "serve": (("serve",), "Start the leaderboard web service (pages and REST API)."),
     "report": (("report_cmd",), "Scores with intervals, per-slice plots, error counts and a sample browser, in one offline HTML file."),
@@ -31,12 +31,12 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
     'compare-judges': (('judge_cmd',), "Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,\nKendall's tau between the judges' model rankings, Cohen's kappa on item grades."),
     "doctor": (("doctor_cmd",), "Check a run journal; if it is damaged, copy every readable row into a fresh journal (the\ndamaged file is kept beside it) and report what was lost. Rerunning then resends only the lost requests."),
     "translate": (("translate_cmd",), "Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."),
-    "data": (("data_cmd",), "Benchmark data: list, pull (download and check), verify, lock (docs/data.md)."),
     "merge": (("merge_cmd",), "Merge shard journals into RUN/journal.sqlite (idempotent: a second merge changes nothing).\nRerun `glotbench run` with the same settings afterwards to write results.json from it."),
     "tasks-import-lm-eval": (("tasks_import_cmd",), "Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted."),
     "admin": (("serve",), "Manage the leaderboard: users, API tokens and tasks."),
     "analyze": (("analyze_cmd", "analyze_factuality_cmd"), "Analyses of a finished run (reads its journal; no model calls unless --judge)."),
     "build": (("build_cmd",), "Build a native-language benchmark: cloze/word-order items from sentences, QA from passages, filters, selection, checklists, human review. Every step writes JSONL with provenance."),
+    "data": (("data_cmd",), "Benchmark data: list, pull (download and check), verify, lock (docs/data.md)."),
 }
 
 
