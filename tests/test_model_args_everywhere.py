@@ -54,3 +54,27 @@ def test_translate_takes_M_base_url(stub_server, tmp_path, data_root):
                       "-m", "openai:stub", "-M", f"base_url={base}", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert _sent(base) >= 1
+
+
+def _qa_items(tmp_path: Path, n: int = 2) -> Path:
+    path = tmp_path / "items.jsonl"
+    rows = [{"id": f"q{k}", "language": "cs", "question": f"Otázka {k}?", "answer": "A", "passage": "Text."}
+            for k in range(n)]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_build_criteria_takes_judge_args_base_url(stub_server, tmp_path):
+    base = stub_server("--answer", "YES")
+    done = _glotbench("build", "criteria", "-i", str(_qa_items(tmp_path)), "-o", "crit.jsonl", "--judge", "openai:stub",
+                      "-c", "unambiguous", "--judge-args", f"base_url={base}", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _sent(base) == 2
+
+
+def test_build_select_takes_judge_args_base_url(stub_server, tmp_path):
+    base = stub_server("--answer", "A")
+    done = _glotbench("build", "select", "--swiss", "-k", "1", "-i", str(_qa_items(tmp_path)), "-o", "sel.jsonl",
+                      "--judge", "openai:stub", "--judge-args", f"base_url={base}", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _sent(base) >= 1

@@ -169,6 +169,8 @@ def criteria_cmd(
     output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     judge: str = typer.Option(..., "--judge", help="Judge model spec (same syntax as --model)."),
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
+    judge_args: Optional[list[str]] = typer.Option(None, "--judge-args", help="The judge's backend KEY=VALUE (as -M "
+                                                   "for glotbench run's model; as --judge-args of glotbench run)."),
     criterion: Optional[list[str]] = typer.Option(None, "--criterion", "-c", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
     on_unparsed: str = typer.Option("drop", "--unparsed", help="A judge reply without a verdict: drop the item, or keep it (recorded as unparsed)."),
     max_tokens: int = typer.Option(160, "--max-tokens"),
@@ -192,9 +194,9 @@ def criteria_cmd(
     calls = cr.criteria_calls(items, names, max_tokens=max_tokens)
     jpath = journal_path(output, journal)
     if dry_run:
-        _dry("criteria", calls, judge, judge_base_url, jpath, f"items {len(items)} · criteria {len(names)}")
+        _dry("criteria", calls, judge, judge_base_url, jpath, f"items {len(items)} · criteria {len(names)}", judge_args)
         return
-    m = _model(judge, judge_base_url)
+    m = _model(judge, judge_base_url, judge_args)
     replies, rep = run_calls(m, jpath, calls, step="criteria", role=f"judge:{m.model_id}", concurrency=concurrency,
                              wait=wait)
     by_id = {c.item: c for c in calls}
@@ -327,6 +329,8 @@ def select_cmd(
     k: int = typer.Option(..., "--k", "-k", help="Keep the best k per group."),
     judge: str = typer.Option(..., "--judge"),
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
+    judge_args: Optional[list[str]] = typer.Option(None, "--judge-args", help="The judge's backend KEY=VALUE (as -M "
+                                                   "for glotbench run's model; as --judge-args of glotbench run)."),
     group_field: Optional[str] = typer.Option(None, "--group-field", help="Select per value of this field (default: one group)."),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Pairwise: default ceil(log2(n)) per group; batches: the most rounds."),
     batch: int = typer.Option(2, "--batch", help="Candidates per judgment (2: pairwise). OpenHuEval B.3: --batch 5 --pick 2 --eliminate 0.65."),
@@ -363,7 +367,7 @@ def select_cmd(
             print(f"select --swiss --dry-run: items {len(items)} · groups {len(groups)} · k {k} · batches of {batch}, "
                   f"pick {pick}, eliminate {eliminate} · round 1 calls at most {first} (later rounds fewer)")
         return
-    m = _model(judge, judge_base_url)
+    m = _model(judge, judge_base_url, judge_args)
     session = Session(m, journal_path(output, journal), step="select", role=f"judge:{m.model_id}", wait=wait)
 
     def judge_round(pairs):
