@@ -93,10 +93,18 @@ def test_misspelt_slice_by_is_refused(stub_server, tmp_path):
     assert httpx.get(base.replace("/v1", "/_log")).json()["log"] == []
 
 
-def test_task_file_reusing_a_builtin_name_is_refused(stub_server, tmp_path):
+def test_task_file_reusing_a_builtin_name_is_said_and_refused_beside_the_builtin(stub_server, tmp_path):
+    """An edited copy of a built-in task run by its path (a common way to try a change) runs, and the
+    run says once that its results carry the built-in's name; run beside that built-in, it is refused
+    in one line before any request."""
     base = stub_server()
-    _one_line(_run(base, tmp_path, "--tasks", str(_task(tmp_path, name="mm_eval.semantics"))), "mm_eval.semantics", "name")
+    task = str(_task(tmp_path, name="mm_eval.semantics"))
+    _one_line(_run(base, tmp_path, "--tasks", f"mm_eval.semantics,{task}"), "mm_eval.semantics", "name")
     assert httpx.get(base.replace("/v1", "/_log")).json()["log"] == []
+    done = _run(base, tmp_path, "--tasks", task)
+    assert done.returncode == 0, done.stderr[-1500:]
+    said = [x for x in (done.stdout + done.stderr).splitlines() if "name of a built-in task" in x]
+    assert len(said) == 1 and "mm_eval.semantics" in said[0]
 
 
 def test_unwritable_outputs_and_a_folder_for_a_journal_are_one_line(stub_server, tmp_path):

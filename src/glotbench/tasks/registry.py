@@ -61,12 +61,22 @@ def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
     specs = all_specs(extra)
     suite_map = suites(extra)
     chosen: list[Task] = []
-    seen: set[str] = set()
+    seen: dict[str, Path | None] = {}
+    shadowed: dict[str, Path] = {}
 
     def add(spec: TaskSpec, path: Path | None) -> None:
-        if spec.name not in seen:
-            seen.add(spec.name)
-            chosen.append(make_task(spec, path))
+        if spec.name in seen:
+            if seen[spec.name] != path and spec.name in shadowed:  # the built-in and a file of the same name
+                raise TaskSpecError(f"{shadowed[spec.name]}: field 'name': {spec.name!r} is also the built-in task "
+                                    f"selected in this run ({specs[spec.name][1]}); give the file's task another name")
+            return
+        seen[spec.name] = path
+        task = make_task(spec, path)
+        if spec.name in shadowed and path == shadowed[spec.name]:
+            task.load_warnings.append(
+                f"{path} defines {spec.name!r}, the name of a built-in task ({specs[spec.name][1].name}): its results "
+                f"are reported under that name (its fingerprint tells the two apart); rename it to keep them apart")
+        chosen.append(task)
 
     for raw in names:
         for name in [n.strip() for n in raw.split(",") if n.strip()]:
@@ -76,8 +86,7 @@ def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
                     raise UnknownTaskError(f"task file {name} does not exist")
                 spec = load_spec(path)
                 if spec.name in specs and specs[spec.name][1].resolve() != path.resolve():
-                    raise TaskSpecError(f"{path}: field 'name': {spec.name!r} is the name of the task defined in "
-                                        f"{specs[spec.name][1]}; give the file's task another name")
+                    shadowed[spec.name] = path  # an edited copy of a built-in: allowed, and said once (load_warnings)
                 add(spec, path)
             elif name in specs:
                 add(*specs[name])
