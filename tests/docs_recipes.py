@@ -201,9 +201,9 @@ def rewrite_glotbench(args: list[str], stub: str, places: dict[str, list[str]]) 
             args[k + 1] = "embedded"
         args = _drop(args, "--base-url")
     if sub in ("run", "estimate", "translate"):
-        for k in _pairs(args, ("--limit",)):
+        for k in _pairs(args, ("--limit", "--sample")):
             args[k + 1] = str(min(int(args[k + 1]), LIMIT_CAP))
-        if sub != "estimate" and "--limit" not in args:
+        if sub != "estimate" and "--limit" not in args and "--sample" not in args:  # --sample N chooses the items
             args += ["--limit", str(LIMIT_CAP)]
     return args
 
