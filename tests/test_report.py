@@ -112,7 +112,8 @@ def test_report_in_chromium(runs, tmp_path):
             detail = page.locator("#samples tr.detail").first.inner_text()
             assert "PROMPT" in detail.upper() and "RAW OUTPUT" in detail.upper()
             page.select_option("#f-model", "1")  # model B: its raw output is markup, shown as text
-            page.click("button[data-outcome=wrong]")
+            # (Klokanek's headline, the reference rule, cannot read "Odpověď: C </script>...": unparseable)
+            page.click("button[data-outcome=unparseable]")
             assert "<img src=x" in rows.first.locator("td").nth(6).inner_text()
             assert page.evaluate("window.__pwned") is None
             assert page.locator("#samples img").count() == 0
