@@ -4,11 +4,11 @@ then moved into place in one rename. A file that fails its check is removed, nev
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Callable
 
+from glotbench.data.loaders import file_sha256
 from glotbench.errors import DataError
 
 ENV_RAW = "GLOTBENCH_GITHUB_RAW"
@@ -41,21 +41,13 @@ def client(timeout: float = 60.0):
                         headers={"User-Agent": "glotbench-data"})
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def check_file(path: Path, *, size: int | None, sha256: str | None, what: str) -> str:
     """The file's sha256 after checking it against the expected size and hash (a DataError naming
     ``what`` and both values on a mismatch)."""
     got_size = path.stat().st_size
     if size is not None and got_size != size:
         raise DataError(f"{what}: size {got_size} bytes, expected {size}{_pointer_note(path)}")
-    digest = sha256_file(path)
+    digest = file_sha256(path)
     if sha256 and digest != sha256:
         raise DataError(f"{what}: sha256 {digest}, expected {sha256}{_pointer_note(path)}")
     return digest

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from glotbench.errors import DataError
-from glotbench.sources.http_fetch import sha256_file
+from glotbench.data.loaders import file_sha256
 
 
 def _endpoint() -> str | None:
@@ -63,7 +63,7 @@ def git_blob_id(path: Path) -> str:
 
 
 def _check(path: Path, rel: str, meta: dict, where: str) -> str:
-    digest = sha256_file(path)
+    digest = file_sha256(path)
     size = path.stat().st_size
     if meta.get("size") is not None and size != meta["size"]:
         raise DataError(f"{where}: {rel}: size {size} bytes, expected {meta['size']}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from glotbench.sources import cache
-from glotbench.sources.http_fetch import sha256_file
+from glotbench.data.loaders import file_sha256
 from glotbench.sources.lock import Lock
 
 
@@ -55,7 +55,7 @@ def task_provenance(task, split: str | None = None, lock: Lock | None = None) ->
         paths = []
     for path in paths:
         for rel, p in _files(path, root):
-            digest = sha256_file(p)
+            digest = file_sha256(p)
             entry = {"path": rel, "size": p.stat().st_size, "sha256": digest}
             if rel in declared:
                 entry["matches_declared"] = declared[rel] == digest
