@@ -21,7 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-import glotbench.builtins  # noqa: E402,F401  every built-in metric
+import glotbench.plugins  # noqa: E402
+glotbench.plugins.load()  # every built-in metric
 import glotbench.scoring.extractive_qa_scorer  # noqa: E402,F401  no_answer_* metrics
 from glotbench.scoring.metrics import ScoredItem, bootstrap_ci, get_metric  # noqa: E402
 from glotbench.scoring.resample import percentile_interval  # noqa: E402

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from glotbench.models.embedded import default_gguf_path  # noqa: E402
-from glotbench.openhueval import matching_fib  # noqa: E402
+from glotbench.benchmarks.openhueval import matching_fib  # noqa: E402
 
 SYSTEMS = {  # the same instruction in Hungarian and in English (the English one invites English reasoning)
     "hu": "Gondolkodj lépésről lépésre a <think> és </think> címkék között, majd a címke után add meg a választ a kért JSON formában.",

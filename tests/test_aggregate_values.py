@@ -133,9 +133,9 @@ NOT_NUMBERS = {"run.language", "run.version", "run.prompt_hash", "run.fingerprin
 
 
 def _twin_tasks(folder: Path) -> None:
-    from glotbench.tasks.registry import BUILTIN_DIR
+    from glotbench.tasks.registry import all_specs
 
-    spec = yaml.safe_load((BUILTIN_DIR / "mm_eval" / "knowledge.yaml").read_text(encoding="utf-8"))
+    spec = yaml.safe_load(all_specs()["mm_eval.knowledge"][1].read_text(encoding="utf-8"))
     mn = {**spec, "name": "xl.knowledge_mn", "suites": ["xl"], "counterpart": "xl.knowledge_en",
           "metrics": ["accuracy", "answered"]}
     en = {**spec, "name": "xl.knowledge_en", "suites": ["xl"], "language": "en", "counterpart": "xl.knowledge_mn",
@@ -652,7 +652,7 @@ def test_dataset_sizes_shot_counts_and_data_hashes_are_the_files(runs):
 
     from glotbench.paths import resolve_data_file
 
-    defs = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "tasks" / "defs" / "mm_eval"
+    defs = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "benchmarks" / "mm_eval" / "tasks"
     for run in runs.values():
         tasks = results(run)["tasks"]
         for level in ("knowledge", "reasoning", "syntax", "semantics"):
@@ -765,7 +765,7 @@ def _right(rec: dict) -> float | None:
 
 
 def test_items_analysis_equals_a_plain_count(runs):
-    from glotbench.factuality.answer_types import answer_type
+    from glotbench.benchmarks.factuality.answer_types import answer_type
 
     cli("analyze", "items", *runs.values(), "--task", "chinese_simpleqa.mc")
     rep = json.loads((runs["A"] / "items_analysis.json").read_text(encoding="utf-8"))["chinese_simpleqa.mc"]
@@ -887,7 +887,7 @@ def test_thinking_judge_summary_equals_a_plain_loop(rows):
 def test_wildbench_groups_equal_a_plain_loop(rows):
     """HuWildBench's WB-Score per task group (paper §2.2): 10 x the mean judge score over the
     group's items with a parsed score; an item counts in each of its groups."""
-    from glotbench.openhueval.wildbench import summarize_by_group
+    from glotbench.benchmarks.openhueval.wildbench import summarize_by_group
 
     items = [ScoredItem(gold=None, pred=s, values={"score": s}, metadata={"task_group": gs}) for s, gs in rows]
     got = summarize_by_group(items)
@@ -902,7 +902,7 @@ def test_wildbench_groups_equal_a_plain_loop(rows):
 
 def test_openhueval_table5_cells_are_the_run_values(runs):
     """Each cell is the run's value in % (WB-Score as it is), its flag and its 95% interval."""
-    from glotbench.openhueval.table5 import COLUMNS, table5_rows
+    from glotbench.benchmarks.openhueval.table5 import COLUMNS, table5_rows
 
     for name, run in runs.items():
         res = results(run)
@@ -924,7 +924,7 @@ def test_openhueval_table5_cells_are_the_run_values(runs):
 
 
 def _abilities_check(runs, ability):
-    from glotbench.analysis.mm_eval_abilities import LEVELS, abilities
+    from glotbench.benchmarks.mm_eval.abilities import LEVELS, abilities
 
     for name, run in runs.items():
         res = results(run)
@@ -954,10 +954,10 @@ def test_mm_eval_cognitive_ability_uses_each_levels_headline(runs):
 def live_aggregates(runs) -> set[str]:
     """What the code produces, read from the code's own outputs and types."""
     from glotbench.analysis.crosslingual import GapRow, ModelGap
-    from glotbench.analysis.mm_eval_abilities import abilities
+    from glotbench.benchmarks.mm_eval.abilities import abilities
     from glotbench.analysis.ranks import RankComparison, RankRow
     from glotbench.analysis.thinking import analyze
-    from glotbench.cli.analyze_factuality_cmd import option_order_rows
+    from glotbench.benchmarks.factuality.analyze_cmd import option_order_rows
     from glotbench.report.comparisons import PairedRow
     from glotbench.report.items import OUTCOMES
 
@@ -982,7 +982,7 @@ def live_aggregates(runs) -> set[str]:
     rep = analyze([{"outcome": "CORRECT", "response": "<think>Wait, a b c.</think>x"}], prompt_lang="hu", pivot_lang="en")
     names |= {f"analyze.thinking.{k}" for r in rep.values() for k in r}
     names |= {"analyze.items.answer_types", "analyze.items.difficulty.solved_by"}  # items_analysis.json (read in its test)
-    from glotbench.openhueval.wildbench import summarize_by_group
+    from glotbench.benchmarks.openhueval.wildbench import summarize_by_group
 
     # HuWildBench's data is not in the shared folder: its extra summary's keys, from its own function
     names |= {"run.by_task_group"} | {f"run.by_task_group.{k}" for g in summarize_by_group(

@@ -25,7 +25,7 @@ TASK = "openhueval.hu_matchingfib"
 
 
 def canned_responses(records: list[dict]) -> list[dict]:
-    from glotbench.openhueval import matching_fib
+    from glotbench.benchmarks.openhueval import matching_fib
 
     items = matching_fib.load()
     canned = []

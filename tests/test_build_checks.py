@@ -105,7 +105,7 @@ def test_dedup_threshold_and_duplicate_named(tmp_path):
 
 
 def test_checklist_records_are_what_the_hu_wildbench_loader_reads(stub_server, tmp_path):
-    from glotbench.openhueval.wildbench import checklist_markdown, load
+    from glotbench.benchmarks.openhueval.wildbench import checklist_markdown, load
 
     src = qa_items(tmp_path)
     resp = tmp_path / "r.jsonl"

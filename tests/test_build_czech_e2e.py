@@ -41,7 +41,7 @@ def czech_pos():
         import ufal.morphodita  # noqa: F401
     except ImportError:
         pytest.skip("ufal.morphodita is not installed (pip install ufal.morphodita)")
-    from glotbench.czech.morpho import find_dictionary
+    from glotbench.languages.cs_morpho import find_dictionary
 
     if find_dictionary() is None:
         pytest.skip("MorfFlex dictionary not found: czech_bench/morphology/czech-morfflex/*.dict in the data root")

@@ -1,6 +1,6 @@
 """Every CLI command on run directories of every suite, each in a fresh subprocess, checking that
 the commands reading finished runs (but `export --format lm-eval`, which reads the dataset records
-again) import no benchmark code (glotbench.openhueval, .hulu,
+again) import no benchmark code (glotbench.benchmarks.openhueval, .hulu,
 .factuality, .czech): metric definitions, directions and tables come from results.json.
 
 Runs are made by the stub OpenAI server (model and judge) with --limit 2; a wrapper around the
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
-BENCHMARK = ("glotbench.openhueval", "glotbench.hulu", "glotbench.factuality", "glotbench.czech")
+BENCHMARK = ("glotbench.benchmarks.openhueval", "glotbench.benchmarks.hulu", "glotbench.benchmarks.factuality", "glotbench.benchmarks.czech_bench")
 SUITES = ["mm_eval", "hulu", "openhueval", "factuality", "cs", "czech_bench"]
 WRAPPER = """
 import atexit, json, sys

@@ -19,7 +19,7 @@ from glotbench.cli import _register, app
 from glotbench.engine.config import RunConfig
 from glotbench.engine.session import run_evaluation
 from glotbench.paths import resolve_data_file
-from glotbench.tasks.registry import BUILTIN_DIR
+from glotbench.tasks.registry import all_specs
 from glotbench.testing.servers import start_stub, stop
 
 TASKS = ["cs.klokanek", "mm_eval.knowledge", "xl.knowledge_mn", "xl.knowledge_en"]
@@ -27,7 +27,7 @@ TASKS = ["cs.klokanek", "mm_eval.knowledge", "xl.knowledge_mn", "xl.knowledge_en
 
 def _twin_tasks(folder):
     """mm_eval.knowledge as a pair: the Mongolian original and an English-prompt twin."""
-    spec = yaml.safe_load((BUILTIN_DIR / "mm_eval" / "knowledge.yaml").read_text(encoding="utf-8"))
+    spec = yaml.safe_load(all_specs()["mm_eval.knowledge"][1].read_text(encoding="utf-8"))
     mn = {**spec, "name": "xl.knowledge_mn", "suites": ["xl"], "counterpart": "xl.knowledge_en"}
     en = {**spec, "name": "xl.knowledge_en", "suites": ["xl"], "language": "en", "counterpart": "xl.knowledge_mn",
           "prompt": {**spec["prompt"], "system": "You are a helpful assistant.", "answer_cue": "Answer:"}}

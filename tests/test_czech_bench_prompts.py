@@ -147,7 +147,7 @@ def test_gsm8k_en_real_record(task_of):
 def test_klokanek_real_record(task_of):
     import unicodedata
 
-    from glotbench.czech.klokanek import load_klokanek
+    from glotbench.benchmarks.czech_bench.klokanek import load_klokanek
 
     _shared("czech_klokanek/dataset.json")
     few = reference_dir() / "klokanek" / "prompts.py"

@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("ufal.morphodita")
 
-from glotbench.czech import qa_levels  # noqa: E402
-from glotbench.czech.morpho import find_dictionary, get_morpho  # noqa: E402
+from glotbench.benchmarks.czech_bench import qa_levels  # noqa: E402
+from glotbench.languages.cs_morpho import find_dictionary, get_morpho  # noqa: E402
 
 # (model answer, accepted gold answers); [] = the question has no answer (SQuAD 2.0)
 PAIRS = [
@@ -151,7 +151,7 @@ def test_no_answer_handling(morpho):
 def test_no_answer_macro_f1_is_sklearns(morpho):
     from sklearn.metrics import f1_score
 
-    import glotbench.czech.reference_rules  # noqa: F401
+    import glotbench.benchmarks.czech_bench.reference_rules  # noqa: F401
     from glotbench.scoring.metrics import ScoredItem, get_metric
 
     rows = [qa_levels.squad_values(pred, golds, morpho) for pred, golds in PAIRS]

@@ -87,7 +87,7 @@ def pkg(tmp_path_factory) -> Path:
     """glotbench's source copied where no ../shared/data is near, the GitHub stand-ins declared."""
     dst = tmp_path_factory.mktemp("pkg")
     shutil.copytree(REPO / "src" / "glotbench", dst / "glotbench", ignore=shutil.ignore_patterns("__pycache__"))
-    defs = dst / "glotbench" / "tasks" / "defs"
+    defs = dst / "glotbench" / "benchmarks"
     for to, data in github_standins().items():
         hits = [p for p in defs.rglob("*.yaml") if f"to: {to}\n" in p.read_text(encoding="utf-8")]
         assert hits, to

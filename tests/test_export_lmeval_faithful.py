@@ -59,7 +59,7 @@ def run(tmp_path_factory):
 def _spec() -> dict:
     import glotbench
 
-    return yaml.safe_load((Path(glotbench.__file__).parent / "tasks" / "defs" / "hulu" / "cb.yaml").read_text())
+    return yaml.safe_load((Path(glotbench.__file__).parent / "benchmarks" / "hulu" / "tasks" / "cb.yaml").read_text())
 
 
 def _dev_records(root: Path) -> list[dict]:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from glotbench.errors import DataError
-from glotbench.scoring.factuality import (
+from glotbench.benchmarks.factuality.metrics import (
     CORRECT,
     INCORRECT,
     JUDGE_ERROR,
@@ -141,7 +141,7 @@ def test_scores_from_counts_is_the_vectorised_arithmetic():
     """The scalar path gives _rates' numbers to the last bit (counts, sums of floats, percentages)."""
     import itertools
 
-    from glotbench.scoring.factuality import _rates, scores_from_counts
+    from glotbench.benchmarks.factuality.metrics import _rates, scores_from_counts
 
     values = [0, 1, 2, 3, 7, 10, 0.5, 1 / 3, 33.3, 66.7, 1e-9, 2000]
     for c, i, n in itertools.product(values, repeat=3):
@@ -157,7 +157,7 @@ def test_factuality_table_reuses_the_summarys_counts_and_gives_the_same_interval
     """The table counts each slice over four codes, as the metrics' resample form does, so a run's
     summary has made its draws already; the intervals do not depend on that."""
     from glotbench.scoring import resample as rs
-    from glotbench.scoring.factuality import bootstrap_factuality_ci
+    from glotbench.benchmarks.factuality.metrics import bootstrap_factuality_ci
     from glotbench.scoring.metrics import ScoredItem, bootstrap_ci, get_metric
 
     grades = list(np.random.default_rng(9).choice(["CORRECT", "INCORRECT", "NOT_ATTEMPTED"], size=257))

@@ -19,7 +19,7 @@ from glotbench.tasks.registry import resolve
 from glotbench.tasks.task import RunSettings
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hu_simpleqa_sample.jsonl"
-DEFS = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "tasks" / "defs" / "factuality"
+DEFS = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "benchmarks" / "factuality" / "tasks"
 
 
 def yaml_copy(tmp_path: Path, name: str, **changes) -> Path:
@@ -246,7 +246,7 @@ prompt:
   user: "{{ question }}"
 metrics: [factuality_co, factuality_na, factuality_in, factuality_cga, factuality_f]
 slice_by: [topic]
-task_class: glotbench.factuality.task:SimpleQATask
+task_class: glotbench.benchmarks.factuality.task:SimpleQATask
 options:
   grader: chinese_simpleqa_en
   judge_max_tokens: 8

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from glotbench.factuality.answer_types import answer_type
-from glotbench.factuality.retrieval import BM25Folder, tokenize
+from glotbench.benchmarks.factuality.answer_types import answer_type
+from glotbench.prompts.retrieval import BM25Folder, tokenize
 from glotbench.tasks.registry import resolve
 from glotbench.tasks.task import RunSettings
 
-DEFS = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "tasks" / "defs" / "factuality"
+DEFS = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "benchmarks" / "factuality" / "tasks"
 SIMPLEQA_CSV = Path(__file__).parent / "fixtures" / "simpleqa_sample.csv"  # hand-written, simple-evals' format
 
 

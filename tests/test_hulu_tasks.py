@@ -14,7 +14,7 @@ from glotbench.engine.config import RunConfig
 from glotbench.engine.session import run_evaluation
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.leaderboard.submission_format import validate_submission
-from glotbench.engine.submissions import (
+from glotbench.benchmarks.hulu.submissions import (
     build_submissions,
     majority_label,
     write_submissions,

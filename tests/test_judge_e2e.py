@@ -22,7 +22,7 @@ import pytest
 import yaml
 from conftest_llama_server import embedded_llama_server
 
-DEFS = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "tasks" / "defs" / "factuality"
+DEFS = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "benchmarks" / "factuality" / "tasks"
 
 
 def messages_hash(messages) -> str:
@@ -202,7 +202,7 @@ fields: {id: qid, question: problem, target: gold, topic: topic}
 prompt: {user: "{{ question }}"}
 metrics: [factuality_co, factuality_f]
 slice_by: [topic]
-task_class: glotbench.factuality.task:SimpleQATask
+task_class: glotbench.benchmarks.factuality.task:SimpleQATask
 options: {grader: chinese_simpleqa_en, judge_max_tokens: 4}
 """
 

@@ -89,7 +89,7 @@ def test_judged_run_keeps_the_bound_of_both_concurrencies(tmp_path):
     """Each item sends the model's request, then the judge's: sent-but-uncommitted requests of both
     stay within the two concurrencies together (the bound docs/footguns.md gives a judged run)."""
     task = _task(tmp_path, "commit_first_judged", [f"问题{i}？" for i in range(12)],
-                 "scorer: label\nmetrics: [factuality_co]\ntask_class: glotbench.factuality.task:SimpleQATask\n"
+                 "scorer: label\nmetrics: [factuality_co]\ntask_class: glotbench.benchmarks.factuality.task:SimpleQATask\n"
                  "options: {grader: chinese_simpleqa}\n")
     ledger = _run(tmp_path, task, 2, judge_concurrency=2)
     assert ledger["answered"] == 24

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from glotbench.czech.klokanek import DATASET, counts, items_from_records, load_klokanek, needs_picture
+from glotbench.benchmarks.czech_bench.klokanek import DATASET, counts, items_from_records, load_klokanek, needs_picture
 from glotbench.errors import DataError
 from glotbench.paths import resolve_data_file
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from glotbench.czech.klokanek import DATASET, counts, load_klokanek
+from glotbench.benchmarks.czech_bench.klokanek import DATASET, counts, load_klokanek
 from glotbench.engine.config import RunConfig
 from glotbench.engine.session import run_evaluation
 from glotbench.paths import resolve_data_file

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from glotbench.analysis import mm_eval_abilities as mm
+from glotbench.benchmarks.mm_eval import abilities as mm
 from glotbench.paths import resolve_data_file
 from glotbench.tasks.registry import resolve
 from glotbench.models.base import GenResult

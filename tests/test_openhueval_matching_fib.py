@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from glotbench.openhueval import breakdown
-from glotbench.openhueval import matching_fib as mf
+from glotbench.benchmarks.openhueval.common import breakdown
+from glotbench.benchmarks.openhueval import matching_fib as mf
 from glotbench.paths import resolve_data_file
 
 

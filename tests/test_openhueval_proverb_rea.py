@@ -1,7 +1,7 @@
 import pytest
 
-from glotbench.openhueval import breakdown
-from glotbench.openhueval import proverb_rea as pr
+from glotbench.benchmarks.openhueval.common import breakdown
+from glotbench.benchmarks.openhueval import proverb_rea as pr
 from glotbench.paths import resolve_data_file
 
 

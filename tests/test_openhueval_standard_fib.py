@@ -3,8 +3,8 @@ import json
 import pytest
 from rapidfuzz import fuzz
 
-from glotbench.openhueval import breakdown
-from glotbench.openhueval import standard_fib as sf
+from glotbench.benchmarks.openhueval.common import breakdown
+from glotbench.benchmarks.openhueval import standard_fib as sf
 from glotbench.paths import resolve_data_file
 
 

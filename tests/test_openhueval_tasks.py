@@ -14,7 +14,7 @@ from glotbench.engine.config import RunConfig
 from glotbench.engine.session import drop_tasks_without_data
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.models.base import GenResult
-from glotbench.openhueval import table5
+from glotbench.benchmarks.openhueval import table5
 from glotbench.paths import resolve_data_file
 from glotbench.tasks.registry import resolve
 from glotbench.tasks.task import RunSettings

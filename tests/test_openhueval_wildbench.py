@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from glotbench.errors import DataError
-from glotbench.openhueval import wildbench as wb
+from glotbench.benchmarks.openhueval import wildbench as wb
 from glotbench.paths import resolve_data_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hu_wildbench_sample.jsonl"

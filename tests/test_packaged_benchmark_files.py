@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from glotbench.paths import PACKAGED_FILES, benchmark_file, resolve_data_file
+from glotbench.paths import benchmark_file, packaged_file, resolve_data_file
 
 REPO = Path(__file__).resolve().parents[1]
+BENCHMARKS = REPO / "src" / "glotbench" / "benchmarks"
+PACKAGED_FILES = BENCHMARKS  # every shipped file lies in a benchmark package's files/ folder
 OPENHUEVAL = ["HuMatchingFIB_prompts.json", "HuProverbRea_prompts.json", "HuSimpleQA_infer_prompts.json",
               "HuSimpleQA_judge_prompt.json", "HuStandardFIB_prompts.json", "HuWildBench_judge_prompts.json",
               "HuWildBench_task_groups.json"]
@@ -33,7 +35,7 @@ def test_prompt_file_ships_in_the_package(rel):
 
 def test_loaders_read_the_packaged_files(tmp_path, monkeypatch):
     from glotbench.judges.prompts import load_grader
-    from glotbench.openhueval.common import load_prompts
+    from glotbench.benchmarks.openhueval.common import load_prompts
 
     monkeypatch.setenv("GLOTBENCH_DATA", str(tmp_path))  # a data root with no prompt files
     for name in ("chinese_simpleqa", "chinese_simpleqa_en", "husimpleqa"):
@@ -43,8 +45,8 @@ def test_loaders_read_the_packaged_files(tmp_path, monkeypatch):
 
 
 def test_every_packaged_file_has_its_notice():
-    notice = (PACKAGED_FILES / "NOTICE.md").read_text(encoding="utf-8")
-    files = sorted(str(p.relative_to(PACKAGED_FILES)) for p in PACKAGED_FILES.rglob("*.json"))
+    notice = (BENCHMARKS / "NOTICE.md").read_text(encoding="utf-8")
+    files = sorted(str(p.relative_to(root)) for root in BENCHMARKS.glob("*/files") for p in root.rglob("*.json"))
     assert files == sorted(RELS)
     for rel in files:
         assert f"`{rel}`" in notice, rel
@@ -57,11 +59,11 @@ def test_repository_license_and_notice_agree_with_their_citations():
     assert len(lic.splitlines()) > 190  # the full text, not a pointer to it
     assert 'license = "Apache-2.0"' in (REPO / "pyproject.toml").read_text(encoding="utf-8")
     cited = set()
-    for p in (REPO / "src" / "glotbench" / "tasks" / "defs").rglob("*.yaml"):
+    for p in BENCHMARKS.glob("*/tasks/**/*.yaml"):
         cited |= set(re.findall(r"\b(NOTICE(?:\.md)?)\b", p.read_text(encoding="utf-8")))
     assert cited == {"NOTICE.md"}
     notice = (REPO / "NOTICE.md").read_text(encoding="utf-8")
-    assert "Czech-Bench" in notice and "benchmark_files" in notice
+    assert "Czech-Bench" in notice and "src/glotbench/benchmarks/NOTICE.md" in notice
 
 
 def test_judged_run_checks_its_grader_before_any_request(tmp_path, stub_server, monkeypatch):

@@ -144,7 +144,7 @@ def test_standard_fib_b_acc_is_the_reference_per_variant_count():
 
 
 def test_table5_shows_the_reference_b_acc_and_the_variant_row():
-    from glotbench.openhueval import table5
+    from glotbench.benchmarks.openhueval import table5
 
     def entry(metrics):
         return {"metrics": {k: {"value": v, "ci95": [v, v]} for k, v in metrics.items()}, "slices": {}}

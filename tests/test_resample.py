@@ -13,8 +13,8 @@ import warnings
 import numpy as np
 import pytest
 
-import glotbench.builtins  # noqa: F401  every built-in metric
-import glotbench.scoring.factuality_strict  # noqa: F401  factuality_*_strict
+import glotbench.plugins; glotbench.plugins.load()  # noqa: E702  every built-in metric
+import glotbench.benchmarks.factuality.metrics_strict  # noqa: F401  factuality_*_strict
 from glotbench.scoring import resample as rs
 from glotbench.scoring.metrics import METRICS, Metric, ScoredItem, _labels, bootstrap_ci, get_metric
 from glotbench.scoring.resample_forms import form_for
@@ -407,7 +407,7 @@ def test_chunk_size_does_not_change_the_statistics():
 
 
 def test_factuality_summary_intervals_match_the_whole_matrix_draw():
-    from glotbench.scoring.factuality import _CODE, _rates, bootstrap_factuality_ci, normalise_grades
+    from glotbench.benchmarks.factuality.metrics import _CODE, _rates, bootstrap_factuality_ci, normalise_grades
 
     grades = list(np.random.default_rng(0).choice(["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "JUDGE_ERROR"], size=333))
     codes = np.array([_CODE[g] for g in normalise_grades(grades) if g in _CODE], dtype=np.int8)
@@ -422,7 +422,7 @@ def test_factuality_table_intervals_taken_together_match_each_slice_alone():
     """by_category takes every slice's quantiles in one call (bootstrap_factuality_cis): each slice's
     interval must be what the whole-matrix draw of that slice alone gives (small slices, judge
     errors, a slice with no gradeable item, and more slices than one quantile batch holds)."""
-    from glotbench.scoring import factuality as fa
+    from glotbench.benchmarks.factuality import metrics as fa
 
     rng = np.random.default_rng(11)
     labels = ["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "JUDGE_ERROR"]

@@ -98,7 +98,7 @@ def test_extractive_qa_squad_profile_is_the_official_v2_script(pred, golds):
 
 
 def _sqad(pred, golds):
-    from glotbench.czech.qa_levels import sqad_values
+    from glotbench.benchmarks.czech_bench.qa_levels import sqad_values
 
     v = sqad_values(pred, golds)
     return v["cb_em_raw"], v["cb_f1_raw"]

@@ -23,7 +23,9 @@ def _tasks(*args: str) -> str:
 
 
 def _license(rel: str) -> str:
-    return yaml.safe_load((REPO / "src" / "glotbench" / "tasks" / "defs" / rel).read_text(encoding="utf-8"))["source"]["license"]
+    bench, _, name = rel.partition("/")
+    path = REPO / "src" / "glotbench" / "benchmarks" / bench / "tasks" / name
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["source"]["license"]
 
 
 def test_tasks_show_the_license():

@@ -2,11 +2,18 @@
 
 ``glotbench.evaluate(...)`` and ``glotbench.load_result(...)`` are the Python API
 (docs/python-api.md); they are imported on first use so ``import glotbench`` stays cheap.
+Every registry loads the built-ins and the installed benchmark packages before its first
+lookup (:func:`glotbench.plugins.load`).
 """
+
+from glotbench import plugins as _plugins
+from glotbench.registry import Registry as _Registry
 
 __version__ = "0.1.0"
 
 _API = ("evaluate", "load_result", "EvalResult", "TaskResult", "MetricValue", "SampleRecord")
+
+_Registry.before_lookup = staticmethod(_plugins.load)
 
 
 def __getattr__(name: str):

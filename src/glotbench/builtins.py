@@ -1,9 +1,9 @@
-"""Every built-in extractor, scorer, metric, task class and model backend, registered by the package itself.
+"""The generic built-ins: extractors, scorers, generic metrics and model backends.
 
-:func:`glotbench.registry.load_builtins` imports this module on the first registry lookup, so a
+:func:`glotbench.plugins.load` imports this module before the benchmark packages register, so a
 name resolves the same in every process whichever modules were imported before. Add a module
-here when it registers something. Task classes are registered lazily (``"module:Class"``), so
-resolving a name imports only the class a task file uses.
+here when a generic module registers something; a benchmark's names live in its own package
+(``glotbench/benchmarks/<name>/__init__.py``).
 """
 
 from __future__ import annotations
@@ -16,41 +16,5 @@ import glotbench.models.llamacpp  # noqa: F401  model backend llamacpp: / gguf:
 import glotbench.models.openai_compat  # noqa: F401  model backends openai: / vllm: / ollama:
 import glotbench.models.recorded  # noqa: F401  model backend recorded: (answers from a file)
 import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
-import glotbench.scoring.factuality  # noqa: F401  factuality_co, _na, _in, _cga, _f
-import glotbench.scoring.factuality_strict  # noqa: F401  factuality_*_strict
 import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
 import glotbench.scoring.scorers  # noqa: F401  label, numeric, exact_match, option_value
-import glotbench.scoring.task_metrics  # noqa: F401  OpenHuEval's blank_accuracy, question_accuracy, ...
-from glotbench.output.hooks import RESULT_TABLES
-from glotbench.tasks.classes import TASK_CLASSES
-
-BUILTIN_TASK_CLASSES = {
-    "simpleqa": "glotbench.factuality.task:SimpleQATask",
-    "hulu": "glotbench.hulu.task:HuluTask",
-    "klokanek": "glotbench.czech.klokanek:KlokanekTask",
-    "czech_bench": "glotbench.czech.bench:CzechBenchTask",
-    "openhueval.matching_fib": "glotbench.openhueval.tasks:MatchingFIBTask",
-    "openhueval.standard_fib": "glotbench.openhueval.tasks:StandardFIBTask",
-    "openhueval.proverb_rea_2cq": "glotbench.openhueval.tasks:ProverbRea2CQTask",
-    "openhueval.proverb_rea_oe": "glotbench.openhueval.tasks:ProverbReaOETask",
-    "openhueval.wildbench": "glotbench.openhueval.tasks:WildBenchTask",
-}
-for _name, _ref in BUILTIN_TASK_CLASSES.items():
-    TASK_CLASSES.register_lazy(_name, _ref)
-
-# tables printed below the results table, in this order (imported only when a run is printed)
-for _name, _ref in {
-    "factuality": "glotbench.output.factuality_tables:console_tables",
-    "mm_eval.abilities": "glotbench.analysis.mm_eval_abilities:console_tables",
-    "openhueval.table5": "glotbench.openhueval.table5:console_tables",
-}.items():
-    RESULT_TABLES.register_lazy(_name, _ref)
-
-# Czech-Bench's cb_* metrics (its reference parse rules and denominators), imported on first lookup
-from glotbench.scoring.metrics import METRICS  # noqa: E402
-
-CZECH_BENCH_METRICS = ("cb_accuracy", "cb_macro_f1", "cb_topic_accuracy", "cb_mae", "cb_mre", "cb_parsed", "cb_na_accuracy",
-                       "cb_na_macro_f1", "cb_em_raw", "cb_f1_raw", "cb_em_lemma", "cb_f1_lemma", "cb_em_root", "cb_f1_root",
-                       "cb_accuracy_labelled", "cb_macro_f1_labelled")
-for _name in CZECH_BENCH_METRICS:
-    METRICS.register_lazy(_name, f"glotbench.scoring.czech_bench_rules:CB.{_name}")

@@ -48,13 +48,29 @@ def resolve_data_file(rel: str) -> Path:
     return (root / rel) if root else p
 
 
-# Files no upstream source serves as files (prompts extracted from Python constants), shipped with
-# glotbench under the same relative path they have in a data root; licences in their NOTICE.md.
-PACKAGED_FILES = Path(__file__).with_name("benchmark_files")
+# Files no upstream source serves as files (prompts extracted from Python constants), shipped in a
+# benchmark package under the same relative path they have in a data root (``bench.files(folder)``;
+# licences in glotbench/benchmarks/NOTICE.md).
+PACKAGED_ROOTS: list[Path] = []
+
+
+def add_packaged_root(folder: Path) -> None:
+    if folder not in PACKAGED_ROOTS:
+        PACKAGED_ROOTS.append(folder)
+
+
+def packaged_file(rel: str) -> Path | None:
+    """``rel`` in a benchmark package's shipped files, or None."""
+    from glotbench import plugins
+
+    plugins.load()
+    for root in PACKAGED_ROOTS:
+        if (root / rel).is_file():
+            return root / rel
+    return None
 
 
 def benchmark_file(rel: str) -> Path:
-    """``rel`` as shipped in the package (:data:`PACKAGED_FILES`) when it is one of those files,
-    else :func:`resolve_data_file` (the data root)."""
-    packaged = PACKAGED_FILES / rel
-    return packaged if packaged.is_file() else resolve_data_file(rel)
+    """``rel`` as shipped in a benchmark package (:func:`packaged_file`) when it is one of those
+    files, else :func:`resolve_data_file` (the data root)."""
+    return packaged_file(rel) or resolve_data_file(rel)

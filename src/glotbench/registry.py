@@ -1,15 +1,16 @@
 """One kind of name registry for extractors, scorers, metrics, task classes and model backends.
 
-* Built-ins are registered by the package itself: the first lookup in any registry imports
-  :mod:`glotbench.builtins`, which imports every module that registers something. No lookup
-  depends on which benchmark module a caller happened to import first.
+* This module imports nothing of glotbench. Before the first lookup a registry calls
+  :attr:`Registry.before_lookup` (set once in ``glotbench/__init__.py`` to
+  :func:`glotbench.plugins.load`, which registers the built-ins and every installed benchmark
+  package), so no lookup depends on which module a caller happened to import first.
 * An entry is either an object or a lazy ``"module:attr"`` reference, imported on first use
   (entry-point style), so listing task classes imports no benchmark code.
 * A name can be registered once. Registering a different object under a taken name raises
   :class:`RegistryError`; registering the same object again is a no-op (module reloads).
 * :meth:`Registry.resolve` takes a registered name or a ``"module:attr"`` reference to user code
-  and raises a one-line :class:`~glotbench.errors.TaskSpecError` naming ``where`` (file and
-  field) and the known names when it cannot.
+  and raises a one-line error of the registry's ``error`` class (the task-file error, for the
+  registries task files name) naming ``where`` (file and field) and the known names when it cannot.
 """
 
 from __future__ import annotations
@@ -17,44 +18,33 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
-from glotbench.errors import GlotbenchError, TaskSpecError
-
 T = TypeVar("T")
 
 
-class RegistryError(GlotbenchError, ValueError):
+class RegistryError(ValueError):
     """A name registered twice with different objects."""
 
 
-_BUILTINS_LOADED = False
-_LOADING = False
+class LookupFailed(ValueError):
+    """A name or ``"module:attr"`` reference that resolves to nothing (the default ``error`` class)."""
 
 
-def load_builtins() -> None:
-    """Import :mod:`glotbench.builtins` once (it registers every built-in)."""
-    global _BUILTINS_LOADED, _LOADING
-    if _BUILTINS_LOADED or _LOADING:
-        return
-    _LOADING = True
-    try:
-        importlib.import_module("glotbench.builtins")
-        _BUILTINS_LOADED = True
-    finally:
-        _LOADING = False
+def _no_loader() -> None:
+    return None
 
 
-def import_ref(ref: str, *, where: str = "") -> Any:
+def import_ref(ref: str, *, where: str = "", error: type[Exception] = LookupFailed) -> Any:
     """The object a ``"module:attr"`` (or ``"module:Outer.attr"``) reference names."""
     mod_name, sep, attr = ref.partition(":")
     prefix = f"{where}: " if where else ""
     if not sep or not mod_name or not attr:
-        raise TaskSpecError(f"{prefix}{ref!r} is not a 'module:attr' reference")
+        raise error(f"{prefix}{ref!r} is not a 'module:attr' reference")
     try:
         obj: Any = importlib.import_module(mod_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as err:
-        raise TaskSpecError(f"{prefix}cannot import {ref!r}: {err}") from None
+        raise error(f"{prefix}cannot import {ref!r}: {err}") from None
     return obj
 
 
@@ -69,12 +59,17 @@ def ref_of(obj: Any) -> str | None:
 class Registry(Generic[T]):
     """Names -> objects of one kind (``kind`` is the word used in messages: "scorer")."""
 
-    def __init__(self, kind: str, *, coerce: Callable[[Any, str, str], T] | None = None, same: Callable[[T, T], bool] | None = None):
+    #: called before every lookup; glotbench/__init__.py sets it to glotbench.plugins.load (idempotent)
+    before_lookup: Callable[[], None] = staticmethod(_no_loader)
+
+    def __init__(self, kind: str, *, coerce: Callable[[Any, str, str], T] | None = None, same: Callable[[T, T], bool] | None = None,
+                 error: type[Exception] = LookupFailed):
         self.kind = kind
+        self.error = error
         self._items: dict[str, T] = {}
         self._lazy: dict[str, str] = {}
         self._order: list[str] = []  # registration order (hooks run in it)
-        self._coerce = coerce  # (obj, name, where) -> T, or TaskSpecError
+        self._coerce = coerce  # (obj, name, where) -> T, or raises self.error
         self._same = same or (lambda a, b: a is b)
 
     # ------------------------------------------------------------------ registering
@@ -104,16 +99,16 @@ class Registry(Generic[T]):
 
     # ------------------------------------------------------------------ looking up
     def names(self) -> list[str]:
-        load_builtins()
+        type(self).before_lookup()
         return sorted({*self._items, *self._lazy})
 
     def in_order(self) -> list[str]:
         """Names in registration order."""
-        load_builtins()
+        type(self).before_lookup()
         return [n for n in self._order if n in self._items or n in self._lazy]
 
     def __contains__(self, name: object) -> bool:
-        load_builtins()
+        type(self).before_lookup()
         return name in self._items or name in self._lazy
 
     def __iter__(self) -> Iterator[str]:
@@ -124,21 +119,21 @@ class Registry(Generic[T]):
 
     def get(self, name: str, *, where: str = "") -> T:
         """The object registered as ``name``; TaskSpecError (one line, naming ``where``) otherwise."""
-        load_builtins()
+        type(self).before_lookup()
         if name in self._items:
             return self._items[name]
         if name in self._lazy:
-            obj = import_ref(self._lazy[name], where=where or f"{self.kind} {name!r}")
+            obj = import_ref(self._lazy[name], where=where or f"{self.kind} {name!r}", error=self.error)
             obj = self._coerce(obj, name, where) if self._coerce else obj
             self._items[name] = obj
             del self._lazy[name]
             return obj
         prefix = f"{where}: " if where else ""
-        raise TaskSpecError(f"{prefix}unknown {self.kind} {name!r} (known: {self._known()}; or 'module:attr' for your own)")
+        raise self.error(f"{prefix}unknown {self.kind} {name!r} (known: {self._known()}; or 'module:attr' for your own)")
 
     def resolve(self, ref: str, *, where: str = "") -> T:
         """A registered name, or a ``"module:attr"`` reference to user code."""
         if ":" in ref and ref not in self._items and ref not in self._lazy:
-            obj = import_ref(ref, where=where)
+            obj = import_ref(ref, where=where, error=self.error)
             return self._coerce(obj, ref, where) if self._coerce else obj
         return self.get(ref, where=where)

@@ -84,13 +84,13 @@ class VocabPos:
 
 
 class CzechPos:
-    """POS from MorphoDiTa + MorfFlex (glotbench.czech.morpho); the distractor pool is every
+    """POS from MorphoDiTa + MorfFlex (glotbench.languages.cs_morpho); the distractor pool is every
     unambiguous word form of the kept sentences."""
 
     name = "morphodita"
 
     def __init__(self):
-        from glotbench.czech.morpho import get_morpho
+        from glotbench.languages.cs_morpho import get_morpho
 
         self.morpho = get_morpho()
         if not self.morpho.available:

@@ -1,6 +1,6 @@
 """Retrieval verification: is an item's source passage among the top ``k`` BM25 hits for its question?
 
-The retriever is the RAG mode's own (:class:`glotbench.factuality.retrieval.BM25Folder`, ``bm25s``
+The retriever is the RAG mode's own (:class:`glotbench.prompts.retrieval.BM25Folder`, ``bm25s``
 with the same tokeniser and the same cut of documents into pieces of ``max_chars``, 600 by
 default). The corpus is the passages file the items were made from, written one passage per
 ``.txt`` file into a folder (kept beside the output, so the same index can serve
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from glotbench.factuality.retrieval import BM25Folder
+from glotbench.prompts.retrieval import BM25Folder
 
 
 def write_corpus(passages: list[dict], folder: Path) -> dict[str, str]:

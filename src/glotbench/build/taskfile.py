@@ -1,6 +1,6 @@
 """The task YAML a QA build ends with: SimpleQA-style, graded by ``glotbench run --judge``.
 
-Shaped like ``tasks/defs/factuality/chinese_simpleqa.yaml``: the bare question as the user turn,
+Shaped like ``benchmarks/factuality/tasks/chinese_simpleqa.yaml``: the bare question as the user turn,
 ``SimpleQATask`` with a grader prompt (``chinese_simpleqa_en``, simple-evals' grader, by default:
 the one the three shipped graders have for a language other than Chinese or Hungarian; ``chinese_simpleqa``
 or ``husimpleqa`` for those), metrics CO / NA / IN / CGA / F. The data file is written beside
@@ -61,7 +61,7 @@ def simpleqa_task(items: list[dict], out_dir: Path, *, name: str, language: str,
                                        f"(CO, NA, IN, CGA, F). Needs --judge.")
     spec["generation"]["max_tokens"] = max_tokens
     spec.update({"scorer": "label", "metrics": ["factuality_co", "factuality_na", "factuality_in", "factuality_cga", "factuality_f"],
-                 "task_class": "glotbench.factuality.task:SimpleQATask",
+                 "task_class": "glotbench.benchmarks.factuality.task:SimpleQATask",
                  "options": {"grader": grader or GRADER_FOR.get(language, "chinese_simpleqa_en"), "judge_max_tokens": 512}})
     return _dump(spec, out_dir / "task.yaml")
 

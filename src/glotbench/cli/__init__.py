@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
     "report": (("report_cmd",), "Scores with intervals, per-slice plots, error counts and a sample browser, in one offline HTML file."),
     "compare": (("compare_cmd",), "Compare finished runs: --crosslingual, --ranks (--a, --b) or --paired RUN_A RUN_B."),
     "estimate": (("estimate_cmd",), "Count the requests, input and output tokens and the cost a run would have; no model is called."),
-    "submission": (("submission_cmd",), "Write one leaderboard submission file per HuLU task the run scored on --split test."),
+    "submission": (("submission_cmd",), "Write leaderboard submission files for the tasks the run scored on --split test."),
     "judge": (("judge_cmd",), "Re-grade an existing run with another judge, without calling the evaluated model."),
     'compare-judges': (('judge_cmd',), "Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,\nKendall's tau between the judges' model rankings, Cohen's kappa on item grades."),
     "doctor": (("doctor_cmd",), "Check a run journal; if it is damaged, copy every readable row into a fresh journal (the\ndamaged file is kept beside it) and report what was lost. Rerunning then resends only the lost requests."),
@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
     "merge": (("merge_cmd",), "Merge shard journals into RUN/journal.sqlite (idempotent: a second merge changes nothing).\nRerun `glotbench run` with the same settings afterwards to write results.json from it."),
     "tasks-import-lm-eval": (("tasks_import_cmd",), "Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted."),
     "admin": (("serve",), "Manage the leaderboard: users, API tokens and tasks."),
-    "analyze": (("analyze_cmd", "analyze_factuality_cmd"), "Analyses of a finished run (reads its journal; no model calls unless --judge)."),
+    "analyze": (("analyze_cmd",), "Analyses of a finished run (reads its journal; no model calls unless --judge)."),
     "build": (("build_cmd",), "Build a native-language benchmark: cloze/word-order items from sentences, QA from passages, filters, selection, checklists, human review. Every step writes JSONL with provenance."),
     "data": (("data_cmd",), "Benchmark data: list, pull (download and check), verify, lock (docs/data.md)."),
 }
@@ -47,8 +47,11 @@ HIDDEN = set(NESTED.values())
 
 
 def _load(name: str) -> None:
+    from glotbench.cli.plugin_commands import import_group
+
     for mod in COMMANDS[name][0]:
         importlib.import_module(f"glotbench.cli.{mod}")
+    import_group(name)  # sub-commands a benchmark package adds (bench.command)
 
 
 class LazyGroup(TyperGroup):
@@ -134,8 +137,12 @@ def _main(version: bool = typer.Option(False, "--version", help="Print the glotb
 
 def _register() -> None:
     """Import every command module (tests and tools that want the whole command tree at once)."""
+    from glotbench.cli.plugin_commands import import_group
+
     for mod in COMMAND_MODULES:
         importlib.import_module(f"glotbench.cli.{mod}")
+    for name in COMMANDS:
+        import_group(name)
 
 
 COMMAND_MODULES: list[str] = list(dict.fromkeys(m for mods, _ in COMMANDS.values() for m in mods))

@@ -247,7 +247,7 @@ def retrieval_cmd(
     kept, dropped = [], []
     for it in items:
         rank, hits = check.rank(it["question"], str(it.get("passage_id")), k)
-        it["retrieval"] = {"k": k, "rank": rank, "top": hits, "retriever": "bm25 (bm25s, glotbench.factuality.retrieval)"}
+        it["retrieval"] = {"k": k, "rank": rank, "top": hits, "retriever": "bm25 (bm25s, glotbench.prompts.retrieval)"}
         add_step(it, "retrieval_check", source=it.get("passage_id"), k=k)
         if rank is None:
             dropped.append(drop(it, "retrieval_check", f"source passage {it.get('passage_id')} not in the top {k} BM25 hits"))

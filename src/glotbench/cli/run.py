@@ -129,7 +129,7 @@ def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: O
         raise typer.Exit(2)
     unloadable = [n for n, why in (results.get("skipped_tasks") or {}).items() if why.startswith("cannot load: ")]
     if predictions_out:
-        from glotbench.engine.submissions import build_submissions
+        from glotbench.output.submission_writers import build_submissions
 
         for s in build_submissions(out_dir, predictions_out):
             if s.path is None:

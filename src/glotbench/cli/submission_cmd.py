@@ -17,11 +17,11 @@ def submission(
     model_name: Optional[str] = typer.Option(None, "--model-name", help="Model name in the files (default: the run's model id)."),
     fill_missing: bool = typer.Option(False, "--fill-missing", help="Give items the run never reached the fallback label too."),
 ) -> None:
-    """Write one leaderboard submission file per HuLU task the run scored on --split test."""
+    """Write leaderboard submission files for the tasks the run scored on --split test."""
     from rich.console import Console
     from rich.table import Table
 
-    from glotbench.engine.submissions import build_submissions
+    from glotbench.output.submission_writers import build_submissions
 
     summaries = build_submissions(run_dir, output, model_name=model_name, fill_missing=fill_missing)
     table = Table(title="submission files")

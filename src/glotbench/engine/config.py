@@ -17,10 +17,9 @@ RunConfig = RunSettings
 
 def load_config(path: Path) -> RunConfig:
     raw = read_mapping(path, "run config", GlotbenchError, empty_ok=True)
-    from glotbench.czech.run_config import from_framework, is_framework_config
+    from glotbench.engine.config_readers import translate
 
-    if is_framework_config(raw):  # Czech-Bench's eval_config.yml shape
-        raw = from_framework(raw, str(path))
+    raw = translate(raw, str(path))  # a benchmark's own config layout (bench.config_reader)
     if isinstance(raw.get("tasks"), str):
         raw["tasks"] = [raw["tasks"]]
     if isinstance(raw.get("suites"), (list, str)):  # "suites:" is accepted as a synonym

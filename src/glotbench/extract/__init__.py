@@ -132,7 +132,7 @@ def _coerce_extractor(obj: Any, name: str, where: str) -> Extractor:
     raise TaskSpecError(f"{prefix}{name!r} is not an extractor function")
 
 
-EXTRACTORS: Registry[Extractor] = Registry("extractor", coerce=_coerce_extractor)
+EXTRACTORS: Registry[Extractor] = Registry("extractor", coerce=_coerce_extractor, error=TaskSpecError)
 for _name, _fn in (("choice", _choice), ("number", _number), ("json", _json), ("text", _text)):
     EXTRACTORS.register(_name, _fn)
 

@@ -1,4 +1,4 @@
-"""The benchmarks' own grading prompts (shipped with glotbench in glotbench/benchmark_files/, see its NOTICE.md), filled in.
+"""The benchmarks' own grading prompts (shipped in the benchmark packages' files/ folders, see glotbench/benchmarks/NOTICE.md), filled in.
 
 Graders (``GRADERS``):
 
@@ -31,7 +31,7 @@ CSQA_SYSTEM = "你是一个智能助手，请根据给定问题、标准答案�
 
 @dataclass(frozen=True)
 class GraderSpec:
-    file: str  # as under a data root; shipped in glotbench/benchmark_files/ (paths.benchmark_file)
+    file: str  # as under a data root; shipped in a benchmark package's files/ (paths.benchmark_file)
     keys: tuple[tuple[str, ...], ...]  # JSON key paths, concatenated in order into the user turn
     style: str  # "format" (str.format) or "substitute" (plain {name} replacement)
     placeholders: tuple[str, ...]  # template names, in (question, target, predicted_answer) order

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from glotbench.errors import ModelError
+from glotbench.errors import ModelError, TaskSpecError
 from glotbench.registry import Registry
 
 BackendFactory = Callable[..., Any]
@@ -23,7 +23,7 @@ class _Backend:
         self.factory, self.needs_name, self.renders_prompts = factory, needs_name, renders_prompts
 
 
-BACKENDS: Registry[_Backend] = Registry("model backend", same=lambda a, b: a.factory is b.factory)
+BACKENDS: Registry[_Backend] = Registry("model backend", same=lambda a, b: a.factory is b.factory, error=TaskSpecError)
 
 
 def register_backend(*prefixes: str, needs_name: bool = True,

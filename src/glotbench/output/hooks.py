@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from glotbench.errors import TaskSpecError
 from glotbench.registry import Registry
 
 ResultTables = Callable[[dict], list[Any]]
 
-RESULT_TABLES: Registry[ResultTables] = Registry("result table hook")
+RESULT_TABLES: Registry[ResultTables] = Registry("result table hook", error=TaskSpecError)
 
 
 def register_result_tables(name: str, fn: ResultTables) -> ResultTables:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from glotbench.errors import DataError
-from glotbench.scoring.factuality import CORRECT, to_grade
+from glotbench.benchmarks.factuality.metrics import CORRECT, to_grade
 
 
 def _correct_matrix(grades_per_item: Sequence[Sequence[Any]]) -> np.ndarray:

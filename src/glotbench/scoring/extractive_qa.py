@@ -29,7 +29,7 @@ Steps reported here (each an (EM, F1) pair, fractions in [0, 1]):
     "one"); cs and the rest none.
 ``lemmatized``
     the normalised tokens lemmatised, lowercased: Czech with MorphoDiTa + MorfFlex CZ 2.0
-    (:mod:`glotbench.czech.morpho`, when installed and the dictionary is found), other languages
+    (:mod:`glotbench.languages.cs_morpho`, when installed and the dictionary is found), other languages
     with ``simplemma`` (a dictionary lemmatiser that works offline). Only for languages simplemma supports
     (cs, hu, en, ru, ...; not zh or mn): otherwise the step is left out and a note says so.
 
@@ -107,9 +107,9 @@ def tokens_of(text: str, lang: str = "en") -> list[str]:
 
 def _own_lemmatizer(lang: str):
     """A dedicated lemmatiser for ``lang`` when one is installed: Czech uses MorphoDiTa with the
-    MorfFlex CZ 2.0 dictionary (glotbench.czech.morpho), as Czech-Bench does; None otherwise."""
+    MorfFlex CZ 2.0 dictionary (glotbench.languages.cs_morpho), as Czech-Bench does; None otherwise."""
     if lang.split("-")[0].lower() == "cs":
-        from glotbench.czech.morpho import czech_lemmatizer
+        from glotbench.languages.cs_morpho import czech_lemmatizer
 
         return czech_lemmatizer()
     return None

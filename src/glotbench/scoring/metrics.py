@@ -248,7 +248,7 @@ class _LazyRef:
         if self._fn is None:
             from glotbench.registry import import_ref
 
-            self._fn = import_ref(self.ref, where="results.json metric definition")
+            self._fn = import_ref(self.ref, where="results.json metric definition", error=TaskSpecError)
         return self._fn(*args, **kw)
 
 
@@ -276,7 +276,7 @@ def _coerce_metric(obj: Any, name: str, where: str) -> Metric:
     raise TaskSpecError(f"{prefix}{name!r} is not a glotbench Metric (declare it with glotbench.scoring.metrics.Metric)")
 
 
-METRICS: Registry[Metric] = Registry("metric", coerce=_coerce_metric, same=lambda a, b: a.same_as(b))
+METRICS: Registry[Metric] = Registry("metric", coerce=_coerce_metric, same=lambda a, b: a.same_as(b), error=TaskSpecError)
 
 
 def register_metric(name_or_metric: "str | Metric", fn: Callable[[list[ScoredItem]], float] | None = None, **kw: Any) -> Metric:

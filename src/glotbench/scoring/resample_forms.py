@@ -261,7 +261,7 @@ def _memo(item: Any, name: str, compute: Callable[[Any], Any]) -> Any:
 
 
 def _grade_of(item: Any) -> int:
-    from glotbench.scoring.factuality import _CODE, JUDGE_ERROR, to_grade
+    from glotbench.benchmarks.factuality.metrics import _CODE, JUDGE_ERROR, to_grade
 
     return _CODE.get(JUDGE_ERROR if item.pred is None else to_grade(item.pred), 3)
 
@@ -294,7 +294,7 @@ def _strict_codes(items: Sequence[Any]) -> np.ndarray | None:
 
 def _rate(key: str) -> Callable[[np.ndarray], np.ndarray]:
     def stat(k: np.ndarray) -> np.ndarray:
-        from glotbench.scoring.factuality import _rates
+        from glotbench.benchmarks.factuality.metrics import _rates
 
         # The five rates of one counts array are computed together: the counts of a code array are
         # kept and shared (resample.count_stats), so inside a slice's same_items block the other
@@ -327,12 +327,12 @@ register_corpus_form(f"{_M}:weighted_f1_items", lambda: confusion_form(rs.weight
 register_corpus_form(f"{_M}:mcc_items", lambda: confusion_form(rs.mcc_from_confusion))
 register_corpus_form(f"{_M}:answered", lambda: answered_form)
 register_corpus_form(f"{_M}:ratio_of_sums", lambda num, den: ratio_of_sums_form(num, den))
-register_corpus_form("glotbench.scoring.factuality:factuality_metric", lambda key: factuality_form(key))
-_CB = "glotbench.scoring.czech_bench_rules"
+register_corpus_form("glotbench.benchmarks.factuality.metrics:factuality_metric", lambda key: factuality_form(key))
+_CB = "glotbench.benchmarks.czech_bench.metrics"
 register_corpus_form(f"{_CB}:macro_f1_of", lambda gold_key, pred_key: seen_labels_macro_f1_form(gold_key, pred_key))
 register_corpus_form(f"{_CB}:topic_macro_accuracy", lambda: topic_accuracy_form)
 _QA = "glotbench.scoring.extractive_qa_scorer"
 register_corpus_form(f"{_QA}:no_answer_accuracy", lambda: no_answer_accuracy_form)
 register_corpus_form(f"{_QA}:no_answer_macro_f1", lambda: no_answer_macro_f1_form)
-register_corpus_form("glotbench.scoring.factuality_strict:factuality_strict_metric",
+register_corpus_form("glotbench.benchmarks.factuality.metrics_strict:factuality_strict_metric",
                      lambda key: strict_factuality_form(key))

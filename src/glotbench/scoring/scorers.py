@@ -59,7 +59,7 @@ def _coerce_scorer(obj: Any, name: str, where: str) -> Scorer:
     raise TaskSpecError(f"{prefix}{name!r} is not a scorer function")
 
 
-SCORERS: Registry[Scorer] = Registry("scorer", coerce=_coerce_scorer, same=lambda a, b: a.fn is b.fn and a.metrics == b.metrics)
+SCORERS: Registry[Scorer] = Registry("scorer", coerce=_coerce_scorer, same=lambda a, b: a.fn is b.fn and a.metrics == b.metrics, error=TaskSpecError)
 
 
 def scorer(name: str | None = None, *, metrics: list[str] | tuple[str, ...]):

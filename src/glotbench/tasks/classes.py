@@ -18,7 +18,7 @@ def _coerce_task_class(obj: Any, name: str, where: str) -> type:
     raise TaskSpecError(f"{prefix}{name} is not a glotbench Task subclass")
 
 
-TASK_CLASSES: Registry[type] = Registry("task class", coerce=_coerce_task_class)
+TASK_CLASSES: Registry[type] = Registry("task class", coerce=_coerce_task_class, error=TaskSpecError)
 
 
 def register_task_class(name: str, cls: type) -> type:

@@ -12,11 +12,29 @@ from glotbench.tasks.spec import TaskSpec, load_spec
 from glotbench.tasks.names import check_names, task_class_of
 from glotbench.tasks.task import Task
 
-BUILTIN_DIR = Path(__file__).parent / "defs"
+# folders of task YAMLs the benchmark packages register (glotbench.plugins: bench.tasks(folder))
+PACKAGE_DIRS: list[Path] = []
+
+
+def add_task_dir(folder: Path) -> None:
+    if folder not in PACKAGE_DIRS:
+        PACKAGE_DIRS.append(folder)
+        _scan.cache_clear()
+
+
+def task_dirs_of_packages() -> list[Path]:
+    """The task folders the benchmark packages registered, resolved."""
+    from glotbench import plugins
+
+    plugins.load()
+    return [d.resolve() for d in PACKAGE_DIRS]
 
 
 def task_dirs(extra: list[Path] | None = None) -> list[Path]:
-    dirs = [BUILTIN_DIR]
+    from glotbench import plugins
+
+    plugins.load()
+    dirs = list(PACKAGE_DIRS)
     for p in os.environ.get("GLOTBENCH_TASKS_PATH", "").split(os.pathsep):
         if p:
             dirs.append(Path(p))
@@ -57,7 +75,7 @@ def suites(extra: list[Path] | None = None) -> dict[str, list[str]]:
 
 
 def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
-    """Resolve task names, suite names, globs (``mm_eval.*``) and YAML paths, keeping order."""
+    """Resolve task names, suite names, globs (``suite.*``) and YAML paths, keeping order."""
     specs = all_specs(extra)
     suite_map = suites(extra)
     chosen: list[Task] = []

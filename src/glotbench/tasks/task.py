@@ -23,8 +23,6 @@ from glotbench.sources.locate import find_location, missing_line
 from glotbench.settings import RunSettings  # noqa: F401  (re-exported: tasks take the run's settings)
 from glotbench.tasks.spec import TaskSpec
 
-_BUILTIN_DEFS = (Path(__file__).parent / "defs").resolve()
-
 LL_DELIMITER = " "  # between the context and each option in --mode loglikelihood (lm-eval's target_delimiter)
 # --mode loglikelihood's metrics: accuracy_norm is lm-eval's acc_norm (per character); the byte- and
 # token-normalised variants are reported beside it (see score_loglikelihood)
@@ -61,7 +59,7 @@ Output = GenResult | LoglikelihoodResult
 def import_object(ref: str, *, where: str) -> Any:
     from glotbench.registry import import_ref
 
-    return import_ref(ref, where=where)
+    return import_ref(ref, where=where, error=TaskSpecError)
 
 
 class Task:
@@ -114,11 +112,13 @@ class Task:
     @property
     def yaml_dir(self) -> Path | None:
         """The folder of a user's task YAML (its relative data paths are looked up there first);
-        None for the built-in tasks, whose data lives under the data root."""
+        None for a benchmark package's tasks, whose data lives under the data root."""
+        from glotbench.tasks.registry import task_dirs_of_packages
+
         if self.spec_path is None:
             return None
         folder = Path(self.spec_path).resolve().parent
-        return None if folder.is_relative_to(_BUILTIN_DEFS) else folder
+        return None if any(folder.is_relative_to(d) for d in task_dirs_of_packages()) else folder
 
     def raw_records(self, split: str) -> list[dict]:
         ds = self.spec.dataset

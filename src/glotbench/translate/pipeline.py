@@ -212,7 +212,7 @@ def write_outputs(task, translated: list[dict], out_dir: Path, *, target_lang: s
     ds["splits"] = {ds["eval_split"]: str(data.resolve())}
     ds["hf"] = None
     opts = dict(spec.get("options") or {})
-    if opts.get("reader") or (spec.get("task_class") or "").startswith("glotbench.czech."):
+    if opts.get("reader") or (spec.get("task_class") or "").startswith("glotbench.benchmarks.czech_bench."):
         opts["reader"] = "jsonl"  # Czech-Bench tasks read their split through a named reader
     opts.pop("subset", None)  # the subset was applied before translating
     opts.pop("hf_splits", None)

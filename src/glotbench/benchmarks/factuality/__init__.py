@@ -1,0 +1,22 @@
+"""Short-answer factuality: Chinese SimpleQA, HuSimpleQA and SimpleQA.
+
+Task files in ``tasks/``; the task class (:mod:`.task`), the CO / NA / IN / CGA / F metrics
+(:mod:`.metrics`, strict twins in :mod:`.metrics_strict`), the console tables (:mod:`.tables`),
+the option-order and item analyses (:mod:`.analyze_cmd`, ``glotbench analyze option-order|items``),
+and the grader prompt files no upstream source serves as files (``files/``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def register(bench) -> None:
+    bench.tasks(HERE / "tasks")
+    bench.files(HERE / "files")
+    bench.task_class("simpleqa", f"{__name__}.task:SimpleQATask")
+    bench.metric_module(f"{__name__}.metrics")
+    bench.metric_module(f"{__name__}.metrics_strict")
+    bench.result_tables("factuality", f"{__name__}.tables:console_tables")
+    bench.command("analyze", f"{__name__}.analyze_cmd")

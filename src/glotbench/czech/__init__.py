@@ -1,1 +1,0 @@
-"""Czech benchmark material (Czech-Bench; Klokánek)."""

@@ -1,0 +1,146 @@
+"""The built-ins and every installed benchmark package, registered once per process.
+
+A benchmark package is one folder (``glotbench/benchmarks/<name>/`` for the built-in ones, any
+installed Python package for a user's own) with one function ``register(bench: Benchmark)``,
+published as an entry point in the ``glotbench.benchmarks`` group of its ``pyproject.toml``::
+
+    [project.entry-points."glotbench.benchmarks"]
+    my_bench = "my_bench:register"
+
+:func:`load` registers the generic built-ins (:mod:`glotbench.builtins`: extractors, scorers,
+generic metrics, model backends), then calls each entry point's function. Every registry calls it
+before its first lookup (``glotbench/__init__.py`` wires that), so what a name means never depends
+on which module a caller imported first. A ``register`` function only registers: it must not look
+names up (the registries are still filling while it runs).
+
+A built-in benchmark folder whose entry point is missing from the installed metadata (a source
+checkout whose ``pyproject.toml`` gained a package after ``pip install -e .``) is loaded from its
+folder all the same, so the metadata never hides a built-in.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from importlib import metadata
+from pathlib import Path
+from typing import Callable
+
+GROUP = "glotbench.benchmarks"
+BUILTIN_PACKAGE = "glotbench.benchmarks"
+
+_state = {"loaded": False, "loading": False}
+LOADED: dict[str, str] = {}  # benchmark name -> the module its register function lives in
+
+
+class Benchmark:
+    """What a benchmark package's ``register`` function is handed: one method per kind of hook.
+
+    ``ref`` arguments are ``"module:attr"`` strings, imported on first use, so listing tasks imports
+    no benchmark code."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def tasks(self, folder: str | Path) -> None:
+        """A folder of task YAML files (searched recursively)."""
+        from glotbench.tasks.registry import add_task_dir
+
+        add_task_dir(Path(folder))
+
+    def files(self, folder: str | Path) -> None:
+        """Files shipped with the package under the relative paths they have in a data root
+        (prompt files no upstream source serves as files); ``paths.benchmark_file`` finds them first."""
+        from glotbench.paths import add_packaged_root
+
+        add_packaged_root(Path(folder))
+
+    def task_class(self, name: str, ref: str) -> None:
+        from glotbench.tasks.classes import TASK_CLASSES
+
+        TASK_CLASSES.register_lazy(name, ref)
+
+    def metric_module(self, module: str) -> None:
+        """Import a module whose metrics register themselves (``@metric`` / ``METRICS.register``)."""
+        importlib.import_module(module)
+
+    def metric(self, name: str, ref: str) -> None:
+        from glotbench.scoring.metrics import METRICS
+
+        METRICS.register_lazy(name, ref)
+
+    def result_tables(self, name: str, ref: str) -> None:
+        """``fn(results) -> list[rich renderable]`` printed below the results table."""
+        from glotbench.output.hooks import RESULT_TABLES
+
+        RESULT_TABLES.register_lazy(name, ref)
+
+    def config_reader(self, name: str, ref: str) -> None:
+        """``(is_mine(raw: dict) -> bool, read(raw, path) -> dict)`` as one object with those two
+        functions: a run config file in another framework's layout, turned into glotbench's."""
+        from glotbench.engine.config_readers import CONFIG_READERS
+
+        CONFIG_READERS.register_lazy(name, ref)
+
+    def submission_writer(self, suite: str, ref: str) -> None:
+        """``build(run_dir, out_dir, ...) -> list[Path]``: leaderboard submission files for the
+        tasks of ``suite`` a run scored (``glotbench submission``, ``run --predictions-out``)."""
+        from glotbench.output.submission_writers import SUBMISSION_WRITERS
+
+        SUBMISSION_WRITERS.register_lazy(suite, ref)
+
+    def command(self, group: str, ref: str) -> None:
+        """A module holding ``register(app)`` that adds sub-commands to the CLI group ``group``
+        (e.g. ``analyze``), imported only when that group runs."""
+        from glotbench.cli.plugin_commands import add_group_module
+
+        add_group_module(group, ref)
+
+
+def _entry_points() -> list[tuple[str, str, Callable[[], Callable]]]:
+    out = []
+    for ep in metadata.entry_points(group=GROUP):
+        out.append((ep.name, ep.value.partition(":")[0], ep.load))
+    return out
+
+
+def _builtin_packages() -> list[tuple[str, str, Callable[[], Callable]]]:
+    pkg = importlib.import_module(BUILTIN_PACKAGE)
+    out = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.ispkg:
+            mod = f"{BUILTIN_PACKAGE}.{info.name}"
+            out.append((info.name, mod, lambda m=mod: importlib.import_module(m).register))
+    return out
+
+
+def load() -> None:
+    """Register the built-ins and every benchmark package, once (re-entrant calls return at once)."""
+    if _state["loaded"] or _state["loading"]:
+        return
+    _state["loading"] = True
+    try:
+        importlib.import_module("glotbench.builtins")
+        seen: set[str] = set()
+        for name, module, get in [*_entry_points(), *_builtin_packages()]:
+            if module in seen:
+                continue
+            seen.add(module)
+            _register(name, module, get)
+        _state["loaded"] = True
+    finally:
+        _state["loading"] = False
+
+
+def _register(name: str, module: str, get: Callable[[], Callable]) -> None:
+    from glotbench.errors import GlotbenchError
+
+    try:
+        fn = get()
+        fn(Benchmark(name))
+    except GlotbenchError:
+        raise
+    except Exception as err:  # noqa: BLE001  a broken third-party package: one line naming it
+        raise GlotbenchError(f"benchmark package {name!r} ({module}, entry point group {GROUP}) failed to "
+                             f"register: {type(err).__name__}: {err}") from err
+    LOADED[name] = module
