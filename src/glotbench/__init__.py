@@ -18,9 +18,9 @@ _Registry.before_lookup = staticmethod(_plugins.load)
 
 def __getattr__(name: str):
     if name in _API:
-        from glotbench import api
+        import importlib
 
-        return getattr(api, name)
+        return getattr(importlib.import_module("glotbench.api"), name)
     raise AttributeError(f"module 'glotbench' has no attribute {name!r}")
 
 

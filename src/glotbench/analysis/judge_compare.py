@@ -14,7 +14,7 @@ from typing import Any
 from glotbench.engine.journal import Journal
 from glotbench.errors import GlotbenchError
 from glotbench.judges.agreement import compare_judges
-from glotbench.benchmarks.factuality.metrics import JUDGE_ERROR
+from glotbench.scoring.grades import JUDGE_ERROR
 
 JOURNAL_NAME = "journal.sqlite"
 

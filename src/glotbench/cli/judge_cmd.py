@@ -47,7 +47,7 @@ def judge(
     are written into results.json under "judges"."""
     from glotbench.engine.rejudge import rejudge
     from glotbench.engine.session import load_judge
-    from glotbench.benchmarks.factuality.tables import factuality_table
+    from glotbench.output.grade_tables import factuality_table
 
     console = Console(stderr=True, soft_wrap=True)
     names = [n.strip() for raw in (tasks or []) for n in raw.split(",") if n.strip()] or None
@@ -96,7 +96,7 @@ def compare_judges_cmd(
     Kendall's tau between the judges' model rankings, Cohen's kappa on item grades."""
     from glotbench.analysis.judge_compare import compare_runs
     from glotbench.output.strict_json import clean
-    from glotbench.benchmarks.factuality.tables import judges_scores_table
+    from glotbench.output.grade_tables import judges_scores_table
     from glotbench.judges.agreement import render_agreement_table
 
     names = [n.strip() for raw in (tasks or []) for n in raw.split(",") if n.strip()] or None

@@ -72,7 +72,7 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
 
     base = load_config(config).model_dump(exclude_unset=True) if config else {}
     if config is not None and not base:
-        raise GlotbenchError(f"{config}: the run config is empty; name at least the tasks (e.g. tasks: [mm_eval])")
+        raise GlotbenchError(f"{config}: the run config is empty; name at least the tasks (e.g. tasks: [default])")
     over: dict[str, Any] = {}
     for name, field in RunSettings.model_fields.items():
         v = values.get(name)
@@ -84,7 +84,7 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
         over[name] = v
     if "tasks" in base and not base["tasks"] and not over.get("tasks"):
         raise GlotbenchError(f"{config}: field 'tasks': the list is empty; name tasks or suites, or leave the key out "
-                             f"(default: mm_eval)")
+                             f"(default: the suite named default)")
     from glotbench.yamlfile import validate
 
     # a bad value (negative max_tokens or temperature, ...) is one line naming the field, exit 2

@@ -178,7 +178,7 @@ def create_token(username: str, name: str = typer.Option("cli", help="A name to 
 
 @admin_app.command("add-task")
 def add_task(
-    name: str = typer.Argument(..., help="Task name used in submissions, e.g. hulu.cola."),
+    name: str = typer.Argument(..., help="Task name used in submissions, e.g. my_suite.sst."),
     gold: Path = typer.Option(..., "--gold", help="Gold file: JSON list of records with an id and a label field (a HuLU data file works as is)."),
     metric: str = typer.Option(..., "--metric", help="accuracy, mcc, weighted_f1 or macro_f1."),
     labels: str = typer.Option(None, "--labels", help="Comma-separated label set (default: the labels found in the gold file)."),

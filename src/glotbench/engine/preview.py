@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
+from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.settings import RunSettings
 
 
@@ -19,7 +20,7 @@ def write_out(cfg: RunSettings, n: int, console: Console) -> int:
 
     from glotbench.engine.overrides import apply as apply_overrides
 
-    tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or ["mm_eval"]), cfg)
+    tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or [DEFAULT_SUITE]), cfg)
     chat = cfg.model_args.get("chat", True) is not False
     shown = 0
     for task in tasks:

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import task_fingerprint
@@ -60,7 +61,7 @@ def judged_task_runs(cfg: RunConfig, model_settings: dict, stats: RejudgeStats,
     """The run's judge-graded tasks, with the same fingerprints (so the same journal records)."""
     settings = cfg  # the run config is the run's settings object
     runs = []
-    for task in resolve(cfg.tasks or ["mm_eval"]):
+    for task in resolve(cfg.tasks or [DEFAULT_SUITE]):
         if not task.needs_judge or (only and task.name not in only):
             continue
         try:

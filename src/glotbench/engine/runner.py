@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from glotbench.tasks.modes import task_mode  # noqa: F401  (re-exported)
 from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.caller import CachedCaller, RequestFailed
-from glotbench.engine.context import current_item
 from glotbench.engine.fingerprint import task_fingerprint
 from glotbench.engine.journal import Journal
 from glotbench.sample_record import SampleRecord
 from glotbench.engine.retry import RunGuard
 from glotbench.errors import RunStopped
-from glotbench.models.base import Model
+from glotbench.models.base import GenRequest, Model
 from glotbench.tasks.task import RunSettings, Sample, Task
 
 
@@ -48,12 +49,6 @@ class TaskRun:
         and at 100k items the samples are most of a run's memory."""
         self._ids, self._n_items = self.item_ids, self.n_items
         self.samples, self.todo = [], []
-
-
-def task_mode(task: Task, settings: RunSettings) -> str:
-    if settings.mode == "loglikelihood" and task.spec.output_type == "multiple_choice":
-        return "loglikelihood"
-    return "generate"
 
 
 def plan(tasks: list[Task], settings: RunSettings, model_settings: dict, journal: Journal,
@@ -141,11 +136,9 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
     def put(rec: SampleRecord) -> str:
         journal.put_sample(rec.run_key, rec.task, rec.sample_id, rec.idx, rec.status, rec.to_json())
         return rec.status
-    token = current_item.set((task.name, sample))
-    try:
-        results = await _call_all(caller, requests, task.name, sample.id, return_exceptions=True)
-    finally:
-        current_item.reset(token)
+    # each generation request names its item, for backends that answer items, not prompts (recorded:)
+    requests = [dataclasses.replace(r, item=(task.name, sample)) if isinstance(r, GenRequest) else r for r in requests]
+    results = await _call_all(caller, requests, task.name, sample.id, return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
     for f in failures:
         if isinstance(f, (RunStopped, asyncio.CancelledError)) or not isinstance(f, Exception):

@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import run_fingerprint
 from glotbench.engine.gc_pace import fewer_collections
@@ -236,7 +237,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     from glotbench.engine.shards.executors import check_settings
 
     check_settings(cfg)
-    selected = resolve(cfg.tasks or ["mm_eval"])
+    selected = resolve(cfg.tasks or [DEFAULT_SUITE])
     fetch_missing_data(selected, cfg, console)
     tasks, skipped = drop_tasks_without_data(selected, cfg)
     tasks, loaded = load_or_set_aside(tasks, cfg, skipped)

@@ -28,7 +28,7 @@ from scipy.stats import kendalltau
 from sklearn.metrics import cohen_kappa_score
 
 from glotbench.errors import DataError
-from glotbench.benchmarks.factuality.metrics import (
+from glotbench.scoring.grades import (
     GRADEABLE,
     JUDGE_ERROR,
     factuality_scores,

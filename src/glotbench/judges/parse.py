@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from glotbench.extract.thinking import strip_thinking
 from glotbench.scoring.calibration import first_json_object
-from glotbench.benchmarks.factuality.metrics import (
+from glotbench.scoring.grades import (
     CORRECT,
     INCORRECT,
     JUDGE_ERROR,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from glotbench.benchmarks.factuality.metrics import CORRECT, INCORRECT, JUDGE_ERROR, NOT_ATTEMPTED, Grade
+from glotbench.scoring.grades import CORRECT, INCORRECT, JUDGE_ERROR, NOT_ATTEMPTED, Grade
 
 _ABC = re.compile(r"(A|B|C)")
 _EVALUATION = re.compile(r"\"evaluation\": \"(.*?)\"")

@@ -115,7 +115,7 @@ def get_morpho() -> Morpho:
     return Morpho(find_dictionary())
 
 
-def czech_lemmatizer():
+def lemmatizer_cs():
     """A token -> lemma function backed by MorphoDiTa, or None when it is not available."""
     m = get_morpho()
     return m.lemmatize_token if m.available else None

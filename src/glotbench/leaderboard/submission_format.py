@@ -2,7 +2,7 @@
 
 The format (documented in docs/leaderboard.md; the harness writes it)::
 
-    {"task": "hulu.cola", "model": "my-model", "predictions": [{"id": "0", "label": "1"}, ...]}
+    {"task": "my_suite.sst", "model": "my-model", "predictions": [{"id": "0", "label": "1"}, ...]}
 
 A bare JSON list ``[{"id": "0", "label": "1"}, ...]`` is accepted too (task and model then come
 from the upload form or API fields). ``id`` and ``label`` are strings; integers are accepted and

@@ -57,6 +57,9 @@ class GenRequest:
     # Distinguishes the i-th of N samples drawn for the same prompt (Best-of-N): part of the key.
     sample_index: int = 0
     extra: tuple[tuple[str, Any], ...] = ()  # backend-specific knobs, e.g. (("frequency_penalty", 1.0),)
+    # The item the request answers, ``(task name, Sample)``, set by the runner: a backend that answers
+    # items rather than prompts (``recorded:``) looks its answer up by it. Not part of the key.
+    item: Any = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict:
         # written out by hand: dataclasses.asdict deep-copies and was a hot spot in the engine

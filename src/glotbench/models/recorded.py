@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from glotbench.data.loaders import file_sha256, read_records
-from glotbench.engine.context import current_item
 from glotbench.errors import ModelError, PermanentModelError
 from glotbench.models.backends import register_backend
 from glotbench.models.base import GenRequest, GenResult, Model
@@ -136,10 +135,9 @@ class RecordedModel(Model):
         return rows[0]
 
     async def generate(self, request: GenRequest) -> GenResult:
-        item = current_item.get()
-        if item is None:
-            raise PermanentModelError("recorded answers can only answer items of a task run (no item in context)")
-        task, sample = item
+        if request.item is None:
+            raise PermanentModelError("recorded answers can only answer items of a task run (the request names no item)")
+        task, sample = request.item
         row = self.row_for(task, sample, request.sample_index)
         if row is None:
             raise PermanentModelError(f"item {sample.id} (answer {request.sample_index}) is not in the recorded answers "

@@ -136,7 +136,7 @@ def _price_name(model_spec: str) -> str:
 
 def estimate_run(model: str, tasks: list[Task], settings: RunSettings, prices_path: str | None = None,
                  output_tokens: str | int = "max", chat: bool | None = None) -> RunEstimate:
-    from glotbench.engine.runner import task_mode
+    from glotbench.tasks.modes import task_mode
 
     prices = load_prices(prices_path)
     counter, model_chat, _ = local_counter(model)

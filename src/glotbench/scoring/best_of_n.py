@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from glotbench.errors import DataError
-from glotbench.benchmarks.factuality.metrics import CORRECT, to_grade
+from glotbench.scoring.grades import CORRECT, to_grade
 
 
 def _correct_matrix(grades_per_item: Sequence[Sequence[Any]]) -> np.ndarray:

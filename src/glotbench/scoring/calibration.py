@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from glotbench.extract.confidence import read_confidence
-from glotbench.benchmarks.factuality.metrics import CORRECT, JUDGE_ERROR, to_grade
+from glotbench.scoring.grades import CORRECT, JUDGE_ERROR, to_grade
 
 try:  # shared helper written in glotbench.extract (preferred when present)
     from glotbench.extract.jsonobj import first_json_object  # type: ignore[import-not-found]

@@ -109,9 +109,9 @@ def _own_lemmatizer(lang: str):
     """A dedicated lemmatiser for ``lang`` when one is installed: Czech uses MorphoDiTa with the
     MorfFlex CZ 2.0 dictionary (glotbench.languages.cs_morpho), as Czech-Bench does; None otherwise."""
     if lang.split("-")[0].lower() == "cs":
-        from glotbench.languages.cs_morpho import czech_lemmatizer
+        from glotbench.languages.cs_morpho import lemmatizer_cs
 
-        return czech_lemmatizer()
+        return lemmatizer_cs()
     return None
 
 

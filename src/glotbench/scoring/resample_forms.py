@@ -163,7 +163,7 @@ def _sklearn_plain_labels(values: list[Any]) -> bool:
 
 
 def seen_labels_macro_f1_form(gold_key: str, pred_key: str) -> Form:
-    """Czech-Bench's macro-F1 (``czech_bench_rules.macro_f1_of``): scikit-learn's ``f1_score(...,
+    """Macro-F1 over the labels seen (a benchmark's ``macro_f1_of``): scikit-learn's ``f1_score(...,
     average="macro")`` over the items carrying both values, averaged over the labels in that
     resample's gold or predictions; items without them are left out (NaN when none is left)."""
 
@@ -204,7 +204,7 @@ def no_answer_macro_f1_form(items, n_resamples, seed):
 
 
 def topic_accuracy_form(items, n_resamples, seed):
-    """Czech-Bench's MMLU score (``czech_bench_rules.topic_macro_accuracy``): the mean of per-topic
+    """A per-topic macro accuracy (MMLU's score as a benchmark computes it): the mean of per-topic
     accuracies over the items with ``cb_correct`` (0 or 1; anything else: no form)."""
     topics: dict[str, int] = {}
     group = np.empty(len(items), np.intp)
@@ -261,7 +261,7 @@ def _memo(item: Any, name: str, compute: Callable[[Any], Any]) -> Any:
 
 
 def _grade_of(item: Any) -> int:
-    from glotbench.benchmarks.factuality.metrics import _CODE, JUDGE_ERROR, to_grade
+    from glotbench.scoring.grades import _CODE, JUDGE_ERROR, to_grade
 
     return _CODE.get(JUDGE_ERROR if item.pred is None else to_grade(item.pred), 3)
 
@@ -294,7 +294,7 @@ def _strict_codes(items: Sequence[Any]) -> np.ndarray | None:
 
 def _rate(key: str) -> Callable[[np.ndarray], np.ndarray]:
     def stat(k: np.ndarray) -> np.ndarray:
-        from glotbench.benchmarks.factuality.metrics import _rates
+        from glotbench.scoring.grades import _rates
 
         # The five rates of one counts array are computed together: the counts of a code array are
         # kept and shared (resample.count_stats), so inside a slice's same_items block the other
@@ -327,12 +327,6 @@ register_corpus_form(f"{_M}:weighted_f1_items", lambda: confusion_form(rs.weight
 register_corpus_form(f"{_M}:mcc_items", lambda: confusion_form(rs.mcc_from_confusion))
 register_corpus_form(f"{_M}:answered", lambda: answered_form)
 register_corpus_form(f"{_M}:ratio_of_sums", lambda num, den: ratio_of_sums_form(num, den))
-register_corpus_form("glotbench.benchmarks.factuality.metrics:factuality_metric", lambda key: factuality_form(key))
-_CB = "glotbench.benchmarks.czech_bench.metrics"
-register_corpus_form(f"{_CB}:macro_f1_of", lambda gold_key, pred_key: seen_labels_macro_f1_form(gold_key, pred_key))
-register_corpus_form(f"{_CB}:topic_macro_accuracy", lambda: topic_accuracy_form)
 _QA = "glotbench.scoring.extractive_qa_scorer"
 register_corpus_form(f"{_QA}:no_answer_accuracy", lambda: no_answer_accuracy_form)
 register_corpus_form(f"{_QA}:no_answer_macro_f1", lambda: no_answer_macro_f1_form)
-register_corpus_form("glotbench.benchmarks.factuality.metrics_strict:factuality_strict_metric",
-                     lambda key: strict_factuality_form(key))

@@ -9,6 +9,9 @@ from pathlib import Path
 from glotbench.errors import TaskSpecError
 from glotbench.tasks.spec import TaskSpec
 
+# what `glotbench run` evaluates when no task is named: the tasks whose YAML lists this suite
+DEFAULT_SUITE = "default"
+
 
 def task_class_of(spec: TaskSpec, path: Path | None) -> type:
     from glotbench.tasks.classes import TASK_CLASSES

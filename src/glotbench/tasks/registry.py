@@ -22,14 +22,6 @@ def add_task_dir(folder: Path) -> None:
         _scan.cache_clear()
 
 
-def task_dirs_of_packages() -> list[Path]:
-    """The task folders the benchmark packages registered, resolved."""
-    from glotbench import plugins
-
-    plugins.load()
-    return [d.resolve() for d in PACKAGE_DIRS]
-
-
 def task_dirs(extra: list[Path] | None = None) -> list[Path]:
     from glotbench import plugins
 

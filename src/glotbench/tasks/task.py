@@ -111,14 +111,11 @@ class Task:
 
     @property
     def yaml_dir(self) -> Path | None:
-        """The folder of a user's task YAML (its relative data paths are looked up there first);
-        None for a benchmark package's tasks, whose data lives under the data root."""
-        from glotbench.tasks.registry import task_dirs_of_packages
-
+        """The folder of the task YAML: its relative data paths are looked up there first (a user's
+        task file beside its data, a benchmark package that ships its data), then in the data roots."""
         if self.spec_path is None:
             return None
-        folder = Path(self.spec_path).resolve().parent
-        return None if any(folder.is_relative_to(d) for d in task_dirs_of_packages()) else folder
+        return Path(self.spec_path).resolve().parent
 
     def raw_records(self, split: str) -> list[dict]:
         ds = self.spec.dataset

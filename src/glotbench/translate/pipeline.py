@@ -61,7 +61,7 @@ def split_sentences(text: str) -> list[str]:
     try:
         import pysbd
     except ImportError:
-        raise GlotbenchError("glotbench translate splits sentences with pysbd: pip install 'glotbench[czech]'") from None
+        raise GlotbenchError("glotbench translate splits sentences with pysbd: pip install 'glotbench[cs]'") from None
 
     seg = pysbd.Segmenter(language="en", clean=False)
     return [s.strip() for s in seg.segment(text) if s.strip()]
@@ -212,8 +212,8 @@ def write_outputs(task, translated: list[dict], out_dir: Path, *, target_lang: s
     ds["splits"] = {ds["eval_split"]: str(data.resolve())}
     ds["hf"] = None
     opts = dict(spec.get("options") or {})
-    if opts.get("reader") or (spec.get("task_class") or "").startswith("glotbench.benchmarks.czech_bench."):
-        opts["reader"] = "jsonl"  # Czech-Bench tasks read their split through a named reader
+    if opts.get("reader") or getattr(task, "reads_through_reader", False):
+        opts["reader"] = "jsonl"  # a task that reads its split through a named reader reads the JSONL written here
     opts.pop("subset", None)  # the subset was applied before translating
     opts.pop("hf_splits", None)
     opts.pop("hf_older_layouts", None)

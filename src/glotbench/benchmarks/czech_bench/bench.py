@@ -66,6 +66,7 @@ def hub_layout(folder: Path, config: str | None, split: str, older: list[dict] |
 
 
 class CzechBenchTask(Task):
+    reads_through_reader = True  # `glotbench translate` writes its output for the jsonl reader
     @property
     def _opts(self) -> dict[str, Any]:
         return self.spec.options

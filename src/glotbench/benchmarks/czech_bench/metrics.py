@@ -31,6 +31,7 @@ import re
 import numpy as np
 
 from glotbench.scoring.metrics import Metric, ScoredItem
+from glotbench.scoring.resample_forms import register_corpus_form, seen_labels_macro_f1_form, topic_accuracy_form
 
 
 def first_token(text: str) -> str:
@@ -151,3 +152,7 @@ class CB:
 
 
 METRIC_NAMES = tuple(n for n in vars(CB) if n.startswith("cb_"))
+
+
+register_corpus_form(f"{__name__}:macro_f1_of", lambda gold_key, pred_key: seen_labels_macro_f1_form(gold_key, pred_key))
+register_corpus_form(f"{__name__}:topic_macro_accuracy", lambda: topic_accuracy_form)

@@ -18,5 +18,5 @@ def register(bench) -> None:
     bench.task_class("simpleqa", f"{__name__}.task:SimpleQATask")
     bench.metric_module(f"{__name__}.metrics")
     bench.metric_module(f"{__name__}.metrics_strict")
-    bench.result_tables("factuality", f"{__name__}.tables:console_tables")
+    bench.result_tables("factuality", "glotbench.output.grade_tables:console_tables")
     bench.command("analyze", f"{__name__}.analyze_cmd")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from glotbench.benchmarks.factuality.metrics import scores_from_counts
 from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
-from glotbench.scoring.resample_forms import per_list
+from glotbench.scoring.resample_forms import per_list, register_corpus_form, strict_factuality_form
 
 _KEYS = ("CO", "NA", "IN", "CGA", "F")
 NAMES = tuple(f"factuality_{k.lower()}_strict" for k in _KEYS)
@@ -38,3 +38,5 @@ for _k in _KEYS:
     register_metric(Metric(f"factuality_{_k.lower()}_strict", fn=factuality_strict_metric, params={"key": _k},
                            direction=_DIRECTION[_k], role="secondary", measure=f"factuality_{_k.lower()}",
                            description=f"SimpleQA {_k} under glotbench's strict judge-reply parse"))
+
+register_corpus_form(f"{__name__}:factuality_strict_metric", lambda key: strict_factuality_form(key))

@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.engine.shards.assign import shard_dir
 
 JOURNAL_NAME = "journal.sqlite"
@@ -51,7 +52,7 @@ def run_shard(job: dict) -> dict:
     journal = main = None
     try:
         wanted = job["items"]
-        tasks = [t for t in resolve(cfg.tasks or ["mm_eval"]) if t.name in wanted]
+        tasks = [t for t in resolve(cfg.tasks or [DEFAULT_SUITE]) if t.name in wanted]
         model = load_model_from_config(cfg)
         judge_model = None
         if cfg.judge and any(t.needs_judge for t in tasks):
