@@ -794,7 +794,7 @@ TRACE_WORDS = ["Wait,", "the", "answer", "is", "A.", "Hmm", "no.", "Actually", "
                           st.one_of(st.none(), st.lists(st.sampled_from(TRACE_WORDS), max_size=30).map(" ".join))),
                 max_size=12))
 def test_thinking_aggregates_equal_a_plain_loop(records):
-    from glotbench.analysis.thinking import OUTCOMES, analyze, approx_token_count, reflection_markers, split_thoughts
+    from glotbench.benchmarks.openhueval.thinking import OUTCOMES, analyze, approx_token_count, reflection_markers, split_thoughts
 
     recs = [{"outcome": o, "response": "answer" if tr is None else f"<think>{tr}</think>answer"} for o, tr in records]
     rep = analyze(recs, prompt_lang="hu", pivot_lang="en", detect_language=False)
@@ -816,7 +816,7 @@ def test_thinking_aggregates_equal_a_plain_loop(records):
 def test_thinking_translation_shares_equal_a_plain_count(monkeypatch):
     """The ETI counts and shares, from each segment's class (the classifier stubbed: its language
     identification is tested in test_thinking.py; this checks the arithmetic over segments)."""
-    import glotbench.analysis.thinking as th
+    import glotbench.benchmarks.openhueval.thinking as th
 
     kinds = ["eti", "pivot_only", "undetermined", "prompt_only", "eti", "undetermined", "pivot_only"]
     it = iter(kinds)
@@ -847,7 +847,7 @@ JUDGED_ROW = st.fixed_dictionaries({
 @given(st.lists(JUDGED_ROW, max_size=10))
 def test_thinking_judge_summary_equals_a_plain_loop(rows):
     """OpenHuEval §3.4 with the judge's split: per outcome, over responses the judge segmented."""
-    from glotbench.analysis.thinking_judge import summarise
+    from glotbench.benchmarks.openhueval.thinking_judge import summarise
 
     rep = summarise(rows)
     for outcome in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED", "ALL"):
@@ -956,7 +956,7 @@ def live_aggregates(runs) -> set[str]:
     from glotbench.analysis.crosslingual import GapRow, ModelGap
     from glotbench.benchmarks.mm_eval.abilities import abilities
     from glotbench.analysis.ranks import RankComparison, RankRow
-    from glotbench.analysis.thinking import analyze
+    from glotbench.benchmarks.openhueval.thinking import analyze
     from glotbench.benchmarks.factuality.analyze_cmd import option_order_rows
     from glotbench.report.comparisons import PairedRow
     from glotbench.report.items import OUTCOMES
@@ -988,7 +988,7 @@ def live_aggregates(runs) -> set[str]:
     names |= {"run.by_task_group"} | {f"run.by_task_group.{k}" for g in summarize_by_group(
         [ScoredItem(gold=None, pred=5, values={"score": 5}, metadata={"task_group": ["x"]})]).values() for k in g}
     names.add("run_table.openhueval_table5.cell")
-    from glotbench.analysis.thinking_judge import summarise
+    from glotbench.benchmarks.openhueval.thinking_judge import summarise
 
     names |= {f"analyze.thinking_judge.{k}" for r in summarise([{"outcome": "INCORRECT", "segments": ["x"]}]).values() for k in r}
     from glotbench.judges.agreement import compare_judges

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from glotbench.analysis import thinking as th
+from glotbench.benchmarks.openhueval import thinking as th
 from glotbench.paths import resolve_data_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "thinking_responses.jsonl"

@@ -82,8 +82,8 @@ def test_analyze_thinking_with_a_judge_prints_every_table(stub_server, tmp_path)
 
 
 def test_token_counts_use_the_run_models_own_tokenizer(tmp_path, smollm2_path):
-    from glotbench.analysis.thinking import approx_token_count
-    from glotbench.cli.analyze_cmd import token_counter
+    from glotbench.benchmarks.openhueval.thinking import approx_token_count
+    from glotbench.benchmarks.openhueval.thinking_cmd import token_counter
 
     (tmp_path / "results.json").write_text(json.dumps({"model": {"model_id": "llamacpp:SmolLM2"}, "config": {"model": "embedded"}}))
     count, label = token_counter(tmp_path)

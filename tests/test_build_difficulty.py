@@ -64,7 +64,7 @@ def test_difficulty_with_judge_and_final_task_graded(stub_server, tmp_path, data
 
     out = cli("task", "-i", str(src), "-o", "task", "--name", "cs_built_qa", cwd=tmp_path)
     spec = yaml.safe_load((tmp_path / "task" / "task.yaml").read_text(encoding="utf-8"))
-    assert spec["task_class"] == "glotbench.benchmarks.factuality.task:SimpleQATask" and spec["language"] == "cs"
+    assert spec["task_class"] == "simpleqa" and spec["language"] == "cs"
     assert spec["options"]["grader"] == "chinese_simpleqa_en" and spec["fields"]["target"] == "answer"
     import os
     import subprocess

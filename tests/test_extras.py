@@ -63,7 +63,7 @@ def test_leaderboard_without_serve_is_one_line(tmp_path, args, extra):
 def test_thinking_analysis_without_lingua_is_one_line(tmp_path):
     code = ("import sys; sys.modules['lingua'] = None\n"
             "from glotbench.errors import GlotbenchError\n"
-            "from glotbench.analysis.thinking import _detector\n"
+            "from glotbench.benchmarks.openhueval.thinking import _detector\n"
             "try:\n    _detector(('hu', 'en'), 0.0)\nexcept GlotbenchError as e:\n    print(e)\n")
     r = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": SRC}, capture_output=True,
                        text=True, timeout=120)

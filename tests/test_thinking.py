@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from glotbench.analysis import thinking as th
+from glotbench.benchmarks.openhueval import thinking as th
 from glotbench.errors import DataError
 from glotbench.paths import resolve_data_file
 

@@ -81,6 +81,11 @@ class Benchmark:
         tasks of ``suite`` a run scored (``glotbench submission``, ``run --predictions-out``)."""
         _attr("glotbench.output.submission_writers", "SUBMISSION_WRITERS").register_lazy(suite, ref)
 
+    def task_template(self, name: str, ref: str) -> None:
+        """``fn(language=..., grader=...) -> dict``: the task fields a ``glotbench build`` step writes
+        into the task YAML it ends with (``judged_short_answer``: ``build qa``, the difficulty filter)."""
+        _attr("glotbench.build.templates", "TASK_TEMPLATES").register_lazy(name, ref)
+
     def command(self, group: str, ref: str) -> None:
         """A module holding ``register(app)`` that adds sub-commands to the CLI group ``group``
         (e.g. ``analyze``), imported only when that group runs."""

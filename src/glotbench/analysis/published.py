@@ -5,8 +5,8 @@ benchmark beside its rank on another. With published numbers either side (or bot
 the paper, the other from glotbench runs. The CSV has a header and one score per line::
 
     model,benchmark,score
-    GPT-4o,simpleqa,38.2
-    GPT-4o,chinese_simpleqa,59.3
+    GPT-4o,bench_en,38.2
+    GPT-4o,bench_zh,59.3
 
 ``benchmark`` is the name given to ``--a`` / ``--b``; a side whose name is a benchmark of the CSV
 takes its scores from the CSV, otherwise from the runs. Optional columns: ``metric`` (several rows

@@ -6,7 +6,7 @@ each ``--judge`` writes ``n`` items in the task's language, the lists are merged
 (exact repeats, ignoring case, once), cut at ``max_items``; questions with fewer than
 ``min_items`` readable items are dropped with the count as the reason.
 
-The output record is what :mod:`glotbench.benchmarks.openhueval.wildbench` reads: ``session_id``, ``turn``
+The output record is what a checklist-judged task (HuWildBench's) reads: ``session_id``, ``turn``
 (``[{"role": "user", "content": question}]`` unless the item already has a conversation),
 ``checklist`` (list of str), ``primary_tag`` (str), ``secondary_tag`` (list of str).
 """

@@ -78,7 +78,7 @@ def run_settings(items: list[dict], models: list[str], work: Path, *, language: 
         from glotbench.api import evaluate
     work = Path(work)
     if judge:
-        yaml_path = taskfile.simpleqa_task(items, work / "task", name=name, language=language)
+        yaml_path = taskfile.judged_task(items, work / "task", name=name, language=language)
     else:
         yaml_path = taskfile.match_task(items, work / "task", name=name, language=language)
     out = []

@@ -1,5 +1,5 @@
-"""The task YAML a build step writes beside its dataset, in the MM-Eval shape
-(src/glotbench/benchmarks/mm_eval/tasks/{semantics,syntax}.yaml): the paper's instructions with the
+"""The task YAML a build step writes beside its dataset, in the MM-Eval shape (its semantics and
+syntax task files): the paper's instructions with the
 language's name, options "A. text", letter answer, accuracy. Checked by loading it with every name
 resolved before the command reports success."""
 

@@ -1,9 +1,9 @@
-"""The task YAML a QA build ends with: SimpleQA-style, graded by ``glotbench run --judge``.
+"""The task YAML a QA build ends with, graded by ``glotbench run --judge``.
 
-Shaped like ``benchmarks/factuality/tasks/chinese_simpleqa.yaml``: the bare question as the user turn,
-``SimpleQATask`` with a grader prompt (``chinese_simpleqa_en``, simple-evals' grader, by default:
-the one the three shipped graders have for a language other than Chinese or Hungarian; ``chinese_simpleqa``
-or ``husimpleqa`` for those), metrics CO / NA / IN / CGA / F. The data file is written beside
+The bare question as the user turn; the task class, grader, scorer and metrics come from the
+``judged_short_answer`` task template a benchmark package registers (``bench.task_template``; the
+built-in one grades CORRECT / INCORRECT / NOT_ATTEMPTED, metrics CO / NA / IN / CGA / F, with the
+shipped grader for the language). The data file is written beside
 the YAML (``data.jsonl``: ``id``, ``question``, ``answer`` plus the item's other plain fields) and
 named by absolute path, so the YAML runs from anywhere.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-GRADER_FOR = {"zh": "chinese_simpleqa", "hu": "husimpleqa"}
+JUDGED_TEMPLATE = "judged_short_answer"
 
 
 def write_data(items: list[dict], path: Path) -> Path:
@@ -52,17 +52,17 @@ def _base(name: str, language: str, data: Path, description: str) -> dict:
     }
 
 
-def simpleqa_task(items: list[dict], out_dir: Path, *, name: str, language: str, grader: str | None = None,
-                  max_tokens: int = 256) -> Path:
+def judged_task(items: list[dict], out_dir: Path, *, name: str, language: str, grader: str | None = None,
+                max_tokens: int = 256) -> Path:
+    from glotbench.build.templates import TASK_TEMPLATES
+
     out_dir = Path(out_dir)
     data = write_data(items, out_dir / "data.jsonl")
     spec = _base(name, language, data, f"{name}: {len(items)} short factual questions in {language} built with "
                                        f"`glotbench build qa`; graded CORRECT / INCORRECT / NOT_ATTEMPTED by an LLM judge "
                                        f"(CO, NA, IN, CGA, F). Needs --judge.")
     spec["generation"]["max_tokens"] = max_tokens
-    spec.update({"scorer": "label", "metrics": ["factuality_co", "factuality_na", "factuality_in", "factuality_cga", "factuality_f"],
-                 "task_class": "glotbench.benchmarks.factuality.task:SimpleQATask",
-                 "options": {"grader": grader or GRADER_FOR.get(language, "chinese_simpleqa_en"), "judge_max_tokens": 512}})
+    spec.update(TASK_TEMPLATES.get(JUDGED_TEMPLATE)(language=language, grader=grader))
     return _dump(spec, out_dir / "task.yaml")
 
 

@@ -465,11 +465,11 @@ def task_cmd(
     output: Path = typer.Option(..., "--output", "-o", help="Folder for task.yaml and data.jsonl."),
     name: str = typer.Option(..., "--name", help="Task name."),
     language: Optional[str] = typer.Option(None, "--language", "-l"),
-    grader: Optional[str] = typer.Option(None, "--grader", help="chinese_simpleqa_en (default), chinese_simpleqa (zh) or husimpleqa (hu)."),
+    grader: Optional[str] = typer.Option(None, "--grader", help="Grader prompt name (default: the judged-task template's grader for the language)."),
     max_tokens: int = typer.Option(256, "--max-tokens"),
 ) -> None:
     """Write a SimpleQA-style task YAML that `glotbench run --judge MODEL` grades."""
-    from glotbench.build.taskfile import simpleqa_task
+    from glotbench.build.taskfile import judged_task
     from glotbench.errors import GlotbenchError
 
     items = _items(input)
@@ -478,5 +478,5 @@ def task_cmd(
             if not isinstance(it.get(f), (str, int, float)) or not str(it[f]).strip():
                 raise GlotbenchError(f"{input}: record {n}: field {f!r} missing or empty")
     lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
-    path = simpleqa_task(items, output, name=name, language=lang, grader=grader, max_tokens=max_tokens)
+    path = judged_task(items, output, name=name, language=lang, grader=grader, max_tokens=max_tokens)
     print(f"task: {len(items)} item(s) · {path} · run it: glotbench run -t {path} --judge MODEL")

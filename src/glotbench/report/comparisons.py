@@ -236,7 +236,7 @@ def _data_files(task_result: dict) -> str | None:
 
 def variant_pairs(tasks_a: dict[str, dict], tasks_b: dict[str, dict], notes: list[str]) -> list[tuple[str, str]]:
     """Tasks of two runs that are variants of the same items: ``X`` and ``X.v`` (the prompt variants
-    glotbench names so: ``chinese_simpleqa`` and ``chinese_simpleqa.base``), reading the same data
+    glotbench names so: ``task`` and ``task.base``), reading the same data
     files where both runs recorded them. Items are then joined on their ids."""
     out = []
     for ta, ra in tasks_a.items():
@@ -256,8 +256,8 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
     """Per task both runs hold, per metric: A - B with a paired bootstrap interval; McNemar for 0/1 metrics.
 
     When the runs share no task name, a task and its variant on the same items are paired
-    (:func:`variant_pairs`: a base model's ``chinese_simpleqa.base`` against an aligned model's
-    ``chinese_simpleqa``, the alignment-tax comparison), over the metrics both report.
+    (:func:`variant_pairs`: a base model's ``task.base`` against an aligned model's
+    ``task``, the alignment-tax comparison), over the metrics both report.
     Items are joined on (task, sample_id); an item that is an error (or absent) in either run
     is left out of both sides and counted in ``n_left_out``.
     """

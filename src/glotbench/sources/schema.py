@@ -7,17 +7,17 @@ One entry per origin, each precise enough to fetch and check its files::
         repo: joenahm/MM-Eval
         revision: 39249314d5177003212e0e403c70535e4f53e029
         files:
-          - {path: knowledge_eval.json, to: mm_eval/knowledge_eval.json, size: 123, sha256: "..."}
+          - {path: knowledge_eval.json, to: my_bench/knowledge_eval.json, size: 123, sha256: "..."}
       - kind: hf                     # a Hugging Face dataset repository
         repo: ctu-aic/snli_cs
         revision: main               # a branch: `glotbench data lock` pins it to a commit
         config: null
         splits: [test]
-        to: czech_bench/hf/snli      # the folder under the data root that holds the snapshot
+        to: my_bench/hf/snli      # the folder under the data root that holds the snapshot
         include: ["data/test-*"]     # only these files (default: the whole repository)
       - kind: url                    # plain URLs (LINDAT, GitLab); no url: fetched by hand from `page`
         page: http://hdl.handle.net/11234/1-3249
-        files: [{url: "https://...", to: czech_bench/x.json, sha256: "..."}]
+        files: [{url: "https://...", to: my_bench/x.json, sha256: "..."}]
 
 ``to`` is the path the task reads, relative to the data root (default: ``path``). ``lfs: true``
 marks a Git LFS object (fetched from GitHub's media host; its size and sha256 are the pointer's).

@@ -20,3 +20,4 @@ def register(bench) -> None:
     bench.metric_module(f"{__name__}.metrics_strict")
     bench.result_tables("factuality", "glotbench.output.grade_tables:console_tables")
     bench.command("analyze", f"{__name__}.analyze_cmd")
+    bench.task_template("judged_short_answer", f"{__name__}.taskfile:judged_short_answer")

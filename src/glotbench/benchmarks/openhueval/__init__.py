@@ -27,3 +27,4 @@ def register(bench) -> None:
         bench.task_class(f"openhueval.{name}", f"{__name__}.tasks:{cls}")
     bench.metric_module(f"{__name__}.metrics")
     bench.result_tables("openhueval.table5", f"{__name__}.table5:console_tables")
+    bench.command("analyze", f"{__name__}.thinking_cmd")  # glotbench analyze thinking (OpenHuEval §4)

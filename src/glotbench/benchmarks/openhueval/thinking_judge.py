@@ -27,7 +27,7 @@ import asyncio
 from collections import Counter
 from typing import Any
 
-from glotbench.analysis import thinking as th
+from glotbench.benchmarks.openhueval import thinking as th
 from glotbench.models.base import GenRequest
 
 CATEGORIES = ("Introduction", "Reasoning", "Review", "Summary", "Final_answer")

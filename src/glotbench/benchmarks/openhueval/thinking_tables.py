@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from glotbench.analysis.thinking_judge import CATEGORIES, DIMENSIONS
+from glotbench.benchmarks.openhueval.thinking_judge import CATEGORIES, DIMENSIONS
 
 ROWS = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED", "ALL")
 
