@@ -1,5 +1,6 @@
-"""``--system-prompt`` and ``--gen-kwargs``: applied to every request a task makes for the model under
-test (never to a judge's requests), after the task built them, so they override the task's defaults.
+"""``--system-prompt`` and ``--gen-kwargs``: checked here before the run; a task merges them into its
+requests in one place (:meth:`glotbench.tasks.request_settings.RequestSettings.sampling` and
+``with_system``), for the model under test only (never a judge's requests), over the task's defaults.
 
 * the system prompt replaces the task's system message, or is put first when the task has none
   (standard tasks also put it in plain prompts and loglikelihood contexts: ``Task.requests``);
@@ -14,13 +15,10 @@ results.json ``settings``). See docs/overrides.md.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from glotbench.errors import GlotbenchError
-from glotbench.models.base import GenRequest
-
-FIELDS = {"temperature": float, "top_p": float, "max_tokens": int, "seed": int}
+from glotbench.tasks.request_settings import REQUEST_FIELDS as FIELDS
 
 
 def check_gen_kwargs(gen_kwargs: dict[str, Any]) -> None:
@@ -37,33 +35,3 @@ def check_gen_kwargs(gen_kwargs: dict[str, Any]) -> None:
 def backend_knobs(gen_kwargs: dict[str, Any]) -> list[str]:
     """The --gen-kwargs keys that go to the backend as extra knobs (not request fields)."""
     return [k for k in gen_kwargs if k not in FIELDS and k != "stop"]
-
-
-def _with_system(messages: tuple[dict, ...], system: str) -> tuple[dict, ...]:
-    rest = tuple(m for m in messages if m.get("role") != "system")
-    return ({"role": "system", "content": system},) + rest
-
-
-def apply(requests: list, system_prompt: str | None, gen_kwargs: dict[str, Any]) -> list:
-    if system_prompt is None and not gen_kwargs:
-        return requests
-    out = []
-    for r in requests:
-        if not isinstance(r, GenRequest):
-            out.append(r)
-            continue
-        change: dict[str, Any] = {}
-        if system_prompt is not None and r.messages is not None:
-            change["messages"] = _with_system(r.messages, system_prompt)
-        extra = dict(r.extra)
-        for k, v in gen_kwargs.items():
-            if k in FIELDS:
-                change[k] = FIELDS[k](v)
-            elif k == "stop":
-                change["stop"] = tuple(v) if isinstance(v, (list, tuple)) else (str(v),)
-            else:
-                extra[k] = v
-        if gen_kwargs:
-            change["extra"] = tuple(sorted(extra.items()))
-        out.append(replace(r, **change) if change else r)
-    return out

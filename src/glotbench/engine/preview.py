@@ -18,17 +18,17 @@ def write_out(cfg: RunSettings, n: int, console: Console) -> int:
     from glotbench.engine.session import drop_tasks_without_data
     from glotbench.tasks.registry import resolve
 
-    from glotbench.engine.overrides import apply as apply_overrides
+    from glotbench.tasks.request_settings import RequestSettings
 
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or [DEFAULT_SUITE]), cfg)
     chat = cfg.model_args.get("chat", True) is not False
     shown = 0
     for task in tasks:
         mode = "loglikelihood" if cfg.mode == "loglikelihood" and task.spec.output_type == "multiple_choice" else "generate"
-        for sample in task.run_samples(cfg)[:n]:
+        req = RequestSettings.of(cfg)
+        for sample in task.run_samples(req)[:n]:
             console.rule(f"{task.name} · item {sample.id} · {mode} · {'chat' if chat else 'plain'}")
-            reqs = apply_overrides(task.requests(sample, mode=mode, chat=chat, settings=cfg), cfg.system_prompt,
-                                   cfg.gen_kwargs)
+            reqs = task.requests(sample, mode=mode, chat=chat, settings=req)
             for k, req in enumerate(reqs):
                 d = req.to_dict()
                 if d.get("messages"):

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from glotbench.tasks.request_settings import RequestSettings
 from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.config import RunConfig
@@ -60,17 +61,18 @@ def judged_task_runs(cfg: RunConfig, model_settings: dict, stats: RejudgeStats,
                      only: list[str] | None = None) -> list[TaskRun]:
     """The run's judge-graded tasks, with the same fingerprints (so the same journal records)."""
     settings = cfg  # the run config is the run's settings object
+    req = RequestSettings.of(cfg)
     runs = []
     for task in resolve(cfg.tasks or [DEFAULT_SUITE]):
         if not task.needs_judge or (only and task.name not in only):
             continue
         try:
-            samples = task.run_samples(settings)
+            samples = task.run_samples(req)
         except DataError as err:
             stats.skipped_tasks[task.name] = str(err)
             continue
         fp = task_fingerprint(task, settings, model_settings)
-        runs.append(TaskRun(task=task, mode="generate", fingerprint=fp, samples=samples, settings=settings))
+        runs.append(TaskRun(task=task, mode="generate", fingerprint=fp, samples=samples, settings=req))
     return runs
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from glotbench.tasks.modes import task_mode  # noqa: F401  (re-exported)
+from glotbench.tasks.request_settings import RequestSettings
 from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.fingerprint import task_fingerprint
@@ -28,7 +29,7 @@ class TaskRun:
     fingerprint: dict
     samples: list[Sample]
     todo: list[Sample] = field(default_factory=list)
-    settings: RunSettings | None = None  # the run's settings (the shown prompt hash covers their prompt knobs)
+    settings: RequestSettings | None = None  # what the task sees of the run (the shown prompt hash covers its prompt knobs)
     _ids: frozenset[str] | None = field(default=None, repr=False)
     _n_items: int | None = field(default=None, repr=False)
 
@@ -57,14 +58,15 @@ def plan(tasks: list[Task], settings: RunSettings, model_settings: dict, journal
     taken out of the dict, so the runs hold the only reference (``TaskRun.release_samples``)."""
     runs = []
     loaded = {} if loaded is None else loaded
+    req = RequestSettings.of(settings)
     for task in tasks:
         samples = loaded.pop(task.name, None)
         if samples is None:
-            samples = task.run_samples(settings)
+            samples = task.run_samples(req)
         fp = task_fingerprint(task, settings, model_settings)
         done = journal.scored_ids(fp["id"], task.name)
-        runs.append(TaskRun(task=task, mode=task_mode(task, settings), fingerprint=fp, samples=samples,
-                            todo=[s for s in samples if s.id not in done], settings=settings))
+        runs.append(TaskRun(task=task, mode=task_mode(task, req), fingerprint=fp, samples=samples,
+                            todo=[s for s in samples if s.id not in done], settings=req))
     return runs
 
 
@@ -123,11 +125,7 @@ def _put_recorded_grades(model: Model, task: str, sample: Sample, n: int, journa
 async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, settings: RunSettings, journal: Journal,
                          is_chat: bool, judge: CachedCaller | None = None) -> str:
     task = tr.task
-    requests = task.requests(sample, mode=tr.mode, chat=is_chat, settings=settings)
-    if settings.system_prompt is not None or settings.gen_kwargs:  # --system-prompt / --gen-kwargs
-        from glotbench.engine.overrides import apply
-
-        requests = apply(requests, settings.system_prompt, settings.gen_kwargs)
+    requests = task.requests(sample, mode=tr.mode, chat=is_chat, settings=tr.settings or RequestSettings.of(settings))
     record = SampleRecord.start(task=task.name, sample_id=sample.id, idx=sample.index, run_key=tr.run_key,
                                 lang=task.spec.language, prompt=_prompt_of(requests[0]),
                                 request_keys=[r.key(caller.model.model_id) for r in requests], gold=sample.target,

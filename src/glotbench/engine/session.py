@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from glotbench.tasks.request_settings import RequestSettings
 from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import run_fingerprint
@@ -129,7 +130,7 @@ def load_or_set_aside(tasks, cfg: RunConfig, skipped: dict[str, str]) -> tuple[l
     for t in tasks:
         try:
             t.check_ready()
-            loaded[t.name] = t.run_samples(cfg)
+            loaded[t.name] = t.run_samples(RequestSettings.of(cfg))
         except Exception as err:  # noqa: BLE001 - any failure to read a task's data sets that task aside
             if not _may_set_aside(t, tasks, cfg):
                 raise
@@ -248,8 +249,10 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         t.check_fewshot(cfg.num_fewshot)
     if cfg.gen_kwargs:
         from glotbench.engine.overrides import check_gen_kwargs
+        from glotbench.tasks.request_settings import one_value_per_knob
 
         check_gen_kwargs(cfg.gen_kwargs)
+        one_value_per_knob(cfg)
     model = model or load_model_from_config(cfg)
     if cfg.gen_kwargs:  # a knob the backend has no counterpart of: one line before any request
         from glotbench.engine.overrides import backend_knobs
@@ -257,7 +260,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
         model.check_knobs(backend_knobs(cfg.gen_kwargs))
     if getattr(model, "notice", None):
         console.print(f"[yellow]note[/]: {model.notice}")
-    for note in check_mode(tasks, cfg.mode, model, lambda t: task_mode(t, cfg)) + plain_layout_notes(tasks, model, cfg):
+    for note in check_mode(tasks, cfg.mode, model, lambda t: task_mode(t, RequestSettings.of(cfg))) + plain_layout_notes(tasks, model, cfg):
         console.print(f"[yellow]note[/]: {note}")
     judge_model = None
     if cfg.judge and any(t.needs_judge for t in tasks):

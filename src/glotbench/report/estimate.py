@@ -137,6 +137,7 @@ def _price_name(model_spec: str) -> str:
 def estimate_run(model: str, tasks: list[Task], settings: RunSettings, prices_path: str | None = None,
                  output_tokens: str | int = "max", chat: bool | None = None) -> RunEstimate:
     from glotbench.tasks.modes import task_mode
+    from glotbench.tasks.request_settings import RequestSettings
 
     prices = load_prices(prices_path)
     counter, model_chat, _ = local_counter(model)
@@ -159,11 +160,12 @@ def estimate_run(model: str, tasks: list[Task], settings: RunSettings, prices_pa
     item_texts: dict[str, list[str]] = {}
     notes: list[str] = []
     for task in tasks:
-        samples = task.run_samples(settings)
-        mode = task_mode(task, settings)
+        req = RequestSettings.of(settings)
+        samples = task.run_samples(req)
+        mode = task_mode(task, req)
         prompts, outs = [], []
         for s in samples:
-            reqs = task.requests(s, mode=mode, chat=is_chat, settings=settings)
+            reqs = task.requests(s, mode=mode, chat=is_chat, settings=req)
             answer_tokens = None
             for r in reqs:
                 prompts.append(request_text(r))

@@ -20,7 +20,8 @@ from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, L
 from glotbench.paths import resolve_data_file
 from glotbench.prompts.render import choices_block, plain_from_chat, render
 from glotbench.sources.locate import find_location, missing_line
-from glotbench.settings import RunSettings  # noqa: F401  (re-exported: tasks take the run's settings)
+from glotbench.settings import RunSettings  # noqa: F401  (kept importable from here)
+from glotbench.tasks.request_settings import RequestSettings
 from glotbench.tasks.spec import TaskSpec
 
 LL_DELIMITER = " "  # between the context and each option in --mode loglikelihood (lm-eval's target_delimiter)
@@ -188,7 +189,7 @@ class Task:
                             f"(record fields: {', '.join(fields[:20])})")
         return out
 
-    def run_samples(self, settings: "RunSettings") -> list[Sample]:
+    def run_samples(self, settings: "RequestSettings") -> list[Sample]:
         """The items a run with ``settings`` evaluates: the split, then ``limit`` (the first N, or a
         share), or ``sample`` (seeded random, ``stratify``: balanced over a field); see tasks/subsets.py."""
         from glotbench.tasks import subsets
@@ -210,7 +211,7 @@ class Task:
                 self.load_warnings.insert(0, warn)
         return taken
 
-    def dataset_size(self, settings: "RunSettings") -> int:
+    def dataset_size(self, settings: "RequestSettings") -> int:
         """How many items the run's split holds before ``limit`` (lm-eval's ``n-samples.original``).
         A task that builds its items itself (overrides ``samples``) builds them all once more."""
         if settings.limit is None:
@@ -222,7 +223,7 @@ class Task:
             return len(records) if fn is None else sum(1 for r in records if fn(r) is not None)
         return len(self.samples(split))
 
-    def shots(self, settings: "RunSettings") -> int:
+    def shots(self, settings: "RequestSettings") -> int:
         """Few-shot examples per prompt in a run with ``settings`` (the run's override, else the task's)."""
         n = self.spec.fewshot.n if settings.num_fewshot is None else settings.num_fewshot
         return max(0, int(n or 0))
@@ -408,23 +409,16 @@ class Task:
         conts = sample.labels if self.spec.prompt.ll_continuation == "label" else sample.choices
         return [str(c) for c in conts]
 
-    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: "RunSettings") -> list[Request]:
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: "RequestSettings") -> list[Request]:
+        settings = RequestSettings.of(settings)
         if mode == "loglikelihood":
             if self.spec.output_type != "multiple_choice":
                 raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
             context = self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt)
             return [LoglikelihoodRequest(context=context, continuation=LL_DELIMITER + c) for c in self.ll_options(sample)]
-        g = self.spec.generation
-        common = dict(
-            max_tokens=settings.max_tokens or g.max_tokens,
-            temperature=g.temperature if settings.temperature is None else settings.temperature,
-            top_p=g.top_p,
-            stop=tuple(g.stop),
-            seed=settings.seed,
-            extra=tuple(sorted(g.extra.items())),
-        )
+        common = settings.sampling(self.spec.generation)
         if chat:
-            base = dict(messages=tuple(self.chat_messages(sample, settings.num_fewshot, settings.system_prompt)))
+            base = dict(messages=settings.with_system(self.chat_messages(sample, settings.num_fewshot, settings.system_prompt)))
         else:
             base = dict(prompt=self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt))
         return [GenRequest(**base, **common, sample_index=k) for k in range(settings.samples)]

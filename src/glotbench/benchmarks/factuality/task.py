@@ -27,7 +27,8 @@ from glotbench.models.base import GenRequest, GenResult
 from glotbench.scoring.calibration import parse_stated_answer
 from glotbench.benchmarks.factuality.metrics import JUDGE_ERROR, grade_indicators, to_grade
 from glotbench.tasks.spec import TaskSpec
-from glotbench.tasks.task import RunSettings, Sample, Scored, Task
+from glotbench.tasks.request_settings import RequestSettings
+from glotbench.tasks.task import Sample, Scored, Task
 
 
 class SimpleQATask(Task):
@@ -147,7 +148,7 @@ class SimpleQATask(Task):
             return super().render_user(sample)
         return tpl.fill(self._vars(sample), f"{self.where}: record {sample.index}")
 
-    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RunSettings) -> list:
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RequestSettings) -> list:
         self._prompt_lang = settings.prompt_lang
         return super().requests(sample, mode="generate", chat=chat, settings=settings)
 

@@ -30,7 +30,8 @@ from glotbench.paths import benchmark_file
 from glotbench.prompts.render import plain_from_chat
 from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import ScoredItem
-from glotbench.tasks.task import Output, RunSettings, Sample, Scored, Task
+from glotbench.tasks.request_settings import RequestSettings
+from glotbench.tasks.task import Output, Sample, Scored, Task
 
 PROMPT_LANGS = ("en", "hu")
 
@@ -77,7 +78,7 @@ class OpenHuEvalTask(Task):
         return "+".join(parts)
 
     # -- prompts
-    def prompt_lang(self, settings: RunSettings | None) -> str:
+    def prompt_lang(self, settings: RequestSettings | None) -> str:
         lang = (settings.prompt_lang if settings is not None else None) or self.spec.options.get("prompt_lang", "en")
         if lang not in PROMPT_LANGS:
             raise TaskSpecError(f"task {self.name}: prompt language {lang!r} is not one of {', '.join(PROMPT_LANGS)} (--prompt-lang)")
@@ -86,15 +87,11 @@ class OpenHuEvalTask(Task):
     def plain_layout(self, num_fewshot: int | None = None, system: str | None = None) -> str | None:
         return None  # one user message: its text is the plain prompt
 
-    def gen_request(self, text: str, *, chat: bool, settings: RunSettings) -> GenRequest:
-        g = self.spec.generation
-        common = dict(
-            max_tokens=settings.max_tokens or g.max_tokens,
-            temperature=g.temperature if settings.temperature is None else settings.temperature,
-            top_p=g.top_p, stop=tuple(g.stop), seed=settings.seed, extra=tuple(sorted(g.extra.items())),
-        )
+    def gen_request(self, text: str, *, chat: bool, settings: RequestSettings) -> GenRequest:
+        settings = RequestSettings.of(settings)
+        common = settings.sampling(self.spec.generation)
         if chat:
-            return GenRequest(messages=({"role": "user", "content": text},), **common)
+            return GenRequest(messages=settings.with_system(({"role": "user", "content": text},)), **common)
         return GenRequest(prompt=text, **common)
 
     def judge_request(self, messages: list[dict]) -> GenRequest:
@@ -148,7 +145,7 @@ class MatchingFIBTask(_FibTask):
     module = matching_fib
     prompt_files = (matching_fib.PROMPT_FILE,)
 
-    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RunSettings) -> list[GenRequest]:
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RequestSettings) -> list[GenRequest]:
         text = matching_fib.build_prompt(self.record(sample), self.prompt_lang(settings))
         return [self.gen_request(text, chat=chat, settings=settings)]
 
@@ -160,7 +157,7 @@ class StandardFIBTask(_FibTask):
     target_field = "answers"
     prompt_files = (standard_fib.PROMPT_FILE,)
 
-    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RunSettings) -> list[GenRequest]:
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RequestSettings) -> list[GenRequest]:
         text = standard_fib.build_prompt(self.record(sample), self.prompt_lang(settings))
         return [self.gen_request(text, chat=chat, settings=settings)]
 
@@ -174,7 +171,7 @@ class ProverbRea2CQTask(OpenHuEvalTask):
     module = proverb_rea
     prompt_files = (proverb_rea.PROMPT_FILE,)
 
-    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RunSettings) -> list[GenRequest]:
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RequestSettings) -> list[GenRequest]:
         return [self.gen_request(p["prompt"], chat=chat, settings=settings)
                 for p in proverb_rea.build_2cq_prompts(self.record(sample), self.prompt_lang(settings))]
 
@@ -204,7 +201,7 @@ class ProverbReaOETask(OpenHuEvalTask):
     prompt_files = (proverb_rea.PROMPT_FILE,)
     needs_judge = True
 
-    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RunSettings) -> list[GenRequest]:
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RequestSettings) -> list[GenRequest]:
         text = proverb_rea.build_oe_prompt(self.record(sample), self.prompt_lang(settings))
         return [self.gen_request(text, chat=chat, settings=settings)]
 
@@ -257,14 +254,12 @@ class WildBenchTask(OpenHuEvalTask):
             meta["task_group"] = self.groups.get(rec["primary_tag"], "other")
         return meta
 
-    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RunSettings) -> list[GenRequest]:
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RequestSettings) -> list[GenRequest]:
         rec = self.record(sample)
-        g = self.spec.generation
-        common = dict(max_tokens=settings.max_tokens or g.max_tokens,
-                      temperature=g.temperature if settings.temperature is None else settings.temperature,
-                      top_p=g.top_p, stop=tuple(g.stop), seed=settings.seed, extra=tuple(sorted(g.extra.items())))
+        settings = RequestSettings.of(settings)
+        common = settings.sampling(self.spec.generation)
         if chat:
-            return [GenRequest(messages=tuple(wildbench.build_messages(rec)), **common)]
+            return [GenRequest(messages=settings.with_system(wildbench.build_messages(rec)), **common)]
         turns = rec["turn"]
         shots = [(turns[k]["content"], turns[k + 1]["content"]) for k in range(0, len(turns) - 1, 2)]
         return [GenRequest(prompt=plain_from_chat(None, shots, turns[-1]["content"], ""), **common)]

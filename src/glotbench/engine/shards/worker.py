@@ -39,6 +39,7 @@ def run_shard(job: dict) -> dict:
     from glotbench.engine.journal import Journal
     from glotbench.engine.lock import RunLock
     from glotbench.engine.runner import TaskRun, execute, task_mode
+    from glotbench.tasks.request_settings import RequestSettings
     from glotbench.engine.session import load_judge, load_model_from_config
     from glotbench.settings import RunSettings
     from glotbench.tasks.registry import resolve
@@ -67,10 +68,11 @@ def run_shard(job: dict) -> dict:
         for task in tasks:
             ids = set(wanted[task.name])
             fp = job["fingerprints"][task.name]
-            samples = [s for s in task.run_samples(cfg) if s.id in ids]
+            req = RequestSettings.of(cfg)
+            samples = [s for s in task.run_samples(req) if s.id in ids]
             done = journal.scored_ids(fp["id"], task.name)
-            runs.append(TaskRun(task=task, mode=task_mode(task, cfg), fingerprint=fp, samples=samples,
-                                todo=[s for s in samples if s.id not in done], settings=cfg))
+            runs.append(TaskRun(task=task, mode=task_mode(task, req), fingerprint=fp, samples=samples,
+                                todo=[s for s in samples if s.id not in done], settings=req))
         todo = sum(len(r.todo) for r in runs)
         concurrency = cfg.concurrency or model.max_parallel or 8
         caller = asyncio.run(execute(runs, model, journal, cfg, concurrency=concurrency, policy=retry_policy(cfg),
