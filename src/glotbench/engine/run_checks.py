@@ -16,7 +16,7 @@ from pathlib import Path
 from glotbench.errors import GlotbenchError
 
 # Where a model lives, not what it computes: left out of the run directory's identity.
-LOCATION_KEYS = ("path", "base_url")
+LOCATION_KEYS = ("path", "base_url", "file")  # where the model lives, not what it is (a recorded file: its sha256)
 # What the model id already names (hf: the architecture is the checkpoint's config's, and an override of
 # it is part of the id): recorded in results.json, left out of the identity so older run directories match.
 DERIVED_KEYS = ("architecture",)
