@@ -317,3 +317,37 @@ def test_unknown_text_metric_is_still_one_line(stub_server, tmp_path):
     assert done.returncode == 2
     lines = [x for x in done.stderr.splitlines() if x.strip()]
     assert len(lines) == 1 and "rouge_lsum" in lines[0], done.stderr
+
+
+def test_text_bertscore_without_an_encoder_stops_before_any_request(stub_server, tmp_path, monkeypatch):
+    monkeypatch.delenv("GLOTBENCH_BERTSCORE_MODEL", raising=False)
+    base = stub_server("--answer", "x")
+    path = _text_task(tmp_path / "user", ["rouge_raw_1", "bertscore_f1"], scorer="text_bertscore")
+    done = _glotbench("run", "-m", "openai:stub", "--base-url", base, "-t", str(path), "-o", str(tmp_path / "run"))
+    assert done.returncode == 2
+    lines = [x for x in done.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and str(path) in lines[0] and "name a local encoder" in lines[0], done.stderr
+    import httpx
+
+    assert httpx.get(base.replace("/v1", "/_log")).json()["log"] == []
+
+
+def test_run_with_text_bertscore_and_a_local_encoder_equals_bert_score(stub_server, tmp_path, tiny_encoder, monkeypatch):
+    import bert_score
+
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"match": f"Q{i}:", "response": src}, ensure_ascii=False) + "\n"
+                               for i, _gold, src in ROWS), encoding="utf-8")
+    base = stub_server("--responses", str(answers))
+    path = _text_task(tmp_path / "user", ["bertscore_f1", "bertscore_precision", "bertscore_recall", "rouge_raw_1"],
+                      scorer="text_bertscore")
+    monkeypatch.setenv("GLOTBENCH_BERTSCORE_MODEL", str(tiny_encoder))  # the encoder named by the environment
+    done = _glotbench("run", "-m", "openai:stub", "--base-url", base, "-t", str(path), "-o", str(tmp_path / "run"),
+                      "--no-progress")
+    assert done.returncode == 0, done.stderr
+    t = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["tasks"]["my.summaries"]
+    p, r, f = bert_score.score([src for *_, src in ROWS], [gold for _, gold, _ in ROWS], model_type=str(tiny_encoder),
+                               num_layers=2)  # the tiny encoder's last layer, glotbench's default for an unknown model
+    for name, want in (("bertscore_f1", f), ("bertscore_precision", p), ("bertscore_recall", r)):
+        assert t["metrics"][name]["value"] == pytest.approx(float(want.mean()), abs=1e-5), name
+    assert run_value_mismatches(tmp_path / "run") == []

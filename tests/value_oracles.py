@@ -516,7 +516,13 @@ def random_text(rng, max_words: int = 30) -> str:
 
 
 def text_item(gold: str, pred: str | None) -> ScoredItem:
-    from glotbench.scoring.text_metrics import text
+    import random
+
+    from glotbench.scoring.text_metrics import _rouge_scorer, text
+
+    state = random.getstate()
+    _rouge_scorer()  # importing rouge-score (nltk) moves the global random state: hypothesis warns when a draw does
+    random.setstate(state)
 
     pred_out, values = text(pred, gold)
     return ScoredItem(gold=gold, pred=pred_out, values=values)

@@ -24,11 +24,12 @@ ENV = "GLOTBENCH_BERTSCORE_MODEL"
 _WHO = "scorer 'text_bertscore'"
 
 
-def resolve_encoder(name: str | None) -> tuple[str, str]:
+def resolve_encoder(name: str | None, where: str = "") -> tuple[str, str]:
     """``(local path, name as given)`` of the encoder; TaskSpecError (one line) when none is named or found."""
+    who = f"{where}: {_WHO}" if where else _WHO
     name = name or os.environ.get(ENV) or ""
     if not name:
-        raise TaskSpecError(f"{_WHO}: name a local encoder with scorer_options.bertscore_model or {ENV} "
+        raise TaskSpecError(f"{who}: name a local encoder with scorer_options.bertscore_model or {ENV} "
                             "(a directory saved by transformers, or a model id already in the local Hugging Face cache)")
     path = Path(name).expanduser()
     if path.is_dir():
@@ -38,7 +39,7 @@ def resolve_encoder(name: str | None) -> tuple[str, str]:
 
         return snapshot_download(name, local_files_only=True), name
     except Exception:  # noqa: BLE001  not cached (or not a hub id): never downloaded
-        raise TaskSpecError(f"{_WHO}: encoder {name!r} is neither a local directory nor in the local Hugging Face cache "
+        raise TaskSpecError(f"{who}: encoder {name!r} is neither a local directory nor in the local Hugging Face cache "
                             "(glotbench does not download it)") from None
 
 
@@ -87,3 +88,14 @@ def text_bertscore(extracted, target, *, sample=None, pack=None, bertscore_model
     ref = one_reference(target, f"{_WHO}, item {getattr(sample, 'id', '?')}")
     pred = None if extracted is None else str(extracted)
     return pred, {**text_values(ref, pred or ""), **bertscore_values(ref, pred or "", bertscore_model, bertscore_num_layers)}
+
+
+def _check_ready(where: str = "", bertscore_model: str | None = None, bertscore_num_layers: int | None = None) -> None:
+    """Before any request: the encoder is named and found, and the ``bertscore`` extra is installed."""
+    from glotbench.extras import require
+
+    resolve_encoder(bertscore_model, where)
+    require("bertscore", f"{where}: {_WHO}" if where else _WHO)
+
+
+text_bertscore.check_ready = _check_ready  # type: ignore[attr-defined]  called by Task.check_ready
