@@ -246,7 +246,7 @@ ROWS = [
     ("s5", "Žluťoučký kůň úpěl ďábelské ódy.", "Kůň zpíval."),
 ]
 
-TEXT_TASK_METRICS = ["rouge_raw_1", "rouge_raw_2", "rouge_raw_l", "rouge_raw_1_full", "rouge1", "rouge2", "rougeL",
+TEXT_TASK_METRICS = ["rouge_raw_1", "rouge_raw_2", "rouge_raw_l", "rouge_raw_1_full", "rouge1", "rouge2", "rougeL", "rouge_l",
                      "bleu", "chrf", "chrfpp"]
 
 

@@ -83,7 +83,7 @@ def one_reference(target: Any, where: str) -> str:
     return target
 
 
-TEXT_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL",
+TEXT_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l",
                 "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
                 "rouge_raw_1_precision", "rouge_raw_1_recall", "rouge_raw_2_precision", "rouge_raw_2_recall",
                 "rouge_raw_l_precision", "rouge_raw_l_recall", "rouge_raw_1_full", "rouge_raw_2_full", "rouge_raw_l_full")
@@ -157,9 +157,12 @@ def sacrebleu_form(kind: str):
         metric = _sacrebleu_metric(kind)
         hyps, refs = _corpus(items)
         stats = np.asarray(metric._extract_corpus_statistics(hyps, refs), dtype=np.int64)
+        n = len(items)
         out = []
-        for idx in rs.index_chunks(len(items), n_resamples, seed):
-            sums = stats[idx].sum(axis=1)  # (rows, n_stats)
+        for idx in rs.index_chunks(n, n_resamples, seed):
+            counts = np.bincount((idx + (np.arange(idx.shape[0]) * n)[:, None]).ravel(),
+                                 minlength=idx.shape[0] * n).reshape(idx.shape[0], n)  # draws of each item per row
+            sums = counts.astype(np.int64) @ stats  # (rows, n_stats): integer sums, exact
             out.extend(float(metric._compute_score_from_stats([int(x) for x in row]).score) for row in sums)
         return np.asarray(out, dtype=float)
 
@@ -207,11 +210,14 @@ class TM:
     rouge1 = mean_of("rouge1", "rouge1", description=_ROUGE_DESC.format(t="ROUGE-1"))
     rouge2 = mean_of("rouge2", "rouge2", description=_ROUGE_DESC.format(t="ROUGE-2"))
     rougeL = mean_of("rougeL", "rougeL", description=_ROUGE_DESC.format(t="ROUGE-L"))
+    # the spelling issue 40 and other harnesses use: the same value as rougeL, one measure
+    rouge_l = mean_of("rougeL", "rouge_l", measure="rougeL", description=_ROUGE_DESC.format(t="ROUGE-L") + " (= rougeL)")
     rouge_raw_1, rouge_raw_2, rouge_raw_l = _raw("1"), _raw("2"), _raw("l")
     rouge_raw_1_precision, rouge_raw_2_precision, rouge_raw_l_precision = _raw("1", "precision"), _raw("2", "precision"), _raw("l", "precision")
     rouge_raw_1_recall, rouge_raw_2_recall, rouge_raw_l_recall = _raw("1", "recall"), _raw("2", "recall"), _raw("l", "recall")
     rouge_raw_1_full, rouge_raw_2_full, rouge_raw_l_full = _raw("1", "full"), _raw("2", "full"), _raw("l", "full")
     bertscore_f1 = mean_of("bertscore_f1", "bertscore_f1", description=_BERT_DESC.format(what="F1"))
+    bertscore = mean_of("bertscore_f1", "bertscore", measure="bertscore_f1", description=_BERT_DESC.format(what="F1") + " (= bertscore_f1)")
     bertscore_precision = mean_of("bertscore_precision", "bertscore_precision", role="secondary",
                                   description=_BERT_DESC.format(what="precision"))
     bertscore_recall = mean_of("bertscore_recall", "bertscore_recall", role="secondary",
@@ -219,4 +225,4 @@ class TM:
 
 
 METRIC_NAMES = tuple(n for n in vars(TM) if not n.startswith("_"))
-BERTSCORE_METRICS = ("bertscore_f1", "bertscore_precision", "bertscore_recall")
+BERTSCORE_METRICS = ("bertscore_f1", "bertscore", "bertscore_precision", "bertscore_recall")
