@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import subprocess
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from glotbench.scoring.metrics import ScoredItem, bootstrap_ci, get_metric
+from glotbench.scoring.metrics import bootstrap_ci, get_metric
 from value_oracles import (METRIC_ORACLES, plain_rouge_raw, random_text, restated_unicode_tokens,
                            rouge_raw_reference_tokens, run_value_mismatches, text_item)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from glotbench.errors import TaskSpecError
 from glotbench.scoring.scorers import scorer
-from glotbench.scoring.text_metrics import BERTSCORE_METRICS, TEXT_METRICS, one_reference, text_values
+from glotbench.scoring.text_metrics import BERTSCORE_METRICS, TEXT_SCORER_METRICS, one_reference, text_values
 
 ENV = "GLOTBENCH_BERTSCORE_MODEL"
 _WHO = "scorer 'text_bertscore'"
@@ -79,7 +79,7 @@ def bertscore_values(reference: str, prediction: str, model: str | None = None, 
     return {"bertscore_precision": float(p[0]), "bertscore_recall": float(r[0]), "bertscore_f1": float(f[0])}
 
 
-@scorer(metrics=(*TEXT_METRICS, *BERTSCORE_METRICS))  # registered as "text_bertscore" lazily (glotbench.builtins)
+@scorer(metrics=(*TEXT_SCORER_METRICS, *BERTSCORE_METRICS))  # registered as "text_bertscore" lazily (glotbench.builtins)
 def text_bertscore(extracted, target, *, sample=None, pack=None, bertscore_model: str | None = None,
                    bertscore_num_layers: int | None = None):
     """The ``text`` scorer's values plus BERTScore P/R/F1 (an empty answer is scored as the empty string)."""

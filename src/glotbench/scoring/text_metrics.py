@@ -83,21 +83,21 @@ def one_reference(target: Any, where: str) -> str:
     return target
 
 
-TEXT_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l",
-                "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
-                "rouge_raw_1_precision", "rouge_raw_1_recall", "rouge_raw_2_precision", "rouge_raw_2_recall",
-                "rouge_raw_l_precision", "rouge_raw_l_recall", "rouge_raw_1_full", "rouge_raw_2_full", "rouge_raw_l_full")
+TEXT_SCORER_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l",
+                       "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
+                       "rouge_raw_1_precision", "rouge_raw_1_recall", "rouge_raw_2_precision", "rouge_raw_2_recall",
+                       "rouge_raw_l_precision", "rouge_raw_l_recall", "rouge_raw_1_full", "rouge_raw_2_full", "rouge_raw_l_full")
 
 
 def text_values(reference: str, prediction: str) -> dict[str, float]:
     return {**rouge_values(reference, prediction), **rouge_raw.item_values(reference, prediction)}
 
 
-@scorer(metrics=TEXT_METRICS)  # registered as "text" lazily (glotbench.builtins)
+@scorer(metrics=TEXT_SCORER_METRICS)  # registered as "text" lazily (glotbench.builtins)
 def text(extracted, target, *, sample=None, pack=None):
     """The generated text against one gold reference: ``pred`` is the text (None when empty), the
-    values ROUGE and ROUGE_RAW per item (an empty answer scores as the empty string: 0 against any
-    non-empty reference). BLEU and chrF read ``pred`` and the gold at corpus level."""
+    values ROUGE and ROUGE_RAW per item (an empty answer is scored as the empty string). BLEU and
+    chrF read ``pred`` and the gold at corpus level."""
     if target is None:
         return (None if extracted is None else str(extracted)), {}
     ref = one_reference(target, f"scorer 'text', item {getattr(sample, 'id', '?')}")
