@@ -350,3 +350,7 @@ def test_run_with_text_bertscore_and_a_local_encoder_equals_bert_score(stub_serv
     for name, want in (("bertscore_f1", f), ("bertscore_precision", p), ("bertscore_recall", r)):
         assert t["metrics"][name]["value"] == pytest.approx(float(want.mean()), abs=1e-5), name
     assert run_value_mismatches(tmp_path / "run") == []
+    # the encoder the run used, with bert-score's own settings string
+    assert t["bertscore"] == {"encoder": str(tiny_encoder), "path": str(tiny_encoder), "num_layers": 2,
+                              "signature": f"{tiny_encoder}_L2_no-idf_version={bert_score.__version__}"
+                                           f"(hug_trans={__import__('transformers').__version__})"}

@@ -98,4 +98,16 @@ def _check_ready(where: str = "", bertscore_model: str | None = None, bertscore_
     require("bertscore", f"{where}: {_WHO}" if where else _WHO)
 
 
+def _run_summary(bertscore_model: str | None = None, bertscore_num_layers: int | None = None) -> dict:
+    """What results.json keeps of the encoder a run used: its name, local path, layer and
+    bert-score's own settings string (its ``hash``: model, layer, idf, versions)."""
+    from bert_score.utils import get_hash
+
+    path, name = resolve_encoder(bertscore_model)
+    layers = int(bertscore_num_layers) if bertscore_num_layers is not None else default_layers(path, name)
+    return {"bertscore": {"encoder": name, "path": path, "num_layers": layers,
+                          "signature": get_hash(name, layers, False, False, False, False)}}
+
+
 text_bertscore.check_ready = _check_ready  # type: ignore[attr-defined]  called by Task.check_ready
+text_bertscore.run_summary = _run_summary  # type: ignore[attr-defined]  called by Task.extra_summary
