@@ -83,6 +83,28 @@ def test_sacrebleu_bootstrap_equals_sacrebleu_on_each_resample(name):
     assert got[0] < metric(items) < got[1]
 
 
+@pytest.mark.parametrize("name", ["bleu", "chrf"])
+def test_sacrebleu_bootstrap_leaves_out_items_without_a_reference_as_the_metric_does(name):
+    from test_metric_values import oracle_loop_interval
+
+    metric = get_metric(name)
+    items = [text_item(g, p) for g, p in pairs(9, n=12)]
+    for k in (0, 3, 4, 9):
+        items[k].gold = None  # an unlabelled item: the metric and each resample leave it out
+    sacre = METRIC_ORACLES[name].compute
+
+    def oracle(xs):
+        xs = [x for x in xs if x.gold is not None]
+        return sacre(xs) if xs else float("nan")
+
+    assert metric(items) == pytest.approx(oracle(items), abs=1e-9)
+    from glotbench.scoring.resample_forms import form_for
+
+    assert form_for(metric)(items, 5, 0) is not None  # the vectorised form, not the per-resample fallback
+    got = bootstrap_ci(items, metric, n_resamples=100, seed=1)
+    assert got == pytest.approx(oracle_loop_interval(items, oracle, 100, 1), abs=1e-9)
+
+
 def test_sacrebleu_signature_in_the_metric_definition():
     import sacrebleu
 

@@ -148,22 +148,31 @@ def sacrebleu_signature(kind: str) -> str:
 
 def sacrebleu_form(kind: str):
     """Each resample's score from the sum of its items' sacrebleu statistics (integer counts, so any
-    order of summing gives the same numbers as ``corpus_score`` on the resampled list)."""
+    order of summing gives the same numbers as ``corpus_score`` on the resampled list). Items
+    without a gold reference add nothing (the metric leaves them out); NaN where a resample has none."""
 
     def form(items, n_resamples, seed):
-        keep = [i for i in items if i.gold is not None]
-        if len(keep) != len(items) or not items:
+        if not items:
             return None
         metric = _sacrebleu_metric(kind)
-        hyps, refs = _corpus(items)
-        stats = np.asarray(metric._extract_corpus_statistics(hyps, refs), dtype=np.int64)
+        kept = [k for k, i in enumerate(items) if i.gold is not None]
         n = len(items)
+        if not kept:
+            return np.full(n_resamples, np.nan)
+        hyps, refs = _corpus([items[k] for k in kept])
+        kept_stats = np.asarray(metric._extract_corpus_statistics(hyps, refs), dtype=np.int64)
+        stats = np.zeros((n, kept_stats.shape[1]), dtype=np.int64)
+        stats[kept] = kept_stats
+        has_gold = np.zeros(n, dtype=np.int64)
+        has_gold[kept] = 1
         out = []
         for idx in rs.index_chunks(n, n_resamples, seed):
             counts = np.bincount((idx + (np.arange(idx.shape[0]) * n)[:, None]).ravel(),
                                  minlength=idx.shape[0] * n).reshape(idx.shape[0], n)  # draws of each item per row
             sums = counts.astype(np.int64) @ stats  # (rows, n_stats): integer sums, exact
-            out.extend(float(metric._compute_score_from_stats([int(x) for x in row]).score) for row in sums)
+            golds = counts @ has_gold
+            out.extend(float(metric._compute_score_from_stats([int(x) for x in row]).score) if g else float("nan")
+                       for row, g in zip(sums, golds))
         return np.asarray(out, dtype=float)
 
     return form
