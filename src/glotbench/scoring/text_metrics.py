@@ -122,20 +122,36 @@ def _sacrebleu_metric(kind: str):
     raise ValueError(f"unknown sacrebleu metric {kind!r}")
 
 
-def _corpus(items: list[ScoredItem]) -> tuple[list[str], list[list[str]]]:
-    """sacrebleu's inputs: hypotheses (unparseable: empty) and one reference stream."""
-    hyps = ["" if i.pred is None else str(i.pred) for i in items]
-    refs = [one_reference(i.gold, f"metric (sacrebleu), item {k}") for k, i in enumerate(items)]
-    return hyps, [refs]
+@functools.lru_cache(maxsize=None)
+def _shared_metric(kind: str):
+    """One sacrebleu metric object per kind, for per-item statistics and scores from summed statistics."""
+    return _sacrebleu_metric(kind)
+
+
+def item_stats(item: ScoredItem, kind: str) -> list[int]:
+    """sacrebleu's sufficient statistics of one item (its prediction, unparseable = empty, against its
+    one reference), kept on the item: a corpus score is then a sum, however often an interval or a
+    paired test recomputes it on resampled lists."""
+    memo = item.__dict__.setdefault("_sacrebleu_stats", {})
+    if kind not in memo:
+        ref = one_reference(item.gold, "metric (sacrebleu), an item")
+        hyp = "" if item.pred is None else str(item.pred)
+        memo[kind] = [int(x) for x in _shared_metric(kind)._extract_corpus_statistics([hyp], [[ref]])[0]]
+    return memo[kind]
+
+
+def _score_from_sums(kind: str, sums) -> float:
+    return float(_shared_metric(kind)._compute_score_from_stats([int(x) for x in sums]).score)
 
 
 def sacrebleu_corpus(items: list[ScoredItem], kind: str) -> float:
-    """sacrebleu's corpus score (0-100) of the items' predictions against their references."""
-    items = [i for i in items if i.gold is not None]
-    if not items:
+    """sacrebleu's corpus score (0-100) of the items' predictions against their references: the sum
+    of the items' statistics, scored as sacrebleu's ``corpus_score`` scores it (items without a
+    reference left out)."""
+    stats = [item_stats(i, kind) for i in items if i.gold is not None]
+    if not stats:
         return float("nan")
-    hyps, refs = _corpus(items)
-    return float(_sacrebleu_metric(kind).corpus_score(hyps, refs).score)
+    return _score_from_sums(kind, np.sum(np.asarray(stats, dtype=np.int64), axis=0))
 
 
 @functools.lru_cache(maxsize=None)
@@ -154,15 +170,13 @@ def sacrebleu_form(kind: str):
     def form(items, n_resamples, seed):
         if not items:
             return None
-        metric = _sacrebleu_metric(kind)
-        kept = [k for k, i in enumerate(items) if i.gold is not None]
         n = len(items)
+        kept = [k for k, i in enumerate(items) if i.gold is not None]
         if not kept:
             return np.full(n_resamples, np.nan)
-        hyps, refs = _corpus([items[k] for k in kept])
-        kept_stats = np.asarray(metric._extract_corpus_statistics(hyps, refs), dtype=np.int64)
-        stats = np.zeros((n, kept_stats.shape[1]), dtype=np.int64)
-        stats[kept] = kept_stats
+        width = len(item_stats(items[kept[0]], kind))
+        stats = np.zeros((n, width), dtype=np.int64)
+        stats[kept] = [item_stats(items[k], kind) for k in kept]
         has_gold = np.zeros(n, dtype=np.int64)
         has_gold[kept] = 1
         out = []
@@ -171,8 +185,7 @@ def sacrebleu_form(kind: str):
                                  minlength=idx.shape[0] * n).reshape(idx.shape[0], n)  # draws of each item per row
             sums = counts.astype(np.int64) @ stats  # (rows, n_stats): integer sums, exact
             golds = counts @ has_gold
-            out.extend(float(metric._compute_score_from_stats([int(x) for x in row]).score) if g else float("nan")
-                       for row, g in zip(sums, golds))
+            out.extend(_score_from_sums(kind, row) if g else float("nan") for row, g in zip(sums, golds))
         return np.asarray(out, dtype=float)
 
     return form
