@@ -53,6 +53,21 @@ def test_every_text_metric_resolves_and_builtins_list_them_all():
         assert get_metric(name).name == name
 
 
+def test_text_scorer_takes_one_reference_and_scores_an_empty_answer_as_empty_text():
+    from glotbench.errors import DataError
+    from glotbench.scoring.scorers import get_scorer
+
+    text = get_scorer("text")
+    pred, values = text(None, ["Kůň úpěl."])  # a one-element list is one reference
+    assert pred is None and values["rouge1"] == 0.0 and values["rouge_raw_1"] == 0.0
+    assert text("Kůň úpěl.", "kůň  úpěl.")[1]["rouge_raw_l"] == 1.0
+    assert text("x", None) == ("x", {})  # an unlabelled item: no values
+    with pytest.raises(DataError, match="the gold has 2 references; glotbench's text metrics take exactly one"):
+        text("a", ["a", "b"])
+    with pytest.raises(DataError, match="the gold reference must be a string, not int"):
+        text("a", 3)
+
+
 # ---------------------------------------------------------------- sacrebleu
 
 
