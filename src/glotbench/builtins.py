@@ -18,3 +18,17 @@ import glotbench.models.recorded  # noqa: F401  model backend recorded: (answers
 import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
 import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
 import glotbench.scoring.scorers  # noqa: F401  label, numeric, exact_match, option_value
+from glotbench.scoring.metrics import METRICS  # noqa: E402
+from glotbench.scoring.scorers import SCORERS  # noqa: E402
+
+# text-generation metrics (BLEU, chrF, ROUGE, ROUGE_RAW, BERTScore) and the scorers that feed them,
+# imported on first lookup (sacrebleu, rouge-score and bert-score load only then)
+TEXT_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l", "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
+                "rouge_raw_1_precision", "rouge_raw_2_precision", "rouge_raw_l_precision", "rouge_raw_1_recall",
+                "rouge_raw_2_recall", "rouge_raw_l_recall", "rouge_raw_1_full", "rouge_raw_2_full", "rouge_raw_l_full",
+                "bertscore_f1", "bertscore", "bertscore_precision", "bertscore_recall")
+for _name in TEXT_METRICS:
+    METRICS.register_lazy(_name, f"glotbench.scoring.text_metrics:TM.{_name}")
+
+SCORERS.register_lazy("text", "glotbench.scoring.text_metrics:text")
+SCORERS.register_lazy("text_bertscore", "glotbench.scoring.bertscore:text_bertscore")

@@ -133,6 +133,8 @@ class Metric:
     its headline. ``parsed_key`` (optional) is the per-item value, 1 or 0, saying whether the
     metric's own parse rule could read the answer: the ``*`` / ``invalid`` flags of a task whose
     headline declares it count unparseable answers by it, not by glotbench's extractor.
+    ``signature`` (optional) is the reference library's own string for its settings and version
+    (sacrebleu's ``nrefs:1|case:mixed|eff:no|tok:13a|...``), written into the definition.
     """
 
     name: str
@@ -147,6 +149,7 @@ class Metric:
     role: Role = "headline"
     measure: str = ""  # the statistic estimated; "" = the metric's name
     parsed_key: str | None = None  # per-item 1/0: parsed by this metric's own rule
+    signature: str = ""  # the reference library's own signature of its settings (sacrebleu's), kept in results.json
 
     def __post_init__(self) -> None:
         if (self.key is None) == (self.fn is None):
@@ -219,6 +222,8 @@ class Metric:
             d["nonnegative"] = False
         if self.description:
             d["description"] = self.description
+        if self.signature:
+            d["signature"] = self.signature
         return d
 
     @classmethod
@@ -227,10 +232,12 @@ class Metric:
         common = dict(name=str(d.get("name", "?")), direction=d.get("direction", "higher"),
                       format=d.get("format", ".3f"), description=d.get("description", ""),
                       nonnegative=bool(d.get("nonnegative", True)), role=d.get("role", "headline"),
-                      measure=str(d.get("measure") or ""), parsed_key=d.get("parsed_key") or None)
+                      measure=str(d.get("measure") or ""), parsed_key=d.get("parsed_key") or None,
+                      signature=str(d.get("signature") or ""))
         if d.get("kind") == "mean":
             return cls(key=str(d["key"]), **common)
-        return cls(fn=_LazyRef(str(d["function"])), params=tuple(sorted((d.get("params") or {}).items())),
+        return cls(fn=_LazyRef(str(d["function"]), str(d.get("name") or "")),
+                   params=tuple(sorted((d.get("params") or {}).items())),
                    per_item=_LazyRef(d["per_item"]) if d.get("per_item") else None, **common)
 
     def same_as(self, other: "Metric") -> bool:
@@ -238,18 +245,37 @@ class Metric:
 
 
 class _LazyRef:
-    """A ``"module:function"`` imported on first call (a finished run's corpus metric)."""
+    """A ``"module:function"`` imported on first call (a finished run's corpus metric). A function
+    that moved to another module since the run was written is found through the metric registered
+    under the run's metric name when its function has the same name (a run written before
+    benchmarks became packages names ``glotbench.scoring.factuality:factuality_metric``)."""
 
-    def __init__(self, ref: str):
+    def __init__(self, ref: str, name: str = ""):
         self.ref = ref
+        self.name = name
         self._fn: Callable | None = None
 
     def __call__(self, *args, **kw):
         if self._fn is None:
             from glotbench.registry import import_ref
 
-            self._fn = import_ref(self.ref, where="results.json metric definition", error=TaskSpecError)
+            try:
+                self._fn = import_ref(self.ref, where="results.json metric definition", error=TaskSpecError)
+            except TaskSpecError:
+                moved = self._moved()
+                if moved is None:
+                    raise
+                self._fn = moved
         return self._fn(*args, **kw)
+
+    def _moved(self) -> Callable | None:
+        from glotbench.registry import ref_of
+
+        if not self.name or self.name not in METRICS:
+            return None
+        fn = METRICS.get(self.name).fn
+        now = ref_of(fn) if fn is not None and not isinstance(fn, _LazyRef) else None
+        return fn if now and now.partition(":")[2] == self.ref.partition(":")[2] else None
 
 
 def _ref(fn: Any, name: str) -> str:

@@ -330,3 +330,12 @@ register_corpus_form(f"{_M}:ratio_of_sums", lambda num, den: ratio_of_sums_form(
 _QA = "glotbench.scoring.extractive_qa_scorer"
 register_corpus_form(f"{_QA}:no_answer_accuracy", lambda: no_answer_accuracy_form)
 register_corpus_form(f"{_QA}:no_answer_macro_f1", lambda: no_answer_macro_f1_form)
+
+
+def _sacrebleu_form(kind: str) -> Form:
+    from glotbench.scoring.text_metrics import sacrebleu_form
+
+    return sacrebleu_form(kind)
+
+
+register_corpus_form("glotbench.scoring.text_metrics:sacrebleu_corpus", _sacrebleu_form)

@@ -474,7 +474,11 @@ class Task:
     def check_ready(self) -> None:
         """Raise a one-line GlotbenchError if a file the task needs besides its data (a grading or
         prompt file) cannot be read. A run calls it before the model is loaded, so a judged task
-        never finds its grader missing after every model request. Default: nothing to check."""
+        never finds its grader missing after every model request. Default: the scorer's own
+        ``check_ready(where, **scorer_options)`` when its function has one (a local encoder it needs)."""
+        ready = getattr(self.scorer.fn, "check_ready", None)
+        if callable(ready):
+            ready(f"{self.spec_where}: field 'scorer_options'", **self.spec.scorer_options)
 
     # `glotbench analyze thinking --judge`: how a reasoning trace is cut into thoughts
     # ("fib_split": the judge splits it; "shift_expression": the judge names thought-shift phrases)
@@ -497,8 +501,10 @@ class Task:
         tables...), merged into the task's entry in results.json. ``records`` are the scored
         :class:`~glotbench.sample_record.SampleRecord` s; ``out_dir`` is where plots go; ``n_boot``
         and ``seed`` are the run's bootstrap settings, which any interval here must use (as the
-        metric table's do)."""
-        return {}
+        metric table's do). Default: the scorer's own ``run_summary(**scorer_options)`` when its
+        function has one (the BERTScore encoder a run used)."""
+        summary = getattr(self.scorer.fn, "run_summary", None)
+        return dict(summary(**self.spec.scorer_options)) if callable(summary) else {}
 
     def metric_names(self, mode: str) -> list[str]:
         if mode == "loglikelihood":
