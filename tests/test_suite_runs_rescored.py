@@ -89,3 +89,22 @@ def test_a_committed_suite_run_rescored_from_its_journal_has_the_same_numbers(su
     assert len(old) > 20
     diff = {k: (old.get(k), new.get(k)) for k in sorted(set(old) | set(new)) if not _equal(old.get(k), new.get(k))}
     assert not diff, f"{len(diff)} number(s) differ (committed, now): {dict(list(diff.items())[:12])}"
+
+
+def test_a_run_written_before_the_move_is_compared_with_its_metric_functions_found(tmp_path):
+    """The committed factuality run names its metric functions by their old modules
+    (``glotbench.scoring.factuality:factuality_metric``); compare --paired still recomputes them."""
+    src = OUT / "factuality"
+    old = json.loads((src / "results.json").read_text(encoding="utf-8"))
+    refs = {d.get("function") for t in old["tasks"].values() for d in (t.get("metric_definitions") or {}).values()
+            if isinstance(d, dict)}
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(src, a)
+    shutil.copytree(src, b)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run([sys.executable, "-m", "glotbench", "compare", "--paired", str(a), str(b)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "factuality_co" in done.stdout and "cannot import" not in done.stdout + done.stderr
+    if refs:
+        assert any(r and r.startswith("glotbench.scoring.factuality:") for r in refs)
