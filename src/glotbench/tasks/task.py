@@ -27,8 +27,10 @@ _BUILTIN_DEFS = (Path(__file__).parent / "defs").resolve()
 
 LL_DELIMITER = " "  # between the context and each option in --mode loglikelihood (lm-eval's target_delimiter)
 # --mode loglikelihood's metrics: accuracy_norm is lm-eval's acc_norm (per character); the byte- and
-# token-normalised variants are reported beside it (see score_loglikelihood)
-LL_METRICS = ("accuracy", "accuracy_norm", "accuracy_norm_bytes", "accuracy_norm_tokens")
+# token-normalised variants are reported beside it (see score_loglikelihood); the calibration of the
+# softmax over the options' log-likelihoods beside them (glotbench.scoring.ll_calibration)
+LL_METRICS = ("accuracy", "accuracy_norm", "accuracy_norm_bytes", "accuracy_norm_tokens", "ll_ece", "ll_brier",
+              "ll_auroc_macro")
 
 
 @dataclass
@@ -537,7 +539,9 @@ def ll_norm_predictions(logprobs: list[float], options: list[str], n_tokens: lis
 def score_loglikelihood(sample: Sample, outputs: list[LoglikelihoodResult], options: list[str]) -> Scored:
     """Pick the option with the highest log-probability, raw and length-normalised
     (:func:`ll_norm_predictions`). ``options``: the strings scored, one per label, without the
-    delimiter (:meth:`Task.ll_options`)."""
+    delimiter (:meth:`Task.ll_options`). Each option's softmax probability over the raw
+    log-likelihoods is kept as ``values["ll_p:<label>"]`` (the calibration metrics read it:
+    glotbench.scoring.ll_calibration)."""
     if len(options) != len(outputs) or len(outputs) != len(sample.labels or []):
         raise ValueError(f"task {sample.task}: item {sample.id}: {len(outputs)} log-likelihoods for "
                          f"{len(options)} options and {len(sample.labels or [])} labels")
@@ -546,6 +550,10 @@ def score_loglikelihood(sample: Sample, outputs: list[LoglikelihoodResult], opti
     gold = str(sample.target)
     preds = {rule: sample.labels[k] for rule, k in picks.items()}
     values = {"correct": float(preds["raw"] == gold)}
+    from glotbench.scoring.ll_calibration import PROB_PREFIX, softmax
+
+    for label, p in zip(sample.labels, softmax(lps)):
+        values[PROB_PREFIX + str(label)] = p
     extracted = {"logprobs": lps}
     for rule in ("norm", "norm_bytes", "norm_tokens"):
         values[f"correct_{rule}"] = float(preds[rule] == gold)
