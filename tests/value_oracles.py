@@ -474,6 +474,36 @@ def sk_auroc_macro(items):
     return sum(vals) / len(vals) if vals else NAN
 
 
+def text_items(max_size: int = 30):
+    """Scored texts: a negative log-likelihood and the token, byte and word counts it is divided by
+    (a record may lack one: a run written before the metric existed)."""
+    count = st.one_of(st.none(), st.integers(1, 400).map(float))
+    one = st.tuples(st.floats(0, 600, allow_nan=False), count, count, count).map(
+        lambda t: ScoredItem(gold=None, pred=-t[0], values={k: v for k, v in
+                                                          zip(("nll", "n_tokens", "n_bytes", "n_words"), t) if v is not None}))
+    return st.lists(one, max_size=max_size)
+
+
+def lm_eval_pooled(den: str, kind: str):
+    """lm-eval's corpus aggregations over (loglikelihood, count) pairs, restated with numpy:
+    ``weighted_perplexity`` = exp(-sum(ll) / sum(count)) (tokens or words), ``bits_per_byte`` =
+    -sum(ll) / sum(bytes) / ln 2; texts lacking the count are left out."""
+
+    def f(items):
+        import numpy as np
+
+        pairs = [(-i.values["nll"], i.values[den]) for i in items if "nll" in i.values and den in i.values]
+        if not pairs:
+            return NAN
+        ll = np.array([a for a, _ in pairs])
+        n = np.array([b for _, b in pairs])
+        if kind == "bpb":
+            return float(-ll.sum() / n.sum() / np.log(2))
+        return float(np.exp(-ll.sum() / n.sum()))
+
+    return f
+
+
 # ------------------------------------------------------------------ the table
 
 LABEL = label_items()
@@ -503,6 +533,10 @@ METRIC_ORACLES: dict[str, Oracle] = {
     "ll_brier": Oracle(sk_brier_multiclass, ll_items(), "sklearn brier_score_loss, multi-class, scale_by_half=False"),
     "ll_auroc_macro": Oracle(sk_auroc_macro, ll_items(),
                              "sklearn roc_auc_score per class one-vs-rest, unweighted mean over defined classes"),
+    "perplexity": Oracle(lm_eval_pooled("n_tokens", "ppl"), text_items(), "exp(-sum ll / sum tokens), numpy"),
+    "word_perplexity": Oracle(lm_eval_pooled("n_words", "ppl"), text_items(),
+                              "lm-eval's weighted_perplexity over words: exp(-sum ll / sum words), numpy"),
+    "bits_per_byte": Oracle(lm_eval_pooled("n_bytes", "bpb"), text_items(), "lm-eval's bits_per_byte: -sum ll / sum bytes / ln 2"),
     # OpenHuEval (task_metrics.py)
     "blank_accuracy": Oracle(plain_ratio("blank_correct", "blank_total"), value_items(("blank_correct", "blank_total"), whole=True),
                              "plain loop: sum of right blanks / sum of blanks"),

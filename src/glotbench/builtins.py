@@ -20,6 +20,7 @@ import glotbench.scoring.factuality  # noqa: F401  factuality_co, _na, _in, _cga
 import glotbench.scoring.factuality_strict  # noqa: F401  factuality_*_strict
 import glotbench.scoring.ll_calibration  # noqa: F401  ll_ece, ll_brier, ll_auroc_macro (--mode loglikelihood)
 import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
+import glotbench.scoring.perplexity  # noqa: F401  bits_per_byte, perplexity, word_perplexity
 import glotbench.scoring.scorers  # noqa: F401  label, numeric, exact_match, option_value
 import glotbench.scoring.task_metrics  # noqa: F401  OpenHuEval's blank_accuracy, question_accuracy, ...
 from glotbench.output.hooks import RESULT_TABLES

@@ -51,6 +51,8 @@ class TaskRun:
 
 
 def task_mode(task: Task, settings: RunSettings) -> str:
+    if task.spec.output_type == "loglikelihood_rolling":  # a text's log-likelihood, whatever --mode says
+        return "loglikelihood_rolling"
     if settings.mode == "loglikelihood" and task.spec.output_type == "multiple_choice":
         return "loglikelihood"
     return "generate"
@@ -180,7 +182,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
 
 
 def _new_tokens(tr: TaskRun, settings: RunSettings) -> int:
-    if tr.mode == "loglikelihood":
+    if tr.mode in ("loglikelihood", "loglikelihood_rolling"):
         return 0
     return (settings.max_tokens or tr.task.spec.generation.max_tokens) * settings.samples
 

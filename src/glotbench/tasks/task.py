@@ -31,6 +31,10 @@ LL_DELIMITER = " "  # between the context and each option in --mode loglikelihoo
 # softmax over the options' log-likelihoods beside them (glotbench.scoring.ll_calibration)
 LL_METRICS = ("accuracy", "accuracy_norm", "accuracy_norm_bytes", "accuracy_norm_tokens", "ll_ece", "ll_brier",
               "ll_auroc_macro")
+# output_type loglikelihood_rolling: a text's log-likelihood per byte (the headline: no tokenizer in it),
+# per token and per word (glotbench.scoring.perplexity); a task file's own `metrics:` replaces these
+ROLLING_METRICS = ("bits_per_byte", "perplexity", "word_perplexity")
+ROLLING = "loglikelihood_rolling"
 
 
 @dataclass
@@ -313,6 +317,9 @@ class Task:
             values["choices_block"] = choices_block(labels, [str(c) for c in choices], self.spec.prompt.choice_format,
                                                     self.spec.prompt.choice_separator, task=self.name)
             values["labels_text"] = ", ".join(labels[:-1]) + (f" {self.spec.options.get('or_word', 'or')} " if len(labels) > 1 else "") + labels[-1]
+        if self.spec.output_type == ROLLING and not isinstance(values.get("text"), str):
+            raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('text', 'text')}' (for text) must be "
+                            f"a string: output_type {ROLLING} scores that text (map it under fields: text: ...)")
         target = values.get("target")
         if self.spec.output_type == "multiple_choice" and str(target) not in (labels or []):
             raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('target')}': answer {target!r} is not one of the labels {labels}")
@@ -414,6 +421,8 @@ class Task:
         return [str(c) for c in conts]
 
     def requests(self, sample: Sample, *, mode: str, chat: bool, settings: "RunSettings") -> list[Request]:
+        if mode == ROLLING:  # log P(text): an empty context (glotbench.models.rolling)
+            return [LoglikelihoodRequest(context="", continuation=sample.vars["text"])]
         if mode == "loglikelihood":
             if self.spec.output_type != "multiple_choice":
                 raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
@@ -469,6 +478,8 @@ class Task:
         return explain(self.extractor, text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
 
     def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
+        if mode == ROLLING:
+            return score_text(sample.vars["text"], outputs[0])
         if mode == "loglikelihood":
             return score_loglikelihood(sample, outputs, self.ll_options(sample))
         first: GenResult = outputs[0]
@@ -514,7 +525,22 @@ class Task:
     def metric_names(self, mode: str) -> list[str]:
         if mode == "loglikelihood":
             return list(LL_METRICS)
+        if mode == ROLLING and "metrics" not in self.spec.model_fields_set:
+            return list(ROLLING_METRICS)
         return list(self.spec.metrics)
+
+
+def score_text(text: str, result: LoglikelihoodResult) -> Scored:
+    """A text's log-likelihood as per-item values the perplexity metrics sum (glotbench.scoring.perplexity):
+    ``nll`` (nats), ``n_tokens``, ``n_bytes`` (UTF-8) and ``n_words`` (whitespace-separated, as lm-eval splits)
+    of the part the backend scored (an echo server leaves the first token out: ``unscored_chars``)."""
+    import re
+
+    scored = text[result.unscored_chars:]
+    values = {"nll": -float(result.logprob), "n_tokens": float(result.n_tokens),
+              "n_bytes": float(len(scored.encode("utf-8"))), "n_words": float(len(re.split(r"\s+", scored)))}
+    return Scored(pred=round(float(result.logprob), 6), values=values,
+                  extracted={"logprob": result.logprob, "unscored_chars": result.unscored_chars})
 
 
 def ll_norm_predictions(logprobs: list[float], options: list[str], n_tokens: list[int]) -> dict[str, int]:
