@@ -224,37 +224,49 @@ def test_hf_run_of_a_text_task_pools_the_backends_numbers(tiny_causal, tmp_path)
 # ------------------------------------------------------------------ embedded: llama-cpp-python's own logits
 
 
-def llama_own_logprob(path: Path, tokens: list[int], prefix: int) -> float:
+def llama_own_logprob(path: Path, tokens: list[int], prefix: int, max_len: int | None) -> float:
     """llama-cpp-python's own logits (``logits_all=True``, ``Llama.eval``, ``Llama.scores``), log-softmax
-    in numpy, one pass over [prefix] + tokens."""
+    in numpy: one pass over [prefix] + tokens (max_len None), or one fresh pass per lm-eval window."""
     import llama_cpp
 
+    if max_len is None:
+        windows = [([prefix], tokens)]
+    else:
+        lm_utils = pytest.importorskip("lm_eval.utils", reason="pip install --no-deps lm-eval")
+        windows = [lm_utils.make_disjoint_window(w) for w in lm_utils.get_rolling_token_windows(tokens, prefix, max_len, 1)]
     llm = llama_cpp.Llama(model_path=str(path), n_ctx=512, logits_all=True, verbose=False, seed=0)
+    total = 0.0
     try:
-        llm.eval([prefix] + tokens)
-        scores = np.asarray(llm.scores[: len(tokens) + 1], dtype=np.float64)
-        lp = scores - scores.max(axis=1, keepdims=True)
-        lp = lp - np.log(np.exp(lp).sum(axis=1, keepdims=True))
-        return float(sum(lp[k, t] for k, t in enumerate(tokens)))
+        for ctx, cont in windows:
+            llm.reset()
+            inp = list(ctx) + list(cont)[:-1]
+            llm.eval(inp)
+            scores = np.asarray(llm.scores[: len(inp)], dtype=np.float64)
+            lp = scores - scores.max(axis=1, keepdims=True)
+            lp = lp - np.log(np.exp(lp).sum(axis=1, keepdims=True))
+            total += float(sum(lp[len(ctx) - 1 + k, t] for k, t in enumerate(cont)))
     finally:
         llm.close()
+    return total
 
 
 @pytest.mark.slow
-def test_embedded_text_loglikelihood_equals_llama_cpp_pythons_own_logits(smollm2_path):
+@pytest.mark.parametrize("n_ctx", [None, 8])
+def test_embedded_text_loglikelihood_equals_llama_cpp_pythons_own_logits(smollm2_path, n_ctx):
     from glotbench.models.base import LoglikelihoodRequest
     from glotbench.models.registry import load_model
 
-    text = TEXTS[0]
-    m = load_model("embedded", n_seq=1)
+    text = TEXTS[0] + " " + TEXTS[1]
+    m = load_model("embedded", n_seq=1, **({"n_ctx": n_ctx} if n_ctx else {}))
     try:
         res = asyncio.run(m.loglikelihood(LoglikelihoodRequest(context="", continuation=text)))
         tokens = m.tokenize(text, add_special=False)
         prefix = m._bos
     finally:
         asyncio.run(m.aclose())
-    want = llama_own_logprob(smollm2_path, tokens, prefix)
+    if n_ctx:
+        assert len(tokens) > 2 * n_ctx  # several windows
+    want = llama_own_logprob(smollm2_path, tokens, prefix, n_ctx)
     assert res.n_tokens == len(tokens)
-    assert res.logprob == pytest.approx(want, abs=1e-3)
-    ppl = math.exp(-res.logprob / res.n_tokens)
-    assert ppl == pytest.approx(math.exp(-want / len(tokens)), rel=1e-3)
+    assert res.logprob == pytest.approx(want, abs=2e-3)
+    assert math.exp(-res.logprob / res.n_tokens) == pytest.approx(math.exp(-want / len(tokens)), rel=1e-3)
