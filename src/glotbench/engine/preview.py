@@ -23,7 +23,9 @@ def write_out(cfg: RunSettings, n: int, console: Console) -> int:
     chat = cfg.model_args.get("chat", True) is not False
     shown = 0
     for task in tasks:
-        mode = "loglikelihood" if cfg.mode == "loglikelihood" and task.spec.output_type == "multiple_choice" else "generate"
+        from glotbench.engine.runner import task_mode
+
+        mode = task_mode(task, cfg)
         for sample in task.run_samples(cfg)[:n]:
             console.rule(f"{task.name} · item {sample.id} · {mode} · {'chat' if chat else 'plain'}")
             reqs = apply_overrides(task.requests(sample, mode=mode, chat=chat, settings=cfg), cfg.system_prompt,
@@ -33,6 +35,8 @@ def write_out(cfg: RunSettings, n: int, console: Console) -> int:
                 if d.get("messages"):
                     for m in d["messages"]:
                         console.print(f"[bold]\\[{m.get('role')}][/]\n{escape(str(m.get('content')))}")
+                elif "context" in d and not d["context"]:  # a text scored by its own log-likelihood
+                    console.print(f"[bold]text:[/] {escape(repr(d['continuation']))}")
                 elif "context" in d:
                     if k == 0:
                         console.print(escape(d["context"]))
