@@ -460,7 +460,7 @@ def sk_auroc_class(items, label):
     from sklearn.metrics import roc_auc_score
 
     golds, classes, mat = _ll_matrix(items)
-    if label not in classes:
+    if not any(label in _ll_probs(i) for i in items):  # no item offers the label
         return NAN
     y = [g == label for g in golds]
     if all(y) or not any(y):

@@ -67,3 +67,45 @@ for _m in (
            "words), over all texts (lm-eval's word_perplexity)"),
 ):
     register_metric(_m)
+
+
+# ---------------------------------------------------------------- vectorised bootstrap forms
+# Per resample: the sums of nll and of the count over the drawn texts that have both (the same
+# numbers as calling the metric on each resample: tests/test_metric_values.py, tests/test_resample.py).
+
+
+def _pooled_form(den: str, kind: str):
+    def form(items, n_resamples: int, seed: int):
+        import numpy as np
+
+        from glotbench.scoring import resample as rs
+
+        n = len(items)
+        nll = np.zeros(n)
+        cnt = np.zeros(n)
+        for k, it in enumerate(items):
+            v = it.values
+            if v.get("nll") is not None and v.get(den) is not None:
+                nll[k], cnt[k] = v["nll"], v[den]
+
+        def per_chunk(idx):
+            a, d = nll[idx].sum(axis=1), cnt[idx].sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                r = a / d
+                out = r / math.log(2) if kind == "bpb" else np.exp(r)
+            return np.where(d != 0, out, np.nan)
+
+        return rs._collect(n, n_resamples, seed, per_chunk, rs.MAX_CELLS)
+
+    return form
+
+
+def _register_forms() -> None:
+    from glotbench.scoring.resample_forms import register_corpus_form
+
+    register_corpus_form(f"{__name__}:perplexity", lambda: _pooled_form("n_tokens", "ppl"))
+    register_corpus_form(f"{__name__}:word_perplexity", lambda: _pooled_form("n_words", "ppl"))
+    register_corpus_form(f"{__name__}:bits_per_byte", lambda: _pooled_form("n_bytes", "bpb"))
+
+
+_register_forms()
