@@ -115,7 +115,8 @@ def test_make_table_rows_equal_lmevals_for_a_3_shot_loglikelihood_task(run):
     # the rows lm-eval writes, in its order (metrics sorted by name: acc, acc_norm come first)
     assert ours[:2] == theirs, (ours, theirs)
     # after them only glotbench's own metrics, named as glotbench names them (docs/export-formats.md)
-    assert {r[4] for r in ours[2:]} == {"accuracy_norm_bytes", "accuracy_norm_tokens", "weighted_f1"}
+    assert {r[4] for r in ours[2:]} == {"accuracy_norm_bytes", "accuracy_norm_tokens", "weighted_f1", "ll_ece", "ll_brier",
+                                        "ll_auroc_macro"}
 
 
 def test_results_fields_are_lmevals(run):

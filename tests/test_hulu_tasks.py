@@ -146,7 +146,15 @@ def test_loglikelihood_mode_predicts_dataset_labels(hulu_data):
     lps = [LoglikelihoodResult(logprob=lp, is_greedy=False, n_tokens=1) for lp in (-3.0, -1.0, -2.0)]  # B wins
     scored = t.score(s, lps, mode="loglikelihood")
     assert scored.pred == "neutral" and scored.values["correct"] == 1.0
-    assert t.metric_names("loglikelihood") == ["accuracy", "accuracy_norm", "accuracy_norm_bytes", "accuracy_norm_tokens"]
+    assert t.metric_names("loglikelihood") == ["accuracy", "accuracy_norm", "accuracy_norm_bytes", "accuracy_norm_tokens",
+                                               "ll_ece", "ll_brier", "ll_auroc_macro"]
+    # the option probabilities (softmax of the log-likelihoods) are keyed by the dataset's labels, as the gold is
+    import math
+
+    z = sum(math.exp(x) for x in (-3.0, -1.0, -2.0))
+    probs = {k: v for k, v in scored.values.items() if k.startswith("ll_p:")}
+    assert set(probs) == {f"ll_p:{v}" for v in s.vars["option_values"].values()}
+    assert probs["ll_p:neutral"] == pytest.approx(math.exp(-1.0) / z)
     assert scored.extracted["pred_norm"] == scored.extracted["pred_norm_tokens"] == "neutral"  # dataset labels
     unlabelled = task("hulu.sst").samples("test")[0]
     assert t.score(unlabelled, lps, mode="loglikelihood").pred == "neutral"

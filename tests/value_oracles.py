@@ -413,6 +413,97 @@ def no_answer_macro_f1(items):
     return float(f1_score(g, p, labels=sorted(set(g)), average="macro", zero_division=0))
 
 
+def _ll_probs(item) -> dict:
+    """The item's option probabilities as the run stored them (``values["ll_p:<label>"]``)."""
+    return {k[5:]: v for k, v in item.values.items() if k.startswith("ll_p:")}
+
+
+def plain_ece_top_option(items):
+    """Guo et al.'s ECE, plainly: the top option's probability as confidence, 10 equal-width bins
+    [b/10, (b+1)/10) (1.0 in the last), sum of count/N * |accuracy - mean confidence| over bins."""
+    pairs = [(max(p.values()), i.values["correct"]) for i in items if (p := _ll_probs(i))]
+    if not pairs:
+        return NAN
+    total = 0.0
+    for b in range(10):
+        lo, hi = b / 10, (b + 1) / 10
+        inside = [(c, y) for c, y in pairs if lo <= c < hi or (b == 9 and c == 1.0)]
+        if inside:
+            conf = sum(c for c, _ in inside) / len(inside)
+            acc = sum(y for _, y in inside) / len(inside)
+            total += len(inside) / len(pairs) * abs(acc - conf)
+    return total
+
+
+def _ll_matrix(items):
+    """(golds, class labels sorted, items x classes probability matrix; 0 for a class an item lacks)."""
+    import numpy as np
+
+    kept = [(str(i.gold), _ll_probs(i)) for i in items if _ll_probs(i)]
+    classes = sorted({c for _, p in kept for c in p} | {g for g, _ in kept})
+    mat = np.array([[p.get(c, 0.0) for c in classes] for _, p in kept], dtype=float).reshape(len(kept), len(classes))
+    return [g for g, _ in kept], classes, mat
+
+
+def sk_brier_multiclass(items):
+    """scikit-learn's multi-class ``brier_score_loss`` (>= 1.7) unscaled: mean over items of the sum
+    over classes of (p - y)^2."""
+    from sklearn.metrics import brier_score_loss
+
+    golds, classes, mat = _ll_matrix(items)
+    if not golds:
+        return NAN
+    return float(brier_score_loss(golds, mat, labels=classes, scale_by_half=False))
+
+
+def sk_auroc_class(items, label):
+    from sklearn.metrics import roc_auc_score
+
+    golds, classes, mat = _ll_matrix(items)
+    if not any(label in _ll_probs(i) for i in items):  # no item offers the label
+        return NAN
+    y = [g == label for g in golds]
+    if all(y) or not any(y):
+        return NAN
+    return float(roc_auc_score(y, mat[:, classes.index(label)]))
+
+
+def sk_auroc_macro(items):
+    golds, classes, _ = _ll_matrix(items)
+    vals = [v for c in classes if not math.isnan(v := sk_auroc_class(items, c))]
+    return sum(vals) / len(vals) if vals else NAN
+
+
+def text_items(max_size: int = 30):
+    """Scored texts: a negative log-likelihood and the token, byte and word counts it is divided by
+    (a record may lack one: a run written before the metric existed)."""
+    count = st.one_of(st.none(), st.integers(1, 400).map(float))
+    one = st.tuples(st.floats(0, 600, allow_nan=False), count, count, count).map(
+        lambda t: ScoredItem(gold=None, pred=-t[0], values={k: v for k, v in
+                                                          zip(("nll", "n_tokens", "n_bytes", "n_words"), t) if v is not None}))
+    return st.lists(one, max_size=max_size)
+
+
+def lm_eval_pooled(den: str, kind: str):
+    """lm-eval's corpus aggregations over (loglikelihood, count) pairs, restated with numpy:
+    ``weighted_perplexity`` = exp(-sum(ll) / sum(count)) (tokens or words), ``bits_per_byte`` =
+    -sum(ll) / sum(bytes) / ln 2; texts lacking the count are left out."""
+
+    def f(items):
+        import numpy as np
+
+        pairs = [(-i.values["nll"], i.values[den]) for i in items if "nll" in i.values and den in i.values]
+        if not pairs:
+            return NAN
+        ll = np.array([a for a, _ in pairs])
+        n = np.array([b for _, b in pairs])
+        if kind == "bpb":
+            return float(-ll.sum() / n.sum() / np.log(2))
+        return float(np.exp(-ll.sum() / n.sum()))
+
+    return f
+
+
 # ------------------------------------------------------------------ the table
 
 LABEL = label_items()
@@ -438,6 +529,14 @@ METRIC_ORACLES: dict[str, Oracle] = {
                                   "lm-eval's acc_norm rule, divided by each choice's UTF-8 bytes"),
     "accuracy_norm_tokens": Oracle(lm_eval_acc_norm(by_tokens), ll_items(),
                                    "lm-eval's acc_norm rule, divided by each continuation's token count"),
+    "ll_ece": Oracle(plain_ece_top_option, ll_items(), "Guo et al. ECE over 10 equal-width bins, plain loop"),
+    "ll_brier": Oracle(sk_brier_multiclass, ll_items(), "sklearn brier_score_loss, multi-class, scale_by_half=False"),
+    "ll_auroc_macro": Oracle(sk_auroc_macro, ll_items(),
+                             "sklearn roc_auc_score per class one-vs-rest, unweighted mean over defined classes"),
+    "perplexity": Oracle(lm_eval_pooled("n_tokens", "ppl"), text_items(), "exp(-sum ll / sum tokens), numpy"),
+    "word_perplexity": Oracle(lm_eval_pooled("n_words", "ppl"), text_items(),
+                              "lm-eval's weighted_perplexity over words: exp(-sum ll / sum words), numpy"),
+    "bits_per_byte": Oracle(lm_eval_pooled("n_bytes", "bpb"), text_items(), "lm-eval's bits_per_byte: -sum ll / sum bytes / ln 2"),
     # OpenHuEval (task_metrics.py)
     "blank_accuracy": Oracle(plain_ratio("blank_correct", "blank_total"), value_items(("blank_correct", "blank_total"), whole=True),
                              "plain loop: sum of right blanks / sum of blanks"),

@@ -24,16 +24,20 @@ def write_out(cfg: RunSettings, n: int, console: Console) -> int:
     chat = cfg.model_args.get("chat", True) is not False
     shown = 0
     for task in tasks:
-        mode = "loglikelihood" if cfg.mode == "loglikelihood" and task.spec.output_type == "multiple_choice" else "generate"
-        req = RequestSettings.of(cfg)
-        for sample in task.run_samples(req)[:n]:
+        from glotbench.tasks.modes import task_mode
+
+        rs = RequestSettings.of(cfg)
+        mode = task_mode(task, rs)
+        for sample in task.run_samples(rs)[:n]:
             console.rule(f"{task.name} · item {sample.id} · {mode} · {'chat' if chat else 'plain'}")
-            reqs = task.requests(sample, mode=mode, chat=chat, settings=req)
+            reqs = task.requests(sample, mode=mode, chat=chat, settings=rs)
             for k, req in enumerate(reqs):
                 d = req.to_dict()
                 if d.get("messages"):
                     for m in d["messages"]:
                         console.print(f"[bold]\\[{m.get('role')}][/]\n{escape(str(m.get('content')))}")
+                elif "context" in d and not d["context"]:  # a text scored by its own log-likelihood
+                    console.print(f"[bold]text:[/] {escape(repr(d['continuation']))}")
                 elif "context" in d:
                     if k == 0:
                         console.print(escape(d["context"]))

@@ -60,9 +60,15 @@ def check_mode(tasks, mode: str, model, task_mode) -> list[str]:
     """Fail before any request when ``mode`` cannot apply; return notes to print otherwise.
 
     ``task_mode(task)`` is the mode a task will actually run in."""
+    rolling = [t.name for t in tasks if task_mode(t) == "loglikelihood_rolling"]
+    if rolling and not getattr(model, "supports_loglikelihood", False):
+        raise GlotbenchError(f"{', '.join(rolling)}: a text's log-likelihood (output_type loglikelihood_rolling) needs "
+                             f"a backend that scores log-probabilities; model {model.model_id} cannot (use the embedded "
+                             "model, a llamacpp: GGUF, hf:, or an OpenAI-compatible server you trust with model_args "
+                             "logprobs_trusted: true)")
     if mode != "loglikelihood":
         return []
-    generation = [t.name for t in tasks if task_mode(t) != "loglikelihood"]
+    generation = [t.name for t in tasks if task_mode(t) not in ("loglikelihood", "loglikelihood_rolling")]
     if len(generation) == len(tasks):
         raise GlotbenchError(f"--mode loglikelihood applies to multiple-choice tasks only; "
                              f"{', '.join(generation)} {'is a generation task' if len(generation) == 1 else 'are generation tasks'}"

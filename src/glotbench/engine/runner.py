@@ -171,7 +171,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
 
 
 def _new_tokens(tr: TaskRun, settings: RunSettings) -> int:
-    if tr.mode == "loglikelihood":
+    if tr.mode in ("loglikelihood", "loglikelihood_rolling"):
         return 0
     return (settings.max_tokens or tr.task.spec.generation.max_tokens) * settings.samples
 
@@ -264,6 +264,34 @@ def _extra_summary(task: Task, kept: list[SampleRecord], out_dir: Path | None, *
     return task.extra_summary(kept, out_dir)
 
 
+def _ll_calibration(task_name: str, kept: list[SampleRecord], out_dir: Path | None, *, n_boot: int, seed: int) -> dict:
+    """``{"ll_calibration": ...}`` of a loglikelihood task (glotbench.scoring.ll_calibration): the
+    reliability table, per-class AUROC with intervals, and a reliability diagram PNG beside
+    results.json when matplotlib is installed."""
+    from glotbench.scoring.ll_calibration import ll_calibration_summary
+    from glotbench.scoring.metrics import ScoredItem
+
+    items = [ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map) for r in kept if r.is_scored]
+    block = ll_calibration_summary(items, n_boot=n_boot, seed=seed)
+    if not block:
+        return {}
+    if out_dir is not None:
+        from glotbench.extras import available
+
+        if available("plots"):
+            from glotbench.plots.reliability import save_reliability_diagram
+            from glotbench.scoring.ll_calibration import plot_file_name
+
+            label = "option probability"
+            path = save_reliability_diagram({label: block["table"]}, Path(out_dir) / plot_file_name(task_name),
+                                            title=f"{task_name}: option probability vs accuracy", ece={label: block["ece"]},
+                                            xlabel="confidence: top option's softmax probability (%)")
+            block["plot"] = path.name
+        else:
+            block["plot_note"] = "not drawn: needs pip install 'glotbench[plots]'"
+    return {"ll_calibration": block}
+
+
 def _dataset_size(tr: TaskRun) -> int | None:
     """The split's size before ``limit``; None when it cannot be read again (then exports use n_items)."""
     if tr.settings is None or tr.settings.limit is None:
@@ -286,7 +314,7 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
                       if r["sample_id"] in ids)
         tokens = {"input": 0, "output": 0}
         kept: list[SampleRecord] = []
-        keep = _needs_records(tr.task)
+        keep = _needs_records(tr.task) or tr.mode == "loglikelihood"  # loglikelihood: the calibration block
 
         def stream():  # one pass over the records: token counts on the way, records kept only if needed
             for r in source:
@@ -299,6 +327,8 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
 
         summary = summarise_task(stream(), tr.task.metric_names(tr.mode), tr.task.spec.slice_by, tr.n_items,
                                  n_boot=n_boot, seed=seed)
+        if tr.mode == "loglikelihood":
+            summary.update(_ll_calibration(tr.task.name, kept, out_dir, n_boot=n_boot, seed=seed))
         summary.update(_extra_summary(tr.task, kept, out_dir, n_boot=n_boot, seed=seed))
         spec = tr.task.spec
         out[tr.task.name] = {

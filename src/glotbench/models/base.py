@@ -137,16 +137,27 @@ class LoglikelihoodRequest:
 
 @dataclass
 class LoglikelihoodResult:
+    """An empty ``context`` asks for log P(continuation) itself (lm-eval's ``loglikelihood_rolling``:
+    the first token conditioned on BOS, a text longer than the model's window scored in disjoint
+    windows: glotbench.models.rolling). ``unscored_chars``: leading characters of the continuation
+    the backend could give no log-probability (an echo server's first token, which nothing
+    precedes); they are outside ``logprob`` and ``n_tokens``."""
+
     logprob: float  # sum of log-probabilities of the continuation tokens (nats)
     is_greedy: bool  # every continuation token was the argmax
     n_tokens: int  # continuation length in tokens (for length normalisation)
+    unscored_chars: int = 0
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if not self.unscored_chars:  # the journal's shape for every result that has none
+            d.pop("unscored_chars")
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "LoglikelihoodResult":
-        return cls(logprob=d["logprob"], is_greedy=d["is_greedy"], n_tokens=d["n_tokens"])
+        return cls(logprob=d["logprob"], is_greedy=d["is_greedy"], n_tokens=d["n_tokens"],
+                   unscored_chars=int(d.get("unscored_chars") or 0))
 
 
 class Model(ABC):

@@ -107,7 +107,7 @@ class HFModel(Model):
     def __init__(self, name: str, device: str = "cpu", dtype: str = "auto", batch_size: int = 8,
                  revision: str | None = None, gguf_file: str | None = None, chat: bool | None = None,
                  trust_remote_code: bool = False, seed: int = 0, chat_template: str | None = None,
-                 backend: str = "auto"):
+                 backend: str = "auto", max_length: int | None = None):
         try:
             import torch
             import transformers
@@ -186,6 +186,9 @@ class HFModel(Model):
         self._flusher: asyncio.Task | None = None
         self._thread_lock = threading.Lock()
         self._bos = self.tok.bos_token_id if self.tok.bos_token_id is not None else self.tok.eos_token_id
+        # the window of a whole text's log-likelihood (glotbench.models.rolling): -M max_length, else the
+        # model's max_position_embeddings (lm-eval's max_length); in the settings when given
+        self.max_length = int(max_length) if max_length else None
 
     @property
     def seq2seq(self) -> bool:
@@ -199,6 +202,8 @@ class HFModel(Model):
                "chat": self.is_chat, "revision": self.revision, "gguf_file": self.gguf_file}
         if self.chat_template:
             out["chat_template_sha256"] = hashlib.sha256(self.chat_template.encode()).hexdigest()[:16]
+        if self.max_length:  # only when set: existing runs keep their model fingerprint
+            out["max_length"] = self.max_length
         return out
 
     def count_tokens(self, text: str) -> int | None:
@@ -266,6 +271,10 @@ class HFModel(Model):
                 out[i] = res
         by_ctx: dict[str, list[tuple[int, LoglikelihoodRequest]]] = {}
         for i, r in lls:
+            if not r.context and not self.seq2seq:  # log P(text): its own windows
+                if not given_up[i]:
+                    out[i] = self._score_text(r.continuation)
+                continue
             by_ctx.setdefault(r.context, []).append((i, r))
         for members in by_ctx.values():
             if all(given_up[i] for i, _ in members):
@@ -421,6 +430,27 @@ class HFModel(Model):
                 greedy = greedy and int(rest_arg[j, k]) == tok
             results.append(LoglikelihoodResult(logprob=lp, is_greedy=bool(greedy), n_tokens=len(c)))
         return results
+
+    def window(self) -> int | None:
+        """The most tokens one forward pass takes: -M max_length, else max_position_embeddings."""
+        return self.max_length or getattr(self.model.config, "max_position_embeddings", None)
+
+    def _score_text(self, text: str) -> LoglikelihoodResult:
+        """log P(text): the first token after BOS (EOS where there is none), in lm-eval's disjoint
+        windows of :meth:`window` tokens (glotbench.models.rolling)."""
+        from glotbench.models.rolling import rolling_windows
+
+        torch = self.torch
+        tokens = self.tok(text, add_special_tokens=False).input_ids
+        total, greedy = 0.0, True
+        for ctx, cont in rolling_windows(tokens, self._bos, self.window() or len(tokens) + 1):
+            inp = torch.tensor([ctx + cont[:-1]], device=self.device)
+            logits = self.model(input_ids=inp).logits[0, len(ctx) - 1:]
+            lp = torch.log_softmax(logits.double(), dim=-1)
+            target = torch.tensor(cont, device=self.device)
+            total += float(lp[torch.arange(len(cont), device=self.device), target].sum())
+            greedy = greedy and bool((logits.argmax(dim=-1) == target).all())
+        return LoglikelihoodResult(logprob=total, is_greedy=greedy, n_tokens=len(tokens))
 
     async def loglikelihood(self, request: LoglikelihoodRequest) -> LoglikelihoodResult:
         return await self._submit(request)

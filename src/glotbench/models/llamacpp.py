@@ -417,6 +417,8 @@ class LlamaCppModel(Model):
         ctx, cont = self.encode_pair(request.context, request.continuation)
         if not cont:
             return LoglikelihoodResult(logprob=0.0, is_greedy=True, n_tokens=0)
+        if not request.context and len(ctx) + len(cont) > self.n_ctx:  # a whole text past the window
+            return self._rolling_sync(cont)
         if self.one_row_options if one_row is None else one_row:
             if len(cont) == 1:
                 row, best = self._context_row(ctx)
@@ -428,6 +430,20 @@ class LlamaCppModel(Model):
         token_lp = logp[np.arange(len(cont)), target]
         greedy = bool((logits.argmax(axis=-1) == target).all())
         return LoglikelihoodResult(logprob=float(token_lp.sum()), is_greedy=greedy, n_tokens=len(cont))
+
+    def _rolling_sync(self, tokens: list[int]) -> LoglikelihoodResult:
+        """log P(text) over lm-eval's disjoint windows of ``n_ctx`` tokens (glotbench.models.rolling)."""
+        from glotbench.models.rolling import rolling_windows
+
+        total, greedy = 0.0, True
+        for ctx, cont in rolling_windows(tokens, self._bos, self.n_ctx):
+            inp = ctx + cont[:-1]
+            logits = self._eval_logits(inp, len(ctx) - 1, len(inp) - 1)
+            target = np.asarray(cont)
+            total += float(log_softmax(logits)[np.arange(len(cont)), target].sum())
+            greedy = greedy and bool((logits.argmax(axis=-1) == target).all())
+        self._last_row = None  # the KV cache holds the last window now
+        return LoglikelihoodResult(logprob=total, is_greedy=greedy, n_tokens=len(tokens))
 
     async def loglikelihood(self, request: LoglikelihoodRequest) -> LoglikelihoodResult:
         return await self._run(self._loglikelihood_sync, request)

@@ -210,7 +210,24 @@ class OpenAICompatModel(Model):
         if not lp or not lp.get("token_logprobs") or lp.get("text_offset") is None:
             raise PermanentModelError(f"{self.model_id}: {self.base_url} returned no echoed prompt logprobs "
                                       f"(server does not support echo=True with logprobs)")
+        if not context:  # log P(text): the server gives its first token no log-probability
+            return self._sum_text(lp, len(continuation))
         return self._sum_continuation(lp, len(context), len(context) + len(continuation))
+
+    def _sum_text(self, lp: dict, end_chars: int) -> LoglikelihoodResult:
+        """log P(text) from one echoed request (no windows: the text must fit the server's context).
+        The leading tokens the server scored null (the first: nothing precedes it, and the server
+        adds no BOS to condition it on) are left out and their characters reported as ``unscored_chars``."""
+        offsets, token_lps = list(lp["text_offset"]), list(lp["token_logprobs"])
+        idx = [i for i, off in enumerate(offsets) if off < end_chars]
+        skip = 0
+        while skip < len(idx) and token_lps[idx[skip]] is None:
+            skip += 1
+        scored = idx[skip:]
+        unscored = offsets[scored[0]] if scored else end_chars
+        first = self._sum_continuation(lp, unscored, end_chars) if scored else LoglikelihoodResult(0.0, True, 0)
+        return LoglikelihoodResult(logprob=first.logprob, is_greedy=first.is_greedy, n_tokens=first.n_tokens,
+                                   unscored_chars=unscored)
 
     def _sum_continuation(self, lp: dict, ctx_chars: int, end_chars: int) -> LoglikelihoodResult:
         offsets, tokens = list(lp["text_offset"]), list(lp.get("tokens") or [])

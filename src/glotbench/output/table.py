@@ -77,6 +77,8 @@ def print_results(results: dict, console: Console | None = None) -> None:
     for name, t in results["tasks"].items():
         if t.get("calibration"):
             console.print(calibration_line(name, t["calibration"], out_dir), soft_wrap=True)
+        if t.get("ll_calibration"):
+            console.print(ll_calibration_line(name, t["ll_calibration"], out_dir), soft_wrap=True)
         if t.get("best_of_n"):
             console.print(best_of_n_line(name, t["best_of_n"], out_dir), soft_wrap=True)
 
@@ -115,6 +117,21 @@ def calibration_line(task: str, cal: dict, out_dir: str | None = None) -> str:
             f"vs accuracy {_num(cal.get('accuracy'), '{:.0%}')} · {cal.get('n_used', 0)} item(s) used")
     if left_out:
         line += f" ({', '.join(left_out)} left out)"
+    if cal.get("plot"):
+        line += f" · reliability diagram: {_plot_path(cal['plot'], out_dir)}"
+    return line
+
+
+def ll_calibration_line(task: str, cal: dict, out_dir: str | None = None) -> str:
+    """One line for a loglikelihood task's option-probability calibration: ECE, Brier, AUROC (macro
+    and per option label), and the reliability diagram."""
+    per = cal.get("auroc_per_class") or {}
+    cells = " ".join(f"{label} {_num((v or {}).get('value'), '{:.3f}')}" for label, v in per.items())
+    line = (f"{task}: calibration of option probabilities (softmax of log-likelihoods): ECE {_num(cal.get('ece'), '{:.3f}')} · "
+            f"Brier {_num(cal.get('brier_score'), '{:.3f}')} · AUROC macro {_num(cal.get('auroc_macro'), '{:.3f}')}"
+            + (f" (one-vs-rest: {cells})" if cells else "")
+            + f" · mean confidence {_num(cal.get('mean_confidence'), '{:.0%}')} vs accuracy "
+            f"{_num(cal.get('accuracy'), '{:.0%}')} · {cal.get('n_used', 0)} item(s)")
     if cal.get("plot"):
         line += f" · reliability diagram: {_plot_path(cal['plot'], out_dir)}"
     return line

@@ -16,6 +16,7 @@ def save_reliability_diagram(
     path: str | Path,
     title: str = "Calibration from stated confidence",
     ece: Mapping[str, float] | None = None,
+    xlabel: str = "stated confidence (%)",
 ) -> Path:
     """``tables``: ``{label: reliability_table rows}`` (or one table). ``ece``: optional
     ``{label: ECE}`` shown in the legend. Empty bins are skipped. Returns the PNG path."""
@@ -45,7 +46,7 @@ def save_reliability_diagram(
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
-    axc.set_xlabel("stated confidence (%)")
+    axc.set_xlabel(xlabel)
     axc.set_ylabel("answers")
     axc.set_xticks(range(0, 101, 10))
     axc.grid(alpha=0.3, axis="y")

@@ -182,7 +182,7 @@ def estimate_run(model: str, tasks: list[Task], settings: RunSettings, prices_pa
             item_texts.setdefault(task.spec.language, []).append(item_text(task, s))
         prompt_texts.setdefault(task.spec.language, []).extend(prompts)
         est = estimate_cost(prompts, outs, price_name, prices=prices, count_tokens=counter)
-        basis = ("0 (loglikelihood)" if mode == "loglikelihood" else
+        basis = (f"0 ({mode})" if mode in ("loglikelihood", "loglikelihood_rolling") else
                  {"max": "max_tokens", "answer": "gold answer tokens"}.get(output_tokens, f"{output_tokens} per request")
                  if isinstance(output_tokens, str) else f"{output_tokens} per request")
         results.append(TaskEstimate(task.name, task.spec.language, len(samples), mode, est, basis))

@@ -108,7 +108,9 @@ class TaskSpec(_Strict):
     # value used when a record lacks a mapped field or holds null there; without one, a missing or
     # null field that a prompt template uses is an error (it would be rendered as the text "None")
     default: dict[str, Any] = Field(default_factory=dict)
-    output_type: Literal["generate", "multiple_choice"] = "generate"
+    # loglikelihood_rolling: each item is a text (field ``text``) scored by its log-likelihood under the
+    # model (perplexity, bits per byte: docs/calibration-and-perplexity.md); needs a log-probability backend
+    output_type: Literal["generate", "multiple_choice", "loglikelihood_rolling"] = "generate"
     default_labels: list[str] | None = None  # MC labels when the record has none
     prompt: PromptSpec = Field(default_factory=PromptSpec)
     fewshot: FewshotSpec = Field(default_factory=FewshotSpec)

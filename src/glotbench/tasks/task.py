@@ -26,8 +26,14 @@ from glotbench.tasks.spec import TaskSpec
 
 LL_DELIMITER = " "  # between the context and each option in --mode loglikelihood (lm-eval's target_delimiter)
 # --mode loglikelihood's metrics: accuracy_norm is lm-eval's acc_norm (per character); the byte- and
-# token-normalised variants are reported beside it (see score_loglikelihood)
-LL_METRICS = ("accuracy", "accuracy_norm", "accuracy_norm_bytes", "accuracy_norm_tokens")
+# token-normalised variants are reported beside it (see score_loglikelihood); the calibration of the
+# softmax over the options' log-likelihoods beside them (glotbench.scoring.ll_calibration)
+LL_METRICS = ("accuracy", "accuracy_norm", "accuracy_norm_bytes", "accuracy_norm_tokens", "ll_ece", "ll_brier",
+              "ll_auroc_macro")
+# output_type loglikelihood_rolling: a text's log-likelihood per byte (the headline: no tokenizer in it),
+# per token and per word (glotbench.scoring.perplexity); a task file's own `metrics:` replaces these
+ROLLING_METRICS = ("bits_per_byte", "perplexity", "word_perplexity")
+ROLLING = "loglikelihood_rolling"
 
 
 @dataclass
@@ -309,6 +315,9 @@ class Task:
             values["choices_block"] = choices_block(labels, [str(c) for c in choices], self.spec.prompt.choice_format,
                                                     self.spec.prompt.choice_separator, task=self.name)
             values["labels_text"] = ", ".join(labels[:-1]) + (f" {self.spec.options.get('or_word', 'or')} " if len(labels) > 1 else "") + labels[-1]
+        if self.spec.output_type == ROLLING and not isinstance(values.get("text"), str):
+            raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('text', 'text')}' (for text) must be "
+                            f"a string: output_type {ROLLING} scores that text (map it under fields: text: ...)")
         target = values.get("target")
         if self.spec.output_type == "multiple_choice" and str(target) not in (labels or []):
             raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('target')}': answer {target!r} is not one of the labels {labels}")
@@ -411,6 +420,8 @@ class Task:
 
     def requests(self, sample: Sample, *, mode: str, chat: bool, settings: "RequestSettings") -> list[Request]:
         settings = RequestSettings.of(settings)
+        if mode == ROLLING:  # log P(text): an empty context (glotbench.models.rolling)
+            return [LoglikelihoodRequest(context="", continuation=sample.vars["text"])]
         if mode == "loglikelihood":
             if self.spec.output_type != "multiple_choice":
                 raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
@@ -458,6 +469,8 @@ class Task:
         return explain(self.extractor, text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
 
     def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
+        if mode == ROLLING:
+            return score_text(sample.vars["text"], outputs[0])
         if mode == "loglikelihood":
             return score_loglikelihood(sample, outputs, self.ll_options(sample))
         first: GenResult = outputs[0]
@@ -509,7 +522,22 @@ class Task:
     def metric_names(self, mode: str) -> list[str]:
         if mode == "loglikelihood":
             return list(LL_METRICS)
+        if mode == ROLLING and "metrics" not in self.spec.model_fields_set:
+            return list(ROLLING_METRICS)
         return list(self.spec.metrics)
+
+
+def score_text(text: str, result: LoglikelihoodResult) -> Scored:
+    """A text's log-likelihood as per-item values the perplexity metrics sum (glotbench.scoring.perplexity):
+    ``nll`` (nats), ``n_tokens``, ``n_bytes`` (UTF-8) and ``n_words`` (whitespace-separated, as lm-eval splits)
+    of the part the backend scored (an echo server leaves the first token out: ``unscored_chars``)."""
+    import re
+
+    scored = text[result.unscored_chars:]
+    values = {"nll": -float(result.logprob), "n_tokens": float(result.n_tokens),
+              "n_bytes": float(len(scored.encode("utf-8"))), "n_words": float(len(re.split(r"\s+", scored)))}
+    return Scored(pred=round(float(result.logprob), 6), values=values,
+                  extracted={"logprob": result.logprob, "unscored_chars": result.unscored_chars})
 
 
 def ll_norm_predictions(logprobs: list[float], options: list[str], n_tokens: list[int]) -> dict[str, int]:
@@ -534,7 +562,9 @@ def ll_norm_predictions(logprobs: list[float], options: list[str], n_tokens: lis
 def score_loglikelihood(sample: Sample, outputs: list[LoglikelihoodResult], options: list[str]) -> Scored:
     """Pick the option with the highest log-probability, raw and length-normalised
     (:func:`ll_norm_predictions`). ``options``: the strings scored, one per label, without the
-    delimiter (:meth:`Task.ll_options`)."""
+    delimiter (:meth:`Task.ll_options`). Each option's softmax probability over the raw
+    log-likelihoods is kept as ``values["ll_p:<label>"]`` (the calibration metrics read it:
+    glotbench.scoring.ll_calibration)."""
     if len(options) != len(outputs) or len(outputs) != len(sample.labels or []):
         raise ValueError(f"task {sample.task}: item {sample.id}: {len(outputs)} log-likelihoods for "
                          f"{len(options)} options and {len(sample.labels or [])} labels")
@@ -543,6 +573,10 @@ def score_loglikelihood(sample: Sample, outputs: list[LoglikelihoodResult], opti
     gold = str(sample.target)
     preds = {rule: sample.labels[k] for rule, k in picks.items()}
     values = {"correct": float(preds["raw"] == gold)}
+    from glotbench.scoring.ll_calibration import PROB_PREFIX, softmax
+
+    for label, p in zip(sample.labels, softmax(lps)):
+        values[PROB_PREFIX + str(label)] = p
     extracted = {"logprobs": lps}
     for rule in ("norm", "norm_bytes", "norm_tokens"):
         values[f"correct_{rule}"] = float(preds[rule] == gold)

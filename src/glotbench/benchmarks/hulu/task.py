@@ -172,6 +172,10 @@ class HuluTask(Task):
         scored.pred = values[scored.pred]
         for key in ("pred_norm", "pred_norm_bytes", "pred_norm_tokens"):
             scored.extracted[key] = values[scored.extracted[key]]
+        # the option probabilities under the dataset's labels too, as the gold is (calibration metrics)
+        prefix = "ll_p:"
+        scored.values = {(prefix + str(values[k[len(prefix):]]) if k.startswith(prefix) else k): v
+                         for k, v in scored.values.items()}
         if sample.target is None:
             scored.values = {}
         return scored

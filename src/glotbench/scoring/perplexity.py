@@ -1,0 +1,111 @@
+"""Corpus metrics of a text's log-likelihood (``output_type: loglikelihood_rolling`` tasks).
+
+Each item is one text scored by the model (log P(text), lm-eval's ``loglikelihood_rolling``:
+glotbench.models.rolling); its per-item values are ``nll`` (the negative log-likelihood, nats),
+``n_tokens``, ``n_bytes`` (UTF-8) and ``n_words`` (:func:`glotbench.tasks.task.score_text`). Every
+metric is corpus-level, pooled over the texts (as lm-eval's ``weighted_perplexity`` /
+``bits_per_byte`` aggregations), not a mean of per-text values:
+
+* ``bits_per_byte`` = sum(nll) / ln 2 / sum(n_bytes): tokenizer-independent, the headline;
+* ``perplexity`` = exp(sum(nll) / sum(n_tokens)): token-level, so only comparable between models
+  with the same tokenizer;
+* ``word_perplexity`` = exp(sum(nll) / sum(n_words)).
+
+Their intervals are the percentile bootstrap over texts, like every corpus metric.
+"""
+
+from __future__ import annotations
+
+import math
+
+from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
+
+
+def _sums(items: list[ScoredItem], den: str) -> tuple[float, float]:
+    nll = d = 0.0
+    for it in items:
+        v = it.values
+        if v.get("nll") is None or v.get(den) is None:
+            continue
+        nll += v["nll"]
+        d += v[den]
+    return nll, d
+
+
+def _exp_ratio(items: list[ScoredItem], den: str) -> float:
+    nll, d = _sums(items, den)
+    if not d:
+        return float("nan")
+    try:
+        return math.exp(nll / d)
+    except OverflowError:
+        return float("inf")
+
+
+def perplexity(items: list[ScoredItem]) -> float:
+    return _exp_ratio(items, "n_tokens")
+
+
+def word_perplexity(items: list[ScoredItem]) -> float:
+    return _exp_ratio(items, "n_words")
+
+
+def bits_per_byte(items: list[ScoredItem]) -> float:
+    nll, d = _sums(items, "n_bytes")
+    return nll / math.log(2) / d if d else float("nan")
+
+
+for _m in (
+    Metric("bits_per_byte", fn=bits_per_byte, direction="lower", format=".4f",
+           description="a text's log-likelihood: sum of negative log-likelihoods / ln 2 / sum of UTF-8 bytes, over "
+           "all texts (lm-eval's bits_per_byte)"),
+    Metric("perplexity", fn=perplexity, direction="lower", format=".4g", role="secondary",
+           description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of tokens), over all "
+           "texts (token-level: depends on the tokenizer)"),
+    Metric("word_perplexity", fn=word_perplexity, direction="lower", format=".4g", role="secondary",
+           description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of whitespace-separated "
+           "words), over all texts (lm-eval's word_perplexity)"),
+):
+    register_metric(_m)
+
+
+# ---------------------------------------------------------------- vectorised bootstrap forms
+# Per resample: the sums of nll and of the count over the drawn texts that have both (the same
+# numbers as calling the metric on each resample: tests/test_metric_values.py, tests/test_resample.py).
+
+
+def _pooled_form(den: str, kind: str):
+    def form(items, n_resamples: int, seed: int):
+        import numpy as np
+
+        from glotbench.scoring import resample as rs
+
+        n = len(items)
+        nll = np.zeros(n)
+        cnt = np.zeros(n)
+        for k, it in enumerate(items):
+            v = it.values
+            if v.get("nll") is not None and v.get(den) is not None:
+                nll[k], cnt[k] = v["nll"], v[den]
+
+        def per_chunk(idx):
+            a, d = nll[idx].sum(axis=1), cnt[idx].sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                r = a / d
+                out = r / math.log(2) if kind == "bpb" else np.exp(r)
+            return np.where(d != 0, out, np.nan)
+
+        return rs._collect(n, n_resamples, seed, per_chunk, rs.MAX_CELLS)
+
+    return form
+
+
+def _register_forms() -> None:
+    from glotbench.scoring.resample_forms import register_corpus_form
+
+    register_corpus_form(f"{__name__}:perplexity", lambda: _pooled_form("n_tokens", "ppl"))
+    register_corpus_form(f"{__name__}:word_perplexity", lambda: _pooled_form("n_words", "ppl"))
+    register_corpus_form(f"{__name__}:bits_per_byte", lambda: _pooled_form("n_bytes", "bpb"))
+
+
+_register_forms()
