@@ -422,7 +422,7 @@ def test_factuality_table_intervals_taken_together_match_each_slice_alone():
     """by_category takes every slice's quantiles in one call (bootstrap_factuality_cis): each slice's
     interval must be what the whole-matrix draw of that slice alone gives (small slices, judge
     errors, a slice with no gradeable item, and more slices than one quantile batch holds)."""
-    from glotbench.benchmarks.factuality import metrics as fa
+    from glotbench.scoring import grades as fa
 
     rng = np.random.default_rng(11)
     labels = ["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "JUDGE_ERROR"]
