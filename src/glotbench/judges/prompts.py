@@ -1,16 +1,12 @@
-"""The benchmarks' own grading prompts (shipped with glotbench in glotbench/benchmark_files/, see its NOTICE.md), filled in.
+"""Grading prompts kept in JSON files (the benchmarks' own, shipped with glotbench in
+glotbench/benchmark_files/, see its NOTICE.md), filled in as their code fills them.
 
-Graders (``GRADERS``):
-
-* ``chinese_simpleqa``: ``GRADER_TEMPLATE`` from ``chinese_simpleqa_eval_grader.json``, a
-  Python ``str.format`` template with ``{question}``, ``{target}``, ``{predicted_answer}``.
-  System message as in the repo's ``judge/chinese_simpleqa_easy.py``. Judge replies A/B/C.
-* ``chinese_simpleqa_en``: the English variant (``judge_prompt_en``), same placeholders, no
-  system message.
-* ``husimpleqa``: OpenHuEval ``JUDGE_PROMPT``; as in the OpenCompass PR, the prompt is
-  ``system_prompt + user_prompt`` sent as one user turn, with ``{question}``, ``{answer}`` and
-  ``{prediction}`` replaced by plain substitution (the template holds literal JSON braces, so
-  no ``str.format``). Judge replies ``{"evaluation": "CORRECT" | "INCORRECT" | "NOT_ATTEMPTED"}``.
+Graders (``GRADERS``) are judge declarations (``*.judge.yaml`` among the task folders, see
+:mod:`glotbench.judges.declaration`) whose prompt is a ``prompt_file`` and whose reply is read by
+a registered ``reply.rule``; the mapping is read from those files on first use. A ``format``
+template is Python ``str.format`` (``{{``/``}}`` are literal braces); a ``substitute`` template has
+each placeholder replaced in one pass (templates holding literal JSON braces). The system turn, when
+the declaration gives one, goes before the filled user turn.
 """
 
 from __future__ import annotations
@@ -19,14 +15,13 @@ import hashlib
 import json
 import re
 import string
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 
 from glotbench.errors import DataError
 from glotbench.paths import benchmark_file
-
-CSQA_SYSTEM = "你是一个智能助手，请根据给定问题、标准答案和模型预测的答案来评估模型的回答是否正确。"
 
 
 @dataclass(frozen=True)
@@ -40,33 +35,51 @@ class GraderSpec:
     system: str | None = None
 
 
-GRADERS: dict[str, GraderSpec] = {
-    "chinese_simpleqa": GraderSpec(
-        file="chinese_simpleqa/prompts/chinese_simpleqa_eval_grader.json",
-        keys=(("GRADER_TEMPLATE",),),
-        style="format",
-        placeholders=("question", "target", "predicted_answer"),
-        parser="abc",
-        language="zh",
-        system=CSQA_SYSTEM,
-    ),
-    "chinese_simpleqa_en": GraderSpec(
-        file="chinese_simpleqa/prompts/judge_chinese_simpleqa_easy.json",
-        keys=(("judge_prompt_en",),),
-        style="format",
-        placeholders=("question", "target", "predicted_answer"),
-        parser="abc",
-        language="en",
-    ),
-    "husimpleqa": GraderSpec(
-        file="openhueval/prompts/HuSimpleQA_judge_prompt.json",
-        keys=(("JUDGE_PROMPT", "system_prompt"), ("JUDGE_PROMPT", "user_prompt")),
-        style="substitute",
-        placeholders=("question", "answer", "prediction"),
-        parser="evaluation_json",
-        language="hu",
-    ),
-}
+def grader_spec(decl) -> GraderSpec:
+    """The :class:`GraderSpec` of a judge declaration with a ``prompt_file`` and a ``reply.rule``."""
+    pf = decl.prompt_file
+    ph = pf.placeholders
+    return GraderSpec(file=pf.path, keys=tuple(tuple(k.split(".")) for k in pf.keys), style=pf.style,
+                      placeholders=(ph["question"], ph["reference"], ph["answer"]), parser=decl.reply.rule or "",
+                      language=decl.language or "", system=pf.system)
+
+
+class _DeclaredGraders(MutableMapping):
+    """name -> GraderSpec, read from the judge files among the task folders on first use (and
+    settable, for tests that point a grader at another file)."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, GraderSpec] | None = None
+
+    def _load(self) -> dict[str, GraderSpec]:
+        if self._data is None:
+            from glotbench.judges.declaration import declared_judges, load_judge_file
+
+            data: dict[str, GraderSpec] = {}
+            for name, path in declared_judges().items():
+                decl = load_judge_file(path)
+                if decl.prompt_file is not None and decl.reply.rule is not None:
+                    data[decl.name] = grader_spec(decl)
+            self._data = data
+        return self._data
+
+    def __getitem__(self, name: str) -> GraderSpec:
+        return self._load()[name]
+
+    def __setitem__(self, name: str, spec: GraderSpec) -> None:
+        self._load()[name] = spec
+
+    def __delitem__(self, name: str) -> None:
+        del self._load()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+GRADERS: MutableMapping[str, GraderSpec] = _DeclaredGraders()
 
 
 @dataclass(frozen=True)
