@@ -198,3 +198,21 @@ def load_grader(name: str) -> GraderPrompt:
     if name not in GRADERS:
         raise DataError(f"unknown grader {name!r}; known: {', '.join(sorted(GRADERS))}")
     return _load(name, benchmark_file(GRADERS[name].file))
+
+
+@cache
+def _file_prompt(decl_json: str) -> GraderPrompt:
+    from glotbench.judges.declaration import JudgeDecl
+
+    decl = JudgeDecl.model_validate_json(decl_json)
+    spec = grader_spec(decl)
+    path = benchmark_file(spec.file)
+    obj = read_prompt_json(path, f"grading prompt file for {decl.name!r}")
+    template = "".join(_dig(obj, keys, path) for keys in spec.keys)
+    _check_placeholders(template, spec, path)
+    return GraderPrompt(name=decl.name, path=path, template=template, spec=spec)
+
+
+def _load_file_prompt(decl) -> GraderPrompt:
+    """The filled-in-prompt reader of a declaration with a ``prompt_file`` (read once per declaration)."""
+    return _file_prompt(decl.model_dump_json())
