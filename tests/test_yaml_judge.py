@@ -274,3 +274,32 @@ def test_builtin_graders_are_judge_files_the_task_scan_skips():
     assert set(GRADERS) == {"chinese_simpleqa", "chinese_simpleqa_en", "husimpleqa"}
     assert load_grader("husimpleqa").parser == "evaluation_json" and load_grader("chinese_simpleqa").parser == "abc"
     assert not any(str(p).endswith(JUDGE_SUFFIX) for _, p in all_specs().values())
+
+
+# ---------------------------------------------------------------- the docs' task file runs as written
+
+def test_the_docs_judged_task_runs_as_written(tmp_path, stub_server):
+    """docs/adding-a-task.md's judged task with its own rubric: its JSON lines and its YAML block, as
+    written there, run on the stub as model and judge; the score equals the plain loop."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "adding-a-task.md").read_text(encoding="utf-8")
+    section = doc.split("## A judged task with its own rubric", 1)[1].split("\n## ", 1)[0]
+    data = re.search(r"```json\n(.*?)```", section, flags=re.S).group(1)
+    task_text = re.search(r"```yaml\n(.*?)```", section, flags=re.S).group(1)
+    (tmp_path / "tudas.jsonl").write_text(data, encoding="utf-8")
+    task = tmp_path / "hu_tudas.yaml"
+    task.write_text(task_text, encoding="utf-8")
+    answers = {"k1": ("Budapest", "Értékelés: HELYES"), "k2": ("Kölcsey", "Nem tudom.")}
+    rows = [json.loads(line) for line in data.splitlines() if line.strip()]
+    canned = [{"match": f"A modell válasza: {a}\n", "response": r} for a, r in answers.values()]
+    canned += [{"match": f"Válaszolj röviden: {row['kerdes']}", "response": answers[row["id"]][0]} for row in rows]
+    (tmp_path / "canned.jsonl").write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in canned),
+                                           encoding="utf-8")
+    base = stub_server("--responses", str(tmp_path / "canned.jsonl"))
+    done = run_task(tmp_path, base, task, "run")
+    assert done.returncode == 0, done.stderr[-2000:]
+    res = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["tasks"]["hu_tudas"]["metrics"]
+    grades = [plain_reading(r) for _, r in answers.values()]
+    read = [GRADES[g] for g in grades if g is not None]
+    assert res["judge_score"]["value"] == pytest.approx(sum(read) / len(read))
+    assert res["judge_unreadable_rate"]["value"] == pytest.approx(grades.count(None) / len(grades))
+    assert res["mean:judge_share_HELYES"]["value"] == pytest.approx(1.0)
