@@ -303,3 +303,79 @@ def test_the_docs_judged_task_runs_as_written(tmp_path, stub_server):
     assert res["judge_score"]["value"] == pytest.approx(sum(read) / len(read))
     assert res["judge_unreadable_rate"]["value"] == pytest.approx(grades.count(None) / len(grades))
     assert res["mean:judge_share_HELYES"]["value"] == pytest.approx(1.0)
+
+
+# The HuWildBench checklist judge before it became hu_wildbench.judge.yaml (glotbench 2026-11-27),
+# restated: the prompt filled by str.replace in the reference's order, the score read by the
+# reference's pattern (lenient: the looser one), 1-10.
+_OLD_SCORE = re.compile(r"\"score\": \"(.*?)\"")
+_OLD_LENIENT = re.compile(r"[\"']?score[\"']?\s*:\s*[\"']?\[?\s*(\d+(?:\.\d+)?)(?!\s*[~\-–]\s*\d)(?![\d.])")
+
+
+def _old_prompt(template: str, record: dict, prediction: str) -> str:
+    from glotbench.openhueval.common import strip_think
+
+    history = "".join(("USER: " if t["role"] == "user" else "ASSISTANT: ") + t["content"] + "\n\n" for t in record["turn"][:-1])
+    p = template.replace("{history}", history)
+    p = p.replace("{user_query}", record["turn"][-1]["content"])
+    p = p.replace("{checklist}", "".join(f"- {c}\n" for c in record["checklist"]))
+    return p.replace("{prediction}", strip_think(prediction))
+
+
+def _old_score(text: str, lenient: bool) -> float | None:
+    import math
+
+    from glotbench.openhueval.common import strip_think
+
+    text = strip_think(text or "")
+    score = None
+    m = _OLD_SCORE.findall(text)
+    if m:
+        try:
+            score = float(m[0])
+        except ValueError:
+            score = None
+    if score is None and lenient:
+        m2 = _OLD_LENIENT.search(text)
+        score = float(m2.group(1)) if m2 else None
+    if score is not None and not (1 <= score <= 10 and math.isfinite(score)):
+        score = None
+    return score
+
+
+REPLIES = ['{"strengths": "jó", "weaknesses": "", "score": "8"}', '"score": "7.5" and "score": "2"', '"score": 8',
+           "'score': 9", '"score": "[1~10]"', '"score": [1~10]', '"score": "11"', '"score": "0"', '"score": "x"',
+           '"score": "x" "score": 6', '"score": "nan"', '"score": " 4 "', "<think>\"score\": \"3\"</think>\"score\": \"9\"",
+           "<think>unfinished \"score\": \"3\"", "no score at all", "", '"Score": "5"', '"score": "1e1"', '"score":"6"']
+
+
+def test_wildbench_judge_declaration_is_the_old_prompt_and_score_rule():
+    from glotbench.judges.prompts import read_prompt_json
+    from glotbench.models.base import GenRequest
+    from glotbench.openhueval import wildbench as wb
+    from glotbench.paths import benchmark_file
+
+    path = benchmark_file(f"openhueval/prompts/{wb.JUDGE_FILE}")
+    template = read_prompt_json(path, "prompt file")["score_prompt"]
+    records = wb.load(str(Path(__file__).parent / "fixtures" / "hu_wildbench_sample.jsonl"))
+    tricky = {**records[0], "turn": [{"role": "user", "content": "{checklist} és {prediction}?"},
+                                     {"role": "assistant", "content": "{user_query}"},
+                                     {"role": "user", "content": "Mi a {history}? {checklist}"}],
+              "checklist": ["{prediction} említése", "{user_query}"]}
+    predictions = ["<think>gondolkodom</think>Kóstold meg a lángost!", "{history} {checklist} {user_query}", ""]
+    for rec in [*records, tricky]:
+        for pred in predictions:
+            assert wb.build_judge_prompt(rec, pred) == _old_prompt(template, rec, pred)
+    for reply in REPLIES:
+        for lenient in (False, True):
+            assert wb.parse_judgement(reply, lenient=lenient)["score"] == _old_score(reply, lenient), (reply, lenient)
+    # the task's judge request is the one it sent before (same cache key: a rerun sends nothing)
+    spec = load_spec(Path(wb.__file__).parents[1] / "tasks" / "defs" / "openhueval" / "hu_wildbench.yaml")
+    task = make_task(spec, None)
+    from glotbench.tasks.task import Sample
+
+    sample = Sample(task=task.name, id="x", index=0, vars={"record": records[0]}, target=None)
+    out = type("Out", (), {"text": predictions[0]})()
+    old = GenRequest(messages=({"role": "user", "content": _old_prompt(template, records[0], predictions[0])},),
+                     max_tokens=8192, temperature=0.0)
+    assert task.judge_requests(sample, [out])[0].key("judge") == old.key("judge")

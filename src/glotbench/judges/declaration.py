@@ -41,15 +41,16 @@ class PromptTurns(_Strict):
 
 class PromptFileSpec(_Strict):
     """A grading prompt kept in a JSON file shipped with glotbench or under the data root
-    (``paths.benchmark_file``), filled as the file's own code fills it: ``format`` (``str.format``)
-    or ``substitute`` (each ``{name}`` replaced in one pass). ``keys``: dotted key paths whose texts,
-    concatenated in order, are the user turn. ``placeholders``: the file's name for the question,
-    the reference and the answer."""
+    (``paths.benchmark_file``), filled as the file's own code fills it: ``format`` (``str.format``),
+    ``substitute`` (each ``{name}`` replaced in one pass) or ``replace`` (``str.replace`` of each
+    ``{name}`` in the order of ``placeholders``, over the text so far). ``keys``: dotted key paths whose
+    texts, concatenated in order, are the user turn. ``placeholders``: judge variable (``question``,
+    ``reference``, ``answer``, a field...) -> the file's name for it."""
 
     path: str
     keys: list[str] = Field(min_length=1)
-    style: Literal["format", "substitute"]
-    placeholders: dict[Literal["question", "reference", "answer"], str]
+    style: Literal["format", "substitute", "replace"]
+    placeholders: dict[str, str] = Field(min_length=1)
     system: str | None = None
 
 
@@ -59,6 +60,8 @@ class ReplySpec(_Strict):
     Python (:data:`glotbench.judges.parse.PARSERS`) for rules a pattern cannot state."""
 
     regex: str | None = None
+    # tried when ``regex`` finds nothing, or finds no number on a scale (a looser pattern, group 1)
+    fallback_regex: str | None = None
     json_key: str | None = None
     rule: str | None = None
     # first: the first match counts; only: matches naming different values make the reply unreadable
@@ -135,13 +138,17 @@ def check_declaration(decl: JudgeDecl, where: str, prefix: str = "") -> None:
     given = [k for k in ("regex", "json_key", "rule") if getattr(r, k) is not None]
     if len(given) != 1:
         raise _fail(where, f("reply"), "give exactly one of 'regex', 'json_key' or 'rule'")
-    if r.regex is not None:
+    if r.fallback_regex is not None and r.regex is None:
+        raise _fail(where, f("reply.fallback_regex"), "a fallback for 'regex', which is not given")
+    for key in ("regex", "fallback_regex"):
+        if getattr(r, key) is None:
+            continue
         try:
-            pattern = re.compile(r.regex)
+            pattern = re.compile(getattr(r, key))
         except re.error as err:
-            raise _fail(where, f("reply.regex"), f"not a regular expression ({err})") from None
+            raise _fail(where, f(f"reply.{key}"), f"not a regular expression ({err})") from None
         if pattern.groups < 1:
-            raise _fail(where, f("reply.regex"), "needs a group: (...) around the grade or number")
+            raise _fail(where, f(f"reply.{key}"), "needs a group: (...) around the grade or number")
     if r.rule is not None:
         from glotbench.judges.parse import PARSERS
 

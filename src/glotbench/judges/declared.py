@@ -56,6 +56,11 @@ class DeclaredJudge:
         return re.compile(r.regex, re.IGNORECASE if r.ignore_case else 0) if r.regex is not None else None
 
     @cached_property
+    def _fallback(self) -> re.Pattern | None:
+        r = self.decl.reply
+        return re.compile(r.fallback_regex, re.IGNORECASE if r.ignore_case else 0) if r.fallback_regex else None
+
+    @cached_property
     def _labels(self) -> dict[str, str]:
         """What a reply may say (case-folded when ``ignore_case``) -> grade label."""
         fold = (lambda s: s.casefold()) if self.decl.reply.ignore_case else (lambda s: s)
@@ -77,10 +82,12 @@ class DeclaredJudge:
     def messages(self, variables: dict[str, Any], lang: str | None, *, task: str) -> list[dict[str, str]]:
         """The judge's chat: ``variables`` hold question, reference, answer, prompt and the fields."""
         if self.decl.prompt_file is not None:
-            from glotbench.judges.prompts import GraderPrompt, _load_file_prompt
+            from glotbench.judges.prompts import _load_file_prompt, placeholder_variables
 
-            grader: GraderPrompt = _load_file_prompt(self.decl)
-            return grader.render(variables["question"], variables["reference"], variables["answer"])
+            grader = _load_file_prompt(self.decl)
+            msgs = [{"role": "system", "content": grader.spec.system}] if grader.spec.system else []
+            msgs.append({"role": "user", "content": grader.fill(tuple(variables[v] for v in placeholder_variables(self.decl)))})
+            return msgs
         turns = self.decl.prompt[lang]
         msgs = []
         if turns.system is not None:
@@ -124,12 +131,15 @@ class DeclaredJudge:
             return None, None, f"unknown grade {said[:40]!r}"
         return grade, float(self.decl.grades[grade]), ""
 
-    def read(self, text: str | None) -> dict[str, Any]:
+    def read(self, text: str | None, *, fallback: bool = True) -> dict[str, Any]:
         """The verdict on one reply: ``grade`` / ``score`` as counted (after the unreadable rule),
-        ``unreadable``, ``reason``, ``raw``."""
+        ``unreadable``, ``reason``, ``raw``. ``fallback=False``: ``reply.fallback_regex`` is not tried."""
         raw = text if isinstance(text, str) else ""
         body = strip_thinking(raw)[0] if self.decl.reply.strip_thinking else raw
         found = self._found(body)
+        if self._fallback is not None and fallback and (not found or self._value(found[0])[2].startswith("not a number")):
+            m = self._fallback.search(body)
+            found = [m.group(1)] if m and m.group(1) is not None else found
         grade, score, why = None, None, ""
         if not found:
             why = "the reply holds no " + ("match of reply.regex" if self.decl.reply.regex is not None else

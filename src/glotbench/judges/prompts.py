@@ -28,20 +28,30 @@ from glotbench.paths import benchmark_file
 class GraderSpec:
     file: str  # as under a data root; shipped in glotbench/benchmark_files/ (paths.benchmark_file)
     keys: tuple[tuple[str, ...], ...]  # JSON key paths, concatenated in order into the user turn
-    style: str  # "format" (str.format) or "substitute" (plain {name} replacement)
-    placeholders: tuple[str, ...]  # template names, in (question, target, predicted_answer) order
+    style: str  # "format" (str.format), "substitute" (one pass) or "replace" (str.replace of each, in order)
+    placeholders: tuple[str, ...]  # template names, in (question, target, predicted_answer) order for GRADERS
     parser: str  # name of the reply parser in glotbench.judges.parse
     language: str
     system: str | None = None
 
 
+ROLES = ("question", "reference", "answer")
+
+
 def grader_spec(decl) -> GraderSpec:
-    """The :class:`GraderSpec` of a judge declaration with a ``prompt_file`` and a ``reply.rule``."""
+    """The :class:`GraderSpec` of a judge declaration with a ``prompt_file``: its placeholders in the
+    (question, reference, answer) order when it names exactly those, else in the declaration's order."""
     pf = decl.prompt_file
     ph = pf.placeholders
+    names = tuple(ph[r] for r in ROLES) if set(ph) == set(ROLES) else tuple(ph.values())
     return GraderSpec(file=pf.path, keys=tuple(tuple(k.split(".")) for k in pf.keys), style=pf.style,
-                      placeholders=(ph["question"], ph["reference"], ph["answer"]), parser=decl.reply.rule or "",
-                      language=decl.language or "", system=pf.system)
+                      placeholders=names, parser=decl.reply.rule or "", language=decl.language or "", system=pf.system)
+
+
+def placeholder_variables(decl) -> tuple[str, ...]:
+    """The judge variables filling :func:`grader_spec`'s placeholders, in its order."""
+    ph = decl.prompt_file.placeholders
+    return ROLES if set(ph) == set(ROLES) else tuple(ph)
 
 
 class _DeclaredGraders(MutableMapping):
@@ -101,7 +111,16 @@ class GraderPrompt:
         return h.hexdigest()[:12]
 
     def render_user(self, question: str, target: str, predicted_answer: str) -> str:
-        filled = (str(question), str(target), str(predicted_answer))
+        return self.fill((question, target, predicted_answer))
+
+    def fill(self, values: tuple) -> str:
+        """The user turn with ``values`` (one per placeholder, in ``spec.placeholders`` order) filled in."""
+        filled = tuple(str(v) for v in values)
+        if self.spec.style == "replace":  # each in turn over the text so far, as str.replace does
+            text = self.template
+            for name, value in zip(self.spec.placeholders, filled):
+                text = text.replace("{" + name + "}", value)
+            return text
         cut = self._cut
         if cut is None:  # a format template whose fields carry conversions, format specs or indexes
             return self.template.format(**dict(zip(self.spec.placeholders, filled)))

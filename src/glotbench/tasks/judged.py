@@ -50,7 +50,11 @@ class JudgedTask(Task):
         known = set(PROMPT_VARIABLES) | set(self.spec.fields) | set(self.spec.default)
         if self.spec.output_type == "multiple_choice":
             known |= set(_MC_VARIABLES)
-        for field, names in self._judge_template_variables.items():
+        pf = self.spec.judge.prompt_file
+        checks = dict(self._judge_template_variables)
+        if pf is not None:
+            checks["judge.prompt_file.placeholders"] = set(pf.placeholders)
+        for field, names in checks.items():
             unknown = sorted(names - known)
             if unknown:
                 raise TaskSpecError(f"{self.spec_where}: field '{field}': unknown variable {unknown[0]!r} "
