@@ -379,3 +379,21 @@ def test_wildbench_judge_declaration_is_the_old_prompt_and_score_rule():
     old = GenRequest(messages=({"role": "user", "content": _old_prompt(template, records[0], predictions[0])},),
                      max_tokens=8192, temperature=0.0)
     assert task.judge_requests(sample, [out])[0].key("judge") == old.key("judge")
+
+
+def test_a_second_judge_regrades_the_run_through_the_journal(workdir, stub_server):
+    """`glotbench judge RUN --judge J2` on a judged task declared in YAML: one call per item, the same
+    scores under J2 (the stub replies alike), and the same command again sends nothing."""
+    base = stub_server("--responses", str(workdir / "canned.jsonl"))
+    task = write(workdir / "hu_sajat_tudas.yaml", task_yaml(RUBRIC))
+    assert run_task(workdir, base, task, "run").returncode == 0
+    n = sent(base)
+    for calls in (len(ITEMS), 0):
+        done = glot(workdir, "judge", str(workdir / "run"), "--judge", "openai:j2", "--judge-base-url", base)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert sent(base) == n + calls
+        n = sent(base)
+    judges = json.loads((workdir / "run" / "results.json").read_text(encoding="utf-8"))["judges"]
+    j2 = next(v for k, v in judges.items() if k.startswith("openai:j2"))["tasks"]["hu_sajat_tudas"]
+    metrics = j2.get("metrics", j2)
+    assert metrics["judge_score"]["value"] == pytest.approx(expected("exclude")["judge_score"], abs=1e-6)
