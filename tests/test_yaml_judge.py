@@ -222,6 +222,7 @@ BAD = [
     ({"aliases": {"OK": "JÓ"}}, "judge.aliases.OK", "unknown grade 'JÓ'"),
     ({"scale": {"min": 1, "max": 10}}, "judge.grades", "exactly one of"),
     ({"grdes": {"A": 1}}, "judge.grdes", "unknown field"),
+    ({"language": "cs"}, "judge.language", "no prompt for 'cs'"),
     ({"metrics": ["score", "median"]}, "judge.metrics.1", ""),
     ({"prompt": {"hu": {"user": "{{ valasz }}: {{ answer }}"}}}, "judge.prompt.hu.user", "unknown variable 'valasz'"),
     ({"prompt": {"hu": {"user": "{{ answer "}}}, "judge.prompt.hu.user", "template syntax error"),

@@ -119,6 +119,8 @@ def check_declaration(decl: JudgeDecl, where: str, prefix: str = "") -> None:
     if decl.prompt is not None:
         if not decl.prompt:
             raise _fail(where, f("prompt"), "no language's prompt given")
+        if decl.language is not None and decl.language not in decl.prompt:
+            raise _fail(where, f("language"), f"no prompt for {decl.language!r} (prompts: {', '.join(decl.prompt)})")
         for lang, turns in decl.prompt.items():
             for part in ("system", "user"):
                 if getattr(turns, part) is not None:
