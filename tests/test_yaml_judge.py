@@ -398,3 +398,22 @@ def test_a_second_judge_regrades_the_run_through_the_journal(workdir, stub_serve
     j2 = next(v for k, v in judges.items() if k.startswith("openai:j2"))["tasks"]["hu_sajat_tudas"]
     metrics = j2.get("metrics", j2)
     assert metrics["judge_score"]["value"] == pytest.approx(expected("exclude")["judge_score"], abs=1e-6)
+
+
+def test_a_copied_task_file_finds_its_judge_file_by_name_and_its_options_win(tmp_path):
+    """A built-in task file copied elsewhere (as tests/test_openhueval_e2e.py does) still finds
+    ``judge: hu_wildbench.judge.yaml`` among the task folders; its options.judge_max_tokens is sent."""
+    from glotbench.openhueval import wildbench as wb
+    from glotbench.tasks.task import Sample
+
+    src = Path(wb.__file__).parents[1] / "tasks" / "defs" / "openhueval" / "hu_wildbench.yaml"
+    raw = yaml.safe_load(src.read_text(encoding="utf-8"))
+    raw["options"]["judge_max_tokens"] = 24
+    copy = write(tmp_path / "hu_wildbench.yaml", raw)
+    spec = load_spec(copy)
+    assert spec.judge == load_spec(src).judge and spec.judge.name == "hu_wildbench"
+    task = make_task(spec, copy)
+    rec = wb.load(str(Path(__file__).parent / "fixtures" / "hu_wildbench_sample.jsonl"))[0]
+    req = task.judge_requests(Sample(task=task.name, id="x", index=0, vars={"record": rec}, target=None),
+                              [type("Out", (), {"text": "Válasz"})()])[0]
+    assert req.max_tokens == 24 and req.temperature == 0.0

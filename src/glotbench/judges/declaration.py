@@ -174,13 +174,18 @@ def load_judge_file(path: Path) -> JudgeDecl:
 
 def resolve_judge_field(raw: dict, path: Path) -> dict:
     """A task file's ``judge: FILE`` read in place (the declaration, checked, as a mapping), so the
-    task's fingerprint holds the rubric itself and editing the judge file rescores."""
+    task's fingerprint holds the rubric itself and editing the judge file rescores. ``FILE`` is
+    relative to the task file; a bare ``NAME.judge.yaml`` not there is looked up among the task folders."""
     ref = raw.get("judge")
     if not isinstance(ref, str):
         return raw
     target = Path(ref).expanduser()
     if not target.is_absolute():
         target = Path(path).parent / target
+    if not target.is_file() and Path(ref).name == ref and ref.endswith(JUDGE_SUFFIX):
+        # a bare file name not next to the task (a copied task file): the judge file of that name
+        # among the task folders
+        target = find_judge_file(ref[: -len(JUDGE_SUFFIX)]) or target
     if not target.is_file():
         raise TaskSpecError(f"{path}: field 'judge': judge file {ref} not found (looked at {target})")
     decl = load_judge_file(target)

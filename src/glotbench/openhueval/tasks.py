@@ -8,7 +8,7 @@ the YAML carries the data file, generation settings, metrics, slices and ``optio
 * ``prompt_lang`` (``en`` | ``hu``): default prompt variant; ``--prompt-lang`` overrides it;
 * ``reference_regex`` (FIB): read the answer with the reference's ``\\{.*?\\}`` regex instead
   of the first balanced JSON object;
-* ``judge_max_tokens`` (OE; WildBench's judge limits are in its judge file, ``hu_wildbench.judge.yaml``),
+* ``judge_max_tokens`` (OE, WildBench; for WildBench it overrides its judge file's ``max_tokens``),
   ``judge_reference`` (OE: ``correct_option`` | ``en_expl``), ``lenient_score`` (WildBench: also accept
   an unquoted ``"score": 8``).
 
@@ -282,10 +282,11 @@ class WildBenchTask(OpenHuEvalTask):
         return DeclaredJudge(self.spec.judge) if self.spec.judge is not None else wildbench.judge_declaration()
 
     def judge_requests(self, sample: Sample, outputs: list[GenResult]) -> list[GenRequest]:
-        d = self.judge.decl
+        d, opts = self.judge.decl, self.spec.options  # the task's judge_max_tokens / judge_temperature win
         return [GenRequest(messages=({"role": "user", "content": wildbench.build_judge_prompt(self.record(sample), o.text,
                                                                                              self.judge)},),
-                           max_tokens=d.max_tokens, temperature=d.temperature) for o in outputs]
+                           max_tokens=int(opts.get("judge_max_tokens", d.max_tokens)),
+                           temperature=float(opts.get("judge_temperature", d.temperature))) for o in outputs]
 
     def parse_judgment(self, sample: Sample, index: int, judge_text: str) -> dict:
         lenient = bool(self.spec.options.get("lenient_score", False))
