@@ -118,7 +118,7 @@ class DeclaredJudge:
         if self.decl.scale is not None:
             try:
                 x = float(str(found).strip()) if not isinstance(found, (int, float)) or isinstance(found, bool) else float(found)
-            except ValueError:
+            except (ValueError, OverflowError):
                 return None, None, f"not a number: {str(found)[:40]!r}"
             lo, hi = self.decl.scale.min, self.decl.scale.max
             if not math.isfinite(x) or not lo <= x <= hi:
