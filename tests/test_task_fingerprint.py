@@ -72,6 +72,9 @@ EDITS = {
     "scorer": "fpmod:score2",
     "metrics": ["accuracy", "macro_f1"],
     "task_class": "fpmod:MyTask",
+    # one leaf: a declaration's own fields are walked in tests/test_yaml_judge.py
+    "judge": {"name": "j", "prompt": {"en": {"user": "{{ answer }}"}}, "grades": {"OK": 1, "NO": 0},
+              "reply": {"regex": "(OK|NO)"}, "unreadable": "exclude"},
     "source.fetch": [{"kind": "github", "repo": "o/r", "revision": "a" * 40,
                       "files": [{"path": "data.json"}, {"path": "dev.json"}]}],
 }
@@ -116,7 +119,7 @@ def _leaves(model: type[BaseModel], prefix: str = "") -> list[tuple[str, typing.
         path = f"{prefix}{name}"
         ann = info.annotation
         inner = [a for a in typing.get_args(ann) if a is not type(None)] or [ann]
-        if typing.get_origin(ann) in (list, dict):  # a list of models (source.fetch) is one leaf
+        if typing.get_origin(ann) in (list, dict) or name == "judge":  # a list of models (source.fetch) is one leaf
             inner = []
         sub = next((a for a in inner if isinstance(a, type) and issubclass(a, BaseModel)), None)
         out += _leaves(sub, path + ".") if sub is not None else [(path, ann)]

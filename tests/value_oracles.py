@@ -551,6 +551,9 @@ METRIC_ORACLES: dict[str, Oracle] = {
     "accuracy_oe": _mean("correct", whole=True),
     "unclear_rate": _mean("unclear", whole=True),
     "wb_score": _mean("wb_score"),
+    # judges declared in YAML (judge_metrics.py)
+    "judge_score": _mean("judge_score"),
+    "judge_unreadable_rate": _mean("judge_unreadable", whole=True),
     # extractive QA (extractive_qa_scorer.py)
     "bow_f1": _mean("bow_f1"),
     "exact_match_raw": _mean("exact_match_raw", whole=True),

@@ -16,6 +16,7 @@ import glotbench.models.llamacpp  # noqa: F401  model backend llamacpp: / gguf:
 import glotbench.models.openai_compat  # noqa: F401  model backends openai: / vllm: / ollama:
 import glotbench.models.recorded  # noqa: F401  model backend recorded: (answers from a file)
 import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
+import glotbench.scoring.judge_metrics  # noqa: F401  judge_score, judge_unreadable_rate (judges declared in YAML)
 import glotbench.scoring.ll_calibration  # noqa: F401  ll_ece, ll_brier, ll_auroc_macro (--mode loglikelihood)
 import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
 import glotbench.scoring.perplexity  # noqa: F401  bits_per_byte, perplexity, word_perplexity

@@ -1,16 +1,12 @@
-"""The benchmarks' own grading prompts (shipped in the benchmark packages' files/ folders, see glotbench/benchmarks/NOTICE.md), filled in.
+"""Grading prompts kept in JSON files (the benchmarks' own, shipped in the benchmark packages' files/
+folders, see glotbench/benchmarks/NOTICE.md), filled in as their code fills them.
 
-Graders (``GRADERS``):
-
-* ``chinese_simpleqa``: ``GRADER_TEMPLATE`` from ``chinese_simpleqa_eval_grader.json``, a
-  Python ``str.format`` template with ``{question}``, ``{target}``, ``{predicted_answer}``.
-  System message as in the repo's ``judge/chinese_simpleqa_easy.py``. Judge replies A/B/C.
-* ``chinese_simpleqa_en``: the English variant (``judge_prompt_en``), same placeholders, no
-  system message.
-* ``husimpleqa``: OpenHuEval ``JUDGE_PROMPT``; as in the OpenCompass PR, the prompt is
-  ``system_prompt + user_prompt`` sent as one user turn, with ``{question}``, ``{answer}`` and
-  ``{prediction}`` replaced by plain substitution (the template holds literal JSON braces, so
-  no ``str.format``). Judge replies ``{"evaluation": "CORRECT" | "INCORRECT" | "NOT_ATTEMPTED"}``.
+Graders (``GRADERS``) are judge declarations (``*.judge.yaml`` among the task folders, see
+:mod:`glotbench.judges.declaration`) whose prompt is a ``prompt_file`` and whose reply is read by
+a registered ``reply.rule``; the mapping is read from those files on first use. A ``format``
+template is Python ``str.format`` (``{{``/``}}`` are literal braces); a ``substitute`` template has
+each placeholder replaced in one pass (templates holding literal JSON braces). The system turn, when
+the declaration gives one, goes before the filled user turn.
 """
 
 from __future__ import annotations
@@ -19,6 +15,7 @@ import hashlib
 import json
 import re
 import string
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
@@ -26,47 +23,73 @@ from pathlib import Path
 from glotbench.errors import DataError
 from glotbench.paths import benchmark_file
 
-CSQA_SYSTEM = "你是一个智能助手，请根据给定问题、标准答案和模型预测的答案来评估模型的回答是否正确。"
-
 
 @dataclass(frozen=True)
 class GraderSpec:
     file: str  # as under a data root; shipped in a benchmark package's files/ (paths.benchmark_file)
     keys: tuple[tuple[str, ...], ...]  # JSON key paths, concatenated in order into the user turn
-    style: str  # "format" (str.format) or "substitute" (plain {name} replacement)
-    placeholders: tuple[str, ...]  # template names, in (question, target, predicted_answer) order
+    style: str  # "format" (str.format), "substitute" (one pass) or "replace" (str.replace of each, in order)
+    placeholders: tuple[str, ...]  # template names, in (question, target, predicted_answer) order for GRADERS
     parser: str  # name of the reply parser in glotbench.judges.parse
     language: str
     system: str | None = None
 
 
-GRADERS: dict[str, GraderSpec] = {
-    "chinese_simpleqa": GraderSpec(
-        file="chinese_simpleqa/prompts/chinese_simpleqa_eval_grader.json",
-        keys=(("GRADER_TEMPLATE",),),
-        style="format",
-        placeholders=("question", "target", "predicted_answer"),
-        parser="abc",
-        language="zh",
-        system=CSQA_SYSTEM,
-    ),
-    "chinese_simpleqa_en": GraderSpec(
-        file="chinese_simpleqa/prompts/judge_chinese_simpleqa_easy.json",
-        keys=(("judge_prompt_en",),),
-        style="format",
-        placeholders=("question", "target", "predicted_answer"),
-        parser="abc",
-        language="en",
-    ),
-    "husimpleqa": GraderSpec(
-        file="openhueval/prompts/HuSimpleQA_judge_prompt.json",
-        keys=(("JUDGE_PROMPT", "system_prompt"), ("JUDGE_PROMPT", "user_prompt")),
-        style="substitute",
-        placeholders=("question", "answer", "prediction"),
-        parser="evaluation_json",
-        language="hu",
-    ),
-}
+ROLES = ("question", "reference", "answer")
+
+
+def grader_spec(decl) -> GraderSpec:
+    """The :class:`GraderSpec` of a judge declaration with a ``prompt_file``: its placeholders in the
+    (question, reference, answer) order when it names exactly those, else in the declaration's order."""
+    pf = decl.prompt_file
+    ph = pf.placeholders
+    names = tuple(ph[r] for r in ROLES) if set(ph) == set(ROLES) else tuple(ph.values())
+    return GraderSpec(file=pf.path, keys=tuple(tuple(k.split(".")) for k in pf.keys), style=pf.style,
+                      placeholders=names, parser=decl.reply.rule or "", language=decl.language or "", system=pf.system)
+
+
+def placeholder_variables(decl) -> tuple[str, ...]:
+    """The judge variables filling :func:`grader_spec`'s placeholders, in its order."""
+    ph = decl.prompt_file.placeholders
+    return ROLES if set(ph) == set(ROLES) else tuple(ph)
+
+
+class _DeclaredGraders(MutableMapping):
+    """name -> GraderSpec, read from the judge files among the task folders on first use (and
+    settable, for tests that point a grader at another file)."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, GraderSpec] | None = None
+
+    def _load(self) -> dict[str, GraderSpec]:
+        if self._data is None:
+            from glotbench.judges.declaration import declared_judges, load_judge_file
+
+            data: dict[str, GraderSpec] = {}
+            for name, path in declared_judges().items():
+                decl = load_judge_file(path)
+                if decl.prompt_file is not None and decl.reply.rule is not None:
+                    data[decl.name] = grader_spec(decl)
+            self._data = data
+        return self._data
+
+    def __getitem__(self, name: str) -> GraderSpec:
+        return self._load()[name]
+
+    def __setitem__(self, name: str, spec: GraderSpec) -> None:
+        self._load()[name] = spec
+
+    def __delitem__(self, name: str) -> None:
+        del self._load()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+GRADERS: MutableMapping[str, GraderSpec] = _DeclaredGraders()
 
 
 @dataclass(frozen=True)
@@ -88,7 +111,16 @@ class GraderPrompt:
         return h.hexdigest()[:12]
 
     def render_user(self, question: str, target: str, predicted_answer: str) -> str:
-        filled = (str(question), str(target), str(predicted_answer))
+        return self.fill((question, target, predicted_answer))
+
+    def fill(self, values: tuple) -> str:
+        """The user turn with ``values`` (one per placeholder, in ``spec.placeholders`` order) filled in."""
+        filled = tuple(str(v) for v in values)
+        if self.spec.style == "replace":  # each in turn over the text so far, as str.replace does
+            text = self.template
+            for name, value in zip(self.spec.placeholders, filled):
+                text = text.replace("{" + name + "}", value)
+            return text
         cut = self._cut
         if cut is None:  # a format template whose fields carry conversions, format specs or indexes
             return self.template.format(**dict(zip(self.spec.placeholders, filled)))
@@ -185,3 +217,21 @@ def load_grader(name: str) -> GraderPrompt:
     if name not in GRADERS:
         raise DataError(f"unknown grader {name!r}; known: {', '.join(sorted(GRADERS))}")
     return _load(name, benchmark_file(GRADERS[name].file))
+
+
+@cache
+def _file_prompt(decl_json: str) -> GraderPrompt:
+    from glotbench.judges.declaration import JudgeDecl
+
+    decl = JudgeDecl.model_validate_json(decl_json)
+    spec = grader_spec(decl)
+    path = benchmark_file(spec.file)
+    obj = read_prompt_json(path, f"grading prompt file for {decl.name!r}")
+    template = "".join(_dig(obj, keys, path) for keys in spec.keys)
+    _check_placeholders(template, spec, path)
+    return GraderPrompt(name=decl.name, path=path, template=template, spec=spec)
+
+
+def _load_file_prompt(decl) -> GraderPrompt:
+    """The filled-in-prompt reader of a declaration with a ``prompt_file`` (read once per declaration)."""
+    return _file_prompt(decl.model_dump_json())

@@ -18,6 +18,10 @@ def task_class_of(spec: TaskSpec, path: Path | None) -> type:
     from glotbench.tasks.task import Task
 
     if not spec.task_class:
+        if spec.judge is not None:  # a judge declared in YAML grades the answers
+            from glotbench.tasks.judged import JudgedTask
+
+            return JudgedTask
         return Task
     return TASK_CLASSES.resolve(spec.task_class, where=f"{path or spec.name}: field 'task_class'")
 

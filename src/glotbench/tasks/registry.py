@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from glotbench.errors import TaskSpecError, UnknownTaskError
+from glotbench.judges.declaration import JUDGE_SUFFIX
 from glotbench.tasks.spec import TaskSpec, load_spec
 from glotbench.tasks.names import check_names, task_class_of
 from glotbench.tasks.task import Task
@@ -39,6 +40,8 @@ def _scan(dirs: tuple[Path, ...]) -> dict[str, tuple[TaskSpec, Path]]:
     found: dict[str, tuple[TaskSpec, Path]] = {}
     for d in dirs:
         for path in sorted(d.rglob("*.yaml")):
+            if path.name.endswith(JUDGE_SUFFIX):  # a judge declaration, which a task file names
+                continue
             spec = load_spec(path)
             if spec.name in found:
                 raise TaskSpecError(f"{path}: task name {spec.name!r} is already defined in {found[spec.name][1]}")

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from glotbench.errors import TaskSpecError
+from glotbench.judges.declaration import JudgeDecl, check_declaration, resolve_judge_field
 from glotbench.models.base import canonical_json, sha256_hex
 from glotbench.sources.schema import DataOrigin, covers
 from glotbench.yamlfile import read_mapping, validate
@@ -126,10 +127,15 @@ class TaskSpec(_Strict):
     # Python escape hatch: a registered task class name or "module:Class" (a glotbench Task subclass)
     task_class: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)  # free-form knobs for a task_class
+    # an LLM judge grades the answers: its declaration (glotbench.judges.declaration), or in the file
+    # the path of a judge file (read in place by load_spec)
+    judge: JudgeDecl | None = None
 
     def fingerprint_payload(self) -> dict:
-        """Every field after defaults (nested ones included), minus :data:`FINGERPRINT_EXEMPT`."""
-        return self.model_dump(mode="json", exclude=set(FINGERPRINT_EXEMPT))
+        """Every field after defaults (nested ones included), minus :data:`FINGERPRINT_EXEMPT`
+        (and ``judge`` when a task has none, so tasks without one keep their fingerprint)."""
+        exclude = set(FINGERPRINT_EXEMPT) | ({"judge"} if self.judge is None else set())
+        return self.model_dump(mode="json", exclude=exclude)
 
     def spec_hash(self) -> str:
         """Short hash of :meth:`fingerprint_payload`."""
@@ -172,5 +178,10 @@ class TaskSpec(_Strict):
 
 
 def load_spec(path: Path) -> TaskSpec:
-    """Read one task YAML; any problem becomes a one-line TaskSpecError naming file and field."""
-    return validate(TaskSpec, read_mapping(path, "task file", TaskSpecError), path, TaskSpecError)
+    """Read one task YAML; any problem becomes a one-line TaskSpecError naming file and field
+    (a problem in a judge file the task names, that file and its field)."""
+    raw = resolve_judge_field(read_mapping(path, "task file", TaskSpecError), path)
+    spec = validate(TaskSpec, raw, path, TaskSpecError)
+    if spec.judge is not None:
+        check_declaration(spec.judge, str(path), prefix="judge.")
+    return spec

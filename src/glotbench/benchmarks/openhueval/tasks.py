@@ -8,8 +8,9 @@ the YAML carries the data file, generation settings, metrics, slices and ``optio
 * ``prompt_lang`` (``en`` | ``hu``): default prompt variant; ``--prompt-lang`` overrides it;
 * ``reference_regex`` (FIB): read the answer with the reference's ``\\{.*?\\}`` regex instead
   of the first balanced JSON object;
-* ``judge_max_tokens`` (OE, WildBench), ``judge_reference`` (OE: ``correct_option`` |
-  ``en_expl``), ``lenient_score`` (WildBench: also accept an unquoted ``"score": 8``).
+* ``judge_max_tokens`` (OE, WildBench; for WildBench it overrides its judge file's ``max_tokens``),
+  ``judge_reference`` (OE: ``correct_option`` | ``en_expl``), ``lenient_score`` (WildBench: also accept
+  an unquoted ``"score": 8``).
 
 Each task also says how one of its scored records maps to CORRECT / INCORRECT /
 NOT_ATTEMPTED (:meth:`OpenHuEvalTask.thinking_outcome`), for ``glotbench analyze thinking``.
@@ -268,13 +269,23 @@ class WildBenchTask(OpenHuEvalTask):
         return ("each earlier user turn with its answer on the next line, then the last user turn, separated by "
                 "blank lines")
 
+    @cached_property
+    def judge(self) -> wildbench.DeclaredJudge:
+        """The checklist judge the task file names (``judge: hu_wildbench.judge.yaml``)."""
+        from glotbench.judges.declared import DeclaredJudge
+
+        return DeclaredJudge(self.spec.judge) if self.spec.judge is not None else wildbench.judge_declaration()
+
     def judge_requests(self, sample: Sample, outputs: list[GenResult]) -> list[GenRequest]:
-        return [self.judge_request([{"role": "user", "content": wildbench.build_judge_prompt(self.record(sample), o.text)}])
-                for o in outputs]
+        d, opts = self.judge.decl, self.spec.options  # the task's judge_max_tokens / judge_temperature win
+        return [GenRequest(messages=({"role": "user", "content": wildbench.build_judge_prompt(self.record(sample), o.text,
+                                                                                             self.judge)},),
+                           max_tokens=int(opts.get("judge_max_tokens", d.max_tokens)),
+                           temperature=float(opts.get("judge_temperature", d.temperature))) for o in outputs]
 
     def parse_judgment(self, sample: Sample, index: int, judge_text: str) -> dict:
         lenient = bool(self.spec.options.get("lenient_score", False))
-        return {**wildbench.parse_judgement(judge_text, lenient=lenient), "raw": judge_text}
+        return {**wildbench.parse_judgement(judge_text, lenient=lenient, judge=self.judge), "raw": judge_text}
 
     def score_judged(self, sample: Sample, outputs: list[GenResult], verdicts: list[dict]) -> Scored:
         s = verdicts[0]["score"]

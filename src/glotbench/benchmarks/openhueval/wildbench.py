@@ -8,7 +8,9 @@ The model sees the conversation itself (OpenCompass template ``{dialogue}``). Th
 WildBench's ``score_prompt`` with ``{history}`` (every turn but the last, as
 ``"USER: ...\\n\\n"`` / ``"ASSISTANT: ...\\n\\n"``), ``{user_query}`` (the last turn),
 ``{checklist}`` (``"- item\\n"`` per item) and ``{prediction}``. The score is read with the
-reference's pattern ``"score": "(.*?)"`` and ``float``.
+reference's pattern ``"score": "(.*?)"`` and ``float``. The prompt file, its placeholders and the
+reply rule are declared in ``hu_wildbench.judge.yaml`` (next to the task file), which the generic
+judge reader (:mod:`glotbench.judges.declared`) applies.
 
 Task score (paper §2.2): "Different from Lin et al. (2024), our final scores are calculated as
 the average of all test sample scores, with each score multiplied by 10." So there is no
@@ -18,10 +20,12 @@ WildBench ``(s - 5) * 2`` rescaling: task score = mean(judge score) × 10, range
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
+from functools import cache
 
 from glotbench.errors import DataError
+from glotbench.judges.declaration import JUDGE_SUFFIX, find_judge_file, load_judge_file
+from glotbench.judges.declared import DeclaredJudge
 from glotbench.benchmarks.openhueval.common import (
     DATA_DIR,
     first_json_object,
@@ -35,9 +39,7 @@ DATA_FILE = f"{DATA_DIR}/HuWildBench.jsonl"  # not in the data snapshot (SOURCE.
 JUDGE_FILE = "HuWildBench_judge_prompts.json"
 GROUPS_FILE = "HuWildBench_task_groups.json"
 REQUIRED = ("session_id", "turn", "checklist", "primary_tag", "secondary_tag")
-_SCORE = re.compile(r"\"score\": \"(.*?)\"")
-# a number, not the start of a range: the prompt's own placeholder "[1~10]" echoed back is no score
-_LENIENT_SCORE = re.compile(r"[\"']?score[\"']?\s*:\s*[\"']?\[?\s*(\d+(?:\.\d+)?)(?!\s*[~\-–]\s*\d)(?![\d.])")
+JUDGE_NAME = "hu_wildbench"  # hu_wildbench.judge.yaml
 
 
 def load(path: str = DATA_FILE) -> list[dict]:
@@ -75,43 +77,42 @@ def checklist_markdown(record: dict) -> str:
     return "".join(f"- {c}\n" for c in record["checklist"])
 
 
-def build_judge_prompt(record: dict, prediction: str) -> str:
+@cache
+def judge_declaration() -> DeclaredJudge:
+    """The checklist judge as declared in ``hu_wildbench.judge.yaml`` (among the task folders)."""
+    path = find_judge_file(JUDGE_NAME)
+    if path is None:
+        raise DataError(f"judge declaration {JUDGE_NAME}{JUDGE_SUFFIX} not found among the task folders")
+    return DeclaredJudge(load_judge_file(path))
+
+
+def judge_variables(record: dict, prediction: str) -> dict:
+    return {"history": history_text(record), "user_query": record["turn"][-1]["content"],
+            "checklist": checklist_markdown(record), "answer": strip_think(prediction)}
+
+
+def build_judge_prompt(record: dict, prediction: str, judge: DeclaredJudge | None = None) -> str:
     """WildBench's single-answer ``score_prompt``, filled in the reference's order.
 
     An inline ``<think>`` trace of the answering model is dropped from the prediction.
     """
-    p = load_prompts(JUDGE_FILE)["score_prompt"]
-    p = p.replace("{history}", history_text(record))
-    p = p.replace("{user_query}", record["turn"][-1]["content"])
-    p = p.replace("{checklist}", checklist_markdown(record))
-    return p.replace("{prediction}", strip_think(prediction))
+    judge = judge or judge_declaration()
+    return judge.messages(judge_variables(record, prediction), None, task="openhueval.hu_wildbench")[-1]["content"]
 
 
-def parse_judgement(text: str, lenient: bool = False) -> dict:
+def parse_judgement(text: str, lenient: bool = False, judge: DeclaredJudge | None = None) -> dict:
     """``{"strengths", "weaknesses", "score"}``; ``score`` is a float or ``None``.
 
     The score follows the reference exactly (``"score": "(.*?)"``, first match, ``float``);
     ``lenient=True`` also accepts an unquoted number (``"score": 8``) when that fails.
     Strengths and weaknesses come from the judge's JSON object when it parses, else ``None``.
     """
-    text = strip_think(text or "")
-    score: float | None = None
-    m = _SCORE.findall(text)
-    if m:
-        try:
-            score = float(m[0])
-        except ValueError:
-            score = None
-    if score is None and lenient:
-        m2 = _LENIENT_SCORE.search(text)
-        score = float(m2.group(1)) if m2 else None
-    if score is not None and not (1 <= score <= 10 and math.isfinite(score)):
-        score = None
-    obj = first_json_object(text) or {}
+    verdict = (judge or judge_declaration()).read(text or "", fallback=lenient)
+    obj = first_json_object(strip_think(text or "")) or {}
     return {
         "strengths": obj.get("strengths") if isinstance(obj.get("strengths"), str) else None,
         "weaknesses": obj.get("weaknesses") if isinstance(obj.get("weaknesses"), str) else None,
-        "score": score,
+        "score": verdict["score"],
     }
 
 

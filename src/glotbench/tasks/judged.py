@@ -1,0 +1,112 @@
+"""The task a YAML file with a ``judge:`` declaration and no ``task_class`` runs: the model answers
+the task's prompt, the declared judge grades each answer (docs/adding-a-task.md, "A judged task").
+
+The judge's prompt sees ``question`` (the field mapped as ``question``, else the model's user turn),
+``reference`` (= ``target``, the gold), ``answer`` (the model's reply without a thinking trace),
+``prompt`` (the model's user turn), ``lang`` and every mapped field. Judge requests go through the
+journal like every judge call (cached by request, resumable; a rerun sends nothing).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from glotbench.errors import TaskSpecError
+from glotbench.extract.thinking import strip_thinking
+from glotbench.judges.declaration import PROMPT_VARIABLES, template_variables
+from glotbench.judges.declared import DeclaredJudge, metric_names
+from glotbench.models.base import GenRequest, GenResult
+from glotbench.tasks.spec import TaskSpec
+from glotbench.tasks.task import RunSettings, Sample, Scored, Task
+
+_MC_VARIABLES = ("labels", "choices", "choices_block", "labels_text")
+
+
+class JudgedTask(Task):
+    needs_judge = True
+
+    def __init__(self, spec: TaskSpec, spec_path: Path | None = None):
+        super().__init__(spec, spec_path)
+        if spec.judge is None:
+            raise TaskSpecError(f"{self.spec_where}: field 'judge': a judged task needs a judge declaration")
+        self.judge = DeclaredJudge(spec.judge)
+        self._prompt_lang: str | None = None
+        self._check_judge_variables()
+
+    @cached_property
+    def _judge_template_variables(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for lang, turns in (self.spec.judge.prompt or {}).items():
+            for part in ("system", "user"):
+                src = getattr(turns, part)
+                if src is not None:
+                    field = f"judge.prompt.{lang}.{part}"
+                    out[field] = template_variables(src, self.spec_where, field)
+        return out
+
+    def _check_judge_variables(self) -> None:
+        """A name the grading prompt uses that no field, default or judge variable gives: one line."""
+        known = set(PROMPT_VARIABLES) | set(self.spec.fields) | set(self.spec.default)
+        if self.spec.output_type == "multiple_choice":
+            known |= set(_MC_VARIABLES)
+        pf = self.spec.judge.prompt_file
+        checks = dict(self._judge_template_variables)
+        if pf is not None:
+            checks["judge.prompt_file.placeholders"] = set(pf.placeholders)
+        for field, names in checks.items():
+            unknown = sorted(names - known)
+            if unknown:
+                raise TaskSpecError(f"{self.spec_where}: field '{field}': unknown variable {unknown[0]!r} "
+                                    f"(known: {', '.join(sorted(known))})")
+
+    @cached_property
+    def prompt_variables(self) -> set[str]:
+        judge_names: set[str] = set().union(*self._judge_template_variables.values()) if self._judge_template_variables else set()
+        return super().prompt_variables | judge_names
+
+    def check_ready(self) -> None:
+        if self.spec.judge.prompt_file is not None:  # the grading prompt's file, read before any model call
+            from glotbench.judges.prompts import _load_file_prompt
+
+            _load_file_prompt(self.spec.judge)
+
+    # ---------------------------------------------------------------- requests and judging
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RunSettings) -> list:
+        self._prompt_lang = settings.prompt_lang
+        return super().requests(sample, mode="generate", chat=chat, settings=settings)
+
+    def answer_of(self, out: GenResult) -> str:
+        return strip_thinking(out.text or "")[0].strip()
+
+    def judge_variables(self, sample: Sample, out: GenResult) -> dict:
+        prompt = self.render_user(sample)
+        question = sample.vars.get("question")
+        return {**self._vars(sample), "question": prompt if question is None else question, "prompt": prompt,
+                "reference": sample.target, "target": sample.target, "answer": self.answer_of(out)}
+
+    def judge_requests(self, sample: Sample, outputs: list[GenResult]) -> list[GenRequest]:
+        lang = self.judge.prompt_language(self._prompt_lang, self.spec.language)
+        d = self.spec.judge
+        return [GenRequest(messages=tuple(self.judge.messages(self.judge_variables(sample, o), lang, task=self.name)),
+                           max_tokens=d.max_tokens, temperature=d.temperature) for o in outputs]
+
+    def parse_judgment(self, sample: Sample, index: int, judge_text: str) -> dict:
+        return self.judge.read(judge_text)
+
+    def score_judged(self, sample: Sample, outputs: list[GenResult], verdicts: list[dict]) -> Scored:
+        first = verdicts[0]
+        values = self.judge.values(first)
+        excluded = first.get("counted_as") == "excluded"
+        pred = None if excluded else (first.get("grade") if self.spec.judge.grades is not None else first.get("score"))
+        detail = {"judge": self.spec.judge.name, "judge_version": first.get("judge_version"),
+                  "grades": [v.get("grade") for v in verdicts], "scores": [v.get("score") for v in verdicts],
+                  "judge_reasons": [v.get("reason") for v in verdicts],
+                  "unreadable": [bool(v.get("unreadable")) for v in verdicts]}
+        return Scored(pred=pred, values=values, extracted=self.answer_of(outputs[0]), detail=detail)
+
+    def metric_names(self, mode: str) -> list[str]:
+        """The task's ``metrics`` when it lists them, else those the judge declaration feeds."""
+        if "metrics" in self.spec.model_fields_set:
+            return list(self.spec.metrics)
+        return metric_names(self.spec.judge)
