@@ -314,7 +314,7 @@ _OLD_LENIENT = re.compile(r"[\"']?score[\"']?\s*:\s*[\"']?\[?\s*(\d+(?:\.\d+)?)(
 
 
 def _old_prompt(template: str, record: dict, prediction: str) -> str:
-    from glotbench.openhueval.common import strip_think
+    from glotbench.benchmarks.openhueval.common import strip_think
 
     history = "".join(("USER: " if t["role"] == "user" else "ASSISTANT: ") + t["content"] + "\n\n" for t in record["turn"][:-1])
     p = template.replace("{history}", history)
@@ -326,7 +326,7 @@ def _old_prompt(template: str, record: dict, prediction: str) -> str:
 def _old_score(text: str, lenient: bool) -> float | None:
     import math
 
-    from glotbench.openhueval.common import strip_think
+    from glotbench.benchmarks.openhueval.common import strip_think
 
     text = strip_think(text or "")
     score = None
@@ -353,7 +353,7 @@ REPLIES = ['{"strengths": "jó", "weaknesses": "", "score": "8"}', '"score": "7.
 def test_wildbench_judge_declaration_is_the_old_prompt_and_score_rule():
     from glotbench.judges.prompts import read_prompt_json
     from glotbench.models.base import GenRequest
-    from glotbench.openhueval import wildbench as wb
+    from glotbench.benchmarks.openhueval import wildbench as wb
     from glotbench.paths import benchmark_file
 
     path = benchmark_file(f"openhueval/prompts/{wb.JUDGE_FILE}")
@@ -371,7 +371,7 @@ def test_wildbench_judge_declaration_is_the_old_prompt_and_score_rule():
         for lenient in (False, True):
             assert wb.parse_judgement(reply, lenient=lenient)["score"] == _old_score(reply, lenient), (reply, lenient)
     # the task's judge request is the one it sent before (same cache key: a rerun sends nothing)
-    spec = load_spec(Path(wb.__file__).parents[1] / "tasks" / "defs" / "openhueval" / "hu_wildbench.yaml")
+    spec = load_spec(Path(wb.__file__).parent / "tasks" / "hu_wildbench.yaml")
     task = make_task(spec, None)
     from glotbench.tasks.task import Sample
 
@@ -403,10 +403,10 @@ def test_a_second_judge_regrades_the_run_through_the_journal(workdir, stub_serve
 def test_a_copied_task_file_finds_its_judge_file_by_name_and_its_options_win(tmp_path):
     """A built-in task file copied elsewhere (as tests/test_openhueval_e2e.py does) still finds
     ``judge: hu_wildbench.judge.yaml`` among the task folders; its options.judge_max_tokens is sent."""
-    from glotbench.openhueval import wildbench as wb
+    from glotbench.benchmarks.openhueval import wildbench as wb
     from glotbench.tasks.task import Sample
 
-    src = Path(wb.__file__).parents[1] / "tasks" / "defs" / "openhueval" / "hu_wildbench.yaml"
+    src = Path(wb.__file__).parent / "tasks" / "hu_wildbench.yaml"
     raw = yaml.safe_load(src.read_text(encoding="utf-8"))
     raw["options"]["judge_max_tokens"] = 24
     copy = write(tmp_path / "hu_wildbench.yaml", raw)

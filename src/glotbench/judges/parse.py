@@ -1,6 +1,6 @@
 """Reading a judge's reply into a grade; an unreadable reply becomes JUDGE_ERROR, raw text kept.
 
-``abc`` (Chinese SimpleQA). The reference (``chinese_simpleqa_eval.py``) takes the first match of
+``abc`` (Chinese SimpleQA). The reference (its evaluation script) takes the first match of
 ``(A|B|C)`` anywhere in the reply and falls back to "C" (NOT_ATTEMPTED). We differ on purpose
 in two places: a letter counts only when it stands alone (not inside a Latin word, so the "C" of
 "CORRECT" is not read as C), and no match gives JUDGE_ERROR, never NOT_ATTEMPTED. When no

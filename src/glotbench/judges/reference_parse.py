@@ -1,11 +1,11 @@
 """The benchmarks' own judge-reply rules, which give the published numbers (docs/factuality.md).
 
-``abc`` (Chinese SimpleQA, ``chinese_simpleqa_eval.py`` / ``judge/chinese_simpleqa_easy.py``):
+``abc`` (Chinese SimpleQA: its evaluation script and its easy judge module):
 the first match of ``(A|B|C)`` anywhere in the raw reply, "C" (NOT_ATTEMPTED) when there is none.
 Every item stays in the denominator: this rule never gives a judge error. (It reads the "C" of
 "CORRECT" as NOT_ATTEMPTED; that is the published rule.)
 
-``evaluation_json`` (HuSimpleQA, OpenCompass ``post_process_husimpleqa``): the first capture of
+``evaluation_json`` (HuSimpleQA, OpenCompass's post-processor for it): the first capture of
 ``"evaluation": "(.*?)"``, lower-cased. A reply without the pattern returns None there and the
 summarizer drops the item (``get_judgeanswer_and_reference`` keeps only parsed judgements), so it
 is a JUDGE_ERROR here too (out of the denominator). A captured label other than correct /
