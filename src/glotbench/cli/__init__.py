@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
     "estimate": (("estimate_cmd",), "Count the requests, input and output tokens and the cost a run would have; no model is called."),
     "submission": (("submission_cmd",), "Write one leaderboard submission file per HuLU task the run scored on --split test."),
     "judge": (("judge_cmd",), "Re-grade an existing run with another judge, without calling the evaluated model."),
+    "judge-pairwise": (("judge_pairwise_cmd",), "Judge two or more runs' answers side by side: each shared item twice, positions swapped."),
     'compare-judges': (('judge_cmd',), "Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,\nKendall's tau between the judges' model rankings, Cohen's kappa on item grades."),
     "doctor": (("doctor_cmd",), "Check a run journal; if it is damaged, copy every readable row into a fresh journal (the\ndamaged file is kept beside it) and report what was lost. Rerunning then resends only the lost requests."),
     "translate": (("translate_cmd",), "Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."),
