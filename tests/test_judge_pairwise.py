@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -284,6 +285,14 @@ def expected_outcomes(r: str, s: str) -> tuple[list[str], dict]:
     return counted, kinds
 
 
+def slots(user: str) -> tuple[str, str]:
+    """(the answer in the first position, the one in the second) of an English judge request."""
+    m = re.search(r"\[Assistant A's answer\]\n(.*)\n\[End of assistant A's answer\]\n\n"
+                  r"\[Assistant B's answer\]\n(.*)\n\[End of assistant B's answer\]$", user, re.S)
+    assert m, user
+    return m.group(1), m.group(2)
+
+
 def stub_log(base: str) -> list:
     return httpx.get(base.removesuffix("/v1") + "/_log").json()["log"]
 
@@ -428,6 +437,10 @@ def test_two_embedded_runs_judged_pairwise(smollm2_path, data_root, tmp_path, st
         con.close()
         return {sid: r["outputs"][0]["text"].strip() for sid, r in rows.items()}
 
+    con = sqlite3.connect(runs[0] / "journal.sqlite")
+    question = {sid: json.loads(rec)["prompt"][-1]["content"] for sid, rec in con.execute("SELECT sample_id, record FROM samples")}
+    con.close()
+
     a, b = answers(runs[0]), answers(runs[1])
     ids = sorted(a, key=int)
     mid = MIDDLE["en"]  # mm_eval is Mongolian: no Mongolian pairwise prompt, so the English one
@@ -455,11 +468,13 @@ def test_two_embedded_runs_judged_pairwise(smollm2_path, data_root, tmp_path, st
     con = sqlite3.connect(out / "journal.sqlite")
     users = [json.loads(q)["messages"][-1]["content"] for (q,) in con.execute("SELECT request FROM responses")]
     con.close()
-    for sid in ids:
-        if a[sid] != b[sid]:
-            orders = [u.index(a[sid] + mid) < u.index(b[sid] + mid) for u in users if a[sid] + mid in u and b[sid] + mid in u]
-            assert sorted(orders) == [False, True], sid
+    by_question: dict[str, set] = {}
+    for u in users:
+        q = u.split("[Question]\n", 1)[1].split("\n\n[Assistant A's answer]", 1)[0]
+        by_question.setdefault(q, set()).add(slots(u))
+    for sid in ids:  # each item's two answers, in both positions
+        assert by_question[question[sid]] == {(a[sid], b[sid]), (b[sid], a[sid])}, sid
     n_log = len(stub_log(base))
-    assert n_log == len({(a[s], b[s]) for s in ids}) + sum(a[s] != b[s] for s in ids)
+    assert n_log == len(users) == sum(2 if a[s] != b[s] else 1 for s in ids)
     assert "requests sent 0" in cli(*args).stdout
     assert len(stub_log(base)) == n_log

@@ -27,7 +27,7 @@ from glotbench.engine.retry import RetryPolicy
 from glotbench.errors import GlotbenchError
 from glotbench.judges.pairwise_prompts import pairwise_prompt
 from glotbench.judges.pairwise_runs import JOURNAL_NAME, ItemKey, RunAnswers
-from glotbench.judges.pairwise_verdict import UNREADABLE, combine, kind_of, parse_pairwise_reply
+from glotbench.judges.pairwise_verdict import combine, kind_of, parse_pairwise_reply
 from glotbench.models.base import GenRequest, Model
 
 DEFAULT_MAX_TOKENS = 2048  # MT-Bench's judge setting (temperature 0, 2048 tokens)
@@ -160,7 +160,3 @@ def _judge_all(runs, plan, judge_model: Model, journal: Journal, concurrency, ma
     asyncio.run(go())
     stats.requests_sent, stats.requests_cached = caller.stats.sent, caller.stats.cached
     return [pair for pair, _ in plan], stats
-
-
-def unreadable_count(pair: PairResult) -> int:
-    return sum(o.outcome == UNREADABLE for o in pair.items)
