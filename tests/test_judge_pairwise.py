@@ -418,6 +418,8 @@ def test_bad_inputs_give_one_line(tmp_path):
     j.close()
     line = _one_error_line(cli("judge-pairwise", good, other, *judge, check=False))
     assert "no shared items" in line and "X" in line and "other" in line
+    line = _one_error_line(cli("judge-pairwise", good, other, "--tasks", "nope", *judge, check=False))
+    assert "none of the tasks nope" in line and "t.hu, t.mn" in line
     assert "two or more" in _one_error_line(cli("judge-pairwise", good, *judge, check=False))
     assert "given twice" in _one_error_line(cli("judge-pairwise", good, tmp_path / "." / "X", *judge, check=False))
 

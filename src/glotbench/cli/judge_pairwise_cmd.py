@@ -75,7 +75,7 @@ def judge_pairwise_cmd(
     from glotbench.cli.judge_cmd import _judge_args
     from glotbench.engine.session import load_judge
     from glotbench.errors import GlotbenchError
-    from glotbench.judges.pairwise import default_output, judge_pairwise
+    from glotbench.judges.pairwise import default_output, judge_pairwise, plan_pairs
     from glotbench.judges.pairwise_runs import read_runs
     from glotbench.judges.pairwise_summary import summarise, write_outputs
 
@@ -85,6 +85,7 @@ def judge_pairwise_cmd(
         raise GlotbenchError(f"--bt-prior-var must be > 0 (got {bt_prior_var:g})")
     names = [n.strip() for raw in (tasks or []) for n in raw.split(",") if n.strip()] or None
     runs = read_runs(run_dirs, names)
+    plan = plan_pairs(runs)  # bad input stops here, before the judge is loaded
     model = load_judge(judge, _judge_args(judge_arg, judge_base_url), timeout)
     out_dir = output or default_output(run_dirs, model.model_id)
     console = Console(stderr=True, soft_wrap=True)
@@ -95,10 +96,10 @@ def judge_pairwise_cmd(
         progress = Progress(TextColumn("judging pairs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             console=console)
         progress.start()
-        pid = progress.add_task("judging", total=None)
+        pid = progress.add_task("judging", total=sum(len(shared) for _, shared in plan))
     try:
         pairs, stats = judge_pairwise(runs, model, out_dir, concurrency=concurrency, max_tokens=judge_max_tokens,
-                                      timeout=timeout, wait=wait,
+                                      timeout=timeout, wait=wait, plan=plan,
                                       on_item=(lambda: progress.update(pid, advance=1)) if progress else None)
     finally:
         if progress:

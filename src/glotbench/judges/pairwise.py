@@ -90,10 +90,12 @@ def default_output(runs: list[Path], judge_id: str) -> Path:
     return Path("runs") / "pairwise" / sha256_hex(canonical_json(ident))[:10]
 
 
-def judge_pairwise(runs: list[RunAnswers], judge_model: Model, out_dir: Path, *, concurrency: int | None = None,
-                   max_tokens: int = DEFAULT_MAX_TOKENS, timeout: float | None = None, max_retries: int = 4,
-                   wait: bool = False, on_item=None) -> tuple[list[PairResult], PairwiseStats]:
-    """Judge every pair of ``runs`` (in the given order: run i is "A" against every later run j)."""
+Plan = list[tuple[PairResult, list[ItemKey]]]
+
+
+def plan_pairs(runs: list[RunAnswers]) -> Plan:
+    """Every pair (i < j: run i is "A" against every later run j) with the items both answered;
+    one line when there are fewer than two runs or no pair shares an item."""
     if len(runs) < 2:
         raise GlotbenchError("judge-pairwise compares two or more runs (got one)")
     plan = []
@@ -103,6 +105,14 @@ def judge_pairwise(runs: list[RunAnswers], judge_model: Model, out_dir: Path, *,
     if not any(shared for _, shared in plan):
         names = " and ".join(r.label for r in runs) if len(runs) == 2 else "any two of " + ", ".join(r.label for r in runs)
         raise GlotbenchError(f"no shared items: {names} have no item (same task, same item id) that both answered")
+    return plan
+
+
+def judge_pairwise(runs: list[RunAnswers], judge_model: Model, out_dir: Path, *, concurrency: int | None = None,
+                   max_tokens: int = DEFAULT_MAX_TOKENS, timeout: float | None = None, max_retries: int = 4,
+                   wait: bool = False, on_item=None, plan: Plan | None = None) -> tuple[list[PairResult], PairwiseStats]:
+    """Judge every pair of ``runs`` (``plan``: :func:`plan_pairs` of them, made here when not given)."""
+    plan = plan or plan_pairs(runs)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     lock = journal_lock(out_dir / JOURNAL_NAME, wait=wait)

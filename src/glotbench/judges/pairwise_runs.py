@@ -96,12 +96,17 @@ def read_run(run_dir: Path, tasks: list[str] | None = None) -> RunAnswers:
     try:
         cfg = journal.get_meta("config") or {}
         rows_by_task: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+        every_task: set[str] = set()
         for row in journal.iter_samples():
+            every_task.add(row["task"])
             if tasks and row["task"] not in tasks:
                 continue
             rows_by_task[row["task"]][row["run_key"]].append(row)
     finally:
         journal.close()
+    if tasks and not rows_by_task:
+        raise GlotbenchError(f"{run_dir}: the run has none of the tasks {', '.join(tasks)} (it has: "
+                             f"{', '.join(sorted(every_task)) or 'no items at all'})")
     named = _current_keys(run_dir, results)
     run = RunAnswers(path=run_dir, label=run_dir.name or str(run_dir),
                      model_id=str(model.get("model_id") or (cfg.get("model") if isinstance(cfg, dict) else None) or "?"))
