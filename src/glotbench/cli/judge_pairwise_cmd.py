@@ -41,9 +41,7 @@ def _ranking_table(summary: dict) -> Table:
     from glotbench.output.table import unclipped
 
     bt = summary["bradley_terry"]
-    t = Table(title="Bradley-Terry ranking",
-              caption=f"strengths in logits, summing to 0; a tie is half a win; prior N(0, {bt['prior_var']:g}); "
-                      f"95% bootstrap CI over {bt['n_items']} item(s)")
+    t = Table(title=f"Bradley-Terry ranking · 95% bootstrap CI over {bt['n_items']} item(s)")
     for name in ("rank", "run", "strength [95% CI]"):
         t.add_column(name, justify="left" if name == "run" else "right")
     for r in bt["runs"]:
@@ -109,9 +107,14 @@ def judge_pairwise_cmd(
     out = Console(width=None if sys.stdout.isatty() else 200)
     out.print(_pairs_table(summary))
     out.print(_ranking_table(summary))
+    out.print(f"strengths in logits (natural log-odds), summing to 0; a tie is half a win; "
+              f"Gaussian prior N(0, {summary['bradley_terry']['prior_var']:g}) (docs/pairwise.md)", soft_wrap=True)
     for p in summary["pairs"]:
         if p["judged"] == 0:
             out.print(f"{p['a']} vs {p['b']}: no shared item (same task, same item id) that both answered", style="yellow")
+        elif p["n"] == 0:
+            out.print(f"{p['a']} vs {p['b']}: no item counted ({p['unreadable']} unreadable, {p['failed']} failed); "
+                      f"the judge's replies are in {Path(out_dir) / 'pairwise_items.jsonl'}", style="yellow", soft_wrap=True)
     for task, lang in stats.english_fallback.items():
         out.print(f"{task}: no pairwise judge prompt in language {lang!r}: judged with the English one", style="yellow")
     out.print(f"judge {stats.judge_id}: requests sent {stats.requests_sent}, cached {stats.requests_cached}, "
