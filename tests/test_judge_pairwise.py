@@ -397,6 +397,42 @@ def test_killed_judging_resumes_without_resending(three_runs, tmp_path, stub_ser
         assert rows[r, s]["counts"] == {k: counted.count(k) for k in ("win", "tie", "loss")}
 
 
+def test_failed_judge_requests_leave_items_out_and_the_rerun_asks_again(three_runs, tmp_path):
+    from glotbench.testing.servers import free_port, start_stub, stop
+
+    responses = str(responses_file(tmp_path / "responses.jsonl"))
+    port = free_port()
+    # every 2nd distinct request gets a body that is not JSON (a malformed answer), on every attempt
+    base, proc = start_stub("--responses", responses, "--bad", "not-json", "--bad-every", "2", port=port)
+    out = tmp_path / "pw"
+    args = ("judge-pairwise", *three_runs, "--judge", "openai:stub", "--judge-base-url", base, "-o", out,
+            "--no-progress", "--n-boot", 50, "--max-retries", 0)
+    total = 2 * sum(len(shared(r, s)) for r, s in PLAN)
+    try:
+        cli(*args)
+        bad_sent = sum(1 for e in stub_log(base) if e.get("bad"))
+    finally:
+        stop(proc)
+    summary = json.loads((out / "pairwise.json").read_text(encoding="utf-8"))
+    items = [json.loads(x) for x in (out / "pairwise_items.jsonl").read_text(encoding="utf-8").splitlines()]
+    failed = [o for o in items if o["outcome"] == "failed"]
+    assert 0 < bad_sent < total and failed and all("judge request failed" in o["error"] for o in failed)
+    assert sum(p["failed"] for p in summary["pairs"]) == len(failed) == summary["requests"]["failed"]
+    for p in summary["pairs"]:  # a failed item counts nowhere
+        assert p["n"] + p["unreadable"] + p["failed"] == p["judged"]
+    assert count_responses(out / "journal.sqlite") == total - bad_sent
+    base, proc = start_stub("--responses", responses, port=port)  # the same judge (same URL), healthy now
+    try:
+        cli(*args)
+        assert len(stub_log(base)) == bad_sent  # only what failed is asked again
+    finally:
+        stop(proc)
+    rows = {(p["a"], p["b"]): p for p in json.loads((out / "pairwise.json").read_text(encoding="utf-8"))["pairs"]}
+    for (r, s) in PLAN:
+        counted, _ = expected_outcomes(r, s)
+        assert rows[r, s]["counts"] == {k: counted.count(k) for k in ("win", "tie", "loss")} and rows[r, s]["failed"] == 0
+
+
 def _one_error_line(p: subprocess.CompletedProcess) -> str:
     assert p.returncode == 2, p.stdout + p.stderr
     lines = [x for x in p.stderr.splitlines() if x.strip()]

@@ -63,6 +63,7 @@ def judge_pairwise_cmd(
     bt_prior_var: float = typer.Option(10.0, "--bt-prior-var", help="Variance of the Bradley-Terry strengths' Gaussian prior (logits^2); keeps them finite when a run wins every comparison."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-request timeout, seconds."),
+    max_retries: int = typer.Option(4, "--max-retries", help="Retries of a failed judge request (then the item is left out as failed; a rerun asks again)."),
     no_progress: bool = typer.Option(False, "--no-progress"),
     wait: bool = typer.Option(False, "--wait", help="If another glotbench process holds the output folder's lock, wait for it instead of refusing."),
 ) -> None:
@@ -97,7 +98,7 @@ def judge_pairwise_cmd(
         pid = progress.add_task("judging", total=sum(len(shared) for _, shared in plan))
     try:
         pairs, stats = judge_pairwise(runs, model, out_dir, concurrency=concurrency, max_tokens=judge_max_tokens,
-                                      timeout=timeout, wait=wait, plan=plan,
+                                      timeout=timeout, max_retries=max_retries, wait=wait, plan=plan,
                                       on_item=(lambda: progress.update(pid, advance=1)) if progress else None)
     finally:
         if progress:
@@ -117,6 +118,8 @@ def judge_pairwise_cmd(
                       f"the judge's replies are in {Path(out_dir) / 'pairwise_items.jsonl'}", style="yellow", soft_wrap=True)
     for task, lang in stats.english_fallback.items():
         out.print(f"{task}: no pairwise judge prompt in language {lang!r}: judged with the English one", style="yellow")
+    if stats.stopped:
+        out.print(f"judge requests stopped: {stats.stopped}", style="yellow", soft_wrap=True)
     out.print(f"judge {stats.judge_id}: requests sent {stats.requests_sent}, cached {stats.requests_cached}, "
               f"failed {stats.failed} (rerun to retry)", soft_wrap=True)
     out.print(f"results: {Path(out_dir) / 'pairwise.json'} · items: {Path(out_dir) / 'pairwise_items.jsonl'}", soft_wrap=True)

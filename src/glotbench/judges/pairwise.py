@@ -69,6 +69,7 @@ class PairwiseStats:
     requests_cached: int = 0
     failed: int = 0
     english_fallback: dict[str, str] = field(default_factory=dict)  # task -> its language, judged in English
+    stopped: str | None = None  # why the judge's requests were stopped (refused credentials, a dead server)
 
 
 def pair_keys(a: RunAnswers, b: RunAnswers) -> tuple[list[ItemKey], int, int]:
@@ -143,11 +144,15 @@ def _judge_all(runs, plan, judge_model: Model, journal: Journal, concurrency, ma
                                max_tokens=max_tokens, temperature=0.0)
                     for first, second in ((a, b), (b, a))]
         keys = [r.key(judge_model.model_id) for r in requests]
-        try:
-            replies = await asyncio.gather(*(caller(r, task=key[0], sample_id=key[1]) for r in requests))
-        except RequestFailed as err:
+        replies = await asyncio.gather(*(caller(r, task=key[0], sample_id=key[1]) for r in requests),
+                                       return_exceptions=True)
+        stop = next((e for e in replies if isinstance(e, BaseException) and not isinstance(e, RequestFailed)), None)
+        if stop is not None:  # the run was stopped (refused credentials, the breaker): raised once all are back
+            raise stop
+        failed = next((e for e in replies if isinstance(e, RequestFailed)), None)
+        if failed is not None:
             stats.failed += 1
-            out = ItemOutcome(key[0], key[1], "failed", "failed", prompt.language, error=f"judge request failed: {err}")
+            out = ItemOutcome(key[0], key[1], "failed", "failed", prompt.language, error=f"judge request failed: {failed}")
         else:
             verdicts = [parse_pairwise_reply(r.text) for r in replies]
             choices = [v.choice for v in verdicts]
@@ -160,13 +165,19 @@ def _judge_all(runs, plan, judge_model: Model, journal: Journal, concurrency, ma
 
     async def go():
         try:
-            done = await asyncio.gather(*(one(pair, k) for pair, shared in plan for k in shared))
+            done = await asyncio.gather(*(one(pair, k) for pair, shared in plan for k in shared), return_exceptions=True)
+            stopped = next((e for e in done if isinstance(e, BaseException)), None)
+            if stopped is not None:  # every item is back (none left unretrieved); the first reason stops the command
+                raise stopped
             it = iter(done)
             for pair, shared in plan:
                 pair.items = [next(it) for _ in shared]
         finally:
             await judge_model.aclose()
 
-    asyncio.run(go())
-    stats.requests_sent, stats.requests_cached = caller.stats.sent, caller.stats.cached
+    try:
+        asyncio.run(go())
+    finally:
+        stats.requests_sent, stats.requests_cached = caller.stats.sent, caller.stats.cached
+        stats.stopped = caller.guard.stopped
     return [pair for pair, _ in plan], stats
