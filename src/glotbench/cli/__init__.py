@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
     "submission": (("submission_cmd",), "Write leaderboard submission files for the tasks the run scored on --split test."),
     "judge": (("judge_cmd",), "Re-grade an existing run with another judge, without calling the evaluated model."),
     'compare-judges': (('judge_cmd',), "Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,\nKendall's tau between the judges' model rankings, Cohen's kappa on item grades."),
+    "judge-pairwise": (("judge_pairwise_cmd",), "Judge two or more runs' answers side by side: each shared item twice, positions swapped."),
     "doctor": (("doctor_cmd",), "Check a run journal; if it is damaged, copy every readable row into a fresh journal (the\ndamaged file is kept beside it) and report what was lost. Rerunning then resends only the lost requests."),
     "translate": (("translate_cmd",), "Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."),
     "merge": (("merge_cmd",), "Merge shard journals into RUN/journal.sqlite (idempotent: a second merge changes nothing).\nRerun `glotbench run` with the same settings afterwards to write results.json from it."),
