@@ -116,7 +116,7 @@ DEFAULT_LANGUAGE = "en"
 
 def pairwise_prompt(language: str | None) -> tuple[PairwisePrompt, bool]:
     """``(prompt, fell_back)``: the prompt in the task's language (an ISO 639-1 code, or an alias
-    a language pack knows: ``hun``, ``czech``...), else the English one with ``fell_back`` True."""
+    a language pack knows: ``hun``, ``ces``...), else the English one with ``fell_back`` True."""
     code = (language or "").strip().lower().replace("_", "-").split("-")[0]
     if code and code not in PROMPTS:
         from glotbench.languages import get_pack
