@@ -19,7 +19,7 @@ from glotbench.leaderboard.chart import Point, Series, build_chart
 from glotbench.leaderboard.db import LeaderboardError
 from glotbench.leaderboard.i18n import translator
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED
-from glotbench.leaderboard.scoring import TASK_METRICS
+from glotbench.leaderboard.scoring import leaderboard_metrics
 from glotbench.leaderboard.submission_format import make_submission
 from glotbench.leaderboard.uploads import FORM_OVERHEAD, TooLarge, TooSlow, file_bytes, read_form
 from glotbench.leaderboard.visibility import view_of, views_of
@@ -97,7 +97,10 @@ def download(name: str, split: str, db: Session = Depends(get_db)):
 
 def _example_for(task) -> str:
     """An example file for ``task``: metadata fields, then one prediction per line."""
-    doc = make_submission(task.name, "my-model", {"0": task.labels[0], "1": task.labels[-1]})
+    if task.labels:
+        doc = make_submission(task.name, "my-model", {"0": task.labels[0], "1": task.labels[-1]})
+    else:  # a text task: free-text answers
+        doc = make_submission(task.name, "my-model", {"0": "the answer to item 0", "1": "the answer to item 1"}, field="prediction")
     head = {"task": doc["task"], "model": doc["model"], "model_size": "135M parameters",
             "paper_url": "https://example.org/paper", "description": "What the model is and how it was run."}
     lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
@@ -342,7 +345,7 @@ def _is_admin(request: Request, db: Session) -> bool:
 
 def _admin_ctx(db: Session, admin) -> dict:
     return dict(pending=views_of(service.all_submissions(db, PENDING), admin), subs=views_of(service.all_submissions(db), admin),
-                metrics=TASK_METRICS,
+                metrics=leaderboard_metrics(),
                 tasks=service.list_tasks(db), task_errors=[], task_message=None)
 
 
