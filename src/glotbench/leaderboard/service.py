@@ -50,7 +50,7 @@ from glotbench.leaderboard.scoring import (
     task_ids,
     task_metric,
 )
-from glotbench.leaderboard.submission_format import validate_submission
+from glotbench.leaderboard.submission_format import task_named_in, validate_submission
 from glotbench.scoring.metrics import METRICS
 
 TASK_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
@@ -361,12 +361,9 @@ def submit(db: Session, user: User, up: Upload, raw: bytes, settings: Settings) 
     task_name = up.task
     task = get_task(db, task_name) if task_name else None
     if task is None and not task_name and len(raw) <= max_bytes:
-        try:  # the task may be named inside the file
-            doc = loads(raw.decode("utf-8-sig"), settings.max_json_depth, settings.max_int_digits, deadline=deadline)
-            task_name = doc.get("task") if isinstance(doc, dict) and isinstance(doc.get("task"), str) else None
-            task = get_task(db, task_name) if task_name else None
-        except (ValueError, UnicodeDecodeError):
-            pass
+        # the task may be named inside the file
+        task_name = task_named_in(raw, settings.max_json_depth, settings.max_int_digits, deadline=deadline)
+        task = get_task(db, task_name) if task_name else None
     try:
         take_upload_slot(db, user, task, settings, up.address)
     except LimitReached as err:
@@ -384,7 +381,8 @@ def submit(db: Session, user: User, up: Upload, raw: bytes, settings: Settings) 
         return None, problems, 413
     model = (up.model or "").strip() or (parsed.model.strip() if parsed and parsed.model else "")
     if not model:
-        problems.append("No model name given: fill in the model field or put \"model\" in the file.")
+        if parsed is not None:  # a file with problems may name its model; it is asked for once the file is right
+            problems.append("No model name given: fill in the model field or put \"model\" in the file.")
     elif len(model) > MAX_MODEL_NAME:
         problems.append(f"The model name is too long ({len(model)} characters; the limit is {MAX_MODEL_NAME}).")
     else:

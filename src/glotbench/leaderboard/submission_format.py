@@ -183,6 +183,7 @@ def validate_submission(
     bad_shape: list[str] = []
     duplicates: list[str] = []
     bad_labels: dict[str, list[str]] = {}
+    named: set[str] = set()  # ids whose entry has a shape problem
     for n, entry in enumerate(entries):
         if not isinstance(entry, dict):
             bad_shape.append(f"{where(n)} is not an object")
@@ -193,11 +194,13 @@ def validate_submission(
             continue
         given = [f for f in ANSWER_FIELDS if f in entry]
         if len(given) > 1:
+            named.add(item_id)
             bad_shape.append(f'{where(n)} (id {item_id!r}) has both "label" and "prediction"; give one')
             continue
         fld = given[0] if given else answer_field
         label = _as_text(entry.get(fld), numbers=label_set is None)
         if not given or label is None:
+            named.add(item_id)  # its problem is said here, not again as a missing id
             bad_shape.append(f'{where(n)} (id {item_id!r}) has no string "{fld}"' + (f" (it is {_kind(entry[fld])})" if given else ""))
             continue
         if item_id in preds:
@@ -215,7 +218,7 @@ def validate_submission(
     unknown = sorted((i for i in preds if i not in task_ids), key=_id_key)
     if unknown:
         problems.append(f"{len(unknown)} unknown id(s), not in this task: {_listing(unknown)}.")
-    missing = sorted((i for i in task_ids if i not in preds), key=_id_key)
+    missing = sorted((i for i in task_ids if i not in preds and i not in named), key=_id_key)
     if missing and entries:
         problems.append(f"{len(missing)} missing id(s), every item needs a prediction: {_listing(missing)}.")
     if duplicates:
@@ -227,6 +230,17 @@ def validate_submission(
     if problems:
         return None, problems
     return Submission(predictions=preds, task=task, model=model, extra=extra), []
+
+
+def task_named_in(raw_bytes: bytes, max_depth: int = 32, max_int_digits: int = 64, deadline: float | None = None) -> str | None:
+    """The ``"task"`` a file names (a JSON document's, or a JSON Lines file's first line), else None."""
+    try:
+        text = raw_bytes.decode("utf-8-sig")
+        first = next((r for r in text.splitlines() if r.strip()), "") if _looks_like_json_lines(text) else text
+        doc = loads(first, max_depth, max_int_digits, deadline=deadline)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return doc.get("task") if isinstance(doc, dict) and isinstance(doc.get("task"), str) else None
 
 
 def _id_key(item_id: str) -> tuple[int, int | str]:
