@@ -202,3 +202,39 @@ def test_admin_adds_a_text_task_from_a_json_lines_reference_file_in_a_subprocess
     assert r.returncode != 0
     err_lines = [line for line in r.stderr.splitlines() if line.strip()]
     assert len(err_lines) == 1 and "metric 'wb_score' cannot be computed from a prediction and a reference alone" in err_lines[0]
+
+
+def test_admin_task_form_takes_the_four_file_inputs_a_browser_sends(sessions, client_factory):
+    """A browser posts every file input of the form, the empty ones too (gold, train, dev, test);
+    the form reader allowed two files, so the Administration page answered 400 "Too many files"."""
+    from lb_helpers import csrf_of
+
+    client = client_factory()
+    login(client, *ADMIN)
+    refs = "".join(json.dumps({"id": i, "reference": r}) + "\n" for i, r in REFS.items()).encode()
+    empty = ("", b"", "application/octet-stream")
+    r = client.post("/admin/tasks", data={"csrf_token": csrf_of(client.get("/admin").text), "name": "qa.hu",
+                                          "metric": "exact_match", "label_field": "reference", "id_field": "id"},
+                    files=[("gold", ("refs.jsonl", refs, "application/octet-stream")), ("train", empty), ("dev", empty),
+                           ("test", empty)])
+    assert r.status_code == 200, r.text
+    assert "Task qa.hu registered with 10 items." in r.text
+
+
+def test_chart_scale_and_best_line_follow_the_metric():
+    """A 0-100 metric (chrF) gets a few round ticks, not one every 0.2; a lower-is-better metric's
+    best-so-far line steps down to the smaller score."""
+    from datetime import datetime
+
+    from glotbench.leaderboard.chart import Point, Series, build_chart
+
+    chart = build_chart([Series("mt", [Point(datetime(2026, 1, 1), 69.4, "m")])])
+    assert [label for _, label in chart.y_ticks] == ["0", "20", "40", "60", "80"]
+    chart = build_chart([Series("acc", [Point(datetime(2026, 1, 1), 0.5, "m")])])
+    assert [label for _, label in chart.y_ticks] == ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+    pts = [Point(datetime(2026, 1, 1), 0.8, "a"), Point(datetime(2026, 1, 3), 0.4, "b"), Point(datetime(2026, 1, 5), 0.6, "c")]
+    err = build_chart([Series("err", [Point(p.when, p.score, p.label) for p in pts], higher_is_better=False)]).series[0]
+    y_of = {p.label: p.y for p in err.points}
+    assert f"V{y_of['b']}" in err.best_path and f"V{y_of['c']}" not in err.best_path  # 0.4 is the best, 0.6 is not
+    acc = build_chart([Series("acc", pts)]).series[0]
+    assert "V" not in acc.best_path  # higher is better: 0.8 stays the best
