@@ -238,3 +238,25 @@ def test_chart_scale_and_best_line_follow_the_metric():
     assert f"V{y_of['b']}" in err.best_path and f"V{y_of['c']}" not in err.best_path  # 0.4 is the best, 0.6 is not
     acc = build_chart([Series("acc", pts)]).series[0]
     assert "V" not in acc.best_path  # higher is better: 0.8 stays the best
+
+
+def test_grid_average_leaves_out_lower_is_better_tasks(sessions):
+    """The grid's average is over higher-is-better tasks: an absolute error of 10 must not count as a
+    score of 10 (it would put a worse model first)."""
+    from glotbench.leaderboard import service
+    from glotbench.leaderboard.config import Settings
+
+    cfg = Settings(max_upload_bytes=10**6)
+    with sessions() as db:
+        service.add_task(db, "qa.hu", REFS, "exact_match")
+        service.add_task(db, "num.err", NUM_REFS, "abs_error")
+        boss = service.get_user(db, "admin")
+        for model, qa, shift in (("good", PREDS, 0.0), ("bad", {i: "?" for i in REFS}, 10.0)):
+            for task, preds in (("qa.hu", qa), ("num.err", {i: str(float(g) + shift) for i, g in NUM_REFS.items()})):
+                body = json.dumps([{"id": i, "prediction": p} for i, p in preds.items()]).encode()
+                sub, problems, _ = service.submit(db, boss, service.Upload(task, model, META), body, cfg)
+                assert not problems, problems
+                service.review(db, boss, sub.id, "approved")
+        rows = service.grid(db)
+    assert [(r.model, r.average) for r in rows] == [("good", pytest.approx(0.6)), ("bad", 0.0)]
+    assert rows[1].cells["num.err"].score == pytest.approx(10.0)

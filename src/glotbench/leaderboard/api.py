@@ -92,7 +92,7 @@ def grid_json(db: Session, digits: int) -> dict:
         rows.append({"model": r.model, "team": r.team, "user": r.user, "average": rounded(r.average, digits),
                      "n_tasks": len(r.cells), "date": r.date.isoformat() + "Z", "cells": cells})
     return {"note": "each cell: the best approved score of the model on the task with its bootstrap 95% interval; "
-                    "average: the mean over the tasks the model has results for", "tasks": tasks, "rows": rows}
+                    "average: the mean over the tasks the model has results for whose metric is higher-is-better", "tasks": tasks, "rows": rows}
 
 
 @router.get("/tasks")

@@ -17,6 +17,7 @@ judge). Diagnostic metrics (parse rates) are no task score and are left out.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -86,16 +87,20 @@ def _probe(tm: TaskMetric) -> float:
 _FOUND: dict[str, tuple[Metric, TaskMetric | NotComputable]] = {}
 
 
+_LOCK = threading.Lock()  # the server scores in worker threads: one probe at a time
+
+
 def task_metric(name: str) -> TaskMetric:
     """The metric ``name`` with its scorer, or :class:`NotComputable` / TaskSpecError (one line)."""
-    metric = get_metric(name)
-    known = _FOUND.get(name)
-    if known is None or known[0] is not metric:  # probed once per registered object
-        try:
-            found: TaskMetric | NotComputable = _find(name, metric)
-        except NotComputable as err:
-            found = err
-        _FOUND[name] = known = (metric, found)
+    with _LOCK:
+        metric = get_metric(name)
+        known = _FOUND.get(name)
+        if known is None or known[0] is not metric:  # probed once per registered object
+            try:
+                found: TaskMetric | NotComputable = _find(name, metric)
+            except NotComputable as err:
+                found = err
+            _FOUND[name] = known = (metric, found)
     if isinstance(known[1], NotComputable):
         raise known[1]
     return known[1]

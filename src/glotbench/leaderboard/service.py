@@ -507,13 +507,14 @@ class GridRow:
     team: str
     user: str
     cells: dict[str, Submission]  # task name -> the best approved submission
-    average: float  # over the tasks this model has, only
+    average: float | None  # over this model's higher-is-better tasks, only (None: it has none)
     date: datetime
 
 
 def grid(db: Session) -> list[GridRow]:
     """The GLUE-style board: one row per (model, submitter), one cell per task with the best approved
-    score and its interval, the row average over the tasks the model has results for."""
+    score and its interval, the row average over the tasks the model has results for whose metric
+    is higher-is-better (an error such as abs_error would pull a better model's average up)."""
     best: dict[tuple[str, int], dict[str, Submission]] = {}
     for s in approved(db):
         cells = best.setdefault((s.model_name, s.user_id), {})
@@ -522,9 +523,10 @@ def grid(db: Session) -> list[GridRow]:
     rows = []
     for (model, _uid), cells in best.items():
         subs = list(cells.values())
-        rows.append(GridRow(model, subs[0].team, subs[0].user.username, cells, sum(x.score for x in subs) / len(subs),
+        up = [x.score for x in subs if higher_is_better(x.task.metric)]
+        rows.append(GridRow(model, subs[0].team, subs[0].user.username, cells, sum(up) / len(up) if up else None,
                             max(x.created_at for x in subs)))
-    return sorted(rows, key=lambda r: (-r.average, r.date))
+    return sorted(rows, key=lambda r: (r.average is None, -(r.average or 0.0), r.date))
 
 
 def overall_board(db: Session) -> list[Row]:
