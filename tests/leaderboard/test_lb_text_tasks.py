@@ -211,14 +211,19 @@ def test_admin_task_form_takes_the_four_file_inputs_a_browser_sends(sessions, cl
 
     client = client_factory()
     login(client, *ADMIN)
-    refs = "".join(json.dumps({"id": i, "reference": r}) + "\n" for i, r in REFS.items()).encode()
-    empty = ("", b"", "application/octet-stream")
-    r = client.post("/admin/tasks", data={"csrf_token": csrf_of(client.get("/admin").text), "name": "qa.hu",
-                                          "metric": "exact_match", "label_field": "reference", "id_field": "id"},
-                    files=[("gold", ("refs.jsonl", refs, "application/octet-stream")), ("train", empty), ("dev", empty),
-                           ("test", empty)])
+    gold = json.dumps([{"id": str(k), "label": "ab"[k % 2]} for k in range(6)])  # any task: a label one
+    fields = {"csrf_token": csrf_of(client.get("/admin").text), "name": "tiny", "metric": "accuracy",
+              "label_field": "label", "id_field": "id"}
+    # the body as Chromium sends it: an empty file input is a part with filename=""
+    boundary = "----glotbenchBrowserLikeBoundary"
+    parts = [f'Content-Disposition: form-data; name="{k}"\r\n\r\n{v}' for k, v in fields.items()]
+    parts.append(f'Content-Disposition: form-data; name="gold"; filename="gold.json"\r\nContent-Type: application/json\r\n\r\n{gold}')
+    parts += [f'Content-Disposition: form-data; name="{k}"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n'
+              for k in ("train", "dev", "test")]
+    body = "".join(f"--{boundary}\r\n{p}\r\n" for p in parts) + f"--{boundary}--\r\n"
+    r = client.post("/admin/tasks", content=body.encode(), headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
     assert r.status_code == 200, r.text
-    assert "Task qa.hu registered with 10 items." in r.text
+    assert "Task tiny registered with 6 items." in r.text
 
 
 def test_chart_scale_and_best_line_follow_the_metric():
