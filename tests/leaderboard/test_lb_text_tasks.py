@@ -265,3 +265,19 @@ def test_grid_average_leaves_out_lower_is_better_tasks(sessions):
         rows = service.grid(db)
     assert [(r.model, r.average) for r in rows] == [("good", pytest.approx(0.6)), ("bad", 0.0)]
     assert rows[1].cells["num.err"].score == pytest.approx(10.0)
+
+
+def test_json_lines_corpus_files_are_served_as_json_and_the_test_file_without_references(sessions, client_factory):
+    from glotbench.leaderboard import service
+
+    lines = "".join(json.dumps({"id": i, "source": f"src {i}", "reference": r}, ensure_ascii=False) + "\n"
+                    for i, r in REFS.items()).encode()
+    with sessions() as db:
+        task = service.add_task(db, "qa.hu", REFS, "exact_match")
+        service.add_task_file(db, task, "dev", "dev.jsonl", lines, label_field="reference")
+        service.add_task_file(db, task, "test", "test.jsonl", lines, label_field="reference")
+    anon = client_factory()
+    dev = json.loads(anon.get("/tasks/qa.hu/files/dev").content)
+    test = json.loads(anon.get("/tasks/qa.hu/files/test").content)
+    assert dev == [{"id": i, "source": f"src {i}", "reference": r} for i, r in REFS.items()]
+    assert test == [{"id": i, "source": f"src {i}"} for i in REFS]

@@ -68,14 +68,10 @@ def _candidates(name: str, metric: Metric) -> list[str]:
     fed only by a scorer that declares the metric (the value means what that scorer says it means:
     a task class's ``correct`` is not the ``label`` scorer's); a corpus metric reads gold and
     prediction, so the plain ``label`` scorer can feed it too."""
-    declaring = [s for s in SCORERS.in_order() if name in (_scorer(s).metrics or ())]
+    declaring = [s for s in SCORERS.in_order() if name in (get_scorer(s).metrics or ())]
     named = [name] if name in SCORERS and (metric.key is None or name in declaring) else []
     order = named + sorted(declaring, key=lambda s: s != PLAIN_SCORER) + ([PLAIN_SCORER] if metric.key is None else [])
     return list(dict.fromkeys(order))
-
-
-def _scorer(name: str) -> Scorer:
-    return get_scorer(name)
 
 
 def _probe(tm: TaskMetric) -> float:
@@ -85,8 +81,6 @@ def _probe(tm: TaskMetric) -> float:
 
 
 _FOUND: dict[str, tuple[Metric, TaskMetric | NotComputable]] = {}
-
-
 _LOCK = threading.Lock()  # the server scores in worker threads: one probe at a time
 
 
@@ -110,7 +104,7 @@ def _find(name: str, metric: Metric) -> TaskMetric:
     if metric.role == "diagnostic":
         raise NotComputable(f"metric {name!r} is a diagnostic (role {metric.role!r}), not a score a task is ranked on")
     for scorer_name in _candidates(name, metric):
-        tm = TaskMetric(metric, _scorer(scorer_name))
+        tm = TaskMetric(metric, get_scorer(scorer_name))
         try:
             value = _probe(tm)
         except Exception:  # noqa: BLE001 - a scorer that needs a sample, a judge, a pack...

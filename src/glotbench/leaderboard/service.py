@@ -99,6 +99,16 @@ def _records(raw: bytes, source: str) -> list:
     return records
 
 
+def _is_json_lines(raw: bytes) -> bool:
+    try:
+        json.loads(raw.decode("utf-8-sig"))
+    except json.JSONDecodeError as err:
+        return err.msg == "Extra data"
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return False
+
+
 def _json_lines(text: str, source: str) -> list:
     out = []
     for n, line in enumerate(text.splitlines(), start=1):
@@ -225,12 +235,14 @@ def set_task_text(db: Session, task: Task, description_en: str, description_hu: 
 
 
 def add_task_file(db: Session, task: Task, split: str, filename: str, raw: bytes, label_field: str = "label") -> TaskFile:
-    """Store a corpus file for download; for ``test`` the label field is removed from every record."""
+    """Store a corpus file for download; for ``test`` the label (or reference) field is removed from
+    every record. A JSON Lines upload is stored as a JSON list (the download is ``<task>_<split>.json``)."""
     if split not in SPLITS:
         raise InputError("err_split", f"split {split!r} is not one of {', '.join(SPLITS)}")
     records = _records(raw, filename)
     if split == "test":
         records = [{k: v for k, v in r.items() if k != label_field} if isinstance(r, dict) else r for r in records]
+    if split == "test" or _is_json_lines(raw):
         raw = json.dumps(records, ensure_ascii=False, indent=1).encode()
     row = db.scalar(select(TaskFile).where(TaskFile.task_id == task.id, TaskFile.split == split))
     if row is None:
