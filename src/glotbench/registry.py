@@ -122,12 +122,15 @@ class Registry(Generic[T]):
         type(self).before_lookup()
         if name in self._items:
             return self._items[name]
-        if name in self._lazy:
-            obj = import_ref(self._lazy[name], where=where or f"{self.kind} {name!r}", error=self.error)
+        ref = self._lazy.get(name)  # threads may resolve one lazy name at once (the leaderboard's workers):
+        if ref is not None:         # each imports it, the first stored wins, none fails on the other's pop
+            obj = import_ref(ref, where=where or f"{self.kind} {name!r}", error=self.error)
             obj = self._coerce(obj, name, where) if self._coerce else obj
-            self._items[name] = obj
-            del self._lazy[name]
+            obj = self._items.setdefault(name, obj)
+            self._lazy.pop(name, None)
             return obj
+        if name in self._items:  # resolved by another thread between the two looks above
+            return self._items[name]
         prefix = f"{where}: " if where else ""
         raise self.error(f"{prefix}unknown {self.kind} {name!r} (known: {self._known()}; or 'module:attr' for your own)")
 

@@ -43,7 +43,8 @@ def test_ci_flow_through_the_api(cola_task, client_factory):
     overall = anon.get("/api/leaderboard").json()
     assert overall["rows"][0]["n_tasks"] == 1 and "mean" in overall["note"]
     assert overall["rows"][0]["cells"]["hulu.cola"]["ci95"] == [lo, hi]
-    assert anon.get("/api/tasks").json() == [{"name": "hulu.cola", "title": "HuCOLA (dev)", "metric": "mcc", "labels": ["0", "1"],
+    assert anon.get("/api/tasks").json() == [{"name": "hulu.cola", "title": "HuCOLA (dev)", "metric": "mcc", "direction": "higher",
+                                                  "answers": "labels", "labels": ["0", "1"],
                                               "n_items": 910, "public_share": None, "description": {"en": "", "hu": ""}, "downloads": {}}]
     csv_text = anon.get("/api/export.csv").text.splitlines()
     assert csv_text[0].startswith("model,team,user,average,n_tasks,date,hulu.cola,hulu.cola_ci_low")
@@ -90,8 +91,11 @@ def test_admin_commands(tmp_path, monkeypatch):
     assert "hulu.cola\tmcc\t910 items" in r.output
     r = run(app, ["admin", "create-token", "boss", "--db", url])
     assert r.exit_code == 0 and r.output.startswith("gbt_")
-    r = run(app, ["admin", "add-task", "x", "--gold", str(hulu_path("cola")), "--metric", "bleu", "--db", url])
-    assert isinstance(r.exception, GlotbenchError) and "metric 'bleu' is not one of accuracy, mcc, weighted_f1, macro_f1" in str(r.exception)
+    r = run(app, ["admin", "add-task", "x", "--gold", str(hulu_path("cola")), "--metric", "no_such_metric", "--db", url])
+    assert isinstance(r.exception, GlotbenchError) and "'no_such_metric' is not a registered metric" in str(r.exception)
+    assert "accuracy" in str(r.exception) and "exact_match" in str(r.exception) and "numeric_match" in str(r.exception)
+    r = run(app, ["admin", "add-task", "x", "--gold", str(hulu_path("cola")), "--metric", "wb_score", "--db", url])
+    assert isinstance(r.exception, GlotbenchError) and "metric 'wb_score' cannot be computed from a prediction and a reference alone" in str(r.exception)
     r = run(app, ["admin", "add-task", "x", "--gold", str(tmp_path / "nope.json"), "--metric", "mcc", "--db", url])
     assert isinstance(r.exception, GlotbenchError) and "nope.json: cannot read gold file" in str(r.exception)
     bad = tmp_path / "bad.json"

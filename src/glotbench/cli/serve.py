@@ -179,12 +179,14 @@ def create_token(username: str, name: str = typer.Option("cli", help="A name to 
 @admin_app.command("add-task")
 def add_task(
     name: str = typer.Argument(..., help="Task name used in submissions, e.g. my_suite.sst."),
-    gold: Path = typer.Option(..., "--gold", help="Gold file: JSON list of records with an id and a label field (a HuLU data file works as is)."),
-    metric: str = typer.Option(..., "--metric", help="accuracy, mcc, weighted_f1 or macro_f1."),
+    gold: Path = typer.Option(..., "--gold", help="Gold file (hidden): JSON list or JSON Lines of records with an id and a label or reference field (a HuLU-style data file works as is)."),
+    metric: str = typer.Option(..., "--metric", help="A registered metric computable from a prediction and a reference: "
+                               "accuracy, mcc, weighted_f1, macro_f1 (labels), exact_match, numeric_match, abs_error, "
+                               "chrf, bleu... (text); a wrong name lists them."),
     labels: str = typer.Option(None, "--labels", help="Comma-separated label set (default: the labels found in the gold file)."),
     title: str = typer.Option("", "--title", help="A longer title shown on the task page."),
     id_field: str = typer.Option("id", "--id-field", help="Field holding the item id."),
-    label_field: str = typer.Option("label", "--label-field", help="Field holding the gold label."),
+    label_field: str = typer.Option("label", "--label-field", help="Field holding the gold label or the reference text (e.g. --label-field reference)."),
     replace: bool = typer.Option(False, "--replace", help="Replace the gold labels of an existing task (every stored submission is scored again)."),
     public_share: float = typer.Option(None, "--public-share", help="Share (0-1) of test items a submitter sees the score on; the rest count only on the board."),
     train: Path = typer.Option(None, "--train", help="Train file offered for download (with labels)."),
@@ -208,7 +210,9 @@ def add_task(
         if description_en or description_hu:
             service.set_task_text(s, task, _read(description_en).decode() if description_en else task.description_en,
                                   _read(description_hu).decode() if description_hu else task.description_hu)
-        typer.echo(f"task {task.name!r}: {task.n_items} items, metric {task.metric}, labels {', '.join(task.labels)}")
+        answers = f"labels {', '.join(task.labels)}" if task.labels else "free-text predictions against hidden references"
+        direction = "higher" if service.higher_is_better(task.metric) else "lower"
+        typer.echo(f"task {task.name!r}: {task.n_items} items, metric {task.metric}, {answers}; {direction} is better")
         if replace and n_before:
             typer.echo("stored submissions of the task were scored again against the new gold labels")
 
@@ -229,7 +233,7 @@ def list_tasks(db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)
 
     with _session(db) as s:
         for t in service.list_tasks(s):
-            typer.echo(f"{t.name}\t{t.metric}\t{t.n_items} items\tlabels: {', '.join(t.labels)}")
+            typer.echo(f"{t.name}\t{t.metric}\t{t.n_items} items\t" + (f"labels: {', '.join(t.labels)}" if t.labels else "free text"))
 
 
 @admin_app.command("review")

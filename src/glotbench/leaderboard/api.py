@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from glotbench.leaderboard import service
 from glotbench.output.csv_safe import cell
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
+from glotbench.leaderboard.scoring import direction
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, Submission, User
 from glotbench.leaderboard.uploads import FORM_OVERHEAD, TooLarge, TooSlow, file_bytes, read_body, read_form
 from glotbench.leaderboard.visibility import SubmissionView, view_of, views_of
@@ -75,7 +76,8 @@ def submission_json(v: SubmissionView, digits: int) -> dict:
 
 
 def task_json(t, files=()) -> dict:
-    return {"name": t.name, "title": t.title, "metric": t.metric, "labels": t.labels, "n_items": t.n_items,
+    return {"name": t.name, "title": t.title, "metric": t.metric, "direction": direction(t.metric),
+            "answers": "labels" if t.labels else "text", "labels": t.labels, "n_items": t.n_items,
             "public_share": t.public_share, "description": {"en": t.description_en, "hu": t.description_hu},
             "downloads": {f.split: f"/api/tasks/{t.name}/files/{f.split}" for f in files}}
 
@@ -90,7 +92,7 @@ def grid_json(db: Session, digits: int) -> dict:
         rows.append({"model": r.model, "team": r.team, "user": r.user, "average": rounded(r.average, digits),
                      "n_tasks": len(r.cells), "date": r.date.isoformat() + "Z", "cells": cells})
     return {"note": "each cell: the best approved score of the model on the task with its bootstrap 95% interval; "
-                    "average: the mean over the tasks the model has results for", "tasks": tasks, "rows": rows}
+                    "average: the mean over the tasks the model has results for whose metric is higher-is-better", "tasks": tasks, "rows": rows}
 
 
 @router.get("/tasks")

@@ -29,6 +29,7 @@ class Series:
     points: list[Point]
     color: str = ""
     best_path: str = ""  # SVG path of the running best (a step line)
+    higher_is_better: bool = True  # the metric's direction: which score is the best so far
 
 
 @dataclass
@@ -53,8 +54,9 @@ def build_chart(series: list[Series]) -> Chart:
     t0, t1 = min(p.when for p in pts), max(p.when for p in pts)
     if t1 - t0 < timedelta(days=1):
         t0, t1 = t0 - timedelta(hours=12), t1 + timedelta(hours=12)
-    lo = min(0.0, math.floor(min(p.score for p in pts) * 5) / 5)
-    hi = max(1.0, math.ceil(max(p.score for p in pts) * 5) / 5)
+    step = _nice_step(min(0.0, min(p.score for p in pts)), max(1.0, max(p.score for p in pts)))
+    lo = min(0.0, math.floor(min(p.score for p in pts) / step) * step)  # 0-1 scores: 0 to 1 by 0.2, as before;
+    hi = max(1.0, math.ceil(max(p.score for p in pts) / step) * step)   # chrF, BLEU (0-100): 0 to 100 by 20
     x0, y0, x1, y1 = chart.plot
     span = (t1 - t0).total_seconds()
 
@@ -72,12 +74,13 @@ def build_chart(series: list[Series]) -> Chart:
             p.x, p.y = sx(p.when), sy(p.score)
             if best is None:
                 d.append(f"M{p.x} {p.y}")
-            elif p.score > best:
+            elif (p.score > best) if s.higher_is_better else (p.score < best):
                 d.append(f"H{p.x} V{p.y}")
-            best = p.score if best is None else max(best, p.score)
+            best = p.score if best is None else (max if s.higher_is_better else min)(best, p.score)
         d.append(f"H{x1}")
         s.best_path = " ".join(d)
-    chart.y_ticks = [(sy(v), f"{v:.1f}") for v in _steps(lo, hi, 0.2)]
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) if step < 1 else 0
+    chart.y_ticks = [(sy(v), f"{v:.{max(decimals, 1) if hi <= 1 else decimals}f}") for v in _steps(lo, hi, step)]
     seen: set[str] = set()
     for k in range(5):  # up to five date ticks, each date once
         t = t0 + (t1 - t0) * k / 4
@@ -85,6 +88,18 @@ def build_chart(series: list[Series]) -> Chart:
             seen.add(t.strftime("%Y-%m-%d"))
             chart.x_ticks.append((sx(t), t.strftime("%Y-%m-%d")))
     return chart
+
+
+def _nice_step(lo: float, hi: float, max_ticks: int = 6) -> float:
+    """The smallest of 1, 2, 2.5, 5 x 10^k that spans ``lo``..``hi`` in at most ``max_ticks`` ticks
+    (0.2 for scores from 0 to 1; 20 for chrF's or BLEU's 0 to 100)."""
+    span = max(hi - lo, 1e-12)
+    k = math.floor(math.log10(span / (max_ticks - 1)))
+    for base in (1, 2, 2.5, 5, 10):
+        step = base * 10.0 ** k
+        if span / step <= max_ticks - 1 + 1e-9:
+            return step
+    return 10.0 ** (k + 1)
 
 
 def _steps(lo: float, hi: float, step: float) -> list[float]:

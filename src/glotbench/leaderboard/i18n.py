@@ -23,10 +23,16 @@ def translator(lang: str) -> Callable[..., str]:
     table, fallback = strings().get(lang, {}), strings()[DEFAULT_LANG]
 
     def t(key: str, **kw) -> str:
-        text = table.get(key) or fallback.get(key) or key
+        text = table.get(key) or fallback.get(key) or _untranslated(key)
         return text.format(**kw) if kw else text
 
     return t
+
+
+def _untranslated(key: str) -> str:
+    """A key with no string: a metric's own name for ``metric_<name>`` (any registered metric can
+    be a task's metric; the common ones have translated names), else the key itself."""
+    return key[len("metric_"):] if key.startswith("metric_") else key
 
 
 def choose_lang(query_lang: str | None, cookie_lang: str | None, accept_language: str | None) -> str:

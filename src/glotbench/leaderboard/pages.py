@@ -19,7 +19,7 @@ from glotbench.leaderboard.chart import Point, Series, build_chart
 from glotbench.leaderboard.db import LeaderboardError
 from glotbench.leaderboard.i18n import translator
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED
-from glotbench.leaderboard.scoring import TASK_METRICS
+from glotbench.leaderboard.scoring import leaderboard_metrics
 from glotbench.leaderboard.submission_format import make_submission
 from glotbench.leaderboard.uploads import FORM_OVERHEAD, TooLarge, TooSlow, file_bytes, read_form
 from glotbench.leaderboard.visibility import view_of, views_of
@@ -45,10 +45,10 @@ def _error(request: Request, db: Session, key: str, status: int, **kw):
     return render(request, db, "error.html", status=status, message=translator(request.state.lang)(key, **kw))
 
 
-async def _read(request: Request, limit: int = SMALL_FORM, overhead: int = 0):
+async def _read(request: Request, limit: int = SMALL_FORM, overhead: int = 0, max_files: int = 2):
     """``(form, None)`` or ``(None, (message key, status, kwargs))``; reads with no DB connection held."""
     try:
-        form = await read_form(request, limit + overhead)
+        form = await read_form(request, limit + overhead, max_files)
     except TooLarge:
         return None, ("err_too_large", 413, {"limit": limit})
     except TooSlow:
@@ -71,7 +71,8 @@ def _whoami(request: Request):
 @router.get("/")
 def overall(request: Request, db: Session = Depends(get_db)):
     tasks = service.list_tasks(db)
-    series = [Series(t.name, [Point(s.created_at, s.score, s.model_name) for s in service.approved(db, t)]) for t in tasks]
+    series = [Series(t.name, [Point(s.created_at, s.score, s.model_name) for s in service.approved(db, t)],
+                     higher_is_better=service.higher_is_better(t.metric)) for t in tasks]
     return render(request, db, "overall.html", grid=service.grid(db), tasks=tasks, chart=build_chart(series))
 
 
@@ -97,7 +98,10 @@ def download(name: str, split: str, db: Session = Depends(get_db)):
 
 def _example_for(task) -> str:
     """An example file for ``task``: metadata fields, then one prediction per line."""
-    doc = make_submission(task.name, "my-model", {"0": task.labels[0], "1": task.labels[-1]})
+    if task.labels:
+        doc = make_submission(task.name, "my-model", {"0": task.labels[0], "1": task.labels[-1]})
+    else:  # a text task: free-text answers
+        doc = make_submission(task.name, "my-model", {"0": "the answer to item 0", "1": "the answer to item 1"}, field="prediction")
     head = {"task": doc["task"], "model": doc["model"], "model_size": "135M parameters",
             "paper_url": "https://example.org/paper", "description": "What the model is and how it was run."}
     lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
@@ -111,7 +115,8 @@ def task_page(name: str, request: Request, db: Session = Depends(get_db)):
     if task is None:
         return _error(request, db, "err_not_found", 404)
     subs = service.approved(db, task)
-    chart = build_chart([Series(task.name, [Point(s.created_at, s.score, s.model_name) for s in subs])])
+    chart = build_chart([Series(task.name, [Point(s.created_at, s.score, s.model_name) for s in subs],
+                                higher_is_better=service.higher_is_better(task.metric))])
     text = task.description_hu if request.state.lang == "hu" and task.description_hu else task.description_en
     return render(request, db, "task.html", task=task, rows=service.task_board(db, task), chart=chart, description=text,
                   files=service.task_files(db, task), example=_example_for(task), tasks=service.list_tasks(db))
@@ -123,9 +128,11 @@ def model_page(model: str, request: Request, db: Session = Depends(get_db)):
     if not subs:
         return _error(request, db, "err_not_found", 404)
     by_task: dict[str, list] = {}
+    higher = {}
     for s in subs:
         by_task.setdefault(s.task.name, []).append(Point(s.created_at, s.score, s.model_name))
-    chart = build_chart([Series(name, pts) for name, pts in sorted(by_task.items())])
+        higher[s.task.name] = service.higher_is_better(s.task.metric)
+    chart = build_chart([Series(name, pts, higher_is_better=higher[name]) for name, pts in sorted(by_task.items())])
     latest = subs[-1]
     return render(request, db, "model.html", model=model, subs=views_of(reversed(subs), None), chart=chart,
                   latest=view_of(latest, None),
@@ -342,7 +349,7 @@ def _is_admin(request: Request, db: Session) -> bool:
 
 def _admin_ctx(db: Session, admin) -> dict:
     return dict(pending=views_of(service.all_submissions(db, PENDING), admin), subs=views_of(service.all_submissions(db), admin),
-                metrics=TASK_METRICS,
+                metrics=leaderboard_metrics(),
                 tasks=service.list_tasks(db), task_errors=[], task_message=None)
 
 
@@ -365,11 +372,11 @@ def admin_audit(request: Request, db: Session = Depends(get_db)):
     return render(request, db, "audit.html", rows=service.submission_frequency(db), per_day=s.max_per_day, per_month=s.max_per_month)
 
 
-async def _admin_form(request: Request, limit: int = SMALL_FORM, overhead: int = 0):
+async def _admin_form(request: Request, limit: int = SMALL_FORM, overhead: int = 0, max_files: int = 2):
     who = await _whoami(request)
     if who is None or not who.is_admin:
         return None, ("err_forbidden", 403, {})
-    return await _read(request, limit, overhead)
+    return await _read(request, limit, overhead, max_files)
 
 
 @router.post("/admin/submissions/{sub_id}")
@@ -391,13 +398,16 @@ async def admin_review(sub_id: SubId, request: Request):
     return await in_db(request, work)
 
 
+ADMIN_TASK_FILES = ("gold", "train", "dev", "test")  # the file inputs of the administrator's task form
+
+
 @router.post("/admin/tasks")
 async def admin_add_task(request: Request):
     limit = request.app.state.settings.max_upload_bytes
-    form, refused = await _admin_form(request, 4 * limit, FORM_OVERHEAD)
+    form, refused = await _admin_form(request, 4 * limit, FORM_OVERHEAD, max_files=len(ADMIN_TASK_FILES))
     files = {}
     if form is not None:
-        for k in ("gold", "train", "dev", "test"):
+        for k in ADMIN_TASK_FILES:
             files[k] = await file_bytes(form, k)
 
     def work(db: Session):

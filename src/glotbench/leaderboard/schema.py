@@ -65,7 +65,7 @@ class Task(Base):
     name: Mapped[str] = mapped_column(String(128), unique=True, index=True)
     title: Mapped[str] = mapped_column(String(255), default="")
     metric: Mapped[str] = mapped_column(String(32))
-    labels: Mapped[list] = mapped_column(JSON)  # the public label set
+    labels: Mapped[list] = mapped_column(JSON)  # the public label set; [] for a text task (free-text predictions)
     n_items: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     # share of the test items whose score the submitter sees (None: all); the rest count only on the board
@@ -93,7 +93,7 @@ class GoldLabel(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     task_id: Mapped[int] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
     item_id: Mapped[str] = mapped_column(String(128))
-    label: Mapped[str] = mapped_column(String(255))
+    label: Mapped[str] = mapped_column(Text)  # a class label, or a text task's reference (a translation: any length)
 
 
 class Submission(Base):

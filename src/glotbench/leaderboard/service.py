@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from glotbench.errors import GlotbenchError
 from glotbench.leaderboard.accounts import (  # noqa: F401 - re-exported: the CLI and pages use service.*
     InputError,
     authenticate,
@@ -37,8 +39,19 @@ from glotbench.leaderboard.db import LeaderboardError
 from glotbench.leaderboard.registration import on_hold
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, GoldLabel, Submission, Task, TaskFile, User, utcnow
-from glotbench.leaderboard.scoring import TASK_METRICS, better, gold_for, higher_is_better, score_interval, score_predictions, task_ids
-from glotbench.leaderboard.submission_format import validate_submission
+from glotbench.leaderboard.scoring import (
+    TaskMetric,
+    better,
+    gold_for,
+    higher_is_better,
+    leaderboard_metrics,
+    score_interval,
+    score_predictions,
+    task_ids,
+    task_metric,
+)
+from glotbench.leaderboard.submission_format import task_named_in, validate_submission
+from glotbench.scoring.metrics import METRICS
 
 TASK_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 MAX_MODEL_NAME = 255
@@ -64,30 +77,70 @@ def load_gold_file(path: str | Path, id_field: str = "id", label_field: str = "l
 
 
 def _records(raw: bytes, source: str) -> list:
+    """The records of a gold/reference or corpus file: a JSON list, a submission-format document, or
+    JSON Lines (one object per line)."""
     try:
-        doc = loads(raw.decode("utf-8-sig"), max_depth=16)
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise LeaderboardError(f"{source}: file is not UTF-8 text (bad byte at position {err.start})") from None
+    try:
+        doc = loads(text, max_depth=16)
     except JSONLimitError as err:
         raise LeaderboardError(f"{source}: {err}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise LeaderboardError(f"{source}: gold file is not valid UTF-8 JSON ({err})") from None
+    except json.JSONDecodeError as err:
+        if err.msg != "Extra data":
+            raise LeaderboardError(f"{source}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
+        doc = _json_lines(text, source)
     records = doc.get("predictions") if isinstance(doc, dict) else doc
+    if isinstance(doc, dict) and records is None:
+        records = [doc]  # JSON Lines of one line
     if not isinstance(records, list) or not records:
-        raise LeaderboardError(f"{source}: gold file must be a non-empty JSON list of records")
+        raise LeaderboardError(f"{source}: file must be a non-empty JSON list of records (or JSON Lines)")
     return records
 
 
+def _is_json_lines(raw: bytes) -> bool:
+    try:
+        json.loads(raw.decode("utf-8-sig"))
+    except json.JSONDecodeError as err:
+        return err.msg == "Extra data"
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return False
+
+
+def _json_lines(text: str, source: str) -> list:
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                out.append(loads(line, max_depth=16))
+            except JSONLimitError as err:
+                raise LeaderboardError(f"{source}: line {n}: {err}") from None
+            except json.JSONDecodeError as err:
+                raise LeaderboardError(f"{source}: line {n} is not valid JSON ({err.msg} at column {err.colno})") from None
+    return out
+
+
 def parse_gold(raw: bytes, source: str, id_field: str = "id", label_field: str = "label") -> dict[str, str]:
+    """Item id -> gold label or reference text (a string; a number is read as its text)."""
     gold: dict[str, str] = {}
     for n, rec in enumerate(_records(raw, source)):
         if not isinstance(rec, dict):
             raise LeaderboardError(f"{source}: record {n} is not an object")
         for fld in (id_field, label_field):
-            if rec.get(fld) is None or isinstance(rec.get(fld), (dict, list)):
+            value = rec.get(fld)
+            if value is None:
                 raise LeaderboardError(f"{source}: record {n} has no {fld!r} field")
+            if isinstance(value, (dict, list, bool)) or (isinstance(value, float) and not math.isfinite(value)):
+                kind = {dict: "an object", list: "a list", bool: "true/false"}.get(type(value), "not a finite number")
+                raise LeaderboardError(f"{source}: record {n}: field {fld!r} must be a string or a number, not {kind} "
+                                       f"(one reference per item)")
         item_id = str(rec[id_field])
         if item_id in gold:
             raise LeaderboardError(f"{source}: record {n}: duplicate {id_field} {item_id!r}")
-        gold[item_id] = str(rec[label_field])
+        value = rec[label_field]
+        gold[item_id] = repr(value) if isinstance(value, float) else str(value)
     return gold
 
 
@@ -95,16 +148,22 @@ def add_task(db: Session, name: str, gold: dict[str, str], metric: str, labels: 
              title: str = "", replace: bool = False, public_share: float | None = None) -> Task:
     if not TASK_NAME_RE.match(name):
         raise InputError("err_task_name", f"task name {name!r} must be letters, digits, '.', '_' or '-'")
-    if metric not in TASK_METRICS:
-        raise InputError("err_metric", f"task {name!r}: metric {metric!r} is not one of {', '.join(TASK_METRICS)}")
+    tm = _task_metric(name, metric)
     if not gold:
         raise InputError("err_gold_empty", f"task {name!r}: the gold file has no items")
     if public_share is not None and not 0 < public_share < 1:
         raise InputError("err_public_share", f"task {name!r}: the public share must be between 0 and 1 (got {public_share})")
-    label_set = sorted(set(labels) if labels else set(gold.values()))
-    outside = sorted(set(gold.values()) - set(label_set))
-    if outside:
-        raise InputError("err_gold_labels", f"task {name!r}: gold labels {outside} are not in the label set {label_set}")
+    if tm.labelled or labels:  # a classification task: a public label set the predictions must come from
+        label_set = sorted(set(labels) if labels else set(gold.values()))
+        outside = sorted(set(gold.values()) - set(label_set))
+        if outside:
+            raise InputError("err_gold_labels", f"task {name!r}: gold labels {outside} are not in the label set {label_set}")
+    else:  # free-text predictions (exact match, numbers, BLEU, chrF...): no label set
+        label_set = []
+    perfect = score_predictions(gold, gold, metric)
+    if math.isnan(perfect):
+        raise InputError("err_metric", f"task {name!r}: metric {metric!r} gives no value on these references "
+                                       f"(scored against themselves); check the reference field")
     task = db.scalar(select(Task).where(Task.name == name))
     if task is not None and not replace:
         raise InputError("err_task_exists", f"task {name!r} already exists (use --replace to change its gold labels)")
@@ -121,6 +180,17 @@ def add_task(db: Session, name: str, gold: dict[str, str], metric: str, labels: 
     rescore_task(db, task, gold)
     db.commit()
     return task
+
+
+def _task_metric(name: str, metric: str) -> TaskMetric:
+    """The registered metric ``metric`` with its scorer, or InputError in one line."""
+    if metric not in METRICS:
+        raise InputError("err_metric", f"task {name!r}: {metric!r} is not a registered metric; the leaderboard "
+                                       f"takes {', '.join(leaderboard_metrics())}")
+    try:
+        return task_metric(metric)
+    except GlotbenchError as err:
+        raise InputError("err_metric", f"task {name!r}: {err}") from None
 
 
 def rescore_task(db: Session, task: Task, gold: dict[str, str]) -> int:
@@ -165,12 +235,14 @@ def set_task_text(db: Session, task: Task, description_en: str, description_hu: 
 
 
 def add_task_file(db: Session, task: Task, split: str, filename: str, raw: bytes, label_field: str = "label") -> TaskFile:
-    """Store a corpus file for download; for ``test`` the label field is removed from every record."""
+    """Store a corpus file for download; for ``test`` the label (or reference) field is removed from
+    every record. A JSON Lines upload is stored as a JSON list (the download is ``<task>_<split>.json``)."""
     if split not in SPLITS:
         raise InputError("err_split", f"split {split!r} is not one of {', '.join(SPLITS)}")
     records = _records(raw, filename)
     if split == "test":
         records = [{k: v for k, v in r.items() if k != label_field} if isinstance(r, dict) else r for r in records]
+    if split == "test" or _is_json_lines(raw):
         raw = json.dumps(records, ensure_ascii=False, indent=1).encode()
     row = db.scalar(select(TaskFile).where(TaskFile.task_id == task.id, TaskFile.split == split))
     if row is None:
@@ -301,12 +373,9 @@ def submit(db: Session, user: User, up: Upload, raw: bytes, settings: Settings) 
     task_name = up.task
     task = get_task(db, task_name) if task_name else None
     if task is None and not task_name and len(raw) <= max_bytes:
-        try:  # the task may be named inside the file
-            doc = loads(raw.decode("utf-8-sig"), settings.max_json_depth, settings.max_int_digits, deadline=deadline)
-            task_name = doc.get("task") if isinstance(doc, dict) and isinstance(doc.get("task"), str) else None
-            task = get_task(db, task_name) if task_name else None
-        except (ValueError, UnicodeDecodeError):
-            pass
+        # the task may be named inside the file
+        task_name = task_named_in(raw, settings.max_json_depth, settings.max_int_digits, deadline=deadline)
+        task = get_task(db, task_name) if task_name else None
     try:
         take_upload_slot(db, user, task, settings, up.address)
     except LimitReached as err:
@@ -317,14 +386,15 @@ def submit(db: Session, user: User, up: Upload, raw: bytes, settings: Settings) 
         _, problems = validate_submission(raw, set(), set(), max_bytes, max_depth=settings.max_json_depth,
                                           max_int_digits=settings.max_int_digits, deadline=deadline)
         return None, ["No task given: choose a task or put \"task\" in the file."] + [p for p in problems if "unknown id" not in p and "label set" not in p], 422
-    parsed, problems = validate_submission(raw, task_ids(db, task), set(task.labels), max_bytes, expected_task=task.name,
+    parsed, problems = validate_submission(raw, task_ids(db, task), set(task.labels) if task.labels else None, max_bytes, expected_task=task.name,
                                            max_depth=settings.max_json_depth, max_int_digits=settings.max_int_digits,
                                            deadline=deadline)
     if problems and "too large" in problems[0]:
         return None, problems, 413
     model = (up.model or "").strip() or (parsed.model.strip() if parsed and parsed.model else "")
     if not model:
-        problems.append("No model name given: fill in the model field or put \"model\" in the file.")
+        if parsed is not None:  # a file with problems may name its model; it is asked for once the file is right
+            problems.append("No model name given: fill in the model field or put \"model\" in the file.")
     elif len(model) > MAX_MODEL_NAME:
         problems.append(f"The model name is too long ({len(model)} characters; the limit is {MAX_MODEL_NAME}).")
     else:
@@ -449,13 +519,14 @@ class GridRow:
     team: str
     user: str
     cells: dict[str, Submission]  # task name -> the best approved submission
-    average: float  # over the tasks this model has, only
+    average: float | None  # over this model's higher-is-better tasks, only (None: it has none)
     date: datetime
 
 
 def grid(db: Session) -> list[GridRow]:
     """The GLUE-style board: one row per (model, submitter), one cell per task with the best approved
-    score and its interval, the row average over the tasks the model has results for."""
+    score and its interval, the row average over the tasks the model has results for whose metric
+    is higher-is-better (an error such as abs_error would pull a better model's average up)."""
     best: dict[tuple[str, int], dict[str, Submission]] = {}
     for s in approved(db):
         cells = best.setdefault((s.model_name, s.user_id), {})
@@ -464,9 +535,10 @@ def grid(db: Session) -> list[GridRow]:
     rows = []
     for (model, _uid), cells in best.items():
         subs = list(cells.values())
-        rows.append(GridRow(model, subs[0].team, subs[0].user.username, cells, sum(x.score for x in subs) / len(subs),
+        up = [x.score for x in subs if higher_is_better(x.task.metric)]
+        rows.append(GridRow(model, subs[0].team, subs[0].user.username, cells, sum(up) / len(up) if up else None,
                             max(x.created_at for x in subs)))
-    return sorted(rows, key=lambda r: (-r.average, r.date))
+    return sorted(rows, key=lambda r: (r.average is None, -(r.average or 0.0), r.date))
 
 
 def overall_board(db: Session) -> list[Row]:

@@ -39,6 +39,15 @@ def _score(ctx, v) -> str:
 env.filters["score"] = _score
 
 
+def _direction(metric: str) -> str:
+    from glotbench.leaderboard.scoring import direction
+
+    return direction(metric)
+
+
+env.globals["direction"] = _direction  # "higher" / "lower" is better, the metric's declared direction
+
+
 def _markdown(text: str) -> Markup:
     """Administrator-written Markdown as HTML; raw HTML in it is escaped, not passed through."""
     from markdown_it import MarkdownIt
