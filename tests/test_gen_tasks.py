@@ -150,3 +150,47 @@ def test_record_functions_name_the_bad_field():
     # the ClassLabel's int form reads the same as its name
     assert csfever_nli({"id": "1", "evidence": "e", "claim": "c", "label": 1})["target"] == \
         csfever_nli({"id": "1", "evidence": "e", "claim": "c", "label": "NOT ENOUGH INFO"})["target"] == "1"
+
+
+# ------------------------------------------------------------------ WikiLingua items
+
+
+def _fixture_source():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_fixtures", FIX / "make_fixtures.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_wiki_lingua_items_are_the_sections_and_english_is_filtered_to_czech():
+    from glotbench.czech.planned import wiki_lingua_items
+
+    src = _fixture_source()
+    expected_cs = [(f"{eu}#{en}", sec["document"], sec["summary"]) for _, secs in src.CS_ARTICLES for sec, eu, en in secs]
+    cs, notes = wiki_lingua_items(HF / "wiki_lingua_cs", "cs")
+    assert [(i["id"], i["document"], i["summary"]) for i in cs] == expected_cs and notes == []
+    en, notes = wiki_lingua_items(HF / "wiki_lingua_en", "en")
+    by_key = {f"{url}#{sec['section_name']}": sec for url, secs in src.EN_ARTICLES.items() for sec in secs}
+    assert [(i["id"], i["document"], i["summary"]) for i in en] == \
+        [(k, by_key[k]["document"], by_key[k]["summary"]) for k, _, _ in expected_cs]
+    assert not any("Tie-a-Tie" in i["id"] for i in en)  # an English article no Czech one is aligned to
+    assert notes == []
+
+
+def test_wiki_lingua_notes_czech_items_without_english(tmp_path):
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from glotbench.czech.planned import wiki_lingua_items
+
+    folder = tmp_path / "wl"
+    shutil.copytree(HF / "wiki_lingua_en", folder)
+    path = folder / "english" / "train-00000-of-00001.parquet"
+    rows = [r for r in pq.read_table(path).to_pylist() if r["url"] != "https://www.wikihow.com/Wash-a-Car"]
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    en, notes = wiki_lingua_items(folder, "en")
+    assert len(en) == 3 and len(notes) == 1 and "2 of 5 Czech item(s) have no aligned English section" in notes[0]
