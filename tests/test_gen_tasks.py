@@ -26,7 +26,10 @@ NEW = CLASSIFICATION  # + GENERATIVE once the text metrics are merged
 
 
 def _env(**extra) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GLOTBENCH_DATA": str(FIX), "HF_DATASETS_OFFLINE": "1",
+    import glotbench
+
+    src = Path(glotbench.__file__).resolve().parents[1]  # the glotbench this test imports (REPO/src)
+    env = {**os.environ, "PYTHONPATH": str(src), "GLOTBENCH_DATA": str(FIX), "HF_DATASETS_OFFLINE": "1",
            "GLOTBENCH_OFFLINE": "1", "OPENAI_API_KEY": "x", "COLUMNS": "250"}
     env.update(extra)
     return env
@@ -194,3 +197,39 @@ def test_wiki_lingua_notes_czech_items_without_english(tmp_path):
     pq.write_table(pa.Table.from_pylist(rows), path)
     en, notes = wiki_lingua_items(folder, "en")
     assert len(en) == 3 and len(notes) == 1 and "2 of 5 Czech item(s) have no aligned English section" in notes[0]
+
+
+def test_crosslingual_compare_prints_each_runs_interval(stub_server, tmp_path):
+    """`compare --crosslingual` shows each side's score with the 95% interval its run states
+    (an ČSFD twin pair, so the check needs no text metric)."""
+    import yaml
+
+    from glotbench.tasks.registry import BUILTIN_DIR
+
+    spec = yaml.safe_load((BUILTIN_DIR / "czech_bench" / "csfd_reviews.yaml").read_text(encoding="utf-8"))
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    for name, lang, other in (("xl.csfd_cs", "cs", "xl.csfd_en"), ("xl.csfd_en", "en", "xl.csfd_cs")):
+        twin = {**spec, "name": name, "language": lang, "suites": ["xl"], "counterpart": other}
+        (folder / f"{name}.yaml").write_text(yaml.safe_dump(twin, allow_unicode=True), encoding="utf-8")
+    recs = _jsonl(HF / "csfd_reviews" / "test.jsonl")
+    canned = tmp_path / "canned.jsonl"
+    canned.write_text("".join(json.dumps({"match": r["comment"], "response": a}, ensure_ascii=False) + "\n"
+                              for r, a in zip(recs, ["-1", "0", "0", "1", "1", "1", "0", "-1", "1"])), encoding="utf-8")
+    base = stub_server("--responses", str(canned))
+    out = tmp_path / "run"
+    r = _cli("run", "--model", "openai:stub", "--base-url", base, "--tasks", "xl", "-o", out, "--no-progress",
+             GLOTBENCH_TASKS_PATH=str(folder))
+    assert r.returncode == 0, r.stderr[-3000:]
+    cmp = _cli("compare", "--crosslingual", out, "--json", tmp_path / "x.json", GLOTBENCH_TASKS_PATH=str(folder))
+    assert cmp.returncode == 0, cmp.stderr[-3000:]
+    tasks = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]
+    for name in ("xl.csfd_cs", "xl.csfd_en"):
+        m = tasks[name]["metrics"]["cb_accuracy"]
+        lo, hi = m["ci95"]
+        assert lo < hi
+        assert f"{m['value']:.3f} [{lo:.3f}, {hi:.3f}]" in cmp.stdout, cmp.stdout
+    got = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))["intervals"]
+    row = next(x for x in got if x["pair"] == "xl.csfd_cs cb_accuracy")
+    assert row["native_ci95"] == tasks["xl.csfd_cs"]["metrics"]["cb_accuracy"]["ci95"]
+    assert row["counterpart_ci95"] == tasks["xl.csfd_en"]["metrics"]["cb_accuracy"]["ci95"]
