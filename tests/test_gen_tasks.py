@@ -22,7 +22,7 @@ HF = FIX / "czech_bench" / "hf"
 CLASSIFICATION = ("czech_bench.csfd_reviews", "czech_bench.csfever_nli")
 GENERATIVE = ("czech_bench.wiki_lingua_cs", "czech_bench.wiki_lingua_en", "czech_bench.ufal_abstracts_cs_en",
               "czech_bench.ufal_abstracts_en_cs", "czech_bench.wmt18_cs_en", "czech_bench.wmt18_en_cs")
-NEW = CLASSIFICATION  # + GENERATIVE once the text metrics are merged
+NEW = CLASSIFICATION + GENERATIVE
 
 
 def _env(**extra) -> dict:
@@ -199,6 +199,127 @@ def test_wiki_lingua_notes_czech_items_without_english(tmp_path):
     assert len(en) == 3 and len(notes) == 1 and "2 of 5 Czech item(s) have no aligned English section" in notes[0]
 
 
+# ------------------------------------------------------------------ generative: plain re-statements
+
+
+def rouge_raw_tokens(text: str) -> list[str]:
+    """SumeCzech's rouge_raw.py tokenisation, restated: a space at each of the first 32 word
+    boundaries (the script passes re.UNICODE, 32, as re.sub's count), whitespace runs collapsed,
+    lowercased."""
+    return [w.lower() for w in re.sub(r"\s+", " ", re.sub(r"\b", " ", text, count=32)).strip().split(" ")]
+
+
+def rouge_raw_f(gold: str, system: str, n: str) -> float:
+    g, s = rouge_raw_tokens(gold), rouge_raw_tokens(system)
+    if n == "l":
+        lcs = [[0] * (len(s) + 1) for _ in range(len(g) + 1)]
+        for a in range(len(g)):
+            for b in range(len(s)):
+                lcs[a + 1][b + 1] = lcs[a][b] + 1 if g[a] == s[b] else max(lcs[a][b + 1], lcs[a + 1][b])
+        hit, tg, ts = lcs[-1][-1], len(g), len(s)
+    else:
+        k = int(n)
+        grams = lambda ws: [tuple(ws[i:i + k]) for i in range(len(ws) - k + 1)]  # noqa: E731
+        gg, sg = grams(g), grams(s)
+        hit = sum(min(sg.count(x), gg.count(x)) for x in set(sg))
+        tg, ts = len(gg), len(sg)
+    return 2 * hit / (tg + ts) if tg + ts else 0.0
+
+
+def _rouge_score(gold: str, system: str) -> dict:
+    """rouge-score's F-measures without stemming, tokens = lowercased letter/digit runs (what
+    glotbench's tokenizer gives on Latin text; rouge-score's default drops every accented letter)."""
+    from rouge_score import rouge_scorer
+
+    class Tok:
+        def tokenize(self, text):
+            return re.findall(r"[^\W_]+", text.lower())
+
+    sc = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=False, tokenizer=Tok()).score(gold, system)
+    return {k: v.fmeasure for k, v in sc.items()}
+
+
+def _degrade(ref: str, k: int) -> str:
+    """A different imperfect answer per item: exact, last word dropped, first half, words swapped, unrelated."""
+    words = ref.split()
+    return [ref, " ".join(words[:-1]), " ".join(words[: max(1, len(words) // 2)]),
+            " ".join(words[1:2] + words[:1] + words[2:]), "Nic z toho není pravda."][k % 5]
+
+
+def _translation_records(task: str) -> tuple[list[str], list[str]]:
+    import pyarrow.parquet as pq
+
+    src_lang, tgt_lang = task.rsplit("_", 2)[-2:]
+    if "ufal_abstracts" in task:
+        recs = _jsonl(HF / "ufal_abstracts" / "train.jsonl")
+        return [r[f"abstract_{src_lang}"] for r in recs], [r[f"abstract_{tgt_lang}"] for r in recs]
+    rows = pq.read_table(HF / "wmt19_cs_en" / "cs-en" / "validation-00000-of-00001.parquet").to_pylist()
+    return [r["translation"][src_lang] for r in rows], [r["translation"][tgt_lang] for r in rows]
+
+
+@pytest.mark.parametrize("task", [t for t in GENERATIVE if "wiki_lingua" not in t])
+def test_translation_on_its_fixture(stub_server, tmp_path, task):
+    import sacrebleu
+
+    sources, refs = _translation_records(task)
+    hyps = [_degrade(r, k) for k, r in enumerate(refs)]
+    res, samples, stdout = _run_stub(stub_server, tmp_path, task,
+                                     [{"match": s, "response": h} for s, h in zip(sources, hyps)])
+    assert [s["gold"] for s in samples] == refs and [s["pred"] for s in samples] == hyps
+    assert _value(res, "bleu") == pytest.approx(sacrebleu.BLEU().corpus_score(hyps, [refs]).score, abs=1e-4)
+    assert _value(res, "chrf") == pytest.approx(sacrebleu.CHRF().corpus_score(hyps, [refs]).score, abs=1e-4)
+    assert res["headline"] == "chrf"
+    assert "nrefs:1" in res["metric_definitions"]["bleu"]["signature"]  # sacrebleu's signature in results.json
+    assert "bleu" in stdout and "chrf" in stdout
+
+
+def _wiki_items(side: str) -> list[tuple[str, str]]:
+    from glotbench.czech.planned import wiki_lingua_items
+
+    items, _ = wiki_lingua_items(HF / f"wiki_lingua_{side}", side)
+    return [(i["document"], i["summary"]) for i in items]
+
+
+def test_wiki_lingua_pair_values_and_crosslingual_compare(stub_server, tmp_path):
+    canned, expected = [], {}
+    for side in ("cs", "en"):
+        pairs = _wiki_items(side)
+        hyps = [_degrade(summ, k) for k, (_, summ) in enumerate(pairs)]
+        canned += [{"match": doc, "response": h} for (doc, _), h in zip(pairs, hyps)]
+        golds = [summ for _, summ in pairs]
+        exp = {f"rouge_raw_{n}": sum(rouge_raw_f(g, h, n) for g, h in zip(golds, hyps)) / len(golds) for n in ("1", "2", "l")}
+        rs = [_rouge_score(g, h) for g, h in zip(golds, hyps)]
+        exp.update({k: sum(r[k] for r in rs) / len(rs) for k in ("rouge1", "rouge2", "rougeL")})
+        expected[f"czech_bench.wiki_lingua_{side}"] = exp
+    path = tmp_path / "canned.jsonl"
+    path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in canned), encoding="utf-8")
+    base = stub_server("--responses", str(path), "--answer", "UNMATCHED")
+    out = tmp_path / "run"
+    r = _cli("run", "--model", "openai:stub", "--base-url", base, "--tasks", "czech_bench.wiki_lingua_cs",
+             "--tasks", "czech_bench.wiki_lingua_en", "-o", out, "--no-progress")
+    assert r.returncode == 0, r.stderr[-3000:]
+    tasks = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]
+    for name, exp in expected.items():
+        assert tasks[name]["headline"] == "rouge_raw_l" and tasks[name]["counterpart"]
+        for metric, value in exp.items():
+            assert _value(tasks[name], metric) == pytest.approx(value, abs=1e-5), (name, metric)
+    # paired items share ids: the English item is the section the Czech one is aligned to
+    ids = {side: [json.loads(x)["sample_id"] for x in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+                  if f"wiki_lingua_{side}" in x] for side in ("cs", "en")}
+    assert ids["cs"] == ids["en"] and len(ids["cs"]) == 5
+    cmp = _cli("compare", "--crosslingual", out, "--metric", "rouge_raw_l")
+    assert cmp.returncode == 0, cmp.stderr[-3000:]
+    text = cmp.stdout
+    assert "rouge_raw_l" in text and "wiki_lingua" in text
+    # each side's ROUGE_RAW-L with the interval its run states (results.json's ci95)
+    for side in ("cs", "en"):
+        res = tasks[f"czech_bench.wiki_lingua_{side}"]["metrics"]["rouge_raw_l"]
+        lo, hi = res["ci95"]
+        assert lo <= res["value"] <= hi and lo < hi
+        shown = f"{expected[f'czech_bench.wiki_lingua_{side}']['rouge_raw_l']:.3f} [{lo:.3f}, {hi:.3f}]"
+        assert shown in text, (shown, text)
+
+
 def test_crosslingual_compare_prints_each_runs_interval(stub_server, tmp_path):
     """`compare --crosslingual` shows each side's score with the 95% interval its run states
     (an ČSFD twin pair, so the check needs no text metric)."""
@@ -233,3 +354,54 @@ def test_crosslingual_compare_prints_each_runs_interval(stub_server, tmp_path):
     row = next(x for x in got if x["pair"] == "xl.csfd_cs cb_accuracy")
     assert row["native_ci95"] == tasks["xl.csfd_cs"]["metrics"]["cb_accuracy"]["ci95"]
     assert row["counterpart_ci95"] == tasks["xl.csfd_en"]["metrics"]["cb_accuracy"]["ci95"]
+
+
+# ------------------------------------------------------------------ glotbench data pull through a loopback Hub
+
+MAIN_COMMIT = "1" * 40  # what `main` names on the mirror (wmt/wmt19 is declared at main)
+
+
+def test_data_pull_fetches_every_task_from_its_declared_source_and_runs(tmp_path, stub_server):
+    """Each task's source.fetch against a loopback Hub serving the fixtures in each repository's
+    layout at the declared revision: `glotbench data pull czech_bench_planned` fetches exactly the
+    included files, and a run reads them from the cache (no GLOTBENCH_DATA)."""
+    from glotbench.tasks.registry import resolve
+    from glotbench.testing.hub_mirror import start_mirror
+
+    layouts = {"fewshot-goes-multilingual/cs_csfd-movie-reviews": "csfd_reviews", "ctu-aic/csfever_nli": "csfever_nli",
+               "ufal/bilingual-abstracts-corpus": "ufal_abstracts", "wmt/wmt19": "wmt19_cs_en",
+               "esdurmus/wiki_lingua": "wiki_lingua_en"}
+    m = start_mirror(tmp_path / "mirror")
+    try:
+        specs = {t.name: t.spec for t in resolve(list(NEW))}
+        for repo, folder in layouts.items():
+            rev = next(o.revision for s in specs.values() for o in s.source.fetch if o.repo == repo)
+            commit = MAIN_COMMIT if rev == "main" else rev
+            files = {p.relative_to(HF / folder).as_posix(): p for p in (HF / folder).rglob("*") if p.is_file()}
+            # files the tasks do not include, which the pull must leave on the Hub
+            files["README.md"] = b"---\nlicense: other\n---\n"
+            m.add_hf(repo, commit, files, refs={"main": commit})
+        env = {**m.env(), "GLOTBENCH_CACHE_DIR": str(tmp_path / "cache"), "HF_HOME": str(tmp_path / "hf_home"),
+               "GLOTBENCH_DATA": "", "GLOTBENCH_OFFLINE": "", "HF_DATASETS_OFFLINE": "", "HF_HUB_OFFLINE": ""}
+        r = _cli("data", "pull", "czech_bench_planned", timeout=600, **env)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        data = tmp_path / "cache" / "data"
+        for name, spec in specs.items():
+            o = spec.source.fetch[0]
+            got = sorted(p.relative_to(data / o.to).as_posix() for p in (data / o.to).rglob("*")
+                         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(data / o.to).parts))
+            served = sorted(p.relative_to(HF / layouts[o.repo]).as_posix() for p in (HF / layouts[o.repo]).rglob("*") if p.is_file())
+            import fnmatch
+
+            assert got == [p for p in served if any(fnmatch.fnmatch(p, pat) for pat in o.include)], name
+        base = stub_server("--answer", "1")
+        out = tmp_path / "run"
+        r = _cli("run", "--suite", "czech_bench_planned", "-m", "openai:stub", "--base-url", base, "-o", out,
+                 "--no-progress", timeout=600, **{**env, "GLOTBENCH_OFFLINE": "1", "HF_HUB_OFFLINE": "1"})
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        res = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        assert res["skipped_tasks"] == {} and sorted(res["tasks"]) == sorted(NEW)
+        for name, t in res["tasks"].items():
+            assert t["data"]["root_kind"] == "cache" and t["n_errors"] == 0, name
+    finally:
+        m.stop()
