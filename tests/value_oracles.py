@@ -490,6 +490,198 @@ for _k in ("CO", "NA", "IN", "CGA", "F"):
                                                                 f"simple-evals SimpleQA aggregate, {_k}, strict grades")
 
 
+# ------------------------------------------------------------------ text-generation metrics
+# Items carry a gold reference text and a generated text; their per-item values come from
+# glotbench's ``text`` scorer (the code under test), and the oracles recompute every metric from
+# the two texts alone: sacrebleu's functional API, rouge-score with a restated tokenizer, and a
+# plain re-statement of ÚFAL's rouge_raw.py.
+
+TEXT_WORDS = ["the", "cat", "sat", "on", "mat", "Praha", "řeka", "žluťoučký", "kůň", "úpěl", "ďábelské", "ódy",
+              "Ötvös", "győztes", "szőlő", "tűz", "árvíztűrő", "tükörfúrógép", "北京", "中文", "我们", "学习", "天气",
+              "2024", "3,5", "don't", "e-mail", "Kůň", "ÁRVÍZTŰRŐ"]
+TEXT_SEPARATORS = [" ", " ", " ", " ", ", ", ". ", "! ", "  ", "\n", " - ", "，", "。"]
+
+
+def random_text(rng, max_words: int = 30) -> str:
+    """Words of several scripts joined by spaces, punctuation, double spaces and line breaks."""
+    n = rng.randrange(0, max_words + 1)
+    out = []
+    for k in range(n):
+        out.append(rng.choice(TEXT_WORDS))
+        if k < n - 1:
+            out.append(rng.choice(TEXT_SEPARATORS))
+    if n and rng.random() < 0.5:
+        out.append(rng.choice([".", "!", "?", "。"]))
+    return "".join(out)
+
+
+def text_item(gold: str, pred: str | None) -> ScoredItem:
+    import random
+
+    from glotbench.scoring.text_metrics import _rouge_scorer, text
+
+    state = random.getstate()
+    _rouge_scorer()  # importing rouge-score (nltk) moves the global random state: hypothesis warns when a draw does
+    random.setstate(state)
+
+    pred_out, values = text(pred, gold)
+    return ScoredItem(gold=gold, pred=pred_out, values=values)
+
+
+@st.composite
+def text_items(draw, min_size=0, max_size=12):
+    n = draw(st.integers(min_size, max_size))
+    rng = draw(st.randoms(use_true_random=False))
+    items = []
+    for _ in range(n):
+        gold = random_text(rng)
+        r = rng.random()
+        pred = None if r < 0.1 else (gold if r < 0.2 else random_text(rng))
+        items.append(text_item(gold, pred))
+    return items
+
+
+def _hyps_refs(items):
+    return ["" if i.pred is None else str(i.pred) for i in items], [[str(i.gold) for i in items]]
+
+
+def sacrebleu_oracle(kind: str):
+    def f(items):
+        import sacrebleu
+
+        if not items:
+            return NAN
+        hyps, refs = _hyps_refs(items)
+        if kind == "bleu":
+            return sacrebleu.corpus_bleu(hyps, refs).score
+        return sacrebleu.corpus_chrf(hyps, refs, word_order=2 if kind == "chrfpp" else 0).score
+
+    return f
+
+
+SPACELESS_RANGES = [(0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3134F)]
+
+
+def restated_unicode_tokens(text: str) -> list[str]:
+    """Plain loop: NFC, lowercase; runs of str.isalnum() characters; Han/kana characters alone."""
+    import unicodedata
+
+    tokens, cur = [], ""
+    for ch in unicodedata.normalize("NFC", text).lower():
+        if any(lo <= ord(ch) <= hi for lo, hi in SPACELESS_RANGES):
+            if cur:
+                tokens.append(cur)
+                cur = ""
+            tokens.append(ch)
+        elif ch.isalnum():
+            cur += ch
+        else:
+            if cur:
+                tokens.append(cur)
+            cur = ""
+    if cur:
+        tokens.append(cur)
+    return tokens
+
+
+class _RestatedTokenizer:
+    def tokenize(self, text):
+        return restated_unicode_tokens(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _rouge_lib():
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=False, tokenizer=_RestatedTokenizer())
+
+
+def rouge_score_oracle(kind: str):
+    """rouge-score's F-measure per item (its scorer, the restated tokenizer), plainly averaged."""
+
+    def f(items):
+        vals = [_rouge_lib().score(str(i.gold), "" if i.pred is None else str(i.pred))[kind].fmeasure for i in items]
+        return sum(vals) / len(vals) if vals else NAN
+
+    return f
+
+
+def rouge_raw_reference_tokens(text: str, full: bool = False) -> list[str]:
+    """rouge_raw.py's ``_tokenize`` and lowercasing; the reference passes ``re.UNICODE`` (32) in
+    ``re.sub``'s ``count`` place, so it splits only at the first 32 places; ``full``: everywhere."""
+    import re
+
+    limit = 0 if full else 32
+    return [w.lower() for w in re.sub(r"\s+", " ", re.sub(r"\b", " ", text, count=limit), count=limit).strip().split(" ")]
+
+
+def plain_rouge_raw(gold_words: list[str], system_words: list[str], which: str) -> tuple[float, float, float]:
+    """(P, R, F) with plain loops: clipped n-gram matches, or the LCS by dynamic programming."""
+    if which == "l":
+        table = [[0] * (len(system_words) + 1) for _ in range(len(gold_words) + 1)]
+        for a in range(1, len(gold_words) + 1):
+            for b in range(1, len(system_words) + 1):
+                if gold_words[a - 1] == system_words[b - 1]:
+                    table[a][b] = table[a - 1][b - 1] + 1
+                else:
+                    table[a][b] = max(table[a - 1][b], table[a][b - 1])
+        hit, n_gold, n_sys = table[-1][-1], len(gold_words), len(system_words)
+    else:
+        n = int(which)
+        g = [tuple(gold_words[k:k + n]) for k in range(len(gold_words) - n + 1)]
+        s = [tuple(system_words[k:k + n]) for k in range(len(system_words) - n + 1)]
+        remaining = list(g)
+        hit = 0
+        for gram in s:
+            if gram in remaining:
+                remaining.remove(gram)
+                hit += 1
+        n_gold, n_sys = len(g), len(s)
+    p = hit / n_sys if n_sys else 0.0
+    r = hit / n_gold if n_gold else 0.0
+    f = 2 * hit / (n_sys + n_gold) if n_sys + n_gold else 0.0
+    return p, r, f
+
+
+def rouge_raw_oracle(which: str, part: str = "f", full: bool = False):
+    """ROUGE_RAW as SumeCzech's rouge_raw.py computes it: per document, then the plain mean."""
+    k = {"p": 0, "r": 1, "f": 2}[part]
+
+    def f(items):
+        if not items:
+            return NAN
+        total = 0.0
+        for i in items:
+            gold = rouge_raw_reference_tokens(str(i.gold), full)
+            system = rouge_raw_reference_tokens("" if i.pred is None else str(i.pred), full)
+            total += plain_rouge_raw(gold, system, which)[k]
+        return total / len(items)
+
+    return f
+
+
+TEXT = text_items()
+TEXT_ORACLES: dict[str, Oracle] = {
+    "bleu": Oracle(sacrebleu_oracle("bleu"), TEXT, "sacrebleu.corpus_bleu (unparseable = empty hypothesis)"),
+    "chrf": Oracle(sacrebleu_oracle("chrf"), TEXT, "sacrebleu.corpus_chrf"),
+    "chrfpp": Oracle(sacrebleu_oracle("chrfpp"), TEXT, "sacrebleu.corpus_chrf(word_order=2)"),
+    **{t: Oracle(rouge_score_oracle(t), TEXT, f"rouge-score {t} F, restated Unicode tokenizer, plain mean")
+       for t in ("rouge1", "rouge2", "rougeL")},
+    **{f"rouge_raw_{w}": Oracle(rouge_raw_oracle(w), TEXT, "plain re-statement of rouge_raw.py, F") for w in ("1", "2", "l")},
+    **{f"rouge_raw_{w}_precision": Oracle(rouge_raw_oracle(w, "p"), TEXT, "plain re-statement of rouge_raw.py, P")
+       for w in ("1", "2", "l")},
+    **{f"rouge_raw_{w}_recall": Oracle(rouge_raw_oracle(w, "r"), TEXT, "plain re-statement of rouge_raw.py, R")
+       for w in ("1", "2", "l")},
+    **{f"rouge_raw_{w}_full": Oracle(rouge_raw_oracle(w, full=True), TEXT, "rouge_raw.py re-stated, whole-text tokenisation")
+       for w in ("1", "2", "l")},
+    # per-item BERTScore values are checked against bert_score.score in tests/test_text_metrics.py
+    "bertscore_f1": _mean("bertscore_f1"),
+    "bertscore_precision": _mean("bertscore_precision"),
+    "bertscore_recall": _mean("bertscore_recall"),
+}
+METRIC_ORACLES.update(TEXT_ORACLES)
+
+
 def same(a: float, b: float, rel: float = 1e-9, abs_: float = 1e-12) -> bool:
     """Equal numbers, or both undefined (NaN)."""
     if math.isnan(a) or math.isnan(b):

@@ -18,6 +18,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "serve": ("fastapi", "uvicorn", "sqlalchemy", "itsdangerous", "argon2", "markdown_it"),  # python-multipart: its import name changed
     "plots": ("matplotlib",),
     "analysis": ("lingua",),
+    "bertscore": ("bert_score", "torch", "transformers"),
 }
 
 

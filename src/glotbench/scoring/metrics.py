@@ -133,6 +133,8 @@ class Metric:
     its headline. ``parsed_key`` (optional) is the per-item value, 1 or 0, saying whether the
     metric's own parse rule could read the answer: the ``*`` / ``invalid`` flags of a task whose
     headline declares it count unparseable answers by it, not by glotbench's extractor.
+    ``signature`` (optional) is the reference library's own string for its settings and version
+    (sacrebleu's ``nrefs:1|case:mixed|eff:no|tok:13a|...``), written into the definition.
     """
 
     name: str
@@ -147,6 +149,7 @@ class Metric:
     role: Role = "headline"
     measure: str = ""  # the statistic estimated; "" = the metric's name
     parsed_key: str | None = None  # per-item 1/0: parsed by this metric's own rule
+    signature: str = ""  # the reference library's own signature of its settings (sacrebleu's), kept in results.json
 
     def __post_init__(self) -> None:
         if (self.key is None) == (self.fn is None):
@@ -219,6 +222,8 @@ class Metric:
             d["nonnegative"] = False
         if self.description:
             d["description"] = self.description
+        if self.signature:
+            d["signature"] = self.signature
         return d
 
     @classmethod
@@ -227,7 +232,8 @@ class Metric:
         common = dict(name=str(d.get("name", "?")), direction=d.get("direction", "higher"),
                       format=d.get("format", ".3f"), description=d.get("description", ""),
                       nonnegative=bool(d.get("nonnegative", True)), role=d.get("role", "headline"),
-                      measure=str(d.get("measure") or ""), parsed_key=d.get("parsed_key") or None)
+                      measure=str(d.get("measure") or ""), parsed_key=d.get("parsed_key") or None,
+                      signature=str(d.get("signature") or ""))
         if d.get("kind") == "mean":
             return cls(key=str(d["key"]), **common)
         return cls(fn=_LazyRef(str(d["function"])), params=tuple(sorted((d.get("params") or {}).items())),

@@ -336,3 +336,12 @@ register_corpus_form(f"{_QA}:no_answer_accuracy", lambda: no_answer_accuracy_for
 register_corpus_form(f"{_QA}:no_answer_macro_f1", lambda: no_answer_macro_f1_form)
 register_corpus_form("glotbench.scoring.factuality_strict:factuality_strict_metric",
                      lambda key: strict_factuality_form(key))
+
+
+def _sacrebleu_form(kind: str) -> Form:
+    from glotbench.scoring.text_metrics import sacrebleu_form
+
+    return sacrebleu_form(kind)
+
+
+register_corpus_form("glotbench.scoring.text_metrics:sacrebleu_corpus", _sacrebleu_form)

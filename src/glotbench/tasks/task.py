@@ -483,7 +483,11 @@ class Task:
     def check_ready(self) -> None:
         """Raise a one-line GlotbenchError if a file the task needs besides its data (a grading or
         prompt file) cannot be read. A run calls it before the model is loaded, so a judged task
-        never finds its grader missing after every model request. Default: nothing to check."""
+        never finds its grader missing after every model request. Default: the scorer's own
+        ``check_ready(where, **scorer_options)`` when its function has one (a local encoder it needs)."""
+        ready = getattr(self.scorer.fn, "check_ready", None)
+        if callable(ready):
+            ready(f"{self.spec_where}: field 'scorer_options'", **self.spec.scorer_options)
 
     # `glotbench analyze thinking --judge`: how a reasoning trace is cut into thoughts
     # ("fib_split": the judge splits it; "shift_expression": the judge names thought-shift phrases)

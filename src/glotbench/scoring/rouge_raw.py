@@ -1,0 +1,86 @@
+"""ROUGE_RAW (Straka et al., SumeCzech, LREC 2018): language-agnostic ROUGE-1, ROUGE-2 and ROUGE-L.
+
+Restated from ÚFAL's reference ``rouge_raw.py`` (the ``RougeRaw`` class shipped with SumeCzech,
+MPL 2.0); tests/test_text_metrics.py checks this module against a plain re-statement.
+
+* No stemming, no stop words, no synonyms: tokens are compared as lowercased strings.
+* Tokenisation: a space at every regex word boundary (``\\b``, Unicode-aware), runs of whitespace
+  collapsed to one space, the text stripped and split at spaces. Words are runs of Unicode word
+  characters; the characters between two words form their own token (punctuation counts:
+  ``"Ahoj, světe."`` gives ``ahoj , světe .``).
+* The reference passes ``re.UNICODE`` where :func:`re.sub` takes ``count``, so it makes only the
+  first 32 replacements of each substitution: after the 16th word it no longer separates words
+  from punctuation, and after the 32nd whitespace run it no longer collapses runs (a double space
+  or a line break then yields an empty or a joined token). The headline metrics
+  (``rouge_raw_1/2/l``) follow the reference exactly, quirk included, since that is what its
+  published numbers use; ``*_full`` applies the same rule to the whole text (no limit), reported
+  beside them.
+* Per document: precision = matches / system n-grams, recall = matches / gold n-grams,
+  F = 2 * matches / (system + gold) (0 when a denominator is 0); n-gram matches are clipped counts,
+  ROUGE-L matches the longest common subsequence of the token lists. The corpus value is the plain
+  mean over documents of each of P, R and F.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+REFERENCE_SUB_COUNT = int(re.UNICODE)  # 32: the flag's value, passed by the reference as ``count``
+_BOUNDARY = re.compile(r"\b")
+_SPACES = re.compile(r"\s+")
+
+
+def tokens(text: str, *, full: bool = False) -> list[str]:
+    """Lowercased tokens as the reference splits them (``full``: without its 32-replacement limit)."""
+    count = 0 if full else REFERENCE_SUB_COUNT
+    spaced = _BOUNDARY.sub(" ", text, count=count)
+    return [t.lower() for t in _SPACES.sub(" ", spaced, count=count).strip().split(" ")]
+
+
+def _prf(matches: int, gold: int, system: int) -> tuple[float, float, float]:
+    p = matches / system if system else 0.0
+    r = matches / gold if gold else 0.0
+    f = 2 * matches / (system + gold) if system + gold else 0.0
+    return p, r, f
+
+
+def _ngrams(words: list[str], n: int) -> Counter:
+    return Counter("\t".join(words[i:i + n]) for i in range(len(words) - n + 1))
+
+
+def rouge_n(gold: list[str], system: list[str], n: int) -> tuple[float, float, float]:
+    g, s = _ngrams(gold, n), _ngrams(system, n)
+    matches = sum(min(c, g[k]) for k, c in s.items())
+    return _prf(matches, sum(g.values()), sum(s.values()))
+
+
+def lcs_length(a: list[str], b: list[str]) -> int:
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+def rouge_l(gold: list[str], system: list[str]) -> tuple[float, float, float]:
+    return _prf(lcs_length(gold, system), len(gold), len(system))
+
+
+def document(gold: str, system: str, *, full: bool = False) -> dict[str, tuple[float, float, float]]:
+    """``{"1": (P, R, F), "2": ..., "L": ...}`` of one system text against its gold text."""
+    g, s = tokens(gold, full=full), tokens(system, full=full)
+    return {"1": rouge_n(g, s, 1), "2": rouge_n(g, s, 2), "L": rouge_l(g, s)}
+
+
+def item_values(gold: str, system: str) -> dict[str, float]:
+    """The per-item values the ``rouge_raw_*`` metrics average (reference tokenisation and ``*_full``)."""
+    out: dict[str, float] = {}
+    for key, (p, r, f) in document(gold, system).items():
+        name = f"rouge_raw_{key.lower()}"
+        out[name], out[f"{name}_precision"], out[f"{name}_recall"] = f, p, r
+    for key, (_p, _r, f) in document(gold, system, full=True).items():
+        out[f"rouge_raw_{key.lower()}_full"] = f
+    return out

@@ -1,0 +1,222 @@
+"""Text-generation metrics from the field's libraries: BLEU, chrF, chrF++ (sacrebleu), ROUGE-1/2/L
+(rouge-score), ROUGE_RAW (:mod:`glotbench.scoring.rouge_raw`) and the ``text`` scorer that feeds them.
+
+A task compares a generated text (``extractor: {name: text}``) with one gold reference string and
+names ``scorer: text`` (``text_bertscore`` adds BERTScore, :mod:`glotbench.scoring.bertscore`).
+
+* ``bleu``, ``chrf``, ``chrfpp`` are corpus metrics on sacrebleu's 0-100 scale: sacrebleu's
+  ``corpus_score`` over the items' predictions (an unparseable answer counts as an empty
+  hypothesis) and references, with sacrebleu's defaults (BLEU: 13a tokenisation, exponential
+  smoothing; chrF: character 6-grams, beta 2; chrF++: plus word 2-grams). sacrebleu's signature
+  goes into the metric's definition in results.json. Their bootstrap sums each resample's
+  per-item sufficient statistics, as sacrebleu's own ``corpus_score`` does.
+* ``rouge1``, ``rouge2``, ``rougeL``: rouge-score's F-measure per item, averaged (no stemming).
+  rouge-score's default tokenizer keeps only ``[a-z0-9]`` and so drops every non-ASCII letter
+  (``"žluťoučký"`` -> ``"lu ou k"``); glotbench gives it :class:`UnicodeTokenizer` instead, which
+  keeps letters and digits of every script as the multilingual ROUGE of XL-Sum (Hasan et al.,
+  2021) does, and splits Han characters and kana one per token (character-level ROUGE, as Chinese
+  summarisation is scored without a segmenter). On ASCII text it gives the default tokenizer's tokens.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from typing import Any
+
+import numpy as np
+
+from glotbench.errors import DataError
+from glotbench.scoring import resample as rs
+from glotbench.scoring import rouge_raw
+from glotbench.scoring.metrics import Metric, ScoredItem, mean_of
+from glotbench.scoring.scorers import scorer
+
+# ---------------------------------------------------------------- tokenizer for rouge-score
+
+# Han ideographs (with extensions and compatibility forms), hiragana and katakana: one token each
+_SPACELESS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_TOKEN = re.compile(rf"[{_SPACELESS}]|[^\W_{_SPACELESS}]+")
+
+
+def unicode_tokens(text: str) -> list[str]:
+    """Lowercased runs of Unicode letters and digits (text NFC-normalised first); Han and kana
+    characters one per token."""
+    return _TOKEN.findall(unicodedata.normalize("NFC", text).lower())
+
+
+class UnicodeTokenizer:
+    """A rouge-score tokenizer (its ``tokenize(text)`` interface) that keeps every script's letters."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return unicode_tokens(text)
+
+
+ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
+
+
+@functools.lru_cache(maxsize=1)
+def _rouge_scorer():
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=False, tokenizer=UnicodeTokenizer())
+
+
+def rouge_values(reference: str, prediction: str) -> dict[str, float]:
+    """rouge-score's F-measure of ROUGE-1, ROUGE-2 and ROUGE-L (reference first, as rouge-score takes them)."""
+    scores = _rouge_scorer().score(reference, prediction)
+    return {name: float(scores[name].fmeasure) for name in ROUGE_TYPES}
+
+
+# ---------------------------------------------------------------- the scorer
+
+
+def one_reference(target: Any, where: str) -> str:
+    """The single gold reference string (a one-element list is accepted)."""
+    if isinstance(target, (list, tuple)):
+        if len(target) != 1:
+            raise DataError(f"{where}: the gold has {len(target)} references; glotbench's text metrics take exactly one")
+        target = target[0]
+    if not isinstance(target, str):
+        raise DataError(f"{where}: the gold reference must be a string, not {type(target).__name__}")
+    return target
+
+
+TEXT_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL",
+                "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
+                "rouge_raw_1_precision", "rouge_raw_1_recall", "rouge_raw_2_precision", "rouge_raw_2_recall",
+                "rouge_raw_l_precision", "rouge_raw_l_recall", "rouge_raw_1_full", "rouge_raw_2_full", "rouge_raw_l_full")
+
+
+def text_values(reference: str, prediction: str) -> dict[str, float]:
+    return {**rouge_values(reference, prediction), **rouge_raw.item_values(reference, prediction)}
+
+
+@scorer(metrics=TEXT_METRICS)  # registered as "text" lazily (glotbench.builtins)
+def text(extracted, target, *, sample=None, pack=None):
+    """The generated text against one gold reference: ``pred`` is the text (None when empty), the
+    values ROUGE and ROUGE_RAW per item (an empty answer scores as the empty string: 0 against any
+    non-empty reference). BLEU and chrF read ``pred`` and the gold at corpus level."""
+    if target is None:
+        return (None if extracted is None else str(extracted)), {}
+    ref = one_reference(target, f"scorer 'text', item {getattr(sample, 'id', '?')}")
+    pred = None if extracted is None else str(extracted)
+    return pred, text_values(ref, pred or "")
+
+
+# ---------------------------------------------------------------- sacrebleu corpus metrics
+
+SACREBLEU_KINDS = ("bleu", "chrf", "chrfpp")
+
+
+def _sacrebleu_metric(kind: str):
+    from sacrebleu.metrics import BLEU, CHRF
+
+    if kind == "bleu":
+        return BLEU()
+    if kind == "chrf":
+        return CHRF()
+    if kind == "chrfpp":
+        return CHRF(word_order=2)
+    raise ValueError(f"unknown sacrebleu metric {kind!r}")
+
+
+def _corpus(items: list[ScoredItem]) -> tuple[list[str], list[list[str]]]:
+    """sacrebleu's inputs: hypotheses (unparseable: empty) and one reference stream."""
+    hyps = ["" if i.pred is None else str(i.pred) for i in items]
+    refs = [one_reference(i.gold, f"metric (sacrebleu), item {k}") for k, i in enumerate(items)]
+    return hyps, [refs]
+
+
+def sacrebleu_corpus(items: list[ScoredItem], kind: str) -> float:
+    """sacrebleu's corpus score (0-100) of the items' predictions against their references."""
+    items = [i for i in items if i.gold is not None]
+    if not items:
+        return float("nan")
+    hyps, refs = _corpus(items)
+    return float(_sacrebleu_metric(kind).corpus_score(hyps, refs).score)
+
+
+@functools.lru_cache(maxsize=None)
+def sacrebleu_signature(kind: str) -> str:
+    """sacrebleu's signature of the metric as glotbench runs it (one reference per item)."""
+    m = _sacrebleu_metric(kind)
+    m.corpus_score(["a"], [["a"]])  # the signature names the number of references, known after a call
+    return str(m.get_signature())
+
+
+def sacrebleu_form(kind: str):
+    """Each resample's score from the sum of its items' sacrebleu statistics (integer counts, so any
+    order of summing gives the same numbers as ``corpus_score`` on the resampled list)."""
+
+    def form(items, n_resamples, seed):
+        keep = [i for i in items if i.gold is not None]
+        if len(keep) != len(items) or not items:
+            return None
+        metric = _sacrebleu_metric(kind)
+        hyps, refs = _corpus(items)
+        stats = np.asarray(metric._extract_corpus_statistics(hyps, refs), dtype=np.int64)
+        out = []
+        for idx in rs.index_chunks(len(items), n_resamples, seed):
+            sums = stats[idx].sum(axis=1)  # (rows, n_stats)
+            out.extend(float(metric._compute_score_from_stats([int(x) for x in row]).score) for row in sums)
+        return np.asarray(out, dtype=float)
+
+    return form
+
+
+_SACREBLEU_DESC = {
+    "bleu": "sacrebleu corpus BLEU (0-100; 13a tokenisation, exponential smoothing; unparseable = empty hypothesis)",
+    "chrf": "sacrebleu corpus chrF (0-100; character 6-grams, beta 2; unparseable = empty hypothesis)",
+    "chrfpp": "sacrebleu corpus chrF++ (0-100; character 6-grams and word 2-grams, beta 2; unparseable = empty hypothesis)",
+}
+_ROUGE_DESC = ("rouge-score {t} F-measure per item, averaged; no stemming; tokens: lowercased runs of Unicode "
+               "letters/digits (NFC), Han and kana characters one per token (rouge-score's default tokenizer "
+               "drops non-ASCII letters)")
+_RAW_DESC = ("ROUGE_RAW-{n} {what} (Straka et al. 2018, SumeCzech's rouge_raw.py): no stemming, no stop words, "
+             "tokens split at regex word boundaries and lowercased (punctuation runs are tokens), within the "
+             "reference's first 32 boundary and whitespace replacements; mean over items")
+_RAW_FULL_DESC = ("ROUGE_RAW-{n} F, glotbench's variant: the reference's tokenisation applied to the whole text "
+                  "(the reference stops splitting after 32 replacements); mean over items")
+_BERT_DESC = ("BERTScore {what} (bert-score) per item with the local encoder named in scorer_options.bertscore_model "
+              "or GLOTBENCH_BERTSCORE_MODEL; no idf weighting, no baseline rescaling; mean over items")
+
+
+def _sacrebleu(kind: str) -> Metric:
+    return Metric(kind, fn=sacrebleu_corpus, params=(("kind", kind),), format=".2f",
+                  description=_SACREBLEU_DESC[kind], signature=sacrebleu_signature(kind))
+
+
+def _raw(n: str, part: str = "") -> Metric:
+    name = f"rouge_raw_{n}" + (f"_{part}" if part else "")
+    if part == "full":
+        return mean_of(name, name, role="secondary", measure=f"rouge_raw_{n}", description=_RAW_FULL_DESC.format(n=n.upper()))
+    return mean_of(name, name, role="secondary" if part else "headline",
+                   description=_RAW_DESC.format(n=n.upper(), what=part or "F"))
+
+
+class TM:
+    """The text metrics as attributes, registered lazily by reference
+    (``glotbench.scoring.text_metrics:TM.bleu``, see glotbench.builtins): looking one up imports
+    this module (and sacrebleu, for its signature); listing metrics does not."""
+
+    bleu = _sacrebleu("bleu")
+    chrf = _sacrebleu("chrf")
+    chrfpp = _sacrebleu("chrfpp")
+    rouge1 = mean_of("rouge1", "rouge1", description=_ROUGE_DESC.format(t="ROUGE-1"))
+    rouge2 = mean_of("rouge2", "rouge2", description=_ROUGE_DESC.format(t="ROUGE-2"))
+    rougeL = mean_of("rougeL", "rougeL", description=_ROUGE_DESC.format(t="ROUGE-L"))
+    rouge_raw_1, rouge_raw_2, rouge_raw_l = _raw("1"), _raw("2"), _raw("l")
+    rouge_raw_1_precision, rouge_raw_2_precision, rouge_raw_l_precision = _raw("1", "precision"), _raw("2", "precision"), _raw("l", "precision")
+    rouge_raw_1_recall, rouge_raw_2_recall, rouge_raw_l_recall = _raw("1", "recall"), _raw("2", "recall"), _raw("l", "recall")
+    rouge_raw_1_full, rouge_raw_2_full, rouge_raw_l_full = _raw("1", "full"), _raw("2", "full"), _raw("l", "full")
+    bertscore_f1 = mean_of("bertscore_f1", "bertscore_f1", description=_BERT_DESC.format(what="F1"))
+    bertscore_precision = mean_of("bertscore_precision", "bertscore_precision", role="secondary",
+                                  description=_BERT_DESC.format(what="precision"))
+    bertscore_recall = mean_of("bertscore_recall", "bertscore_recall", role="secondary",
+                               description=_BERT_DESC.format(what="recall"))
+
+
+METRIC_NAMES = tuple(n for n in vars(TM) if not n.startswith("_"))
+BERTSCORE_METRICS = ("bertscore_f1", "bertscore_precision", "bertscore_recall")
