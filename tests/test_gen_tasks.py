@@ -405,3 +405,47 @@ def test_data_pull_fetches_every_task_from_its_declared_source_and_runs(tmp_path
             assert t["data"]["root_kind"] == "cache" and t["n_errors"] == 0, name
     finally:
         m.stop()
+
+
+# ------------------------------------------------------------------ the embedded model (slow)
+
+
+@pytest.mark.slow
+def test_embedded_model_wiki_lingua_pair_and_translation(smollm2_path, tmp_path):
+    """The issue's recipe on SmolLM2 (CPU): the WikiLingua pair with --limit 10 and compare
+    --crosslingual print ROUGE_RAW with intervals; a translation task prints BLEU and chrF. The
+    numbers are recomputed from samples.jsonl (plain ROUGE_RAW, sacrebleu)."""
+    import sacrebleu
+
+    out = tmp_path / "wiki"
+    r = _cli("run", "--tasks", "czech_bench.wiki_lingua_cs", "--tasks", "czech_bench.wiki_lingua_en", "--limit", 10,
+             "--model", "embedded", "--max-tokens", 64, "-o", out, "--no-progress", timeout=3000)
+    assert r.returncode == 0, r.stderr[-3000:]
+    print(r.stdout)
+    assert "rouge_raw_l" in r.stdout
+    tasks = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]
+    samples = _jsonl(out / "samples.jsonl")
+    for side in ("cs", "en"):
+        name = f"czech_bench.wiki_lingua_{side}"
+        mine = [s for s in samples if s["task"] == name]
+        assert len(mine) == 5 and tasks[name]["n_scored"] == 5  # the fixture has five sections
+        want = sum(rouge_raw_f(s["gold"], s["pred"] or "", "l") for s in mine) / len(mine)
+        assert _value(tasks[name], "rouge_raw_l") == pytest.approx(want, abs=1e-5)
+        assert tasks[name]["metrics"]["rouge_raw_l"].get("ci95")
+    cmp = _cli("compare", "--crosslingual", out, "--metric", "rouge_raw_l")
+    assert cmp.returncode == 0, cmp.stderr[-3000:]
+    print(cmp.stdout)
+    for side in ("cs", "en"):
+        m = tasks[f"czech_bench.wiki_lingua_{side}"]["metrics"]["rouge_raw_l"]
+        assert f"{m['value']:.3f} [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]" in cmp.stdout
+    out = tmp_path / "wmt"
+    r = _cli("run", "--tasks", "czech_bench.wmt18_en_cs", "--limit", 10, "--model", "embedded", "--max-tokens", 64,
+             "-o", out, "--no-progress", timeout=3000)
+    assert r.returncode == 0, r.stderr[-3000:]
+    print(r.stdout)
+    assert "bleu" in r.stdout and "chrf" in r.stdout
+    res = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]["czech_bench.wmt18_en_cs"]
+    samples = _jsonl(out / "samples.jsonl")
+    hyps, refs = [s["pred"] or "" for s in samples], [s["gold"] for s in samples]
+    assert _value(res, "chrf") == pytest.approx(sacrebleu.CHRF().corpus_score(hyps, [refs]).score, abs=1e-4)
+    assert _value(res, "bleu") == pytest.approx(sacrebleu.BLEU().corpus_score(hyps, [refs]).score, abs=1e-4)
