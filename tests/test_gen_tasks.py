@@ -204,9 +204,9 @@ def test_wiki_lingua_notes_czech_items_without_english(tmp_path):
 
 def rouge_raw_tokens(text: str) -> list[str]:
     """SumeCzech's rouge_raw.py tokenisation, restated: a space at each of the first 32 word
-    boundaries (the script passes re.UNICODE, 32, as re.sub's count), whitespace runs collapsed,
-    lowercased."""
-    return [w.lower() for w in re.sub(r"\s+", " ", re.sub(r"\b", " ", text, count=32)).strip().split(" ")]
+    boundaries, then the first 32 whitespace runs made one space (the script passes re.UNICODE, 32,
+    as both re.sub calls' count), split at single spaces, lowercased."""
+    return [w.lower() for w in re.sub(r"\s+", " ", re.sub(r"\b", " ", text, count=32), count=32).strip().split(" ")]
 
 
 def rouge_raw_f(gold: str, system: str, n: str) -> float:
