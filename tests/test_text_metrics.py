@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import subprocess
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from glotbench.scoring.metrics import ScoredItem, bootstrap_ci, get_metric
+from glotbench.scoring.metrics import bootstrap_ci, get_metric
 from value_oracles import (METRIC_ORACLES, plain_rouge_raw, random_text, restated_unicode_tokens,
                            rouge_raw_reference_tokens, run_value_mismatches, text_item)
 
@@ -52,6 +51,21 @@ def test_every_text_metric_resolves_and_builtins_list_them_all():
     for name in ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
                  "bertscore_f1", "bertscore_precision", "bertscore_recall"):
         assert get_metric(name).name == name
+
+
+def test_text_scorer_takes_one_reference_and_scores_an_empty_answer_as_empty_text():
+    from glotbench.errors import DataError
+    from glotbench.scoring.scorers import get_scorer
+
+    text = get_scorer("text")
+    pred, values = text(None, ["Kůň úpěl."])  # a one-element list is one reference
+    assert pred is None and values["rouge1"] == 0.0 and values["rouge_raw_1"] == 0.0
+    assert text("Kůň úpěl.", "kůň  úpěl.")[1]["rouge_raw_l"] == 1.0
+    assert text("x", None) == ("x", {})  # an unlabelled item: no values
+    with pytest.raises(DataError, match="the gold has 2 references; glotbench's text metrics take exactly one"):
+        text("a", ["a", "b"])
+    with pytest.raises(DataError, match="the gold reference must be a string, not int"):
+        text("a", 3)
 
 
 # ---------------------------------------------------------------- sacrebleu
@@ -82,6 +96,28 @@ def test_sacrebleu_bootstrap_equals_sacrebleu_on_each_resample(name):
     got = bootstrap_ci(items, metric, n_resamples=200, seed=3)
     assert got == pytest.approx(want, abs=1e-9)
     assert got[0] < metric(items) < got[1]
+
+
+@pytest.mark.parametrize("name", ["bleu", "chrf"])
+def test_sacrebleu_bootstrap_leaves_out_items_without_a_reference_as_the_metric_does(name):
+    from test_metric_values import oracle_loop_interval
+
+    metric = get_metric(name)
+    items = [text_item(g, p) for g, p in pairs(9, n=12)]
+    for k in (0, 3, 4, 9):
+        items[k].gold = None  # an unlabelled item: the metric and each resample leave it out
+    sacre = METRIC_ORACLES[name].compute
+
+    def oracle(xs):
+        xs = [x for x in xs if x.gold is not None]
+        return sacre(xs) if xs else float("nan")
+
+    assert metric(items) == pytest.approx(oracle(items), abs=1e-9)
+    from glotbench.scoring.resample_forms import form_for
+
+    assert form_for(metric)(items, 5, 0) is not None  # the vectorised form, not the per-resample fallback
+    got = bootstrap_ci(items, metric, n_resamples=100, seed=1)
+    assert got == pytest.approx(oracle_loop_interval(items, oracle, 100, 1), abs=1e-9)
 
 
 def test_sacrebleu_signature_in_the_metric_definition():
@@ -246,7 +282,7 @@ ROWS = [
     ("s5", "Žluťoučký kůň úpěl ďábelské ódy.", "Kůň zpíval."),
 ]
 
-TEXT_TASK_METRICS = ["rouge_raw_1", "rouge_raw_2", "rouge_raw_l", "rouge_raw_1_full", "rouge1", "rouge2", "rougeL",
+TEXT_TASK_METRICS = ["rouge_raw_1", "rouge_raw_2", "rouge_raw_l", "rouge_raw_1_full", "rouge1", "rouge2", "rougeL", "rouge_l",
                      "bleu", "chrf", "chrfpp"]
 
 
@@ -351,3 +387,7 @@ def test_run_with_text_bertscore_and_a_local_encoder_equals_bert_score(stub_serv
     for name, want in (("bertscore_f1", f), ("bertscore_precision", p), ("bertscore_recall", r)):
         assert t["metrics"][name]["value"] == pytest.approx(float(want.mean()), abs=1e-5), name
     assert run_value_mismatches(tmp_path / "run") == []
+    # the encoder the run used, with bert-score's own settings string
+    assert t["bertscore"] == {"encoder": str(tiny_encoder), "path": str(tiny_encoder), "num_layers": 2,
+                              "signature": f"{tiny_encoder}_L2_no-idf_version={bert_score.__version__}"
+                                           f"(hug_trans={__import__('transformers').__version__})"}

@@ -667,6 +667,7 @@ TEXT_ORACLES: dict[str, Oracle] = {
     "chrfpp": Oracle(sacrebleu_oracle("chrfpp"), TEXT, "sacrebleu.corpus_chrf(word_order=2)"),
     **{t: Oracle(rouge_score_oracle(t), TEXT, f"rouge-score {t} F, restated Unicode tokenizer, plain mean")
        for t in ("rouge1", "rouge2", "rougeL")},
+    "rouge_l": Oracle(rouge_score_oracle("rougeL"), TEXT, "rouge-score rougeL F (the alias rouge_l)"),
     **{f"rouge_raw_{w}": Oracle(rouge_raw_oracle(w), TEXT, "plain re-statement of rouge_raw.py, F") for w in ("1", "2", "l")},
     **{f"rouge_raw_{w}_precision": Oracle(rouge_raw_oracle(w, "p"), TEXT, "plain re-statement of rouge_raw.py, P")
        for w in ("1", "2", "l")},
@@ -676,6 +677,7 @@ TEXT_ORACLES: dict[str, Oracle] = {
        for w in ("1", "2", "l")},
     # per-item BERTScore values are checked against bert_score.score in tests/test_text_metrics.py
     "bertscore_f1": _mean("bertscore_f1"),
+    "bertscore": _mean("bertscore_f1"),
     "bertscore_precision": _mean("bertscore_precision"),
     "bertscore_recall": _mean("bertscore_recall"),
 }

@@ -57,10 +57,10 @@ for _name in CZECH_BENCH_METRICS:
 
 # text-generation metrics (BLEU, chrF, ROUGE, ROUGE_RAW, BERTScore) and the scorers that feed them,
 # imported on first lookup (sacrebleu, rouge-score and bert-score load only then)
-TEXT_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
+TEXT_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l", "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
                 "rouge_raw_1_precision", "rouge_raw_2_precision", "rouge_raw_l_precision", "rouge_raw_1_recall",
                 "rouge_raw_2_recall", "rouge_raw_l_recall", "rouge_raw_1_full", "rouge_raw_2_full", "rouge_raw_l_full",
-                "bertscore_f1", "bertscore_precision", "bertscore_recall")
+                "bertscore_f1", "bertscore", "bertscore_precision", "bertscore_recall")
 for _name in TEXT_METRICS:
     METRICS.register_lazy(_name, f"glotbench.scoring.text_metrics:TM.{_name}")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from glotbench.errors import TaskSpecError
 from glotbench.scoring.scorers import scorer
-from glotbench.scoring.text_metrics import BERTSCORE_METRICS, TEXT_METRICS, one_reference, text_values
+from glotbench.scoring.text_metrics import BERTSCORE_METRICS, TEXT_SCORER_METRICS, one_reference, text_values
 
 ENV = "GLOTBENCH_BERTSCORE_MODEL"
 _WHO = "scorer 'text_bertscore'"
@@ -79,7 +79,7 @@ def bertscore_values(reference: str, prediction: str, model: str | None = None, 
     return {"bertscore_precision": float(p[0]), "bertscore_recall": float(r[0]), "bertscore_f1": float(f[0])}
 
 
-@scorer(metrics=(*TEXT_METRICS, *BERTSCORE_METRICS))  # registered as "text_bertscore" lazily (glotbench.builtins)
+@scorer(metrics=(*TEXT_SCORER_METRICS, *BERTSCORE_METRICS))  # registered as "text_bertscore" lazily (glotbench.builtins)
 def text_bertscore(extracted, target, *, sample=None, pack=None, bertscore_model: str | None = None,
                    bertscore_num_layers: int | None = None):
     """The ``text`` scorer's values plus BERTScore P/R/F1 (an empty answer is scored as the empty string)."""
@@ -98,4 +98,16 @@ def _check_ready(where: str = "", bertscore_model: str | None = None, bertscore_
     require("bertscore", f"{where}: {_WHO}" if where else _WHO)
 
 
+def _run_summary(bertscore_model: str | None = None, bertscore_num_layers: int | None = None) -> dict:
+    """What results.json keeps of the encoder a run used: its name, local path, layer and
+    bert-score's own settings string (its ``hash``: model, layer, idf, versions)."""
+    from bert_score.utils import get_hash
+
+    path, name = resolve_encoder(bertscore_model)
+    layers = int(bertscore_num_layers) if bertscore_num_layers is not None else default_layers(path, name)
+    return {"bertscore": {"encoder": name, "path": path, "num_layers": layers,
+                          "signature": get_hash(name, layers, False, False, False, False)}}
+
+
 text_bertscore.check_ready = _check_ready  # type: ignore[attr-defined]  called by Task.check_ready
+text_bertscore.run_summary = _run_summary  # type: ignore[attr-defined]  called by Task.extra_summary

@@ -83,21 +83,21 @@ def one_reference(target: Any, where: str) -> str:
     return target
 
 
-TEXT_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL",
-                "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
-                "rouge_raw_1_precision", "rouge_raw_1_recall", "rouge_raw_2_precision", "rouge_raw_2_recall",
-                "rouge_raw_l_precision", "rouge_raw_l_recall", "rouge_raw_1_full", "rouge_raw_2_full", "rouge_raw_l_full")
+TEXT_SCORER_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l",
+                       "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
+                       "rouge_raw_1_precision", "rouge_raw_1_recall", "rouge_raw_2_precision", "rouge_raw_2_recall",
+                       "rouge_raw_l_precision", "rouge_raw_l_recall", "rouge_raw_1_full", "rouge_raw_2_full", "rouge_raw_l_full")
 
 
 def text_values(reference: str, prediction: str) -> dict[str, float]:
     return {**rouge_values(reference, prediction), **rouge_raw.item_values(reference, prediction)}
 
 
-@scorer(metrics=TEXT_METRICS)  # registered as "text" lazily (glotbench.builtins)
+@scorer(metrics=TEXT_SCORER_METRICS)  # registered as "text" lazily (glotbench.builtins)
 def text(extracted, target, *, sample=None, pack=None):
     """The generated text against one gold reference: ``pred`` is the text (None when empty), the
-    values ROUGE and ROUGE_RAW per item (an empty answer scores as the empty string: 0 against any
-    non-empty reference). BLEU and chrF read ``pred`` and the gold at corpus level."""
+    values ROUGE and ROUGE_RAW per item (an empty answer is scored as the empty string). BLEU and
+    chrF read ``pred`` and the gold at corpus level."""
     if target is None:
         return (None if extracted is None else str(extracted)), {}
     ref = one_reference(target, f"scorer 'text', item {getattr(sample, 'id', '?')}")
@@ -122,20 +122,36 @@ def _sacrebleu_metric(kind: str):
     raise ValueError(f"unknown sacrebleu metric {kind!r}")
 
 
-def _corpus(items: list[ScoredItem]) -> tuple[list[str], list[list[str]]]:
-    """sacrebleu's inputs: hypotheses (unparseable: empty) and one reference stream."""
-    hyps = ["" if i.pred is None else str(i.pred) for i in items]
-    refs = [one_reference(i.gold, f"metric (sacrebleu), item {k}") for k, i in enumerate(items)]
-    return hyps, [refs]
+@functools.lru_cache(maxsize=None)
+def _shared_metric(kind: str):
+    """One sacrebleu metric object per kind, for per-item statistics and scores from summed statistics."""
+    return _sacrebleu_metric(kind)
+
+
+def item_stats(item: ScoredItem, kind: str) -> list[int]:
+    """sacrebleu's sufficient statistics of one item (its prediction, unparseable = empty, against its
+    one reference), kept on the item: a corpus score is then a sum, however often an interval or a
+    paired test recomputes it on resampled lists."""
+    memo = item.__dict__.setdefault("_sacrebleu_stats", {})
+    if kind not in memo:
+        ref = one_reference(item.gold, "metric (sacrebleu), an item")
+        hyp = "" if item.pred is None else str(item.pred)
+        memo[kind] = [int(x) for x in _shared_metric(kind)._extract_corpus_statistics([hyp], [[ref]])[0]]
+    return memo[kind]
+
+
+def _score_from_sums(kind: str, sums) -> float:
+    return float(_shared_metric(kind)._compute_score_from_stats([int(x) for x in sums]).score)
 
 
 def sacrebleu_corpus(items: list[ScoredItem], kind: str) -> float:
-    """sacrebleu's corpus score (0-100) of the items' predictions against their references."""
-    items = [i for i in items if i.gold is not None]
-    if not items:
+    """sacrebleu's corpus score (0-100) of the items' predictions against their references: the sum
+    of the items' statistics, scored as sacrebleu's ``corpus_score`` scores it (items without a
+    reference left out)."""
+    stats = [item_stats(i, kind) for i in items if i.gold is not None]
+    if not stats:
         return float("nan")
-    hyps, refs = _corpus(items)
-    return float(_sacrebleu_metric(kind).corpus_score(hyps, refs).score)
+    return _score_from_sums(kind, np.sum(np.asarray(stats, dtype=np.int64), axis=0))
 
 
 @functools.lru_cache(maxsize=None)
@@ -148,19 +164,28 @@ def sacrebleu_signature(kind: str) -> str:
 
 def sacrebleu_form(kind: str):
     """Each resample's score from the sum of its items' sacrebleu statistics (integer counts, so any
-    order of summing gives the same numbers as ``corpus_score`` on the resampled list)."""
+    order of summing gives the same numbers as ``corpus_score`` on the resampled list). Items
+    without a gold reference add nothing (the metric leaves them out); NaN where a resample has none."""
 
     def form(items, n_resamples, seed):
-        keep = [i for i in items if i.gold is not None]
-        if len(keep) != len(items) or not items:
+        if not items:
             return None
-        metric = _sacrebleu_metric(kind)
-        hyps, refs = _corpus(items)
-        stats = np.asarray(metric._extract_corpus_statistics(hyps, refs), dtype=np.int64)
+        n = len(items)
+        kept = [k for k, i in enumerate(items) if i.gold is not None]
+        if not kept:
+            return np.full(n_resamples, np.nan)
+        width = len(item_stats(items[kept[0]], kind))
+        stats = np.zeros((n, width), dtype=np.int64)
+        stats[kept] = [item_stats(items[k], kind) for k in kept]
+        has_gold = np.zeros(n, dtype=np.int64)
+        has_gold[kept] = 1
         out = []
-        for idx in rs.index_chunks(len(items), n_resamples, seed):
-            sums = stats[idx].sum(axis=1)  # (rows, n_stats)
-            out.extend(float(metric._compute_score_from_stats([int(x) for x in row]).score) for row in sums)
+        for idx in rs.index_chunks(n, n_resamples, seed):
+            counts = np.bincount((idx + (np.arange(idx.shape[0]) * n)[:, None]).ravel(),
+                                 minlength=idx.shape[0] * n).reshape(idx.shape[0], n)  # draws of each item per row
+            sums = counts.astype(np.int64) @ stats  # (rows, n_stats): integer sums, exact
+            golds = counts @ has_gold
+            out.extend(_score_from_sums(kind, row) if g else float("nan") for row, g in zip(sums, golds))
         return np.asarray(out, dtype=float)
 
     return form
@@ -207,11 +232,14 @@ class TM:
     rouge1 = mean_of("rouge1", "rouge1", description=_ROUGE_DESC.format(t="ROUGE-1"))
     rouge2 = mean_of("rouge2", "rouge2", description=_ROUGE_DESC.format(t="ROUGE-2"))
     rougeL = mean_of("rougeL", "rougeL", description=_ROUGE_DESC.format(t="ROUGE-L"))
+    # the spelling issue 40 and other harnesses use: the same value as rougeL, one measure
+    rouge_l = mean_of("rougeL", "rouge_l", measure="rougeL", description=_ROUGE_DESC.format(t="ROUGE-L") + " (= rougeL)")
     rouge_raw_1, rouge_raw_2, rouge_raw_l = _raw("1"), _raw("2"), _raw("l")
     rouge_raw_1_precision, rouge_raw_2_precision, rouge_raw_l_precision = _raw("1", "precision"), _raw("2", "precision"), _raw("l", "precision")
     rouge_raw_1_recall, rouge_raw_2_recall, rouge_raw_l_recall = _raw("1", "recall"), _raw("2", "recall"), _raw("l", "recall")
     rouge_raw_1_full, rouge_raw_2_full, rouge_raw_l_full = _raw("1", "full"), _raw("2", "full"), _raw("l", "full")
     bertscore_f1 = mean_of("bertscore_f1", "bertscore_f1", description=_BERT_DESC.format(what="F1"))
+    bertscore = mean_of("bertscore_f1", "bertscore", measure="bertscore_f1", description=_BERT_DESC.format(what="F1") + " (= bertscore_f1)")
     bertscore_precision = mean_of("bertscore_precision", "bertscore_precision", role="secondary",
                                   description=_BERT_DESC.format(what="precision"))
     bertscore_recall = mean_of("bertscore_recall", "bertscore_recall", role="secondary",
@@ -219,4 +247,4 @@ class TM:
 
 
 METRIC_NAMES = tuple(n for n in vars(TM) if not n.startswith("_"))
-BERTSCORE_METRICS = ("bertscore_f1", "bertscore_precision", "bertscore_recall")
+BERTSCORE_METRICS = ("bertscore_f1", "bertscore", "bertscore_precision", "bertscore_recall")

@@ -510,8 +510,10 @@ class Task:
         tables...), merged into the task's entry in results.json. ``records`` are the scored
         :class:`~glotbench.sample_record.SampleRecord` s; ``out_dir`` is where plots go; ``n_boot``
         and ``seed`` are the run's bootstrap settings, which any interval here must use (as the
-        metric table's do)."""
-        return {}
+        metric table's do). Default: the scorer's own ``run_summary(**scorer_options)`` when its
+        function has one (the BERTScore encoder a run used)."""
+        summary = getattr(self.scorer.fn, "run_summary", None)
+        return dict(summary(**self.spec.scorer_options)) if callable(summary) else {}
 
     def metric_names(self, mode: str) -> list[str]:
         if mode == "loglikelihood":
