@@ -33,16 +33,26 @@ def pval(p: float | None) -> str:
     return f"{p:.2e}" if p < 1e-3 else f"{p:.4f}"
 
 
+def with_interval(x: float | None, ci: list | None, digits: int = 3) -> str:
+    """``0.667 [0.500, 0.800]``: the score and the run's 95% interval, when it has one."""
+    if ci is None or fmt(x, digits) == "-":
+        return fmt(x, digits)
+    return f"{fmt(x, digits)} [{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
+
+
 def _print_crosslingual(runs, console: Console, metric: str | None = None) -> dict:
     from glotbench.report.comparisons import crosslingual_from_runs
 
     res = crosslingual_from_runs(runs, metric=metric)
-    t = Table(title="Cross-lingual gap (Czech-Bench §6.4): relative difference = (en - native) / max(en, native)")
+    t = Table(title="Cross-lingual gap (Czech-Bench §6.4): relative difference = (en - native) / max(en, native); "
+                    "[95% bootstrap interval] of each score where the run has one")
     for col in ("model", "pair", "native", "counterpart", "difference", "relative diff"):
         t.add_column(col, justify="left" if col in ("model", "pair") else "right")
     english_of = {p: e for p, _, e in res.pairs}
     for r in res.table.rows:
-        t.add_row(r.model, f"{r.pair} vs {english_of.get(r.pair, '?')}", fmt(r.native), fmt(r.english),
+        ci_native, ci_english = res.intervals.get((r.model, r.pair), (None, None))
+        t.add_row(r.model, f"{r.pair} vs {english_of.get(r.pair, '?')}", with_interval(r.native, ci_native),
+                  with_interval(r.english, ci_english),
                   fmt(r.difference if not math.isnan(r.difference) else None), pct(r.relative_gap, signed=True))
     console.print(unclipped(t))
     over = f"metric {metric}" if metric else "each pair's headline metrics; --metric NAME for one metric"
@@ -55,7 +65,9 @@ def _print_crosslingual(runs, console: Console, metric: str | None = None) -> di
     console.print(unclipped(s))
     for n in res.notes:
         console.print(f"note: {n}", style="yellow")
-    return {"crosslingual": res.table.to_dict(), "pairs": res.pairs, "notes": res.notes}
+    return {"crosslingual": res.table.to_dict(), "pairs": res.pairs, "notes": res.notes,
+            "intervals": [{"model": m, "pair": p, "native_ci95": a, "counterpart_ci95": b}
+                          for (m, p), (a, b) in res.intervals.items()]}
 
 
 def _print_ranks(runs, a: str, b: str, metric: str | None, style: str, console: Console,

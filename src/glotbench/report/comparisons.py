@@ -34,6 +34,9 @@ class CrosslingualResult:
     table: CrosslingualTable
     pairs: list[tuple[str, str, str]]  # (pair name, native task, English/counterpart task)
     notes: list[str] = field(default_factory=list)
+    # (model, pair name) -> (native ci95, counterpart ci95) as each run states them (None: no interval,
+    # as for a published score or a score that counts as missing)
+    intervals: dict[tuple[str, str], tuple[list | None, list | None]] = field(default_factory=dict)
 
 
 def _usable(task_result: dict, metric: str) -> float | None:
@@ -41,6 +44,14 @@ def _usable(task_result: dict, metric: str) -> float | None:
     if task_result.get("status") in ("invalid", "failed"):
         return None
     return metric_value(task_result, metric)
+
+
+def _interval(task_result: dict, metric: str) -> list | None:
+    """The run's 95% bootstrap interval of the score (None for a score :func:`_usable` drops, or none stated)."""
+    if _usable(task_result, metric) is None:
+        return None
+    ci = ((task_result.get("metrics") or {}).get(metric) or {}).get("ci95")
+    return list(ci) if isinstance(ci, (list, tuple)) and len(ci) == 2 and None not in ci else None
 
 
 def _rankable(task_result: dict, metric: str) -> float | None:
@@ -92,6 +103,7 @@ def crosslingual_from_runs(runs: list[RunData], metric: str | None = None) -> Cr
                         "and OTHER in the runs of the same model" + (f" ({'; '.join(notes)})" if notes else ""))
     rows = []
     pairs = []
+    intervals: dict[tuple[str, str], tuple[list | None, list | None]] = {}
     for native, english in pair_defs:
         metric_names: list[str] = []
         defs = {}
@@ -114,10 +126,11 @@ def crosslingual_from_runs(runs: list[RunData], metric: str | None = None) -> Cr
             for label, tasks in per_model.items():
                 if native in tasks and english in tasks:
                     rows.append((label, pair, _usable(tasks[native], m), _usable(tasks[english], m)))
+                    intervals[(label, pair)] = (_interval(tasks[native], m), _interval(tasks[english], m))
     if not rows:
         raise DataError(f"no cross-lingual pair has {'metric ' + metric if metric else 'a headline metric'} on both sides"
                         + (f" ({'; '.join(notes)})" if notes else ""))
-    return CrosslingualResult(crosslingual_table(rows), pairs, notes)
+    return CrosslingualResult(crosslingual_table(rows), pairs, notes, intervals)
 
 
 # ----------------------------------------------------------------------------- ranks
