@@ -325,9 +325,9 @@ def test_crosslingual_compare_prints_each_runs_interval(stub_server, tmp_path):
     (an ČSFD twin pair, so the check needs no text metric)."""
     import yaml
 
-    from glotbench.tasks.registry import BUILTIN_DIR
+    from glotbench.tasks.registry import all_specs
 
-    spec = yaml.safe_load((BUILTIN_DIR / "czech_bench" / "csfd_reviews.yaml").read_text(encoding="utf-8"))
+    spec = yaml.safe_load(all_specs()["czech_bench.csfd_reviews"][1].read_text(encoding="utf-8"))
     folder = tmp_path / "tasks"
     folder.mkdir()
     for name, lang, other in (("xl.csfd_cs", "cs", "xl.csfd_en"), ("xl.csfd_en", "en", "xl.csfd_cs")):
