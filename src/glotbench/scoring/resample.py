@@ -8,7 +8,7 @@ seed gives the same intervals as drawing the whole matrix at once, or one row pe
 
 Each statistic is computed per chunk from small sufficient statistics: per-resample sums for
 means and ratios, per-resample category counts (``bincount``) for count metrics, and one
-confusion matrix per resample for label metrics (accuracy, macro/weighted F1, MCC). The formulas
+confusion matrix per resample for label metrics (macro/weighted F1, MCC). The formulas
 follow scikit-learn's operations step by step (integer counts, one division per value, the same
 averaging), so the numbers equal what ``sklearn.metrics`` returns on each resample.
 """
@@ -185,12 +185,6 @@ def confusion_stats(gold: np.ndarray, pred: np.ndarray, n_labels: int, stat: Cal
 
 
 # ---------------------------------------------------------------- statistics of confusion matrices
-
-def accuracy_from_confusion(c: np.ndarray) -> np.ndarray:
-    n = c.sum(axis=(1, 2))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.trace(c, axis1=1, axis2=2) / n
-
 
 def _f1_from_sums(tp: np.ndarray, true: np.ndarray, pred: np.ndarray) -> np.ndarray:
     """F1 per label from its true-positive, gold and predicted counts: scikit-learn's
