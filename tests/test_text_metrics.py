@@ -113,9 +113,7 @@ def test_sacrebleu_bootstrap_leaves_out_items_without_a_reference_as_the_metric_
         return sacre(xs) if xs else float("nan")
 
     assert metric(items) == pytest.approx(oracle(items), abs=1e-9)
-    from glotbench.scoring.resample_forms import form_for
-
-    assert form_for(metric)(items, 5, 0) is not None  # the vectorised form, not the per-resample fallback
+    assert metric.resample_stats(items, 5, 0) is not None  # the vectorised form, not the per-resample fallback
     got = bootstrap_ci(items, metric, n_resamples=100, seed=1)
     assert got == pytest.approx(oracle_loop_interval(items, oracle, 100, 1), abs=1e-9)
 

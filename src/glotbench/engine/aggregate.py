@@ -8,7 +8,7 @@ from typing import Any
 
 from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import ScoredItem, bootstrap_cis, get_metric
-from glotbench.scoring.resample_forms import same_items
+from glotbench.scoring.resample import same_items
 from glotbench.scoring.roles import headline_metric, headline_metrics
 
 FLAG_UNPARSEABLE = 0.20  # above: the score is flagged "*"

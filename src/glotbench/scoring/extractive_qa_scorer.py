@@ -27,7 +27,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from glotbench.languages import get_pack
+from glotbench.scoring import resample as rs
 from glotbench.scoring.extractive_qa import NO_ANSWER_STRINGS, Profile, item_values
 from glotbench.scoring.metrics import Metric, ScoredItem, accuracy, macro_f1, mean_of, register_metric
 from glotbench.scoring.scorers import scorer
@@ -51,13 +54,34 @@ def no_answer_macro_f1(items: list[ScoredItem]) -> float:
     return macro_f1(gold, pred) if gold else float("nan")
 
 
+def _na_codes(items: list[ScoredItem]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The same decisions as codes: 0 answerable, 1 unanswerable (their order as strings), kept
+    where the item has ``no_answer_gold``."""
+    keep = np.fromiter(("no_answer_gold" in i.values for i in items), bool, len(items))
+    gold = np.fromiter((k and bool(i.values["no_answer_gold"]) for i, k in zip(items, keep)), np.intp, len(items))
+    pred = np.fromiter((k and bool(i.values.get("no_answer_pred")) for i, k in zip(items, keep)), np.intp, len(items))
+    return gold, pred, keep
+
+
+def _no_answer_accuracy_fast(items: list[ScoredItem], n_resamples: int, seed: int) -> np.ndarray:
+    gold, pred, keep = _na_codes(items)
+    return rs.mean_stats(np.where(keep, (gold == pred).astype(float), np.nan), n_resamples, seed)
+
+
+def _no_answer_macro_f1_fast(items: list[ScoredItem], n_resamples: int, seed: int) -> np.ndarray:
+    gold, pred, keep = _na_codes(items)
+    return rs.label_sum_stats(gold, pred, 2, rs.macro_f1_from_sums("gold"), n_resamples, seed, keep=keep)
+
+
 for _name in LEVEL_METRICS:
     if _name != "exact_match":  # exact_match is a built-in metric (the exact_match scorer feeds it too)
         # exact_match_raw / _lemma measure exact match under another normalisation: one measure
         _base = _name.removesuffix("_raw").removesuffix("_lemma")
         register_metric(mean_of(_name, _name, measure=_base if _base != _name else ""))
-register_metric(Metric("no_answer_accuracy", fn=no_answer_accuracy, description="accuracy of 'is it unanswerable?'"))
-register_metric(Metric("no_answer_macro_f1", fn=no_answer_macro_f1, description="macro-F1 of 'is it unanswerable?'"))
+register_metric(Metric("no_answer_accuracy", fn=no_answer_accuracy, fast=_no_answer_accuracy_fast,
+                       description="accuracy of 'is it unanswerable?'"))
+register_metric(Metric("no_answer_macro_f1", fn=no_answer_macro_f1, fast=_no_answer_macro_f1_fast,
+                       description="macro-F1 of 'is it unanswerable?'"))
 
 
 @scorer("extractive_qa", metrics=[*LEVEL_METRICS, "no_answer_accuracy", "no_answer_macro_f1"])

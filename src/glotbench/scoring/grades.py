@@ -27,7 +27,6 @@ import numpy as np
 from glotbench.errors import DataError
 from glotbench.scoring.metrics import ScoredItem
 from glotbench.scoring.resample import count_stats, percentile_intervals
-from glotbench.scoring.resample_forms import per_list
 
 
 class Grade(StrEnum):

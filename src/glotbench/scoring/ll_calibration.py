@@ -131,13 +131,27 @@ def ll_auroc_macro(items: list[ScoredItem]) -> float:
 
 CALIBRATION_METRICS = ("ll_ece", "ll_brier", "ll_auroc_macro")
 
+
+# each metric's every-resample-at-once form (Metric.fast; the plain loop is its oracle, tests/test_resample.py)
+def ece_fast(items, n_resamples: int, seed: int, n_bins: int = None):  # type: ignore[assignment]
+    return _ece_form(items, n_resamples, seed) if n_bins in (None, N_BINS) else None
+
+
+def auroc_class_fast(items, n_resamples: int, seed: int, label: str):
+    return _auroc_class_form(label)(items, n_resamples, seed)
+
+
+def auroc_macro_fast(items, n_resamples: int, seed: int):
+    return _auroc_macro_form(items, n_resamples, seed)
+
+
 for _m in (
-    Metric("ll_ece", fn=ll_ece, direction="lower", role="secondary",
+    Metric("ll_ece", fn=ll_ece, fast=ece_fast, direction="lower", role="secondary",
            description="--mode loglikelihood: expected calibration error of the softmax over the options' "
            "log-likelihoods (top option's probability vs accuracy; " + BINNING + ")"),
     Metric("ll_brier", fn=ll_brier, per_item=brier_item, direction="lower", role="secondary",
            description="--mode loglikelihood: " + BRIER + ", probabilities = softmax over the options' log-likelihoods"),
-    Metric("ll_auroc_macro", fn=ll_auroc_macro, role="secondary",
+    Metric("ll_auroc_macro", fn=ll_auroc_macro, fast=auroc_macro_fast, role="secondary",
            description="--mode loglikelihood: one-vs-rest AUROC of each option label's softmax probability, "
            "unweighted mean over the labels with both positive and negative items"),
 ):
@@ -247,21 +261,9 @@ def _auroc_macro_form(items, n_resamples: int, seed: int):
     return rs._collect(len(items), n_resamples, seed, per_chunk, rs.MAX_CELLS, cells_per_row=2 * widest)
 
 
-def _register_forms() -> None:
-    from glotbench.scoring.resample_forms import register_corpus_form
-
-    here = __name__
-    register_corpus_form(f"{here}:ll_ece", lambda n_bins=N_BINS: _ece_form if n_bins == N_BINS else None)
-    register_corpus_form(f"{here}:ll_auroc_class", _auroc_class_form)
-    register_corpus_form(f"{here}:ll_auroc_macro", lambda: _auroc_macro_form)
-
-
-_register_forms()
-
-
 def class_metric(label: str) -> Metric:
     """The per-class AUROC as a metric (for its bootstrap interval)."""
-    return Metric(f"ll_auroc:{label}", fn=ll_auroc_class, params={"label": label}, role="secondary")
+    return Metric(f"ll_auroc:{label}", fn=ll_auroc_class, fast=auroc_class_fast, params={"label": label}, role="secondary")
 
 
 def plot_file_name(task: str) -> str:

@@ -5,7 +5,8 @@ corpus function over :class:`ScoredItem` s), its direction (higher or lower is b
 display format. Its definition (:meth:`Metric.to_dict`) goes into results.json, so reports and
 comparisons of finished runs need no registry and no benchmark code. Classification metrics use
 scikit-learn's definitions and arithmetic, from confusion matrices (checked against
-``sklearn.metrics`` in tests/test_resample.py). Built-in metrics are
+``sklearn.metrics`` in tests/test_metric_values.py). A metric may carry its own vectorised
+bootstrap form (``fast=``; docs/scorers-and-metrics.md). Built-in metrics are
 registered here and by the scorers that feed them (see :mod:`glotbench.builtins`).
 """
 
@@ -18,7 +19,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from glotbench.scoring import resample_forms
+from glotbench.scoring import resample as rs
 from glotbench.scoring.resample import (
     macro_f1_from_confusion,
     mcc_from_confusion,
@@ -53,19 +54,46 @@ def accuracy(golds: list, preds: list) -> float:
     return float(np.mean([str(g) == str(p) for g, p in zip(golds, preds)]))
 
 
+def _label_codes(golds: list, preds: list) -> tuple[np.ndarray, np.ndarray, int]:
+    """Gold and predicted labels as codes in sorted label order (scikit-learn's), compared as strings."""
+    golds = [str(g) for g in golds]
+    preds = [str(p) for p in preds]
+    code = {lab: k for k, lab in enumerate(sorted(set(golds) | set(preds)))}
+    return (np.fromiter((code[g] for g in golds), np.intp, len(golds)),
+            np.fromiter((code[p] for p in preds), np.intp, len(preds)), len(code))
+
+
+def _on_confusion(stat: Callable[[np.ndarray], np.ndarray], golds: list, preds: list) -> float:
+    """A confusion-matrix statistic of the whole set (each resample's arithmetic, on one matrix)."""
+    if not golds:
+        return float("nan")
+    gold, pred, k = _label_codes(golds, preds)
+    return float(stat(np.bincount(gold * k + pred, minlength=k * k).reshape(1, k, k))[0])
+
+
+def _confusion_fast(stat: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+    """The fast form of a confusion-matrix metric of the items' gold and pred."""
+
+    def fast(items: list[ScoredItem], n_resamples: int, seed: int) -> np.ndarray:
+        gold, pred, k = _label_codes(*_labels(items))
+        return rs.confusion_stats(gold, pred, k, stat, n_resamples, seed)
+
+    return fast
+
+
 # Macro/weighted F1 and MCC are computed from the confusion matrix with scikit-learn's arithmetic
-# (glotbench.scoring.resample), so a run never imports scikit-learn; tests/test_resample.py checks
-# them against sklearn.metrics.
+# (glotbench.scoring.resample), so a run never imports scikit-learn; tests/test_metric_values.py
+# checks them against sklearn.metrics.
 def macro_f1(golds: list, preds: list) -> float:
-    return resample_forms.label_point(macro_f1_from_confusion, golds, preds)
+    return _on_confusion(macro_f1_from_confusion, golds, preds)
 
 
 def weighted_f1(golds: list, preds: list) -> float:
-    return resample_forms.label_point(weighted_f1_from_confusion, golds, preds)
+    return _on_confusion(weighted_f1_from_confusion, golds, preds)
 
 
 def mcc(golds: list, preds: list) -> float:
-    return resample_forms.label_point(mcc_from_confusion, golds, preds)
+    return _on_confusion(mcc_from_confusion, golds, preds)
 
 
 def accuracy_items(items: list[ScoredItem]) -> float:
@@ -97,10 +125,29 @@ def answered(items: list[ScoredItem]) -> float:
     return sum(1 for i in items if i.pred is not None) / len(items)
 
 
+def _answered_fast(items: list[ScoredItem], n_resamples: int, seed: int) -> np.ndarray:
+    return rs.mean_stats(np.fromiter((i.pred is not None for i in items), float, len(items)), n_resamples, seed)
+
+
 def ratio_of_sums(items: list[ScoredItem], num: str, den: str) -> float:
     """sum(values[num]) / sum(values[den]) over items (pooled, e.g. blanks over questions)."""
     d = sum(i.values.get(den) or 0.0 for i in items)
     return sum(i.values.get(num) or 0.0 for i in items) / d if d else float("nan")
+
+
+def _exact_sums(x: np.ndarray) -> bool:
+    """Whole numbers small enough that any summation order gives the same float sum."""
+    return bool(np.all(np.isfinite(x)) and np.all(x == np.round(x)) and np.abs(x).sum() < 2**52)
+
+
+def _ratio_of_sums_fast(items: list[ScoredItem], n_resamples: int, seed: int, num: str, den: str) -> np.ndarray | None:
+    """Declines fractional values: :func:`ratio_of_sums` sums left to right in Python, which numpy
+    matches only when the sums are exact."""
+    nums = np.array([float(i.values.get(num) or 0.0) for i in items])
+    dens = np.array([float(i.values.get(den) or 0.0) for i in items])
+    if not (_exact_sums(nums) and _exact_sums(dens)):
+        return None
+    return rs.ratio_stats(nums, dens, n_resamples, seed)
 
 
 def _mean_key(items: list[ScoredItem], key: str) -> float:
@@ -123,6 +170,12 @@ class Metric:
     (optional, with ``fn``) is the function's per-item value when the corpus value is its mean
     (accuracy: gold == prediction): paired tests and outcome counts use it.
     Calling a metric computes it: ``metric(items) -> float``.
+
+    ``fast`` (optional, with ``fn``) is the same metric on every bootstrap resample at once:
+    ``fast(items, n_resamples, seed, **params) -> array`` (NaN where undefined), or None when these
+    items allow no exact vectorised form. It must equal ``fn`` called on each resample
+    (:func:`loop_stats`) bit for bit. A metric that is a mean of per-item values (``key`` or
+    ``per_item``) needs none: its fast form is the resampled mean (:meth:`resample_stats`).
 
     ``role`` says what the number is for (see :mod:`glotbench.scoring.roles`): ``headline`` a score
     a task can be ranked and compared on; ``secondary`` a breakdown or companion number (an error
@@ -150,10 +203,13 @@ class Metric:
     measure: str = ""  # the statistic estimated; "" = the metric's name
     parsed_key: str | None = None  # per-item 1/0: parsed by this metric's own rule
     signature: str = ""  # the reference library's own signature of its settings (sacrebleu's), kept in results.json
+    fast: Callable[..., np.ndarray | None] | None = None  # every resample at once; not in results.json
 
     def __post_init__(self) -> None:
         if (self.key is None) == (self.fn is None):
             raise ValueError(f"metric {self.name!r}: give exactly one of key= (mean of a per-item value) or fn= (corpus function)")
+        if self.fast is not None and self.fn is None:
+            raise ValueError(f"metric {self.name!r}: fast= goes with fn= (a mean of a per-item value is resampled as a mean)")
         if self.direction not in ("higher", "lower"):
             raise ValueError(f"metric {self.name!r}: direction must be 'higher' or 'lower', not {self.direction!r}")
         if self.role not in ROLES:
@@ -199,6 +255,15 @@ class Metric:
         if not self.per_item_mean:
             return None
         return np.array([np.nan if (v := self.item_value(i)) is None else v for i in items], dtype=float)
+
+    def resample_stats(self, items: list[ScoredItem], n_resamples: int, seed: int) -> np.ndarray | None:
+        """The metric on every resample at once (its ``fast`` form, or the mean of its per-item
+        values); None when it has no fast form for these items."""
+        if self.fast is not None:
+            return self.fast(items, n_resamples, seed, **dict(self.params))
+        if self.per_item_mean:
+            return rs.mean_stats(self.vector(items), n_resamples, seed)
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         """The definition results.json carries, so finished runs are read without this registry."""
@@ -295,6 +360,11 @@ def mean_of(value_name: str, name: str | None = None, direction: Direction = "hi
     return Metric(name=name or f"mean:{value_name}", key=value_name, direction=direction, format=format, **kw)
 
 
+def ratio_of(name: str, num: str, den: str, **kw: Any) -> Metric:
+    """``sum(values[num]) / sum(values[den])`` over the items, with its fast form; ``kw``: role, measure, ..."""
+    return Metric(name=name, fn=ratio_of_sums, params={"num": num, "den": den}, fast=_ratio_of_sums_fast, **kw)
+
+
 def _coerce_metric(obj: Any, name: str, where: str) -> Metric:
     if isinstance(obj, Metric):
         return obj
@@ -325,10 +395,13 @@ def get_metric(name: str, *, where: str = "") -> Metric:
 
 for _m in (
     Metric("accuracy", fn=accuracy_items, per_item=item_match, description="gold == prediction"),
-    Metric("macro_f1", fn=macro_f1_items, description="macro-averaged F1 over the gold labels (scikit-learn)"),
-    Metric("weighted_f1", fn=weighted_f1_items, description="support-weighted F1 over the gold labels (scikit-learn)"),
-    Metric("mcc", fn=mcc_items, nonnegative=False, description="Matthews correlation coefficient (scikit-learn)"),
-    Metric("answered", fn=answered, role="diagnostic", description="share of items with a parseable answer"),
+    Metric("macro_f1", fn=macro_f1_items, fast=_confusion_fast(macro_f1_from_confusion),
+           description="macro-averaged F1 over the gold labels (scikit-learn)"),
+    Metric("weighted_f1", fn=weighted_f1_items, fast=_confusion_fast(weighted_f1_from_confusion),
+           description="support-weighted F1 over the gold labels (scikit-learn)"),
+    Metric("mcc", fn=mcc_items, fast=_confusion_fast(mcc_from_confusion), nonnegative=False,
+           description="Matthews correlation coefficient (scikit-learn)"),
+    Metric("answered", fn=answered, fast=_answered_fast, role="diagnostic", description="share of items with a parseable answer"),
     mean_of("exact_match", "exact_match"),
     mean_of("numeric_match", "numeric_match", measure="accuracy"),
     mean_of("abs_error", "abs_error", direction="lower", format=".4g", role="secondary"),
@@ -345,25 +418,30 @@ for _m in (
     register_metric(_m)
 
 
+def loop_stats(items: list[ScoredItem], metric: Callable[[list[ScoredItem]], float], n_resamples: int,
+               seed: int) -> np.ndarray:
+    """The metric called on each resample in turn, resample r being ``items[j] for j in
+    np.random.default_rng(seed).integers(0, n, size=n)``, the r-th draw: what an interval is, and
+    what every fast form must equal."""
+    n = len(items)
+    rng = np.random.default_rng(seed)
+    return np.array([metric([items[j] for j in rng.integers(0, n, size=n)]) for _ in range(n_resamples)])
+
+
 def bootstrap_stats(items: list[ScoredItem], metric: Callable[[list[ScoredItem]], float], n_resamples: int = 1000,
                     seed: int = 0) -> np.ndarray | None:
     """The metric on each of ``n_resamples`` resamples of the items (drawn with replacement); None
     below two items.
 
-    A metric with a resample form (:func:`glotbench.scoring.resample_forms.form_for`: per-item
-    means, label metrics, counts, ratios) is computed for all resamples at once in bounded memory;
-    any other metric is called once per resample. Both draw the same indices, so a given seed gives
-    the same statistics either way.
+    A :class:`Metric` with a fast form (:meth:`Metric.resample_stats`: per-item means, or its
+    ``fast``) is computed for all resamples at once in bounded memory; any other metric, or one whose
+    fast form declines these items, is called once per resample (:func:`loop_stats`). Both draw the
+    same indices, so a given seed gives the same statistics either way.
     """
-    n = len(items)
-    if n < 2:
+    if len(items) < 2:
         return None
-    form = resample_forms.form_for(metric)
-    stats = form(items, n_resamples, seed) if form is not None else None
-    if stats is None:
-        rng = np.random.default_rng(seed)
-        stats = np.array([metric([items[j] for j in rng.integers(0, n, size=n)]) for _ in range(n_resamples)])
-    return stats
+    stats = metric.resample_stats(items, n_resamples, seed) if isinstance(metric, Metric) else None
+    return loop_stats(items, metric, n_resamples, seed) if stats is None else stats
 
 
 def bootstrap_ci(
@@ -381,11 +459,7 @@ def bootstrap_ci(
 def bootstrap_cis(items: list[ScoredItem], metrics: list[Callable[[list[ScoredItem]], float]], n_resamples: int = 1000,
                   alpha: float = 0.05, seed: int = 0) -> list[tuple[float, float]]:
     """:func:`bootstrap_ci` of several metrics over the same items (the same numbers; their
-    quantiles taken together, and the items' codes read once: see ``resample_forms.same_items``)."""
-    with resample_forms.same_items():
+    quantiles taken together, and the items' codes read once: see ``resample.same_items``)."""
+    with rs.same_items():
         stats = [bootstrap_stats(items, m, n_resamples, seed) for m in metrics]
     return percentile_intervals(stats, alpha)
-
-
-def _vector_of(items: list[ScoredItem], metric) -> np.ndarray | None:
-    return metric.vector(items) if isinstance(metric, Metric) else None

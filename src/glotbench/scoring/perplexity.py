@@ -55,14 +55,26 @@ def bits_per_byte(items: list[ScoredItem]) -> float:
     return nll / math.log(2) / d if d else float("nan")
 
 
+def bits_per_byte_fast(items, n_resamples: int, seed: int):
+    return _pooled_form("n_bytes", "bpb")(items, n_resamples, seed)
+
+
+def perplexity_fast(items, n_resamples: int, seed: int):
+    return _pooled_form("n_tokens", "ppl")(items, n_resamples, seed)
+
+
+def word_perplexity_fast(items, n_resamples: int, seed: int):
+    return _pooled_form("n_words", "ppl")(items, n_resamples, seed)
+
+
 for _m in (
-    Metric("bits_per_byte", fn=bits_per_byte, direction="lower", format=".4f",
+    Metric("bits_per_byte", fn=bits_per_byte, fast=bits_per_byte_fast, direction="lower", format=".4f",
            description="a text's log-likelihood: sum of negative log-likelihoods / ln 2 / sum of UTF-8 bytes, over "
            "all texts (lm-eval's bits_per_byte)"),
-    Metric("perplexity", fn=perplexity, direction="lower", format=".4g", role="secondary",
+    Metric("perplexity", fn=perplexity, fast=perplexity_fast, direction="lower", format=".4g", role="secondary",
            description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of tokens), over all "
            "texts (token-level: depends on the tokenizer)"),
-    Metric("word_perplexity", fn=word_perplexity, direction="lower", format=".4g", role="secondary",
+    Metric("word_perplexity", fn=word_perplexity, fast=word_perplexity_fast, direction="lower", format=".4g", role="secondary",
            description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of whitespace-separated "
            "words), over all texts (lm-eval's word_perplexity)"),
 ):
@@ -91,8 +103,8 @@ def _pooled_form(den: str, kind: str):
         def per_chunk(idx):
             a, d = nll[idx].sum(axis=1), cnt[idx].sum(axis=1)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                r = a / d
-                out = r / math.log(2) if kind == "bpb" else np.exp(r)
+                # the same order of operations as the plain functions, so every bit agrees
+                out = a / math.log(2) / d if kind == "bpb" else np.exp(a / d)
             return np.where(d != 0, out, np.nan)
 
         return rs._collect(n, n_resamples, seed, per_chunk, rs.MAX_CELLS)
@@ -100,12 +112,3 @@ def _pooled_form(den: str, kind: str):
     return form
 
 
-def _register_forms() -> None:
-    from glotbench.scoring.resample_forms import register_corpus_form
-
-    register_corpus_form(f"{__name__}:perplexity", lambda: _pooled_form("n_tokens", "ppl"))
-    register_corpus_form(f"{__name__}:word_perplexity", lambda: _pooled_form("n_words", "ppl"))
-    register_corpus_form(f"{__name__}:bits_per_byte", lambda: _pooled_form("n_bytes", "bpb"))
-
-
-_register_forms()

@@ -8,7 +8,7 @@ seed gives the same intervals as drawing the whole matrix at once, or one row pe
 
 Each statistic is computed per chunk from small sufficient statistics: per-resample sums for
 means and ratios, per-resample category counts (``bincount``) for count metrics, and one
-confusion matrix per resample for label metrics (accuracy, macro/weighted F1, MCC). The formulas
+confusion matrix per resample for label metrics (macro/weighted F1, MCC). The formulas
 follow scikit-learn's operations step by step (integer counts, one division per value, the same
 averaging), so the numbers equal what ``sklearn.metrics`` returns on each resample.
 """
@@ -19,12 +19,53 @@ import hashlib
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
 
 import numpy as np
 
 MAX_CELLS = 1 << 20  # indices held at once (8 MiB of int64; a chunk's temporaries are a few times that)
 FEW_CODES = 8  # count_stats counts up to this many codes one by one (the rest: one bincount)
 PAIR_CODES = 256  # label_sum_stats counts (gold, pred) pairs up to this many codes, else three sums
+
+
+_SAME: ContextVar[dict | None] = ContextVar("glotbench_same_items", default=None)
+
+
+@contextmanager
+def same_items() -> Iterator[None]:
+    """A block in which the item lists given to fast forms and metric functions do not change (a
+    task's metrics over one slice: ``metrics.bootstrap_cis``, ``aggregate._metrics``): what
+    :func:`per_list` computes from a list is kept for the block, by the list's identity (the list is
+    held meanwhile, so no other list can take its identity). Nested blocks share the outer one."""
+    if _SAME.get() is not None:
+        yield
+        return
+    token = _SAME.set({})
+    try:
+        yield
+    finally:
+        _SAME.reset(token)
+
+
+def per_list(items: Any, name: Any, compute: Callable[[Any], Any]) -> Any:
+    """``compute(items)``, once per list (or other object that does not change in the block, such as
+    a kept counts array) inside a :func:`same_items` block; every call outside one."""
+    memo = _SAME.get()
+    if memo is None:
+        return compute(items)
+    key = (id(items), name)
+    hit = memo.get(key)
+    if hit is None or hit[0] is not items:
+        hit = memo[key] = (items, compute(items))
+    return hit[1]
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """``a``, no longer writeable: codes shared by the metrics of a :func:`same_items` block."""
+    a.flags.writeable = False
+    return a
 
 
 def index_chunks(n: int, n_resamples: int, seed: int, max_cells: int = MAX_CELLS) -> Iterator[np.ndarray]:
@@ -144,12 +185,6 @@ def confusion_stats(gold: np.ndarray, pred: np.ndarray, n_labels: int, stat: Cal
 
 
 # ---------------------------------------------------------------- statistics of confusion matrices
-
-def accuracy_from_confusion(c: np.ndarray) -> np.ndarray:
-    n = c.sum(axis=(1, 2))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.trace(c, axis1=1, axis2=2) / n
-
 
 def _f1_from_sums(tp: np.ndarray, true: np.ndarray, pred: np.ndarray) -> np.ndarray:
     """F1 per label from its true-positive, gold and predicted counts: scikit-learn's

@@ -208,8 +208,13 @@ _BERT_DESC = ("BERTScore {what} (bert-score) per item with the local encoder nam
               "or GLOTBENCH_BERTSCORE_MODEL; no idf weighting, no baseline rescaling; mean over items")
 
 
+def sacrebleu_fast(items: list[ScoredItem], n_resamples: int, seed: int, kind: str):
+    """Every resample at once from the items' summed sacrebleu statistics (:func:`sacrebleu_form`)."""
+    return sacrebleu_form(kind)(items, n_resamples, seed)
+
+
 def _sacrebleu(kind: str) -> Metric:
-    return Metric(kind, fn=sacrebleu_corpus, params=(("kind", kind),), format=".2f",
+    return Metric(kind, fn=sacrebleu_corpus, fast=sacrebleu_fast, params=(("kind", kind),), format=".2f",
                   description=_SACREBLEU_DESC[kind], signature=sacrebleu_signature(kind))
 
 

@@ -26,12 +26,13 @@ Rules (``options.parse`` in the task YAML):
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 
+from glotbench.scoring import resample as rs
 from glotbench.scoring.metrics import Metric, ScoredItem
-from glotbench.scoring.resample_forms import register_corpus_form, seen_labels_macro_f1_form, topic_accuracy_form
 
 
 def first_token(text: str) -> str:
@@ -100,6 +101,32 @@ def macro_f1_of(items: list[ScoredItem], gold_key: str, pred_key: str) -> float:
     return float(f1_score(list(g), list(p), average="macro"))
 
 
+def _sklearn_plain_labels(values: list) -> bool:
+    """Labels whose ``sorted(set(...))`` is scikit-learn's label order and that scikit-learn takes
+    as classes: all strings, or all whole finite numbers (no bools). Anything else: no fast form."""
+    if all(type(v) is str for v in values):
+        return True
+    return all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+               and math.isfinite(v) and v == int(v) and abs(v) < 2**53 for v in values)
+
+
+def macro_f1_of_fast(items: list[ScoredItem], n_resamples: int, seed: int, gold_key: str,
+                     pred_key: str) -> np.ndarray | None:
+    """:func:`macro_f1_of` on every resample: per-label sums over the items carrying both values,
+    averaged over the labels in that resample's gold or predictions (NaN when no item is left)."""
+    keep = np.fromiter((gold_key in i.values and pred_key in i.values for i in items), bool, len(items))
+    golds = [i.values[gold_key] for i, k in zip(items, keep) if k]
+    preds = [i.values[pred_key] for i, k in zip(items, keep) if k]
+    if not _sklearn_plain_labels(golds + preds):
+        return None
+    code = {lab: c for c, lab in enumerate(sorted(set(golds) | set(preds)))}
+    gold = np.zeros(len(items), np.intp)
+    pred = np.zeros(len(items), np.intp)
+    gold[keep] = [code[g] for g in golds]
+    pred[keep] = [code[p] for p in preds]
+    return rs.label_sum_stats(gold, pred, max(len(code), 1), rs.macro_f1_from_sums("seen"), n_resamples, seed, keep=keep)
+
+
 def topic_macro_accuracy(items: list[ScoredItem]) -> float:
     """MMLU: the mean of per-topic accuracies (parsed items only; topics with none left out)."""
     by_topic: dict[str, list[float]] = {}
@@ -107,6 +134,25 @@ def topic_macro_accuracy(items: list[ScoredItem]) -> float:
         if "cb_correct" in i.values:
             by_topic.setdefault(str(i.metadata.get("subject")), []).append(i.values["cb_correct"])
     return float(np.mean([np.mean(v) for v in by_topic.values()])) if by_topic else float("nan")
+
+
+def topic_macro_accuracy_fast(items: list[ScoredItem], n_resamples: int, seed: int) -> np.ndarray | None:
+    """:func:`topic_macro_accuracy` on every resample, the topics averaged in the order they first
+    appear in the resample (as the dict fills); declines ``cb_correct`` values other than 0 and 1."""
+    topics: dict[str, int] = {}
+    group = np.empty(len(items), np.intp)
+    hits = np.zeros(len(items), np.intp)
+    for k, it in enumerate(items):
+        if "cb_correct" not in it.values:
+            group[k] = -1
+            continue
+        v = it.values["cb_correct"]
+        if isinstance(v, (bool, np.bool_)) or v not in (0, 1):
+            return None
+        group[k] = topics.setdefault(str(it.metadata.get("subject")), len(topics))
+        hits[k] = int(v == 1)
+    group[group < 0] = len(topics)
+    return rs.group_mean_of_means_stats(group, hits, len(topics), n_resamples, seed)
 
 
 _REF = "Czech-Bench reference rule: unparseable answers left out"
@@ -123,16 +169,17 @@ class CB:
     cb_accuracy = Metric("cb_accuracy", key="cb_correct", measure="accuracy", parsed_key="cb_parsed",
                          description=f"accuracy; {_REF}")
     cb_macro_f1 = Metric("cb_macro_f1", fn=macro_f1_of, params={"gold_key": "cb_gold", "pred_key": "cb_pred"},
-                         measure="macro_f1", parsed_key="cb_parsed",
+                         fast=macro_f1_of_fast, measure="macro_f1", parsed_key="cb_parsed",
                          description=f"macro-F1 over the labels seen (evaluate's f1); {_REF}")
     cb_accuracy_labelled = Metric("cb_accuracy_labelled", key="cb_correct_labelled", measure="accuracy",
                                   role="secondary", parsed_key="cb_parsed",
                                   description=f"accuracy over the rows with a gold label (glotbench's variant: SNLI's -1 rows left out); {_REF}")
     cb_macro_f1_labelled = Metric("cb_macro_f1_labelled", fn=macro_f1_of,
                                   params={"gold_key": "cb_gold_labelled", "pred_key": "cb_pred_labelled"},
-                                  measure="macro_f1", role="secondary", parsed_key="cb_parsed",
+                                  fast=macro_f1_of_fast, measure="macro_f1", role="secondary", parsed_key="cb_parsed",
                                   description=f"macro-F1 over the rows with a gold label (glotbench's variant); {_REF}")
-    cb_topic_accuracy = Metric("cb_topic_accuracy", fn=topic_macro_accuracy, measure="accuracy", parsed_key="cb_parsed",
+    cb_topic_accuracy = Metric("cb_topic_accuracy", fn=topic_macro_accuracy, fast=topic_macro_accuracy_fast,
+                               measure="accuracy", parsed_key="cb_parsed",
                                description=f"MMLU: mean of per-topic accuracies; {_REF}")
     cb_mae = Metric("cb_mae", key="cb_abs_error", direction="lower", format=".2f", role="secondary", parsed_key="cb_parsed",
                     description=f"GSM8K mean absolute error; {_REF}")
@@ -142,7 +189,8 @@ class CB:
     cb_na_accuracy = Metric("cb_na_accuracy", key="cb_na_correct", measure="no_answer_accuracy",
                             description="SQuAD 2.0: no-answer ('-') decision accuracy")
     cb_na_macro_f1 = Metric("cb_na_macro_f1", fn=macro_f1_of, params={"gold_key": "cb_na_gold", "pred_key": "cb_na_pred"},
-                            measure="no_answer_macro_f1", description="SQuAD 2.0: no-answer decision macro-F1")
+                            fast=macro_f1_of_fast, measure="no_answer_macro_f1",
+                            description="SQuAD 2.0: no-answer decision macro-F1")
     cb_em_raw = Metric("cb_em_raw", key="cb_em_raw", measure="exact_match", description="SQuAD exact match on the texts as they are")
     cb_f1_raw = Metric("cb_f1_raw", key="cb_f1_raw", measure="bow_f1", description="SQuAD bag-of-words F1 on the texts as they are")
     cb_em_lemma = Metric("cb_em_lemma", key="cb_em_lemma", measure="exact_match", description="SQuAD exact match on MorphoDiTa lemmas")
@@ -153,6 +201,3 @@ class CB:
 
 METRIC_NAMES = tuple(n for n in vars(CB) if n.startswith("cb_"))
 
-
-register_corpus_form(f"{__name__}:macro_f1_of", lambda gold_key, pred_key: seen_labels_macro_f1_form(gold_key, pred_key))
-register_corpus_form(f"{__name__}:topic_macro_accuracy", lambda: topic_accuracy_form)

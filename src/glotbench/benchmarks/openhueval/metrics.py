@@ -6,19 +6,19 @@ them is checked when it loads.
 
 from __future__ import annotations
 
-from glotbench.scoring.metrics import Metric, mean_of, ratio_of_sums, register_metric
+from glotbench.scoring.metrics import Metric, mean_of, ratio_of, register_metric
 
 TASK_METRICS: tuple[Metric, ...] = (
     # HuMatchingFIB / HuStandardFIB: blank-level accuracy pools blanks over questions
     # (sum right / sum blanks), as the reference does.
-    Metric("blank_accuracy", fn=ratio_of_sums, params={"num": "blank_correct", "den": "blank_total"},
-           measure="blank_accuracy", description="sum of correct blanks / sum of blanks"),
-    Metric("blank_accuracy_reference", fn=ratio_of_sums, params={"num": "variant_hits", "den": "blank_total"},
-           measure="blank_accuracy", description="the reference's blank accuracy (variant hits / blanks)"),
+    ratio_of("blank_accuracy", "blank_correct", "blank_total",
+             measure="blank_accuracy", description="sum of correct blanks / sum of blanks"),
+    ratio_of("blank_accuracy_reference", "variant_hits", "blank_total",
+             measure="blank_accuracy", description="the reference's blank accuracy (variant hits / blanks)"),
     mean_of("question_correct", "question_accuracy"),
     # glotbench's repairing JSON reader beside the reference's \{.*?\} + strict json.loads
-    Metric("blank_accuracy_repaired", fn=ratio_of_sums, params={"num": "blank_correct_repaired", "den": "blank_total"},
-           measure="blank_accuracy", description="blank accuracy with glotbench's repairing JSON reader"),
+    ratio_of("blank_accuracy_repaired", "blank_correct_repaired", "blank_total",
+             measure="blank_accuracy", description="blank accuracy with glotbench's repairing JSON reader"),
     mean_of("question_correct_repaired", "question_accuracy_repaired", measure="question_accuracy"),
     # HuProverbRea
     mean_of("correct", "accuracy_2cq"),
