@@ -19,7 +19,7 @@ def test_request_keys_unchanged():
                       sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     assert req.key("openai:m@http://x/v1") == hashlib.sha256(text.encode()).hexdigest()
     assert req.keyed_json("openai:m@http://x/v1") == text.encode()
-    # the key this request had before orjson (main at e70d261) and with it, so journals written then still resume
+    # the key every earlier journal holds for this request (with the stdlib and with orjson), so they still resume
     assert req.key("openai:m@http://x/v1") == "c96c88e8f5e728339fb388fd71c4a75edcc5b0deb19a1b748cbc8d557a77ec7d"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import jinja2
@@ -16,7 +17,37 @@ def compile_template(source: str) -> jinja2.Template:
     return _ENV.from_string(source)
 
 
+_RESERVED = frozenset({"true", "false", "none", "True", "False", "None", "and", "or", "not", "in", "is", "if",
+                       "else", "loop", "self", "super", "varargs", "kwargs", "caller"})
+_PLACEHOLDER = re.compile(r"\{\{ *([A-Za-z_][A-Za-z0-9_]*) *\}\}")
+
+
+@lru_cache(maxsize=512)
+def simple_parts(source: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """A template that is only text and ``{{ name }}`` placeholders, as (texts, names) with one more
+    text than names; None when it uses anything else of jinja2 (blocks, comments, filters, attribute
+    access, literals) or has a CR (jinja2 rewrites line ends)."""
+    if "\r" in source:
+        return None
+    texts, names, pos = [], [], 0
+    for m in _PLACEHOLDER.finditer(source):
+        texts.append(source[pos:m.start()])
+        names.append(m.group(1))
+        pos = m.end()
+    texts.append(source[pos:])
+    if any("{" in t for t in texts) or _RESERVED.intersection(names):
+        return None
+    return tuple(texts), tuple(names)
+
+
 def render(source: str, variables: dict, *, task: str, field: str) -> str:
+    # Text and {{ name }} placeholders (nearly every task template) are filled in directly, as jinja2
+    # would: a jinja2 render per template was a tenth of a run's CPU against a fast server
+    # (docs/performance.md; tests/test_render_constant.py diffs both on every built-in task).
+    parts = simple_parts(source)
+    if parts is not None and all(n in variables for n in parts[1]):
+        texts, names = parts
+        return "".join([texts[0], *(str(variables[n]) + t for n, t in zip(names, texts[1:]))]).strip()
     try:
         return compile_template(source).render(**variables).strip()
     except jinja2.TemplateSyntaxError as err:
