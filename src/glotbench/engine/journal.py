@@ -6,7 +6,7 @@ never sent again. Scored samples, errors and run metadata live beside it.
 
 Rows wait in one queue, in order, until written. Outside an event loop every write is committed at
 once. Inside a run's loop the rows of one loop iteration are committed together at the start of the
-next (a commit per row was a quarter of a 100k-item run against an instant server); until then an
+next (a commit per row cost a sixth of a run's CPU against an instant server: bench/scale.py); until then an
 answer is served from memory, and :meth:`Journal.committed`, which ``CachedCaller`` awaits before it
 sends a request, bounds what a SIGKILL can lose to the requests in flight (docs/footguns.md).
 A write that fails (disk full, I/O error) keeps the queue, answers served from memory, and is
