@@ -40,7 +40,6 @@ def _passes(src: str, plain_yaml: Path, items: int, reps: int) -> dict[str, dict
     sys.path.insert(0, src)
     from glotbench.engine import runner
     from glotbench.engine import journal as journal_mod
-    from glotbench.engine.gc_pace import fewer_collections
     from glotbench.engine.journal import Journal
     from glotbench.engine.retry import RetryPolicy
     from glotbench.models.base import GenResult, Model
@@ -60,16 +59,16 @@ def _passes(src: str, plain_yaml: Path, items: int, reps: int) -> dict[str, dict
 
     tmp = Path(tempfile.mkdtemp(prefix="glotbench-judged-parts-"))
     commit = [0.0]
-    original = journal_mod.Journal._commit_with_deferred
+    original = journal_mod.Journal.flush
 
-    def timed(self, sql, params):
+    def timed(self):
         t0 = time.perf_counter()
         try:
-            return original(self, sql, params)
+            return original(self)
         finally:
             commit[0] += time.perf_counter() - t0
 
-    journal_mod.Journal._commit_with_deferred = timed
+    journal_mod.Journal.flush = timed
 
     def one(kind: str, k: int) -> dict[str, float]:
         task = resolve(["chinese_simpleqa" if kind == "judged" else str(plain_yaml)])[0]
@@ -79,16 +78,15 @@ def _passes(src: str, plain_yaml: Path, items: int, reps: int) -> dict[str, dict
         for tr in runs:
             tr.samples, tr.todo = tr.samples[:items], tr.todo[:items]
         commit[0] = 0.0
-        with fewer_collections():  # as a run does
-            t0 = time.perf_counter()
-            asyncio.run(runner.execute(runs, Instant("m"), journal, settings, concurrency=64, policy=RetryPolicy(),
-                                       judge_model=Instant("judge") if kind == "judged" else None))
-            t1 = time.perf_counter()
-            sent_commit = commit[0]
-            for tr in runs:
-                tr.release_samples()
-            runner.summarise(runs, journal, n_boot=1000, seed=1234)
-            t2 = time.perf_counter()
+        t0 = time.perf_counter()
+        asyncio.run(runner.execute(runs, Instant("m"), journal, settings, concurrency=64, policy=RetryPolicy(),
+                                   judge_model=Instant("judge") if kind == "judged" else None))
+        t1 = time.perf_counter()
+        sent_commit = commit[0]
+        for tr in runs:
+            tr.release_samples()
+        runner.summarise(runs, journal, n_boot=1000, seed=1234)
+        t2 = time.perf_counter()
         journal.close()
         return {"execute": t1 - t0, "commits": sent_commit, "summarise": t2 - t1}
 

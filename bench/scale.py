@@ -3,11 +3,14 @@
 A synthetic 4-option multiple-choice task (a slice field with 4 values) runs through the real
 CLI (`glotbench run`, a fresh process each time) against the instant stub server; then the same
 command runs again, which re-reports the finished run from its journal with no model calls.
-Peak RSS is each child process's own ``ru_maxrss`` (os.wait4). Also prints start-up costs
+Peak RSS is each child process's own ``ru_maxrss`` and its CPU seconds (user + system) come from
+os.wait4; CPU seconds move far less than wall seconds on a busy shared machine. Also prints start-up costs
 (`glotbench --help`, importing the run path) and, with ``--baseline-src``, the same figures for
 another checkout (e.g. /work/main/src), measured interleaved in the same run.
 
-    python bench/scale.py [--sizes 1000,10000,100000] [--baseline-src /work/main/src] [--concurrency 64]
+    python bench/scale.py [--sizes 1000,10000,100000] [--baseline-src /work/main/src] [--concurrency 64] [--rounds 1]
+
+With ``--rounds N`` every run is repeated N times, interleaved, and the summary reads medians.
 
 The machine is shared: ratios measured interleaved in one run are meaningful, absolutes are not.
 """
@@ -19,6 +22,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -75,8 +79,8 @@ slice_by: [level]
     return spec
 
 
-def run_child(cmd: list[str], env: dict) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB, exit code) of one child process."""
+def run_child(cmd: list[str], env: dict) -> tuple[float, float, int, float]:
+    """(wall seconds, peak RSS in MB, exit code, CPU seconds) of one child process."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(proc.pid, 0)
@@ -85,7 +89,7 @@ def run_child(cmd: list[str], env: dict) -> tuple[float, float, int]:
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     if proc.returncode != 0:
         print(f"    FAILED ({proc.returncode}): {' '.join(cmd)}\n{err[-2000:]}", flush=True)
-    return dt, ru.ru_maxrss / 1024, proc.returncode
+    return dt, ru.ru_maxrss / 1024, proc.returncode, ru.ru_utime + ru.ru_stime
 
 
 def env_for(src: Path) -> dict:
@@ -118,6 +122,7 @@ def main() -> None:
     ap.add_argument("--baseline-src", default=None, help="another checkout's src/ to measure interleaved")
     ap.add_argument("--baseline-max", type=int, default=10000, help="largest size run for the baseline")
     ap.add_argument("--startup-reps", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=1, help="repeat every run, interleaved; the summary reads medians")
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="glotbench-scale-"))
@@ -134,48 +139,58 @@ def main() -> None:
     try:
         print(f"\nscale: synthetic 4-option task, slice by level, instant stub, concurrency {a.concurrency},"
               " bootstrap 1000 (default)")
-        print(f"  {'checkout':9s} {'items':>7s} {'metrics':22s} {'run s':>7s} {'items/s':>8s} {'run MB':>7s}"
+        print(f"  {'checkout':9s} {'items':>7s} {'metrics':22s} {'run s':>7s} {'CPU s':>7s} {'items/s':>8s} {'run MB':>7s}"
               f" {'re-report s':>11s} {'re-rep MB':>9s}")
-        for n in (int(x) for x in a.sizes.split(",")):
-            for metrics in (["accuracy"], ["accuracy", "macro_f1"]):
-                for label, src in srcs.items():  # interleaved: this / baseline back to back
-                    if label != "this" and n > a.baseline_max:
-                        continue
-                    spec = make_task(tmp, n, metrics)
-                    out = tmp / f"run-{label}-{n}-{len(metrics)}"
-                    cmd = [sys.executable, "-m", "glotbench", "run", "-m", "openai:bench", "--base-url", base,
-                           "-t", str(spec), "-j", str(a.concurrency), "-o", str(out), "--no-progress"]
-                    dt, rss, rc = run_child(cmd, env_for(src))
-                    dt2, rss2, rc2 = run_child(cmd, env_for(src))
-                    row = {"checkout": label, "items": n, "metrics": metrics, "run_s": dt, "items_per_s": n / dt,
-                           "run_peak_mb": rss, "rereport_s": dt2, "rereport_peak_mb": rss2, "ok": rc == rc2 == 0}
-                    results["scale"].append(row)
-                    print(f"  {label:9s} {n:7d} {'+'.join(metrics):22s} {dt:7.2f} {n / dt:8.0f} {rss:7.0f}"
-                          f" {dt2:11.2f} {rss2:9.0f}{'' if row['ok'] else '  FAILED'}", flush=True)
-                    if not a.keep:
-                        shutil.rmtree(out, ignore_errors=True)
+        for n, r, metrics in ((int(x), r, m) for x in a.sizes.split(",") for r in range(a.rounds)
+                              for m in (["accuracy"], ["accuracy", "macro_f1"])):
+            order = list(srcs.items()) if r % 2 == 0 else list(srcs.items())[::-1]
+            for label, src in order:  # interleaved: this / baseline back to back, alternating
+                if label != "this" and n > a.baseline_max:
+                    continue
+                spec = make_task(tmp, n, metrics)
+                out = tmp / f"run-{label}-{n}-{len(metrics)}-{r}"
+                cmd = [sys.executable, "-m", "glotbench", "run", "-m", "openai:bench", "--base-url", base,
+                       "-t", str(spec), "-j", str(a.concurrency), "-o", str(out), "--no-progress"]
+                dt, rss, rc, cpu = run_child(cmd, env_for(src))
+                dt2, rss2, rc2, _ = run_child(cmd, env_for(src))
+                row = {"checkout": label, "items": n, "metrics": metrics, "run_s": dt, "run_cpu_s": cpu,
+                       "items_per_s": n / dt, "run_peak_mb": rss, "rereport_s": dt2, "rereport_peak_mb": rss2,
+                       "ok": rc == rc2 == 0}
+                results["scale"].append(row)
+                print(f"  {label:9s} {n:7d} {'+'.join(metrics):22s} {dt:7.2f} {cpu:7.2f} {n / dt:8.0f} {rss:7.0f}"
+                      f" {dt2:11.2f} {rss2:9.0f}{'' if row['ok'] else '  FAILED'}", flush=True)
+                if not a.keep:
+                    shutil.rmtree(out, ignore_errors=True)
     finally:
         stop(proc)
 
-    print("\nsummary (this checkout)")
-    rows = [r for r in results["scale"] if r["checkout"] == "this"]
-    by = {(r["items"], len(r["metrics"])): r for r in rows}
-    for n in sorted({r["items"] for r in rows}):
-        acc, f1 = by.get((n, 1)), by.get((n, 2))
+    print(f"\nsummary (this checkout; medians of {a.rounds} round(s))")
+
+    def med(label: str, n: int, nmetrics: int) -> dict | None:
+        rows = [x for x in results["scale"] if x["checkout"] == label and x["items"] == n and len(x["metrics"]) == nmetrics]
+        if not rows:
+            return None
+        return {k: statistics.median(x[k] for x in rows) for k in ("run_s", "run_cpu_s", "run_peak_mb", "rereport_s",
+                                                                   "rereport_peak_mb")}
+
+    sizes = sorted({x["items"] for x in results["scale"] if x["checkout"] == "this"})
+    for n in sizes:
+        acc, f1 = med("this", n, 1), med("this", n, 2)
         if acc and f1:
-            print(f"  {n:7d} items: macro-F1 run / accuracy-only run = {f1['run_s'] / acc['run_s']:.2f}x,"
-                  f" re-report {f1['rereport_s'] / acc['rereport_s']:.2f}x")
-    big = by.get((100000, 2)) or by.get((100000, 1))
+            print(f"  {n:7d} items: macro-F1 run / accuracy-only run = {f1['run_s'] / acc['run_s']:.2f}x"
+                  f" (CPU {f1['run_cpu_s'] / acc['run_cpu_s']:.2f}x), re-report {f1['rereport_s'] / acc['rereport_s']:.2f}x")
+    big = med("this", 100000, 2) or med("this", 100000, 1)
     if big:
         print(f"  100k: run peak {big['run_peak_mb']:.0f} MB (target < 500), re-report {big['rereport_s']:.2f} s"
               f" (target < 5) at {big['rereport_peak_mb']:.0f} MB (target < 300)")
     if "baseline" in srcs:
-        for r in rows:
-            b = next((x for x in results["scale"] if x["checkout"] == "baseline" and x["items"] == r["items"]
-                      and x["metrics"] == r["metrics"]), None)
-            if b:
-                print(f"  vs baseline {r['items']:7d} {'+'.join(r['metrics']):20s}: run {b['run_s'] / r['run_s']:.2f}x faster,"
-                      f" re-report {b['rereport_s'] / r['rereport_s']:.2f}x faster, peak RSS {b['run_peak_mb']:.0f} -> {r['run_peak_mb']:.0f} MB")
+        for n in sizes:
+            for k in (1, 2):
+                r, b = med("this", n, k), med("baseline", n, k)
+                if r and b:
+                    print(f"  vs baseline {n:7d} {'accuracy' if k == 1 else 'accuracy+macro_f1':20s}: run {b['run_s'] / r['run_s']:.2f}x"
+                          f" faster (CPU {b['run_cpu_s'] / r['run_cpu_s']:.2f}x), re-report {b['rereport_s'] / r['rereport_s']:.2f}x"
+                          f" faster, peak RSS {b['run_peak_mb']:.0f} -> {r['run_peak_mb']:.0f} MB")
         s0, s1 = results["startup"]["baseline"], results["startup"]["this"]
         print(f"  start-up: --help {s0['help']:.2f} -> {s1['help']:.2f} s; import run path {s0['import_run_path']:.2f}"
               f" -> {s1['import_run_path']:.2f} s")

@@ -4,6 +4,7 @@ with bounded concurrency and retries, and committed the moment they arrive."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import time
 from dataclasses import dataclass, field, replace
@@ -64,11 +65,12 @@ class CachedCaller:
 
     async def __call__(self, request: GenRequest | LoglikelihoodRequest, *, task: str | None = None,
                        sample_id: str | None = None) -> GenResult | LoglikelihoodResult:
-        key = request.key(self.model.model_id)
+        keyed_json = request.keyed_json(self.model.model_id)  # what the journal stores; its sha256 is the key
+        key = hashlib.sha256(keyed_json).hexdigest()
         cached = self.journal.get_response(key) if key in self._known else None
         is_gen = isinstance(request, GenRequest)
         if cached is None and self.shared is not None:
-            cached = self._from_shared(request, key, is_gen)
+            cached = self._from_shared(keyed_json, key, is_gen)
         if cached is None:
             self.guard.check()  # the breaker has tripped: send nothing more
         if cached is not None:
@@ -82,7 +84,7 @@ class CachedCaller:
         fut = asyncio.get_running_loop().create_future()
         self._inflight[key] = fut
         try:
-            result = await self._send(request, key, is_gen, task, sample_id)
+            result = await self._send(request, keyed_json, key, is_gen, task, sample_id)
             fut.set_result(result)
             return result
         except BaseException as err:
@@ -92,7 +94,7 @@ class CachedCaller:
         finally:
             self._inflight.pop(key, None)
 
-    def _from_shared(self, request, key: str, is_gen: bool) -> dict | None:
+    def _from_shared(self, keyed_json: bytes, key: str, is_gen: bool) -> dict | None:
         """An answer from the shared cache, copied into this run's journal (the run stays complete)."""
         found = self.shared.get(self.shared.cache_key(key, self._shared_ident))
         if found is None:
@@ -100,12 +102,12 @@ class CachedCaller:
         self._known.add(key)
         self._answered_here.add(key)
         self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
-                                  model_id=self.model.model_id, request=request.keyed_json(self.model.model_id),
+                                  model_id=self.model.model_id, request=keyed_json,
                                   response=found, latency_s=None)
         self.stats.shared_hits += 1
         return found
 
-    async def _send(self, request, key: str, is_gen: bool, task, sample_id):
+    async def _send(self, request, keyed_json: bytes, key: str, is_gen: bool, task, sample_id):
         call = (lambda: self.model.generate(request)) if is_gen else (lambda: self.model.loglikelihood(request))
 
         def on_retry(attempt: int, err: Exception) -> None:
@@ -138,7 +140,7 @@ class CachedCaller:
         # Committed at once; if the write fails (disk full) the journal keeps the answer in memory
         # and writes it later, so it is never sent again (and the guard stops new sends).
         self.journal.put_response(key, role=self.role, kind="generate" if is_gen else "loglikelihood",
-                                  model_id=self.model.model_id, request=request.keyed_json(self.model.model_id),
+                                  model_id=self.model.model_id, request=keyed_json,
                                   response=result.to_dict(),
                                   latency_s=latency)
         if self.shared is not None:  # answers only: a failed request never gets here

@@ -1,17 +1,17 @@
 """The run journal and response cache: one SQLite file per run directory.
 
-Every response is committed the moment it arrives (WAL mode), keyed by a hash of the model
-identity and the full request, so a killed run resumes exactly: a request whose response is in
-the journal is never sent again. Scored samples, errors and run metadata live beside it.
+Every response is committed as it arrives (WAL mode), keyed by a hash of the model identity and
+the full request, so a killed run resumes exactly: a request whose response is in the journal is
+never sent again. Scored samples, errors and run metadata live beside it.
 
-Scored samples and judgments are derived data (rebuilt from the cached answers on a rerun, no
-request sent), so they are not committed one by one: they ride in the transaction of the next
-response (or any other write), and every read of them, :meth:`Journal.flush` and
-:meth:`Journal.close` write them first. A SIGKILL can therefore lose the last few sample rows, never
-an answer: the rerun re-scores those items from the journal without sending anything.
-
-A write that fails (disk full, I/O error) is kept in memory, in order, and retried before the next
-write and by :meth:`Journal.flush`; an answer held there is served from memory, never re-sent.
+Rows wait in one queue, in order, until written. Outside an event loop every write is committed at
+once. Inside a run's loop the rows of one loop iteration are committed together at the start of the
+next (a commit per row cost a sixth of a run's CPU against an instant server: bench/scale.py); until then an
+answer is served from memory, and :meth:`Journal.committed`, which ``CachedCaller`` awaits before it
+sends a request, bounds what a SIGKILL can lose to the requests in flight (docs/footguns.md).
+A write that fails (disk full, I/O error) keeps the queue, answers served from memory, and is
+tried again by the next commit and by :meth:`Journal.flush`. Every read of samples or judgments
+writes the queue first.
 A file that SQLite cannot read, a 0-byte file (a journal always has its schema) or tables that
 differ from :data:`SCHEMA` (schema damage: :func:`schema_problem`) raise
 :class:`~glotbench.errors.JournalCorrupt` naming ``glotbench doctor RUN``.
@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from glotbench import json_codec
-from glotbench.engine.journal_checkpoint import Checkpointer
 from glotbench.errors import JournalCorrupt
 
 SCHEMA = """
@@ -82,21 +81,14 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 def _dumps(obj: Any) -> str:
-    """A sample record's JSON text, compact, which samples.jsonl splices in (output/results.py)."""
+    """A meta value's JSON text."""
     return json_codec.dumps(obj, separators=json_codec.COMPACT)
 
 
 def _row_bytes(obj: Any) -> bytes:
-    """A sample or judgment record's JSON, compact, UTF-8. Rows carry their JSON as bytes, which the
-    INSERT casts to TEXT (``CAST(? AS TEXT)``: stored as text, the same as a ``str`` would be),
-    and :meth:`Journal.iter_samples` reads it back as bytes (``CAST(record AS BLOB)``): a
-    ``str`` in either direction was a UTF-8 decode and an encode of every row (docs/performance.md)."""
+    """A sample or judgment record's JSON, compact, UTF-8: samples.jsonl splices this text in as it is
+    (output/results.py). The INSERT casts it to TEXT (``CAST(? AS TEXT)``)."""
     return json_codec.dumps_utf8(obj, separators=json_codec.COMPACT)
-
-
-def _text_chars(params: tuple) -> int:
-    """Size of a row's text (characters of ``str``, bytes of UTF-8 ``bytes``) for the checkpointer."""
-    return sum(len(p) for p in params if type(p) is str or type(p) is bytes)
 
 
 _EXPECTED: dict[str, dict[str, tuple]] | None = None
@@ -156,24 +148,17 @@ class Journal:
                                  f"journal in the file {self.path.name})")
         if self.path.exists() and self.path.stat().st_size == 0:
             raise JournalCorrupt(corrupt_message(self.path, "0-byte file"))
-        self._pending: list[tuple[str, tuple]] = []  # writes that failed, in order
-        self._pending_responses: dict[str, bytes] = {}  # key -> response JSON (UTF-8) held in memory
-        # sample and judgment rows not yet written: they go in with the next write's transaction
-        self._deferred: list[tuple[str, tuple]] = []
-        self._tick_keys: list[str] = []  # answers in _deferred (group commit), served from memory meanwhile
-        self._tick_loop: asyncio.AbstractEventLoop | None = None  # the loop a group commit is scheduled on
-        self.tick_done: asyncio.Future | None = None  # resolves when the scheduled group commit has run
+        self._queue: list[tuple[str, tuple]] = []  # rows not yet written, in order
+        self._held: dict[str, bytes] = {}  # key -> answer JSON of the answers in the queue (served from memory)
+        self._tick: asyncio.Future | None = None  # the commit scheduled on the running loop, until it has run
         self.write_error: str | None = None
         # A shard's journal reads answers through to the run's own journal (never writes there),
         # so answers merged from earlier sessions are not sent again (docs/sharding.md).
         self.fallback: Journal | None = None
-        self.checkpointer = Checkpointer(self.path)
-        self._chars = 0  # characters of the rows written since the last count went to the checkpointer
         try:
             self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints run on a thread (journal_checkpoint.py)
             self._conn.executescript(SCHEMA)
             self._conn.execute("SELECT COUNT(*) FROM meta").fetchone()
             damage = schema_problem(self._conn)
@@ -188,137 +173,94 @@ class Journal:
     @property
     def conn(self) -> sqlite3.Connection:
         """The SQLite connection, for code that queries the journal directly (shard merges, the
-        stored-summary stamp): deferred sample and judgment rows are written first, so it sees them."""
-        self.write_deferred()
+        stored-summary stamp): the queued rows are written first, so it sees them."""
+        self.flush()
         return self._conn
-
-    def checkpoint_now(self) -> None:
-        """Write the deferred rows and have the checkpoint thread copy the log into the database now
-        (after a run's requests: it overlaps the summary, and the close has little left to copy)."""
-        self.write_deferred()
-        self.checkpointer.request()
 
     def close(self) -> None:
         self.flush()
-        self.checkpointer.stop()
-        self._conn.close()  # the last connection to close checkpoints what is left
+        self._conn.close()
 
-    # -- writes that survive a full disk
+    # -- writes
     @property
     def pending(self) -> int:
-        return len(self._pending)
+        """Rows not yet on disk (after a failed write: what is held in memory)."""
+        return len(self._queue)
 
     @property
     def held_answers(self) -> int:
         """Model answers held in memory, not yet on disk: what a rerun would send again (the other
-        held writes, sample and error rows, are rebuilt from the journal without a request)."""
-        return len(self._pending_responses)
+        held rows, samples and errors, are rebuilt from the journal without a request)."""
+        return len(self._held)
 
-    def _write(self, sql: str, params: tuple, *, response: tuple[str, str] | None = None) -> None:
-        if self._pending:
+    def _put(self, sql: str, params: tuple, *, answer: tuple[str, bytes] | None = None) -> None:
+        """Queue a row; commit it now outside an event loop, at the loop's next iteration inside one."""
+        self._queue.append((sql, params))
+        if answer is not None:
+            self._held[answer[0]] = answer[1]
+        loop = _running_loop()
+        if loop is None:
             self.flush()
-        if not self._pending:
-            try:
-                if self._deferred:
-                    self._commit_with_deferred(sql, params)
-                else:
-                    self._conn.execute(sql, params)
-                    self._chars += _text_chars(params)
-                    self._count()
-                return
-            except sqlite3.OperationalError as err:  # disk full, I/O error, read-only file
-                self.write_error = str(err)
-                self._hold_deferred()
-        self._pending.append((sql, params))
-        if response is not None:
-            self._pending_responses[response[0]] = response[1]
+            return
+        if self._tick is None:
+            self._tick = loop.create_future()
+            loop.call_soon(self._commit_tick)
 
-    def _defer(self, sql: str, params: tuple) -> None:
-        """A derived row (sample, judgment): written with the next write, or by flush()."""
-        if self._pending:  # the disk is failing: keep the order of what is held
-            self._pending.append((sql, params))
-        else:
-            self._deferred.append((sql, params))
-
-    def _commit_with_deferred(self, sql: str | None, params: tuple | None) -> None:
-        """One transaction: the deferred rows (one executemany per statement) and ``sql``, if any.
-
-        The deferred statements (answers, samples, judgments) each write their own table, so only
-        the order within one statement matters, and it is kept; interleaved as the items finish, a
-        run's rows went one executemany each (two or three rows in a row at most)."""
-        rows, self._deferred = self._deferred, []
+    def flush(self) -> bool:
+        """Write the queued rows in one transaction (one executemany per statement, order kept within
+        each; every statement writes its own table); True when nothing is left pending."""
+        if not self._queue:
+            return True
+        by_statement: dict[str, list[tuple]] = {}
+        for sql, params in self._queue:
+            by_statement.setdefault(sql, []).append(params)
         try:
             self._conn.execute("BEGIN")
             try:
-                by_statement: dict[str, list[tuple]] = {}
-                for statement, row in rows:
-                    by_statement.setdefault(statement, []).append(row)
-                for statement, params_list in by_statement.items():
-                    self._conn.executemany(statement, params_list)
-                if sql is not None:
-                    self._conn.execute(sql, params)
-                    self._chars += _text_chars(params)
+                for sql, rows in by_statement.items():
+                    self._conn.executemany(sql, rows)
                 self._conn.execute("COMMIT")
             except BaseException:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
-        except BaseException:
-            self._deferred = rows + self._deferred
-            raise
-        self._count()
-
-    def _count(self) -> None:
-        """Rows committed: their size goes to the checkpointer (approximate: characters, not pages)."""
-        self.checkpointer.committed(self._chars)
-        self._chars = 0
-
-    def _hold_deferred(self) -> None:
-        """After a failed write: the deferred rows join the in-memory queue, in order."""
-        self._pending.extend(self._deferred)
-        self._deferred = []
-
-    def write_deferred(self) -> None:
-        """Write the deferred rows now (before a read of samples or judgments)."""
-        if self._deferred and not self._pending:
-            try:
-                self._commit_with_deferred(None, None)
-            except sqlite3.OperationalError as err:
-                self.write_error = str(err)
-                self._hold_deferred()
-                self._tick_keys = []  # those answers stay in _pending_responses until flush() writes them
-                return
-        if self._tick_keys and not self._pending:
-            for k in self._tick_keys:  # committed: no longer served from memory
-                self._pending_responses.pop(k, None)
-            self._tick_keys = []
-
-    def flush(self) -> bool:
-        """Write what is held in memory; True when nothing is left pending."""
-        self.write_deferred()
-        while self._pending:
-            sql, params = self._pending[0]
-            try:
-                self._conn.execute(sql, params)
-            except sqlite3.OperationalError as err:
-                self.write_error = str(err)
-                return False
-            self._pending.pop(0)
-        self._pending_responses.clear()
+        except sqlite3.OperationalError as err:  # disk full, I/O error, read-only file: keep everything
+            self.write_error = str(err)
+            return False
+        self._queue.clear()
+        self._held.clear()  # every held answer was in the queue
         self.write_error = None
         return True
 
+    def _commit_tick(self) -> None:
+        """The commit of one event-loop iteration's rows."""
+        done, self._tick = self._tick, None
+        try:
+            self.flush()
+        finally:
+            if not done.done():  # cancelled with its run (Ctrl-C): nobody waits
+                done.set_result(None)
+
+    async def committed(self) -> None:
+        """Wait for the commit of the rows queued so far (the start of the loop's next iteration); at
+        once when none is scheduled. ``CachedCaller`` waits here before each request it sends: a
+        request whose slot an uncommitted answer just freed would otherwise leave before that answer
+        is committed, and a kill would re-send both."""
+        tick = self._tick
+        if tick is not None and not tick.done():
+            await asyncio.shield(tick)  # shared by every waiter: one cancelled waiter must not cancel it
+
     # -- meta
     def set_meta(self, key: str, value: Any) -> None:
-        self._write("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, _dumps(value)))
+        self._put("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, _dumps(value)))
 
     def get_meta(self, key: str, default: Any = None) -> Any:
-        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
 
     # -- response cache
     def get_response(self, key: str) -> dict | None:
-        held = self._pending_responses.get(key)
+        held = self._held.get(key)
         if held is not None:
             return json_codec.loads(held)
         row = self._conn.execute("SELECT CAST(response AS BLOB) FROM responses WHERE key=?", (key,)).fetchone()
@@ -332,56 +274,19 @@ class Journal:
         return json_codec.loads(row[0]) if row and row[0] else None
 
     def cached_keys(self) -> set[str]:
-        own = {r[0] for r in self._conn.execute("SELECT key FROM responses")} | set(self._pending_responses)
+        own = {r[0] for r in self._conn.execute("SELECT key FROM responses")} | set(self._held)
         return own | self.fallback.cached_keys() if self.fallback is not None else own
 
     def put_response(self, key: str, *, role: str, kind: str, model_id: str, request: dict | bytes, response: dict,
                      latency_s: float | None) -> None:
-        """Journal an answer. Outside an event loop it is committed at once. Inside one (a run) it is
-        committed at the start of the loop's next iteration, in one transaction with every answer and
-        sample row that arrived in this one (group commit: a commit per answer was a tenth of the
-        engine's CPU); until then it is served from memory. A SIGKILL between the two loses only
-        answers that arrived in the same iteration, which a resume sends again like any request in
-        flight; a caller awaits :meth:`committed` before it sends a request, so those and the
-        requests in flight are together at most the concurrency (docs/footguns.md)."""
-        body = json_codec.dumps_utf8(response)  # requests and answers: orjson where it means the same
-        sql = ("INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created)"
-               " VALUES (?,?,?,?,CAST(? AS TEXT),CAST(? AS TEXT),?,?)")
-        # The engine passes the request's keyed JSON (GenRequest.keyed_json), the bytes the key is the
-        # sha256 of: encoded once per request, and a journal row can be checked against its key.
+        """Journal an answer (served from memory until it is committed). The engine passes the
+        request's keyed JSON (``GenRequest.keyed_json``), the bytes the key is the sha256 of, so a
+        journal row can be checked against its key."""
+        body = json_codec.dumps_utf8(response)
         request_text = request if type(request) is bytes else json_codec.dumps_utf8(request)
-        params = (key, role, kind, model_id, request_text, body, latency_s, time.time())
-        loop = _running_loop()
-        if loop is None or self._pending:  # no loop, or the disk is failing: the write path that holds answers
-            self._write(sql, params, response=(key, body))
-            return
-        self._pending_responses[key] = body
-        self._chars += len(body) + len(request_text)
-        self._tick_keys.append(key)
-        self._deferred.append((sql, params))
-        if self._tick_loop is not loop:
-            self._tick_loop = loop
-            self.tick_done = loop.create_future()
-            loop.call_soon(self._commit_tick)
-
-    async def committed(self) -> None:
-        """Wait for the group commit of the answers journaled so far (the start of the loop's next
-        iteration); at once when none is pending. ``CachedCaller`` waits here before each request
-        it sends: a request whose slot an uncommitted answer just freed would otherwise leave before
-        that answer is committed (Python 3.12+ aiohttp writes a request to the socket the moment it
-        is made), and a kill would re-send both."""
-        tick = self.tick_done
-        if tick is not None and not tick.done():
-            await asyncio.shield(tick)  # shared by every waiter: one cancelled waiter must not cancel it
-
-    def _commit_tick(self) -> None:
-        """The group commit of one event-loop iteration's answers (and the rows deferred with them)."""
-        done, self.tick_done, self._tick_loop = self.tick_done, None, None
-        try:
-            self.write_deferred()
-        finally:
-            if done is not None and not done.done():  # cancelled with its run (Ctrl-C): nobody waits
-                done.set_result(None)
+        self._put("INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created)"
+                  " VALUES (?,?,?,?,CAST(? AS TEXT),CAST(? AS TEXT),?,?)",
+                  (key, role, kind, model_id, request_text, body, latency_s, time.time()), answer=(key, body))
 
     def count_responses(self, *, since: float, role: str) -> int:
         """Responses of ``role`` ('model', 'judge') committed at or after ``since`` (epoch seconds)."""
@@ -390,19 +295,19 @@ class Journal:
 
     # -- errors
     def put_error(self, key: str, *, role: str, task: str | None, sample_id: str | None, error: str, attempts: int) -> None:
-        self._write(
+        self._put(
             "INSERT INTO errors(key, role, task, sample_id, error, attempts, created) VALUES (?,?,?,?,?,?,?)",
             (key, role, task, sample_id, error, attempts, time.time()),
         )
 
     def errors(self) -> list[dict]:
         cols = ("key", "role", "task", "sample_id", "error", "attempts", "created")
-        return [dict(zip(cols, r)) for r in self._conn.execute(f"SELECT {', '.join(cols)} FROM errors ORDER BY id")]
+        return [dict(zip(cols, r)) for r in self.conn.execute(f"SELECT {', '.join(cols)} FROM errors ORDER BY id")]
 
     def _select(self, table: str, cols: tuple[str, ...], filters: dict[str, str | None], order_by: str):
         """``SELECT cols FROM table`` with ``col=?`` for every filter that is not ``None``.
         Table and column names are this module's own constants, never caller input."""
-        self.write_deferred()
+        self.flush()
         where = [(col, val) for col, val in filters.items() if val is not None]
         q = f"SELECT {', '.join(cols)} FROM {table}"
         if where:
@@ -412,16 +317,14 @@ class Journal:
     # -- samples
     def put_sample(self, run_key: str, task: str, sample_id: str, idx: int, status: str, record: dict) -> None:
         text = _row_bytes(record)
-        self._chars += len(text)
-        self._defer(
+        self._put(
             "INSERT OR REPLACE INTO samples(run_key, task, sample_id, idx, status, record, created)"
             " VALUES (?,?,?,?,?,CAST(? AS TEXT),?)",
             (run_key, task, sample_id, idx, status, text, time.time()),
         )
 
     def scored_ids(self, run_key: str, task: str) -> set[str]:
-        self.write_deferred()
-        return {r[0] for r in self._conn.execute(
+        return {r[0] for r in self.conn.execute(
             "SELECT sample_id FROM samples WHERE run_key=? AND task=? AND status='scored'", (run_key, task))}
 
     def iter_sample_rows(self, run_key: str | None = None, task: str | None = None, *,
@@ -455,8 +358,7 @@ class Journal:
     # -- judgments (LLM-judge grades, one per judge x item x sample)
     def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
         text = _row_bytes(record)
-        self._chars += len(text)
-        self._defer(
+        self._put(
             "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created)"
             " VALUES (?,?,?,?,CAST(? AS TEXT),?)",
             (judge_id, task, sample_id, sample_index, text, time.time()),

@@ -240,7 +240,7 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
     try:
         await asyncio.gather(*(worker() for _ in range(pool_size(caller, judge))))
     finally:
-        journal.write_deferred()  # the last sample rows (they ride with the next write otherwise)
+        journal.flush()  # the last rows (committed with the loop's next iteration otherwise)
         # close network sessions inside the loop that opened them
         for m in (model, judge_model):
             if m is not None:

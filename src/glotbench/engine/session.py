@@ -15,7 +15,6 @@ from glotbench.tasks.request_settings import RequestSettings
 from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import run_fingerprint
-from glotbench.engine.gc_pace import fewer_collections
 from glotbench.engine.journal import Journal, corrupt_message
 from glotbench.engine.lock import RunLock
 from glotbench.engine.retry import RetryPolicy
@@ -297,9 +296,8 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
         reused = stored_task_results(journal, out_dir, cfg.model_dump(), tasks, settings, model.settings())
         if reused is not None:  # a finished run, nothing changed: re-report without re-rendering or re-scoring
             return _rereport(cfg, out_dir, journal, model, judge_model, skipped, *reused, console=console)
-        with fewer_collections():  # the run's collections walk what it makes, not the loaded tasks
-            return _execute_and_report(cfg, out_dir, journal, tasks, settings, model, judge_model, skipped,
-                                       console=console, show_progress=show_progress, loaded=loaded)
+        return _execute_and_report(cfg, out_dir, journal, tasks, settings, model, judge_model, skipped,
+                                   console=console, show_progress=show_progress, loaded=loaded)
     finally:
         journal.close()
 
@@ -367,7 +365,6 @@ def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: 
         console.print(f"[yellow]note[/] {line}")
     for tr in runs:
         tr.release_samples()
-    journal.checkpoint_now()  # the log goes into the database while the summary is computed
     task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
     results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results,
                              skipped)

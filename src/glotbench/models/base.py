@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from glotbench import json_codec
@@ -26,21 +26,11 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _keyed(request: Any, kind: str, model_id: str) -> tuple[str, bytes]:
-    """(cache key, the canonical JSON it hashes) of a request for ``model_id``, memoised on the
-    request (a frozen dataclass): the key is asked for several times per request, and the JSON is
-    what the journal stores as the request, so it is encoded once. The key is
-    ``sha256_hex(canonical_json(...))`` computed from the same bytes written by orjson where it can
-    (glotbench/json_codec.py)."""
-    cache = request.__dict__.get("_keys")
-    if cache is None:
-        cache = {}
-        object.__setattr__(request, "_keys", cache)
-    hit = cache.get(model_id)
-    if hit is None:
-        text = json_codec.canonical_bytes({"kind": kind, "model": model_id, **request.to_dict()})
-        hit = cache[model_id] = (hashlib.sha256(text).hexdigest(), text)
-    return hit
+def _keyed_json(request: Any, kind: str, model_id: str) -> bytes:
+    """The canonical JSON of a request for ``model_id``: ``{"kind", "model", **request.to_dict()}``,
+    keys sorted (glotbench/json_codec.py). Its sha256 is the request's cache key, and the journal
+    stores these very bytes as the request, so a row can be checked against its key."""
+    return json_codec.canonical_bytes({"kind": kind, "model": model_id, **request.to_dict()})
 
 
 @dataclass(frozen=True)
@@ -62,18 +52,10 @@ class GenRequest:
     item: Any = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict:
-        # written out by hand: dataclasses.asdict deep-copies and was a hot spot in the engine
-        return {
-            "messages": list(self.messages) if self.messages is not None else None,
-            "prompt": self.prompt,
-            "max_tokens": self.max_tokens,
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "stop": list(self.stop),
-            "seed": self.seed,
-            "sample_index": self.sample_index,
-            "extra": dict(self.extra),
-        }
+        """Every field that is part of the key (all but ``item``), as JSON shapes: the form the key hashes."""
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.compare}
+        return {**d, "messages": list(self.messages) if self.messages is not None else None,
+                "stop": list(self.stop), "extra": dict(self.extra)}
 
     @classmethod
     def from_dict(cls, d: dict) -> "GenRequest":
@@ -90,13 +72,13 @@ class GenRequest:
         )
 
     def key(self, model_id: str) -> str:
-        """Cache key: the model's identity plus every field that changes the output (memoised):
+        """Cache key: the model's identity plus every field that changes the output:
         ``sha256`` of :meth:`keyed_json`."""
-        return _keyed(self, "generate", model_id)[0]
+        return hashlib.sha256(self.keyed_json(model_id)).hexdigest()
 
     def keyed_json(self, model_id: str) -> bytes:
         """The canonical JSON (UTF-8) the key hashes: ``{"kind", "model", **to_dict()}``, keys sorted."""
-        return _keyed(self, "generate", model_id)[1]
+        return _keyed_json(self, "generate", model_id)
 
 
 @dataclass
@@ -129,10 +111,10 @@ class LoglikelihoodRequest:
         return {"context": self.context, "continuation": self.continuation}
 
     def key(self, model_id: str) -> str:
-        return _keyed(self, "loglikelihood", model_id)[0]
+        return hashlib.sha256(self.keyed_json(model_id)).hexdigest()
 
     def keyed_json(self, model_id: str) -> bytes:
-        return _keyed(self, "loglikelihood", model_id)[1]
+        return _keyed_json(self, "loglikelihood", model_id)
 
 
 @dataclass

@@ -26,7 +26,7 @@ _PLACEHOLDER = re.compile(r"\{\{ *([A-Za-z_][A-Za-z0-9_]*) *\}\}")
 def simple_parts(source: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """A template that is only text and ``{{ name }}`` placeholders, as (texts, names) with one more
     text than names; None when it uses anything else of jinja2 (blocks, comments, filters, attribute
-    access, whitespace control) or has a CR (jinja2 rewrites line ends): those render through jinja2."""
+    access, literals) or has a CR (jinja2 rewrites line ends)."""
     if "\r" in source:
         return None
     texts, names, pos = [], [], 0
@@ -35,28 +35,19 @@ def simple_parts(source: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         names.append(m.group(1))
         pos = m.end()
     texts.append(source[pos:])
-    if any("{" in t for t in texts):  # "{%", "{#", "{{ x|f }}", "{{ a.b }}" ...: not simple
-        return None
-    if _RESERVED.intersection(names):  # jinja2 literals and operators ({{ true }} is True, not a variable)
+    if any("{" in t for t in texts) or _RESERVED.intersection(names):
         return None
     return tuple(texts), tuple(names)
 
 
-def _fill(parts: tuple[tuple[str, ...], tuple[str, ...]], variables: dict) -> str:
-    texts, names = parts
-    out = [texts[0]]
-    for name, text in zip(names, texts[1:]):
-        out.append(str(variables[name]))  # what jinja2 prints for a value (None -> "None", a list -> its repr)
-        out.append(text)
-    return "".join(out)
-
-
 def render(source: str, variables: dict, *, task: str, field: str) -> str:
-    # Text and {{ name }} placeholders only: filled in directly, as jinja2 would (0.02 ms per render
-    # less, three renders per item; tests/test_render_constant.py diffs both on every built-in task)
+    # Text and {{ name }} placeholders (nearly every task template) are filled in directly, as jinja2
+    # would: a jinja2 render per template was a tenth of a run's CPU against a fast server
+    # (docs/performance.md; tests/test_render_constant.py diffs both on every built-in task).
     parts = simple_parts(source)
     if parts is not None and all(n in variables for n in parts[1]):
-        return _fill(parts, variables).strip()
+        texts, names = parts
+        return "".join([texts[0], *(str(variables[n]) + t for n, t in zip(names, texts[1:]))]).strip()
     try:
         return compile_template(source).render(**variables).strip()
     except jinja2.TemplateSyntaxError as err:
@@ -65,34 +56,9 @@ def render(source: str, variables: dict, *, task: str, field: str) -> str:
         raise TaskSpecError(f"task {task}: field '{field}': {err.message} (known variables: {', '.join(sorted(variables))})") from None
 
 
-_MARK = "\x00"
-
-
-@lru_cache(maxsize=128)
-def _choices_loop(fmt: str) -> jinja2.Template | None:
-    """All options of one item in one render (one jinja2 context instead of one per option)."""
-    if _MARK in fmt:
-        return None
-    try:
-        return _ENV.from_string("{% for label, text in __pairs %}{% if not loop.first %}" + _MARK
-                                + "{% endif %}" + fmt + "{% endfor %}")
-    except jinja2.TemplateError:
-        return None  # the per-option path below reports the error with its field name
-
-
 def choices_block(labels: list[str], texts: list[str], fmt: str, sep: str, *, task: str) -> str:
-    parts = simple_parts(fmt)
-    if parts is not None and set(parts[1]) <= {"label", "text"}:
-        return sep.join(_fill(parts, {"label": lab, "text": txt}).strip() for lab, txt in zip(labels, texts))
-    loop = _choices_loop(fmt)
-    if loop is not None and not any(_MARK in t for t in texts):
-        try:
-            parts = loop.render(__pairs=list(zip(labels, texts))).split(_MARK)
-        except jinja2.TemplateError:
-            parts = None
-        if parts is not None and len(parts) == min(len(labels), len(texts)):
-            return sep.join(p.strip() for p in parts)
-    return sep.join(render(fmt, {"label": lab, "text": txt}, task=task, field="prompt.choice_format") for lab, txt in zip(labels, texts))
+    return sep.join(render(fmt, {"label": lab, "text": txt}, task=task, field="prompt.choice_format")
+                    for lab, txt in zip(labels, texts))
 
 
 def plain_from_chat(system: str | None, shots: list[tuple[str, str]], user: str, answer_cue: str) -> str:

@@ -28,7 +28,7 @@ def arm(journal, index: int, shard_dir: Path) -> None:
 
     def put_then_maybe_die(*args, **kwargs):
         put(*args, **kwargs)
-        journal.write_deferred()  # committed now, not with the loop's next iteration (group commit)
+        journal.flush()  # committed now, not with the loop's next iteration
         count[0] += 1
         if count[0] >= limit:
             marker.write_text(str(os.getpid()), encoding="utf-8")

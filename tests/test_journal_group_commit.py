@@ -1,9 +1,9 @@
-"""Sample and judgment rows ride in the next answer's transaction; answers are committed at once outside
-an event loop and, in a run's loop, together at the loop's next iteration (group commit).
+"""Journal rows wait in one queue: outside an event loop every write is committed at once; in a run's
+loop the rows of one iteration are committed together at the loop's next iteration (group commit).
 
-A real SQLite journal, a real SIGKILL of a real process: the answer written just before the kill is on
-disk; the sample row written after the last answer may be lost (the rerun re-scores it from the
-journal, sending nothing), exactly as docs/footguns.md says.
+A real SQLite journal, a real SIGKILL of a real process: what was written outside a loop is on disk;
+inside a loop only the last iteration's rows can be lost (those answers' requests were in flight, and
+a rerun sends them again), exactly as docs/footguns.md says.
 """
 
 from __future__ import annotations
@@ -51,36 +51,30 @@ def _answer(j: Journal, key: str) -> None:
                    response={"text": "A"}, latency_s=0.0)
 
 
-def test_sample_rows_go_in_with_the_next_answer_and_reads_see_them(tmp_path):
+def test_outside_a_loop_every_row_is_committed_at_once(tmp_path):
     db = tmp_path / "journal.sqlite"
     j = Journal(db)
     j.put_sample("rk", "t", "s1", 0, "scored", {"pred": "A"})
     j.put_judgment("judge", "t", "s1", 0, {"grade": "A"})
-    assert _rows(db, "samples") == 0 and _rows(db, "judgments") == 0  # not yet committed
+    assert (_rows(db, "samples"), _rows(db, "judgments")) == (1, 1)
     _answer(j, "k1")
-    assert (_rows(db, "responses"), _rows(db, "samples"), _rows(db, "judgments")) == (1, 1, 1)
-    j.put_sample("rk", "t", "s2", 1, "scored", {"pred": "B"})
-    assert j.scored_ids("rk", "t") == {"s1", "s2"}  # a read writes what is deferred first
-    assert _rows(db, "samples") == 2
+    assert _rows(db, "responses") == 1 and j.pending == 0
     j.put_sample("rk", "t", "s3", 2, "error", {"error": "x"})
-    assert [r["sample_id"] for r in j.iter_samples("rk", "t")] == ["s1", "s2", "s3"]
-    j.put_judgment("judge", "t", "s3", 0, {"grade": "B"})
-    j.close()  # close writes the rest
-    assert _rows(db, "judgments") == 2
+    assert [r["sample_id"] for r in j.iter_samples("rk", "t")] == ["s1", "s3"]
+    j.close()
 
 
-def test_sigkill_keeps_every_answer_and_loses_at_most_the_trailing_sample_rows(tmp_path):
+def test_sigkill_outside_a_loop_keeps_every_row(tmp_path):
     db = tmp_path / "journal.sqlite"
     _run_until_killed(db, """
         for i in range(50):
             answer(i)
         os.kill(os.getpid(), signal.SIGKILL)
     """)
-    assert _rows(db, "responses") == 50  # every answer survived the kill
-    assert _rows(db, "samples") == 49  # the sample after the last answer was not yet committed
+    assert _rows(db, "responses") == 50 and _rows(db, "samples") == 50
 
 
-def test_disk_failure_keeps_deferred_rows_in_order_and_writes_them_later(tmp_path):
+def test_disk_failure_keeps_the_rows_in_order_and_writes_them_later(tmp_path):
     db = tmp_path / "journal.sqlite"
     j = Journal(db)
     _answer(j, "k0")
@@ -89,12 +83,13 @@ def test_disk_failure_keeps_deferred_rows_in_order_and_writes_them_later(tmp_pat
     big = {"pad": "x" * 20000}
     j.put_sample("rk", "t", "s1", 0, "scored", big)
     _answer(j, "k1" * 3000)
-    assert j.write_error and j.pending == 2  # the sample row first, then the answer
+    assert j.write_error and j.pending == 2 and j.held_answers == 1  # the sample row first, then the answer
     assert j.get_response("k1" * 3000) == {"text": "A"}  # served from memory meanwhile
+    assert "k1" * 3000 in j.cached_keys()
     j.put_sample("rk", "t", "s2", 1, "scored", {"pred": "B"})
     assert j.pending == 3
-    j.conn.execute("PRAGMA max_page_count=1000000")
-    assert j.flush() and j.pending == 0 and j.write_error is None
+    j._conn.execute("PRAGMA max_page_count=1000000")
+    assert j.flush() and j.pending == 0 and j.held_answers == 0 and j.write_error is None
     assert _rows(db, "responses") == 2 and j.scored_ids("rk", "t") == {"s1", "s2"}
     j.close()
 
@@ -115,7 +110,7 @@ def test_answers_in_one_loop_iteration_are_committed_together_at_the_next(tmp_pa
         assert j.get_response("k3") == {"text": "A"} and "k4" in j.cached_keys()  # served from memory
         await asyncio.sleep(0)  # the loop's next iteration
         assert (_rows(db, "responses"), _rows(db, "samples")) == (5, 5)
-        assert not j._pending_responses  # committed: read from the database again
+        assert j.held_answers == 0  # committed: read from the database again
         assert j.get_response("k3") == {"text": "A"}
         _answer(j, "k5")
         assert j.count_responses(since=0, role="model") == 6  # a read writes what waits first
@@ -163,7 +158,7 @@ def test_one_group_commit_writes_each_statement_in_its_order(tmp_path):
             j.put_sample("rk", "t", "s", i, "scored", {"pred": f"v{i}"})  # the same sample, rewritten
             j.put_judgment("judge", "t", f"s{i}", 0, {"grade": "A", "i": i})
             j.put_sample("rk", "t", f"s{i}", i, "scored", {"pred": "A"})
-        await j.tick_done
+        await j.committed()
 
     asyncio.run(tick())
     con = sqlite3.connect(db)
