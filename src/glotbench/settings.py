@@ -174,13 +174,7 @@ class RunSettings(BaseModel):
     # ------------------------------------------------------------------ derived
     def items_for(self, total: int) -> int:
         """How many of a task's ``total`` items this run takes (a share rounds up, at least one)."""
-        if self.limit is None:
-            return total
-        if isinstance(self.limit, float):
-            import math
-
-            return min(total, max(1, math.ceil(self.limit * total)))
-        return min(total, self.limit)
+        return items_for(self.limit, total)
 
     def request_settings(self) -> dict[str, Any]:
         """The settings that shape requests (fingerprint, output directory, results.json)."""
@@ -220,3 +214,14 @@ def parse_key_values(items: list[str] | None, flag: str) -> dict[str, Any]:
                 value = raw
             out[key.strip()] = value
     return out
+
+
+def items_for(limit: int | float | None, total: int) -> int:
+    """How many of ``total`` items ``--limit`` takes: N >= 1 the first N; a share rounds up, at least one."""
+    if limit is None:
+        return total
+    if isinstance(limit, float):
+        import math
+
+        return min(total, max(1, math.ceil(limit * total)))
+    return min(total, limit)

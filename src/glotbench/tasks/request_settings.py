@@ -9,11 +9,11 @@ different values is refused before the run (:func:`one_value_per_knob`).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields
 from typing import Any
 
 from glotbench.errors import GlotbenchError
+from glotbench.settings import items_for
 
 # request fields a --gen-kwargs key sets directly (any other key is a backend knob in ``extra``)
 REQUEST_FIELDS = {"temperature": float, "top_p": float, "max_tokens": int, "seed": int}
@@ -50,11 +50,7 @@ class RequestSettings:
 
     def items_for(self, total: int) -> int:
         """How many of a task's ``total`` items the run takes (a share rounds up, at least one)."""
-        if self.limit is None:
-            return total
-        if isinstance(self.limit, float):
-            return min(total, max(1, math.ceil(self.limit * total)))
-        return min(total, self.limit)
+        return items_for(self.limit, total)
 
     def sampling(self, generation: Any) -> dict[str, Any]:
         """A generation request's fields: the task's ``generation`` defaults, then ``--max-tokens`` /
