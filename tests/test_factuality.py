@@ -141,7 +141,7 @@ def test_scores_from_counts_is_the_vectorised_arithmetic():
     """The scalar path gives _rates' numbers to the last bit (counts, sums of floats, percentages)."""
     import itertools
 
-    from glotbench.benchmarks.factuality.metrics import _rates, scores_from_counts
+    from glotbench.scoring.grades import _rates, scores_from_counts
 
     values = [0, 1, 2, 3, 7, 10, 0.5, 1 / 3, 33.3, 66.7, 1e-9, 2000]
     for c, i, n in itertools.product(values, repeat=3):

@@ -29,6 +29,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from glotbench.errors import DataError
 from glotbench.scoring.grades import (
+    DIRECTION,
     GRADEABLE,
     JUDGE_ERROR,
     factuality_scores,
@@ -92,9 +93,7 @@ def compare_judges(table: Mapping[str, Mapping[str, Grades]], metric: str = "F")
         raise DataError(f"compare_judges: unknown metric {metric!r}; use CO, NA, IN, CGA or F")
 
     # best first, in the direction the metric declares (IN and NA: lower is better)
-    from glotbench.scoring.metrics import get_metric
-
-    sign = 1.0 if get_metric(f"factuality_{metric.lower()}").higher_is_better else -1.0
+    sign = 1.0 if DIRECTION[metric.upper()] == "higher" else -1.0
 
     def key(j: str, m: str) -> float:
         v = scores[j][m][metric]

@@ -233,3 +233,7 @@ def grade_indicators(grade: Any) -> dict[str, float]:
 
 # Corpus-level metrics over ScoredItems whose ``pred`` holds the judge grade, so
 # ``metrics.bootstrap_ci`` and the task spec's ``metrics:`` list can name them.
+
+
+# which way each score is better (the metrics that report them declare the same)
+DIRECTION = {"CO": "higher", "NA": "lower", "IN": "lower", "CGA": "higher", "F": "higher"}

@@ -16,8 +16,9 @@ def register(bench) -> None:
     bench.tasks(HERE / "tasks")
     bench.files(HERE / "files")
     bench.task_class("simpleqa", f"{__name__}.task:SimpleQATask")
-    bench.metric_module(f"{__name__}.metrics")
-    bench.metric_module(f"{__name__}.metrics_strict")
+    for key in ("co", "na", "in", "cga", "f"):  # imported on first lookup
+        bench.metric(f"factuality_{key}", f"{__name__}.metrics:FA.factuality_{key}")
+        bench.metric(f"factuality_{key}_strict", f"{__name__}.metrics_strict:FS.factuality_{key}_strict")
     bench.result_tables("factuality", "glotbench.output.grade_tables:console_tables")
     bench.command("analyze", f"{__name__}.analyze_cmd")
     bench.task_template("judged_short_answer", f"{__name__}.taskfile:judged_short_answer")

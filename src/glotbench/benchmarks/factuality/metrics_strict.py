@@ -8,64 +8,21 @@ denominator). Registered as ``factuality_co_strict`` and friends.
 
 from __future__ import annotations
 
-import numpy as np
+from types import SimpleNamespace
 
-from glotbench.benchmarks.factuality.metrics import memo, rate_of_counts, scores_from_counts
-from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
-from glotbench.scoring.resample import count_stats, per_list, read_only
+from glotbench.scoring.grade_metrics import factuality_strict_fast, factuality_strict_metric
+from glotbench.scoring.metrics import Metric
 
 _KEYS = ("CO", "NA", "IN", "CGA", "F")
 NAMES = tuple(f"factuality_{k.lower()}_strict" for k in _KEYS)
 
 
-def _counts(items: list[ScoredItem]) -> tuple[float, float, float]:
-    c = i = n = 0.0
-    for it in items:
-        v = it.values
-        if v.get("strict_correct") is None:
-            continue
-        c += v["strict_correct"]
-        i += v.get("strict_incorrect") or 0.0
-        n += v.get("strict_not_attempted") or 0.0
-    return c, i, n
-
-
-def factuality_strict_metric(items: list[ScoredItem], key: str) -> float:
-    """CO / NA / IN / CGA / F over the items the strict parse could read."""
-    return per_list(items, "strict factuality scores", lambda its: scores_from_counts(*_counts(its)))[key]
-
-
-def _strict_code(item: ScoredItem) -> int | None:
-    """The strict one-hot values as a grade code (3: left out); None when they are not one-hot 0/1."""
-    v = item.values
-    if v.get("strict_correct") is None:
-        return 3
-    trio = (v["strict_correct"], v.get("strict_incorrect") or 0.0, v.get("strict_not_attempted") or 0.0)
-    if any(x not in (0, 1) for x in trio) or sum(trio) > 1:
-        return None
-    return trio.index(1) if 1 in trio else 3
-
-
-def _strict_codes(items: list[ScoredItem]) -> np.ndarray | None:
-    codes = np.empty(len(items), dtype=np.intp)
-    for k, it in enumerate(items):
-        code = memo(it, "strict", _strict_code)
-        if code is None:
-            return None
-        codes[k] = code
-    return read_only(codes)
-
-
-def factuality_strict_fast(items: list[ScoredItem], n_resamples: int, seed: int, key: str) -> np.ndarray | None:
-    """:func:`factuality_strict_metric` on every resample (per-resample grade counts); declines
-    values that are not one-hot 0/1."""
-    codes = per_list(items, "strict codes", _strict_codes)
-    return None if codes is None else count_stats(codes, 4, rate_of_counts(key), n_resamples, seed)
-
-
 _DIRECTION = {"CO": "higher", "NA": "lower", "IN": "lower", "CGA": "higher", "F": "higher"}
-for _k in _KEYS:
-    register_metric(Metric(f"factuality_{_k.lower()}_strict", fn=factuality_strict_metric, params={"key": _k},
-                           fast=factuality_strict_fast, direction=_DIRECTION[_k], role="secondary",
-                           measure=f"factuality_{_k.lower()}",
-                           description=f"SimpleQA {_k} under glotbench's strict judge-reply parse"))
+# registered lazily by reference (``...metrics_strict:FS.factuality_co_strict``), as in .metrics
+FS = SimpleNamespace(**{
+    f"factuality_{_k.lower()}_strict": Metric(f"factuality_{_k.lower()}_strict", fn=factuality_strict_metric,
+                                              params={"key": _k}, fast=factuality_strict_fast,
+                                              direction=_DIRECTION[_k], role="secondary",
+                                              measure=f"factuality_{_k.lower()}",
+                                              description=f"SimpleQA {_k} under glotbench's strict judge-reply parse")
+    for _k in _KEYS})

@@ -16,6 +16,8 @@ from pathlib import Path
 __all__ = ["register"]
 
 HERE = Path(__file__).parent
+METRIC_NAMES = ("blank_accuracy", "blank_accuracy_reference", "question_accuracy", "blank_accuracy_repaired",
+                "question_accuracy_repaired", "accuracy_2cq", "fail_parse_rate", "accuracy_oe", "unclear_rate", "wb_score")
 _CLASSES = {"matching_fib": "MatchingFIBTask", "standard_fib": "StandardFIBTask", "proverb_rea_2cq": "ProverbRea2CQTask",
             "proverb_rea_oe": "ProverbReaOETask", "wildbench": "WildBenchTask"}
 
@@ -25,6 +27,7 @@ def register(bench) -> None:
     bench.files(HERE / "files")
     for name, cls in _CLASSES.items():
         bench.task_class(f"openhueval.{name}", f"{__name__}.tasks:{cls}")
-    bench.metric_module(f"{__name__}.metrics")
+    for name in METRIC_NAMES:  # imported on first lookup
+        bench.metric(name, f"{__name__}.metrics:OH.{name}")
     bench.result_tables("openhueval.table5", f"{__name__}.table5:console_tables")
     bench.command("analyze", f"{__name__}.thinking_cmd")  # glotbench analyze thinking (OpenHuEval §4)
