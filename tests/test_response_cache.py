@@ -131,3 +131,17 @@ def test_two_writers_at_once(tmp_path):
     from glotbench.engine.response_cache import ResponseCache
 
     assert len(ResponseCache(tmp_path / "c")) == 600
+
+
+def test_processes_creating_the_cache_at_once_all_open_it(tmp_path):
+    """Four processes opening a new cache together, ten times: switching it to WAL answered
+    "database is locked" without SQLite's busy wait (2 of 40 such rounds failed); now retried."""
+    code = ("import sys; from glotbench.engine.response_cache import ResponseCache as C; c=C(sys.argv[1]);"
+            "c.put(sys.argv[2], model_id='m', kind='generate', response={'text': 'x'}); print(c.writes)")
+    env = {**os.environ, "PYTHONPATH": SRC}
+    for round_ in range(10):
+        folder = tmp_path / f"c{round_}"
+        procs = [subprocess.Popen([sys.executable, "-c", code, str(folder), tag], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for tag in "abcd"]
+        outs = [p.communicate(timeout=120) for p in procs]
+        assert [o[0].strip() for o in outs] == ["1"] * 4, [o[1][-300:] for o in outs]

@@ -54,6 +54,24 @@ def cache_dir_for(cache: str | None, no_cache: bool = False) -> Path | None:
     return Path(value).expanduser()
 
 
+def _setup(conn: sqlite3.Connection, busy_timeout_s: float) -> None:
+    """WAL mode and the schema. Two processes creating the cache at once: switching the journal mode
+    answers "database is locked" at once, without SQLite's busy wait, so it is retried here."""
+    import time
+
+    deadline = time.monotonic() + busy_timeout_s
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class ResponseCache:
     """A content-addressed store of answers, shared by run directories (and processes)."""
 
@@ -65,9 +83,7 @@ class ResponseCache:
             self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
                                          timeout=busy_timeout_s)
             self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.executescript(_SCHEMA)
+            _setup(self._conn, busy_timeout_s)
         except (OSError, sqlite3.DatabaseError) as err:
             raise GlotbenchError(f"response cache {self.folder}: cannot open it ({err}); "
                                  f"pick another --cache folder or pass --no-cache") from None
