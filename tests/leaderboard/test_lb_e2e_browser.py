@@ -10,14 +10,10 @@ from pathlib import Path
 
 import pytest
 from lb_helpers import ADMIN, fake_predictions, hulu_gold, hulu_path, submission_json
+from lb_browser import browser, shot  # noqa: F401  (browser: the fixture)
 from lb_server import start_server
 from sklearn.metrics import matthews_corrcoef
 
-CHROMIUM = "/usr/bin/chromium"
-REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPO / "test-artifacts"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 
 pytestmark = pytest.mark.slow
 
@@ -37,21 +33,8 @@ def server(tmp_path):
     srv.stop()
 
 
-@pytest.fixture
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
-
 def _shot(page, name: str) -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / name
-    page.screenshot(path=str(path), full_page=True)
+    path = shot(page, name)
     print(f"screenshot: {path}")
     return path
 

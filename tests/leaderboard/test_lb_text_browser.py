@@ -14,13 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from lb_helpers import ADMIN
+from lb_browser import browser, shot  # noqa: F401  (browser: the fixture)
 from lb_server import start_server
 
-CHROMIUM = "/usr/bin/chromium"
-REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPO / "test-artifacts"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 TASK = "mt.hu-en"
 
 pytestmark = pytest.mark.slow
@@ -68,22 +64,6 @@ def server(tmp_path):
     srv = start_server(url, tmp_path)
     yield srv.base
     srv.stop()
-
-
-@pytest.fixture
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
-
-def _shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
 
 
 def _login(page, base: str, username: str, password: str) -> None:
@@ -140,7 +120,7 @@ def test_admin_adds_a_chrf_translation_task_and_the_page_shows_sacrebleus_value(
     form.locator("button[type=submit]").click()
     admin.wait_for_load_state()
     assert f"Task {TASK} registered with 12 items." in admin.inner_text("main")
-    _shot(admin, "leaderboard-text-admin.png")
+    shot(admin, "leaderboard-text-admin.png")
 
     user = browser.new_context(**ctx).new_page()
     user.goto(server + "/register")
@@ -168,7 +148,7 @@ def test_admin_adds_a_chrf_translation_task_and_the_page_shows_sacrebleus_value(
     user.wait_for_url(server + "/submissions/*")
     assert user.locator("#score .label").text_content() == "chrF"  # (shown in capitals by the style sheet)
     assert user.inner_text("#score .value") == f"{expected:.3f}"
-    _shot(user, "leaderboard-text-result.png")
+    shot(user, "leaderboard-text-result.png")
 
     admin.goto(server + "/admin")
     admin.click("#approve-1")
@@ -184,4 +164,4 @@ def test_admin_adds_a_chrf_translation_task_and_the_page_shows_sacrebleus_value(
     assert f"{expected:.3f}" in row and f"[{lo:.3f}, {hi:.3f}]" in row
     for hidden in REFERENCES:  # the references stay hidden
         assert hidden not in anon.content()
-    _shot(anon, "leaderboard-text-task.png")
+    shot(anon, "leaderboard-text-task.png")

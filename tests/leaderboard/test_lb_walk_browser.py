@@ -15,12 +15,9 @@ from pathlib import Path
 
 import pytest
 from lb_helpers import ADMIN
+from lb_browser import browser, shot  # noqa: F401  (browser: the fixture)
 from lb_server import REPO, start_server
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = REPO / "test-artifacts"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 N_TEST = 4  # a tiny test split, so the embedded model answers all of it quickly
 
 pytestmark = pytest.mark.slow
@@ -76,22 +73,6 @@ def site(tmp_path):
     srv.stop()
 
 
-@pytest.fixture
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
-
-def _shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
-
-
 def _login(page, base, user, password):
     page.goto(base + "/login")
     page.fill("input[name=username]", user)
@@ -124,7 +105,7 @@ def test_read_download_run_upload_approve_and_see_the_cell(site, browser, tmp_pa
     assert "label" in json.loads((data / "train.json").read_text(encoding="utf-8"))[0]
     page.goto(base + "/downloads")
     assert "hulu.wnli_test.json" in page.inner_text("#downloads")
-    _shot(page, "leaderboard-downloads.png")
+    shot(page, "leaderboard-downloads.png")
 
     # run the embedded model on the downloaded test set and write the submission file
     env = dict(os.environ, GLOTBENCH_DATA=str(tmp_path / "data"),
@@ -190,12 +171,12 @@ def test_read_download_run_upload_approve_and_see_the_cell(site, browser, tmp_pa
     assert re.fullmatch(r"\d\.\d{3}\s*\[\d\.\d{3}, \d\.\d{3}\]", text.strip()), text
     score, lo, hi = (float(x) for x in re.findall(r"\d\.\d{3}", text))
     assert lo <= score <= hi
-    _shot(anon, "leaderboard-grid.png")
+    shot(anon, "leaderboard-grid.png")
     anon.click("text=SmolLM2-135M-Instruct")
     assert "135M" in anon.inner_text("#model-meta") and "hulu.wnli" in anon.inner_text("#history")
-    _shot(anon, "leaderboard-model-page.png")
+    shot(anon, "leaderboard-model-page.png")
     anon.goto(base + "/tasks/hulu.wnli")
     assert "SmolLM2-135M-Instruct" in anon.inner_text("#board")
-    _shot(anon, "leaderboard-task-page.png")
+    shot(anon, "leaderboard-task-page.png")
     anon.goto(base + "/tasks/hulu.wnli?lang=hu")
     assert "Winograd-sémák" in anon.inner_text("#task-about")
