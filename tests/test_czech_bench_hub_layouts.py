@@ -121,3 +121,96 @@ def test_belebele_folder_without_the_language_is_one_line(task_of, tmp_path, mon
         resolve(["czech_bench.belebele"])[0].samples()
     msg = str(e.value)
     assert "\n" not in msg and "'ces_Latn'" in msg and "zul_Latn" in msg and str(folder) in msg
+
+
+# ---------------------------------------------------------------- MMLU-cs: one config per subject
+def _topics() -> list[str]:
+    from glotbench.tasks.registry import resolve
+
+    cats = resolve(["czech_bench.mmlu"])[0].spec.options["mmlu"]["categories"]
+    return [t for ts in cats.values() for t in ts]
+
+
+def test_mmlu_cs_fixture_is_per_subject_without_default():
+    import datasets
+
+    names = datasets.get_dataset_config_names(str(MIRROR / "CIIRC-NLP/mmlu-cs"))
+    assert "default" not in names and sorted(names) == sorted(_topics()) and len(names) == 56
+    assert not (MIRROR / "CIIRC-NLP/mmlu-cs/data").exists()
+
+
+def test_mmlu_cs_pulled_from_a_per_subject_repo_loads_every_subject(tmp_path, monkeypatch):
+    """(a) The loopback mirror serves CIIRC-NLP/mmlu-cs laid out as the Hub has it (a config per
+    subject, no default config); `glotbench data pull czech_bench.mmlu` in a fresh process fetches
+    what the origin declares (README + each subject's test and dev files), and the task reads all
+    56 subjects, each row's subject its config, in the reference's category order."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    from glotbench.testing.hub_mirror import start_mirror
+
+    repo_dir = MIRROR / "CIIRC-NLP/mmlu-cs"
+    commit = hashlib.sha1(b"mmlu-cs per subject").hexdigest()  # noqa: S324 - a made-up commit id
+    m = start_mirror(tmp_path / "mirror")
+    try:
+        m.add_hf("CIIRC-NLP/mmlu-cs", commit, {p.relative_to(repo_dir).as_posix(): p for p in repo_dir.rglob("*") if p.is_file()},
+                 refs={"main": commit})
+        # a file the loader does not read: the declared include patterns leave it on the server
+        m.add_hf("CIIRC-NLP/mmlu-cs", commit, {"anatomy/validation-00000-of-00001-0000000000000000.parquet":
+                                              next(repo_dir.glob("anatomy/test-*")).read_bytes()})
+        env = {k: v for k, v in os.environ.items() if k not in ("GLOTBENCH_DATA", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE",
+                                                                "GLOTBENCH_OFFLINE", "GLOTBENCH_DATA_LOCK")}
+        env.update({**m.env(), "GLOTBENCH_CACHE_DIR": str(tmp_path / "cache"), "HF_HOME": str(tmp_path / "hf_home")})
+        r = subprocess.run([sys.executable, "-m", "glotbench", "data", "pull", "czech_bench.mmlu"], cwd=tmp_path,
+                           env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+    finally:
+        m.stop()
+    folder = tmp_path / "cache" / "data" / "czech_bench" / "hf" / "mmlu"
+    got = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    want = sorted(p.relative_to(repo_dir).as_posix() for p in repo_dir.rglob("*") if p.is_file())
+    assert got == want and not any("validation" in g for g in got)
+    monkeypatch.setenv("GLOTBENCH_DATA", str(tmp_path / "cache" / "data"))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    from glotbench.tasks.registry import resolve
+
+    samples = resolve(["czech_bench.mmlu"])[0].samples()
+    topics = _topics()
+    assert len(samples) == 2 * 56
+    assert [s.vars["subject"] for s in samples] == [t for t in topics for _ in range(2)]  # reference order
+    assert samples[0].vars["shots"].startswith(f"Otázka:\nOtázka dev 0 ({topics[0]})?")
+
+
+def test_mmlu_cs_older_default_layout_and_missing_subjects(tmp_path, monkeypatch):
+    """A snapshot from before the per-subject upload (one default config with a subject column)
+    still reads; a per-subject folder lacking subjects the reference reports is one line naming them."""
+    import shutil
+
+    from glotbench.errors import DataError
+    from glotbench.tasks.registry import resolve
+
+    rows_from = MIRROR / "CIIRC-NLP/mmlu-cs"
+    old = tmp_path / "old" / "czech_bench" / "hf" / "mmlu" / "data"
+    old.mkdir(parents=True)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for split in ("test", "dev"):
+        tables = [pq.read_table(p) for p in sorted(rows_from.glob(f"*/{split}-*.parquet"))]
+        pq.write_table(pa.concat_tables(tables), old / f"{split}-00000-of-00001.parquet")
+    monkeypatch.setenv("GLOTBENCH_DATA", str(tmp_path / "old"))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    assert len(resolve(["czech_bench.mmlu"])[0].samples()) == 2 * 56
+
+    part = tmp_path / "part" / "czech_bench" / "hf" / "mmlu"
+    shutil.copytree(rows_from, part)
+    readme = (part / "README.md").read_text(encoding="utf-8")
+    cut = readme.index("- config_name: anatomy")
+    end = readme.index("- config_name:", cut + 5)
+    (part / "README.md").write_text(readme[:cut] + readme[end:], encoding="utf-8")
+    monkeypatch.setenv("GLOTBENCH_DATA", str(tmp_path / "part"))
+    with pytest.raises(DataError) as e:
+        resolve(["czech_bench.mmlu"])[0].samples()
+    assert "\n" not in str(e.value) and "no config for 1 of the 56 subjects" in str(e.value) and "(anatomy)" in str(e.value)

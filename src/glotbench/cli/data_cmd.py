@@ -36,7 +36,7 @@ def _tasks(names: list[str] | None):
 
 
 def _pinned(spec, lock) -> str:
-    """yes: every file has a sha256 (declared or locked); partly; no."""
+    """yes: every file has a sha256 (declared or locked) or a git blob id; partly; no."""
     flags = []
     for o in spec.source.fetch:
         entry = lock.entry(o) or {}
@@ -44,7 +44,7 @@ def _pinned(spec, lock) -> str:
             flags.append(bool(entry.get("files")) and all(m.get("sha256") or m.get("blob_id")
                                                           for m in entry["files"].values()))
         else:
-            flags += [bool(f.sha256 or lock.file_meta(o, f.dest).get("sha256")) for f in o.files]
+            flags += [bool(f.sha256 or f.git_blob or lock.file_meta(o, f.dest).get("sha256")) for f in o.files]
     if not flags:
         return "no source"
     return "yes" if all(flags) else ("partly" if any(flags) else "no")
@@ -65,7 +65,9 @@ def _size(spec, loc) -> int | None:
 @data_app.command("list")
 def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK,
               as_json: bool = typer.Option(False, "--json", help="One JSON object per task instead of a table.")) -> None:
-    """Per task: present or not, where, size, licence, source, whether its checksums are pinned."""
+    """Per task: present or not, where, size, licence, source, what an hf loader reads (configs,
+    splits, files; "assumed: ..." where the layout was not read from the repository), whether its
+    checksums are pinned."""
     import json
 
     from glotbench.sources.lock import Lock
@@ -85,17 +87,20 @@ def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = 
                      "where": f"{loc.root} ({loc.kind})" if loc else None, "size": size,
                      "licence": licence_text(spec),
                      "source": "; ".join(o.label() for o in spec.source.fetch) or "none declared",
+                     "layout": "; ".join(o.layout() for o in spec.source.fetch if o.kind == "hf") or None,
+                     "assumed": "; ".join(o.assumed for o in spec.source.fetch if o.assumed) or None,
                      "pinned": _pinned(spec, lk)})
     if as_json:
         for r in rows:
             typer.echo(json.dumps(r, ensure_ascii=False))
         return
     table = Table(title="glotbench data")
-    for col in ("task", "present", "where", "size", "licence", "source", "sha256 pinned"):
+    for col in ("task", "present", "where", "size", "licence", "source", "reads", "sha256 pinned"):
         table.add_column(col, no_wrap=col == "task", overflow="fold")  # commits and paths are never cut
     for r in rows:
         table.add_row(r["task"], "yes" if r["present"] else "no", r["where"] or "-",
-                      human(r["size"]) if r["size"] is not None else "?", r["licence"], r["source"], r["pinned"])
+                      human(r["size"]) if r["size"] is not None else "?", r["licence"], r["source"],
+                      r["layout"] or "-", r["pinned"])
     Console(soft_wrap=False, width=max(160, Console().width)).print(table)
 
 

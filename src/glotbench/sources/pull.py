@@ -61,6 +61,12 @@ def expected(origin: DataOrigin, f: SourceFile, lock: Lock) -> tuple[int | None,
     return (f.size if f.size is not None else meta.get("size")), (f.sha256 or meta.get("sha256"))
 
 
+def check_blob(path: Path, blob: str | None, what: str) -> None:
+    """A file pinned by its git object id (``git_blob``): the id of its bytes must be that one."""
+    if blob and (got := hub.git_blob_id(path)) != blob:
+        raise DataError(f"{what}: git blob {got}, expected {blob}")
+
+
 @dataclass
 class PullResult:
     origin: DataOrigin
@@ -122,13 +128,19 @@ def pull_origin(origin: DataOrigin, lock: Lock, *, say: Say = lambda s: None,
                 try:
                     res.files[f.dest] = {"size": dest.stat().st_size,
                                          "sha256": check_file(dest, size=size, sha256=sha, what=what)}
-                    if sha or _manifest_sha(origin, f.dest) == res.files[f.dest]["sha256"]:
+                    check_blob(dest, f.git_blob, what)
+                    if sha or f.git_blob or _manifest_sha(origin, f.dest) == res.files[f.dest]["sha256"]:
                         continue  # already here and checked
                 except DataError:
                     pass  # replaced below; the new file is checked before it is used
             url = f.url if origin.kind == "url" else github_file_url(origin.repo, commit, f.path, lfs=f.lfs)
             say(f"  {url} -> {dest} ({human(size)})")
             digest = download(url, dest, size=size, sha256=sha, what=what)
+            try:
+                check_blob(dest, f.git_blob, what)
+            except DataError:
+                dest.unlink(missing_ok=True)  # a wrong file is never used
+                raise
             res.files[f.dest] = {"size": dest.stat().st_size, "sha256": digest}
             res.fetched += 1
     old = cache.read_manifest(origin.key()) or {}
@@ -228,7 +240,9 @@ def verify_task(spec, root: Path, lock: Lock) -> list[FileCheck]:
             try:
                 size, sha = expected(origin, f, lock)
                 check_file(p, size=size, sha256=sha, what=f.dest)
-                out.append(FileCheck(f.dest, "ok" if sha else "unpinned", "" if sha else "no sha256 declared or locked"))
+                check_blob(p, f.git_blob, f.dest)
+                pinned = bool(sha or f.git_blob)
+                out.append(FileCheck(f.dest, "ok" if pinned else "unpinned", "" if pinned else "no sha256 declared or locked"))
             except DataError as err:
                 out.append(FileCheck(f.dest, "mismatch", str(err)))
     return out

@@ -21,6 +21,13 @@ One entry per origin, each precise enough to fetch and check its files::
 
 ``to`` is the path the task reads, relative to the data root (default: ``path``). ``lfs: true``
 marks a Git LFS object (fetched from GitHub's media host; its size and sha256 are the pointer's).
+``git_blob`` pins a file by its git object id (sha1 of ``"blob <size>\\0"`` + content, what ``git
+ls-tree`` prints): a file known from a repository's tree whose bytes were never seen is checked on
+download all the same.
+
+An hf origin names what its loader reads: ``config`` (or ``configs``, one per subject), ``splits``
+and ``include`` patterns; ``assumed`` says which of these were not read from the repository (its
+card, file tree or the reference's loader) but guessed, and ``glotbench data list`` shows it.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+_GIT_BLOB = re.compile(r"[0-9a-f]{40}")
 COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
@@ -45,12 +53,20 @@ class SourceFile(_Strict):
     size: int | None = Field(None, ge=0)
     sha256: str | None = None
     lfs: bool = False  # a Git LFS object (GitHub serves it from its media host)
+    git_blob: str | None = None  # the file's git object id (sha1 of "blob <size>\0" + content)
 
     @field_validator("sha256")
     @classmethod
     def _hex(cls, v):
         if v is not None and not _SHA256.fullmatch(v):
             raise ValueError(f"sha256 {v!r}: expected 64 lowercase hex digits")
+        return v
+
+    @field_validator("git_blob")
+    @classmethod
+    def _blob(cls, v):
+        if v is not None and not _GIT_BLOB.fullmatch(v):
+            raise ValueError(f"git_blob {v!r}: expected 40 lowercase hex digits (git ls-tree's object id)")
         return v
 
     @field_validator("to", "path")
@@ -70,6 +86,8 @@ class DataOrigin(_Strict):
     repo: str = ""  # github: owner/name; hf: the dataset id
     revision: str = ""  # a commit (pinned), or a branch or tag that `glotbench data lock` resolves
     config: str | None = None  # hf: the dataset config the task reads
+    configs: list[str] = Field(default_factory=list)  # hf: several configs the task reads (one per subject)
+    assumed: str = ""  # what about this layout was not read from the repository but assumed (data list shows it)
     splits: list[str] = Field(default_factory=list)  # hf: the splits the task reads
     to: str = ""  # hf: the folder under the data root holding the snapshot
     include: list[str] = Field(default_factory=list)  # hf: file patterns to fetch (default: all)
@@ -120,9 +138,25 @@ class DataOrigin(_Strict):
         if self.kind == "github":
             return f"github:{self.repo}@{self.revision}"
         if self.kind == "hf":
-            cfg = f" ({self.config})" if self.config else ""
+            cfg = f" ({self.config})" if self.config else (f" ({len(self.configs)} configs)" if self.configs else "")
             return f"hf:{self.repo}{cfg}@{self.revision}"
         return "url:" + (self.page or (self.files[0].url if self.files else ""))
+
+    def layout(self) -> str:
+        """What an hf origin's loader reads (configs, splits, files) and what of it is assumed."""
+        if self.kind != "hf":
+            return ""
+        parts = []
+        if self.configs:
+            shown = ", ".join(self.configs[:3]) + (f", ... ({len(self.configs)})" if len(self.configs) > 3 else "")
+            parts.append(f"configs {shown}")
+        else:
+            parts.append(f"config {self.config or 'default'}")
+        parts.append(f"split {', '.join(self.splits) or '?'}")
+        parts.append(f"files {', '.join(self.include)}" if self.include else "files: whole repository")
+        if self.assumed:
+            parts.append(f"assumed: {self.assumed}")
+        return "; ".join(parts)
 
     def key(self) -> str:
         """Names this origin in a lock file (the revision is what the lock pins)."""

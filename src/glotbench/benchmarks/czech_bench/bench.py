@@ -65,6 +65,33 @@ def hub_layout(folder: Path, config: str | None, split: str, older: list[dict] |
     raise DataError(f"{where}: {folder}: has none of the configs {wanted} (it has: {', '.join(names)})")
 
 
+def topic_configs(folder: Path, topics: list[str], split: str, where: str) -> list[dict]:
+    """A repository with one config per subject (CIIRC-NLP/mmlu-cs: ``<subject>/<split>-*.parquet``,
+    the README's ``configs:`` naming each, no default): every subject the reference reports, read
+    config by config, each row's ``subject`` its config (kept when the row has one). A snapshot in
+    the older layout (one default config, a ``subject`` column) is read as it is; a folder lacking
+    some subject's config is one line naming them."""
+    try:
+        import datasets
+    except ImportError:
+        raise DataError(f"{where}: reading a Hugging Face dataset folder needs the `datasets` package (a glotbench dependency: `pip install 'datasets>=2.18'`)") from None
+    try:
+        names = datasets.get_dataset_config_names(str(folder))
+    except Exception as err:  # noqa: BLE001 - datasets raises many types
+        raise DataError(f"{where}: {folder}: cannot read its configs: {str(err).splitlines()[0]}") from None
+    if not any(t in names for t in topics) and "default" in names:
+        return load_hub_folder(folder, None, split, where)  # the older layout: one config, a subject column
+    missing = [t for t in topics if t not in names]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise DataError(f"{where}: {folder}: no config for {len(missing)} of the {len(topics)} subjects the reference "
+                        f"reports ({shown}); it has: {', '.join(names[:8])}{' ...' if len(names) > 8 else ''}")
+    rows: list[dict] = []
+    for topic in topics:
+        rows += [{**r, "subject": r.get("subject") or topic} for r in load_hub_folder(folder, topic, split, where)]
+    return rows
+
+
 class CzechBenchTask(Task):
     reads_through_reader = True  # `glotbench translate` writes its output for the jsonl reader
     @property
@@ -95,8 +122,14 @@ class CzechBenchTask(Task):
             return READERS[reader](path)
         hf = self.spec.dataset.hf
         hf_split = (self._opts.get("hf_splits") or {}).get(split, split)
+        if self._opts.get("hf_configs") == "per_topic":
+            return topic_configs(path, self._topics(), hf_split, where)
         config, hf_split = hub_layout(path, hf.config if hf else None, hf_split, self._opts.get("hf_older_layouts"), where)
         return load_hub_folder(path, config, hf_split, where)
+
+    def _topics(self) -> list[str]:
+        cats = (self._opts.get("mmlu") or {}).get("categories") or {}
+        return [t for topics in cats.values() for t in topics]
 
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         """``options.no_gold_label`` (SNLI's ``-1``: annotators did not agree): such a row is kept

@@ -75,6 +75,23 @@ def read_ctkfacts_jsonl(path: Path) -> list[dict]:
     return out
 
 
+def read_hf_arrow(path: Path) -> list[dict]:
+    """A ``datasets`` ``save_to_disk`` data file (one Arrow IPC stream, ``data-00000-of-00001.arrow``):
+    the rows as stored. Czech-Bench keeps the splits the thesis scored in this form
+    (``benchmarks/<task>/data/test/``), which its evaluators read with ``load_from_disk``."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise DataError(f"{path}: reading an Arrow file needs pyarrow (installed with `datasets`)") from None
+    try:
+        with pa.memory_map(str(path)) as src:
+            table = pa.ipc.open_stream(src).read_all()
+    except (pa.ArrowInvalid, OSError) as err:
+        raise DataError(f"{path}: not an Arrow stream as `datasets` save_to_disk writes it: "
+                        f"{str(err).splitlines()[0] if str(err) else type(err).__name__}") from None
+    return table.to_pylist()
+
+
 def read_json_array(path: Path) -> list[dict]:
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, list):
@@ -121,6 +138,7 @@ READERS = {
     "jsonl": read_jsonl,
     "squad_v2_json": read_squad_v2_json,
     "klokanek_raw": read_klokanek_raw,
+    "hf_arrow": read_hf_arrow,
 }
 
 # ----------------------------------------------------------------------------- record functions
@@ -135,7 +153,7 @@ def _ids(rec: dict, *keys: str) -> str | None:
 
 def _cls(rec: dict, text_vars: dict, label_key: str, labels: list[int]) -> dict:
     gold = rec[label_key]
-    return {"id": _ids(rec, "id", "uid", "_pos"), **text_vars, "target": str(int(gold)),
+    return {"id": _ids(rec, "id", "uid", "comment_id", "_pos"), **text_vars, "target": str(int(gold)),
             "choices": [str(x) for x in labels], "labels": [str(x) for x in labels]}
 
 

@@ -35,7 +35,7 @@ from glotbench.benchmarks.openhueval.common import (
 )
 from glotbench.scoring.metrics import ScoredItem
 
-DATA_FILE = f"{DATA_DIR}/HuWildBench.jsonl"  # not in the data snapshot (SOURCE.md)
+DATA_FILE = f"{DATA_DIR}/HuWildBench.jsonl"  # not in the shared snapshot: `glotbench data pull` (git blob pin)
 JUDGE_FILE = "HuWildBench_judge_prompts.json"
 GROUPS_FILE = "HuWildBench_task_groups.json"
 REQUIRED = ("session_id", "turn", "checklist", "primary_tag", "secondary_tag")
