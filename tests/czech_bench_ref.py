@@ -62,6 +62,55 @@ def hub_root(tmp_path: Path) -> Path:
     return root
 
 
+# ---------------------------------------------------------------- the thesis' test splits (Czech-Bench's own files)
+THESIS_SPLITS = {  # task key -> (items, label field, labels) of the split the thesis scored
+    "ctkfacts": (558, "label", (0, 1, 2)),
+    "facebook_comments": (1000, "sentiment_int", (-1, 0, 1)),
+    "mall_reviews": (3000, "rating_int", (-1, 0, 1)),
+}
+
+
+def thesis_split_rows(key: str, n: int | None = None) -> list[dict]:
+    """Made-up rows in the record format of the Hub split Czech-Bench saved (``load_dataset(...,
+    split="test").save_to_disk``), ``n`` of them (default: the thesis' count), labels in turn (so
+    label-balanced, as the cards of the two sentiment sets say; CTKFacts' real balance is not known)."""
+    total, field, labels = THESIS_SPLITS[key]
+    n = total if n is None else n
+    rows = []
+    for i in range(n):
+        lab = labels[i % len(labels)]
+        if key == "ctkfacts":
+            rows.append({"id": 1000 + i, "label": lab, "evidence": f"Praha {i}. června (ČTK) - Zpráva číslo {i}.",
+                         "claim": f"Tvrzení číslo {i}."})
+        elif key == "facebook_comments":
+            rows.append({"comment_id": f"fb-{i}", "sentiment_str": {-1: "negativní", 0: "neutrální", 1: "pozitivní"}[lab],
+                         "sentiment_int": lab, "comment": f"Komentář {i}"})
+        else:
+            rows.append({"rating_str": {-1: "negativní", 0: "neutrální", 1: "pozitivní"}[lab], "rating_int": lab,
+                         "comment": f"Recenze {i}"})
+    return rows
+
+
+def arrow_bytes(rows: list[dict], tmp: Path) -> bytes:
+    """``rows`` as the one data file ``datasets`` ``save_to_disk`` writes (an Arrow IPC stream)."""
+    from datasets import Dataset
+
+    Dataset.from_list(rows).save_to_disk(str(tmp))
+    return (tmp / "data-00000-of-00001.arrow").read_bytes()
+
+
+def write_thesis_splits(root: Path, n: int | None = None) -> dict[str, Path]:
+    """The three splits at the paths the default tasks read (``czech_bench/<key>_test/...``)."""
+    out = {}
+    for key in THESIS_SPLITS:
+        dest = root / "czech_bench" / f"{key}_test" / "data-00000-of-00001.arrow"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(arrow_bytes(thesis_split_rows(key, n), root / ".arrow-build" / key))
+        out[key] = dest
+    shutil.rmtree(root / ".arrow-build", ignore_errors=True)
+    return out
+
+
 MIRROR = Path(__file__).resolve().parent / "fixtures" / "hub_mirror" / "datasets"
 HUB_REDIRECTS = {"truthful_qa": "truthfulqa/truthful_qa"}  # legacy Hub ids the Hub redirects
 
@@ -69,12 +118,13 @@ HUB_REDIRECTS = {"truthful_qa": "truthfulqa/truthful_qa"}  # legacy Hub ids the 
 def mirror_root(tmp_path: Path) -> Path:
     """A data root whose Hub folders (``czech_bench/hf/<task>``) are the hub_mirror repositories,
     linked by each task's ``dataset.hf.id``; AGREE and SQuAD-cs (not Hub datasets) from the
-    hand-made fixtures."""
+    hand-made fixtures; the three thesis splits Czech-Bench keeps as Arrow files, 12 made-up rows each."""
     from glotbench.tasks.registry import resolve
 
     root = tmp_path / "data"
     for name in ("agree", "squad_cs"):
         shutil.copytree(FIXTURES / "czech_bench" / name, root / "czech_bench" / name)
+    write_thesis_splits(root, n=12)  # CTKFacts, Facebook comments, Mall.cz: the thesis' splits (small stand-ins)
     for task in resolve(["czech_bench"]):
         ds = task.spec.dataset
         if ds.format != "hf" or ds.hf is None:

@@ -71,7 +71,7 @@ def test_ctkfacts_real_record(task_of):
     path = _shared("czech_bench/ctkfacts/export_08-30-2021_0200am_173.jsonl")
     rec = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
     evidence = "\n".join(" ".join(p) for p in rec["evidence"])  # the offline copy's join (see the task description)
-    _check(task_of("czech_bench.ctkfacts"), "ctkfacts", context=evidence, claim=rec["claim"])
+    _check(task_of("czech_bench.ctkfacts_full"), "ctkfacts", context=evidence, claim=rec["claim"])
 
 
 @pytest.mark.parametrize("key,cfg", [("arc_challenge", "ARC-Challenge"), ("arc_easy", "ARC-Easy"),
@@ -118,7 +118,7 @@ def test_facebook_real_record(task_of):
     posts = (folder / "gold-posts.txt").read_text(encoding="utf-8").splitlines()
     labels = (folder / "gold-labels.txt").read_text(encoding="utf-8").splitlines()
     first = next(p for p, lab in zip(posts, labels) if lab.strip() != "b")
-    task = task_of("czech_bench.facebook_comments")
+    task = task_of("czech_bench.facebook_comments_full")
     _check(task, "facebook_comments", text=first)
     assert len(task.raw_records("test")) == sum(lab.strip() != "b" for lab in labels) == 9752
 
@@ -127,7 +127,7 @@ def test_mall_real_record(task_of):
     path = _shared("czech_bench/mall_reviews/data_test.csv")
     with path.open(encoding="utf-8", newline="") as fh:
         first = next(csv.DictReader(fh))
-    task = task_of("czech_bench.mall_reviews")
+    task = task_of("czech_bench.mall_reviews_full")
     _check(task, "mall_reviews", text=first["text"])
     assert task.samples(limit=1)[0].target == str(int(first["label"]) - 1)
 
@@ -225,7 +225,7 @@ def test_system_prompt_override_replaces_the_reference_system_text(task_of):
     from glotbench.settings import RunSettings
 
     _shared("czech_bench/mall_reviews/data_test.csv")
-    task = task_of("czech_bench.mall_reviews")
+    task = task_of("czech_bench.mall_reviews_full")
     sample = task.samples(limit=1)[0]
     own = task.chat_messages(sample)
     [chat] = task.requests(sample, mode="generate", chat=True, settings=RunSettings(system_prompt="Jsi hodnotitel."))

@@ -1,6 +1,7 @@
 """`glotbench run --suite czech_bench --limit 5` in a fresh process, with the Hub-only sets read from
-their Hub layouts (tests/fixtures/hub_mirror, linked into a data root by czech_bench_ref.mirror_root)
-and the five offline copies from the shared data: all 27 tasks run against the stub server."""
+their Hub layouts (tests/fixtures/hub_mirror, linked into a data root by czech_bench_ref.mirror_root),
+the thesis' CTKFacts / Facebook / Mall.cz splits as small Arrow stand-ins, and Klokánek and GSM8K-en
+from the shared data: all 27 tasks run against the stub server."""
 
 from __future__ import annotations
 
@@ -17,11 +18,8 @@ from value_oracles import run_value_mismatches
 
 pytest.importorskip("datasets")
 REPO = Path(__file__).resolve().parents[1]
-OFFLINE_COPIES = {  # the five tasks not read from the Hub: their files in the shared data
+OFFLINE_COPIES = {  # the two tasks read from GitHub files the shared data holds
     "cs.klokanek": "czech_klokanek/dataset.json",
-    "czech_bench.ctkfacts": "czech_bench/ctkfacts/export_08-30-2021_0200am_173.jsonl",
-    "czech_bench.facebook_comments": "czech_bench/facebook_comments",
-    "czech_bench.mall_reviews": "czech_bench/mall_reviews/data_test.csv",
     "czech_bench.gsm8k_en": "gsm8k_en/test.jsonl",
 }
 

@@ -93,12 +93,12 @@ def test_klokanek_flag_is_the_reference_rules_star(tmp_path):
 def test_int_rule_parse_rate_0_35_is_invalid(tmp_path):
     """'Klasifikace: 1' is a number to glotbench's extractor but no int() to the reference: with 13/20 of
     them cb_parsed is 0.350, the thesis' "-" (invalid), where the extractor alone saw nothing wrong."""
-    samples = _samples("czech_bench.facebook_comments", 20)
+    samples = _samples("czech_bench.facebook_comments_full", 20)
     answers = [(s.id, "Klasifikace: 1") for s in samples[:13]] + [(s.id, "1") for s in samples[13:]]
-    res, lines, stdout = run_recorded(tmp_path, "czech_bench.facebook_comments", answers)
+    res, lines, stdout = run_recorded(tmp_path, "czech_bench.facebook_comments_full", answers)
     ref_rate = sum(ref_int_unparsed(a) for _, a in answers) / len(answers)
     assert ref_rate == 0.65 and all(x.get("pred") is not None for x in lines)
     assert res["metrics"]["cb_parsed"]["value"] == pytest.approx(0.35)
     assert res["unparseable_rate"] == pytest.approx(ref_rate)
     assert (res["status"], res["flag"]) == status_of(ref_rate) == ("invalid", "invalid")
-    assert "invalid czech_bench.facebook_comments: 65% of answers unparseable by cb_parsed" in stdout
+    assert "invalid czech_bench.facebook_comments_full: 65% of answers unparseable by cb_parsed" in stdout

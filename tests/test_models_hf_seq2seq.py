@@ -267,10 +267,10 @@ def test_cli_czech_bench_fewshot_system_prompt_gen_kwargs_and_shards(tmp_path, d
 
     if not resolve_data_file("czech_bench/mall_reviews/data_test.csv").exists():
         pytest.skip("czech_bench/mall_reviews not in the shared data")
-    cz = glotbench("run", "-m", f"hf:{t5_dir}", "-t", "czech_bench.mall_reviews", "--limit", "3", "--no-progress",
+    cz = glotbench("run", "-m", f"hf:{t5_dir}", "-t", "czech_bench.mall_reviews_full", "--limit", "3", "--no-progress",
                    "-o", str(tmp_path / "cz"))
     assert cz.returncode == 0, cz.stderr[-3000:]
-    assert "czech_bench.mall_reviews" in cz.stdout and "cb_accuracy" in cz.stdout, cz.stdout
+    assert "czech_bench.mall_reviews_full" in cz.stdout and "cb_accuracy" in cz.stdout, cz.stdout
     assert "the reference's plain template" in cz.stderr
     prompts = _prompts(tmp_path / "cz")
     assert len(prompts) == 3 and all(p.startswith("Urči sentiment zadaného textu.") for p in prompts)

@@ -69,7 +69,7 @@ def topic_configs(folder: Path, topics: list[str], split: str, where: str) -> li
     """A repository with one config per subject (CIIRC-NLP/mmlu-cs: ``<subject>/<split>-*.parquet``,
     the README's ``configs:`` naming each, no default): every subject the reference reports, read
     config by config, each row's ``subject`` its config (kept when the row has one). A snapshot in
-    the older layout (one default config, a ``subject`` column) is read as it is; a folder lacking
+    the older layout (one config, ``default`` or ``all``, with a ``subject`` column) is read as it is; a folder lacking
     some subject's config is one line naming them."""
     try:
         import datasets
@@ -79,8 +79,8 @@ def topic_configs(folder: Path, topics: list[str], split: str, where: str) -> li
         names = datasets.get_dataset_config_names(str(folder))
     except Exception as err:  # noqa: BLE001 - datasets raises many types
         raise DataError(f"{where}: {folder}: cannot read its configs: {str(err).splitlines()[0]}") from None
-    if not any(t in names for t in topics) and "default" in names:
-        return load_hub_folder(folder, None, split, where)  # the older layout: one config, a subject column
+    if not any(t in names for t in topics) and len(names) == 1:
+        return load_hub_folder(folder, names[0], split, where)  # the older layout: one config, a subject column
     missing = [t for t in topics if t not in names]
     if missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
