@@ -11,8 +11,10 @@ CTKFacts, GSM8K-en, AGREE as a Git LFS object) at the commits their task files p
 made-up stand-ins in the real formats. The stand-ins' sizes and sha256 are written into the copied
 task files in place of the real files' (everything else about each origin, repo, commit, path and
 LFS, is the shipped declaration), so the run's checks against the declared hashes are the ones
-that pass. SQuAD 2.0-cs has no download URL (LINDAT, by hand): it is the one task read from a
-manual root, and a pull of it names the manual step."""
+that pass. CTKFacts, Facebook comments, Mall.cz (the thesis' splits), AGREE and SQuAD 2.0-cs come
+from Czech-Bench's repository as Git LFS objects; SQuAD's task also fetches the MorfFlex dictionary
+(the real one when the shared data has it, else a stand-in MorphoDiTa cannot load: the lemma and
+root levels are then left out, in the run and in the oracles alike)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -37,6 +40,7 @@ HUB = REPO / "tests" / "fixtures" / "hub_mirror" / "datasets"
 HAND = REPO / "tests" / "fixtures" / "czech_bench_hub" / "czech_bench"
 REDIRECTS = {"truthful_qa": "truthfulqa/truthful_qa"}  # legacy Hub ids the Hub redirects
 SQUAD = "czech_bench/squad_cs/dev-v2.0.json"
+MORFFLEX = "czech_bench/morphology/czech-morfflex/czech-morfflex2.0-220710.dict"
 
 
 def _sha(data: bytes) -> str:
@@ -63,7 +67,18 @@ def github_standins() -> dict[str, bytes]:
     gsm = [{"question": f"Janet has {n} eggs and eats 3. How many are left?",
             "answer": f"She has {n} - 3 = <<{n}-3={n - 3}>>{n - 3} left.\n#### {n - 3:,}"} for n in (16, 20, 9, 1003, 7, 12)]
     mall = 'text,label\n"Spokojenost s výrobkem.\n",2\nNic moc,0\n"Dobré, ale drahé",1\nSuper!,2\nRozbité.,0\nOK,1\n'
+    from czech_bench_ref import THESIS_SPLITS, arrow_bytes, thesis_split_rows
+    from glotbench.paths import resolve_data_file
+
+    build = Path(tempfile.mkdtemp(prefix="arrow-standins-"))
+    arrows = {f"czech_bench/{key}_test/data-00000-of-00001.arrow": arrow_bytes(thesis_split_rows(key, 6), build / key)
+              for key in THESIS_SPLITS}
+    shutil.rmtree(build, ignore_errors=True)
+    real_dict = resolve_data_file(MORFFLEX)
     return {
+        **arrows,
+        SQUAD: (HAND / "squad_cs" / "dev-v2.0.json").read_bytes(),
+        MORFFLEX: real_dict.read_bytes() if real_dict.is_file() else b"not a MorphoDiTa dictionary\n",
         "czech_klokanek/dataset.json": json.dumps(kl, ensure_ascii=False).encode(),
         "czech_bench/facebook_comments/gold-posts.txt": ("\n".join(posts) + "\n").encode(),
         "czech_bench/facebook_comments/gold-labels.txt": b"p\nn\n0\np\nb\nn\n0\n",  # b (bipolar) is dropped
@@ -139,20 +154,9 @@ def test_suite_fetches_and_runs_all_27(pkg, tmp_path, mirror, stub_server):
 
     tasks = {t.name: t.spec for t in resolve(["czech_bench"])}
     assert len(tasks) == 27
-    manual = tmp_path / "manual"  # what a person fetched by hand from LINDAT, and nothing else
-    (manual / SQUAD).parent.mkdir(parents=True)
-    shutil.copyfile(HAND / "squad_cs" / "dev-v2.0.json", manual / SQUAD)
-
-    # without it, the pull names the manual step (and fetches nothing)
-    n = len(mirror.requests)
-    r = _cli(pkg, tmp_path, mirror, "data", "pull", "czech_bench.squad")
-    assert r.returncode != 0 and mirror.requests[n:] == [] and "fetching" not in r.stdout, r.stdout
-    assert ("czech_bench.squad: url:http://hdl.handle.net/11234/1-3249: no direct download for "
-            f"{SQUAD}: get it by hand from http://hdl.handle.net/11234/1-3249") in r.stderr, r.stderr
-
     out = tmp_path / "run"
     r = _cli(pkg, tmp_path, mirror, "run", "--suite", "czech_bench", "--limit", "5", "-m", "openai:stub",
-             "--base-url", stub_server("--answer", "1"), "-o", str(out), "--no-progress", GLOTBENCH_DATA=str(manual))
+             "--base-url", stub_server("--answer", "1"), "-o", str(out), "--no-progress")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     said = r.stdout + r.stderr
     res = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -168,12 +172,6 @@ def test_suite_fetches_and_runs_all_27(pkg, tmp_path, mirror, stub_server):
         # scored (a headline the reference leaves undefined when nothing parses is null; the oracles check it)
         assert any(b["value"] is not None for b in t["metrics"].values()), name
         d = t["data"]
-        if name == "czech_bench.squad":  # read from the manual root, all its files from there
-            assert (d["root"], d["root_kind"]) == (str(manual), "local")
-            assert d["files"] == [{"path": SQUAD, "size": (manual / SQUAD).stat().st_size,
-                                   "sha256": _sha((manual / SQUAD).read_bytes())}]
-            assert "fetching czech_bench.squad" not in said
-            continue
         assert (d["root"], d["root_kind"]) == (str(cache), "cache"), name
         assert len(d["sources"]) == len(spec.source.fetch) == 1, name
         o, src = spec.source.fetch[0], d["sources"][0]
@@ -192,9 +190,12 @@ def test_suite_fetches_and_runs_all_27(pkg, tmp_path, mirror, stub_server):
                 o.revision, o.revision, "pulled by glotbench"), name
             assert sorted(d["files"], key=lambda f: f["path"]) == sorted(
                 ({"path": f.dest, "size": len(standins[f.dest]), "sha256": _sha(standins[f.dest]), "matches_declared": True}
-                 for f in o.files), key=lambda f: f["path"]), name
-    lfs = next(o for o in tasks["czech_bench.agree"].source.fetch)
-    assert ("GET", f"/media/{lfs.repo}/{lfs.revision}/{lfs.files[0].path}", None) in mirror.requests
+                 for f in o.files if not f.optional), key=lambda f: f["path"]), name
+    assert (cache / MORFFLEX).read_bytes() == standins[MORFFLEX]  # the optional dictionary was fetched with SQuAD
+    for name in ("czech_bench.agree", "czech_bench.squad", "czech_bench.ctkfacts", "czech_bench.facebook_comments",
+                 "czech_bench.mall_reviews"):
+        lfs = next(o for o in tasks[name].source.fetch)
+        assert ("GET", f"/media/{lfs.repo}/{lfs.revision}/{lfs.files[0].path}", None) in mirror.requests, name
     assert any(p.startswith("/api/datasets/truthful_qa/") for _, p, _ in mirror.requests)  # redirected, followed
     samples = [json.loads(x) for x in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
     golds = {n: [s["gold"] for s in samples if s["task"] == n] for n in ("czech_bench.snli", "czech_bench.snli_en")}

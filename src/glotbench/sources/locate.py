@@ -21,10 +21,10 @@ class Location:
 
 
 def needed(spec) -> list[str]:
-    """The paths under the data root the task needs: every origin's files (an hf origin: its
-    folder), else its split files."""
+    """The paths under the data root the task needs: every origin's files but the optional ones
+    (an hf origin: its folder), else its split files."""
     if spec.source.fetch:
-        return list(dict.fromkeys(d for o in spec.source.fetch for d in o.dests()))
+        return list(dict.fromkeys(d for o in spec.source.fetch for d in o.dests(required=True)))
     return list(dict.fromkeys(spec.dataset.splits.values()))
 
 

@@ -54,6 +54,7 @@ class SourceFile(_Strict):
     sha256: str | None = None
     lfs: bool = False  # a Git LFS object (GitHub serves it from its media host)
     git_blob: str | None = None  # the file's git object id (sha1 of "blob <size>\0" + content)
+    optional: bool = False  # the task runs without it (a resource only some metrics use): pulled, not required in a root
 
     @field_validator("sha256")
     @classmethod
@@ -130,9 +131,10 @@ class DataOrigin(_Strict):
         """Some file has no download URL: a person fetches it from ``page``."""
         return self.kind == "url" and any(not f.url for f in self.files)
 
-    def dests(self) -> list[str]:
-        """What this origin puts under the data root: files, or the hf snapshot folder."""
-        return [self.to] if self.kind == "hf" else [f.dest for f in self.files]
+    def dests(self, required: bool = False) -> list[str]:
+        """What this origin puts under the data root: files, or the hf snapshot folder
+        (``required``: without the files marked ``optional``)."""
+        return [self.to] if self.kind == "hf" else [f.dest for f in self.files if not (required and f.optional)]
 
     def label(self) -> str:
         if self.kind == "github":
