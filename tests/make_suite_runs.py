@@ -27,8 +27,8 @@ JUDGE_PORT = 47391
 SUITES: dict[str, tuple[list[str], bool]] = {
     "mm_eval": (["mm_eval"], False),
     "hulu": (["hulu.*"], False),
-    "czech_bench": (["cs.klokanek", "czech_bench.ctkfacts", "czech_bench.facebook_comments",
-                     "czech_bench.gsm8k_en", "czech_bench.mall_reviews"], False),
+    "czech_bench": (["cs.klokanek", "czech_bench.ctkfacts_full", "czech_bench.facebook_comments_full",
+                     "czech_bench.gsm8k_en", "czech_bench.mall_reviews_full"], False),
     "openhueval": (["openhueval.hu_matchingfib", "openhueval.hu_standardfib", "openhueval.hu_proverbrea_2cq",
                     "openhueval.hu_proverbrea_oe"], True),
     "factuality": (["chinese_simpleqa", "chinese_simpleqa.mc", "chinese_simpleqa.confidence"], True),
