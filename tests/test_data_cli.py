@@ -92,7 +92,7 @@ def test_pull_refuses_a_corrupted_file(pkg, tmp_path, mm_mirror):
     served = mm_mirror.root / "github" / "joenahm/MM-Eval" / MM / "reasoning_eval.json"
     served.write_bytes(served.read_bytes().replace("18".encode(), "19".encode(), 1))
     r = _cli(pkg, tmp_path, mm_mirror, "data", "pull", "mm_eval.reasoning")
-    assert r.returncode == 1
+    assert r.returncode == 2
     errs = [line for line in r.stderr.splitlines() if line.startswith("error:")]
     assert errs == [f"error: mm_eval.reasoning: github:joenahm/MM-Eval@{MM}: reasoning_eval.json: sha256 {_sha(served)}, "
                     f"expected 16fe5bdc7c74f677fd6bf8dd2521836d23abc18dc256dafe793b9f636dc4cfb2"]

@@ -169,7 +169,7 @@ def test_pull_github_file_then_verify_and_provenance(mirror, tmp_path):
                               "matches_declared": True}]
     n = len(mirror.requests)
     pull_tasks([task], Lock(tmp_path / "lock.json"), say=said.append)  # present and checked: nothing fetched
-    assert len(mirror.requests) == n and said[-1] == "  already in the cache, checked"
+    assert len(mirror.requests) == n and said[-1] == "  t.mini: already in the cache, checked"
 
 
 def test_corrupted_file_is_refused_and_never_used(mirror, tmp_path):
@@ -322,7 +322,7 @@ def test_hub_missing_repository_is_one_line(mirror, tmp_path):
 
     task = _hub_task(tmp_path)
     failed = pull_tasks([task], Lock(tmp_path / "lock.json"), say=lambda s: None)
-    assert failed["h.snli"].startswith("hf:ctu-aic/snli_cs@main: cannot resolve the revision: RepositoryNotFoundError")
+    assert failed["h.snli"].startswith("hf:ctu-aic/snli_cs@main: cannot resolve the revision: HTTP 404 (RepositoryNotFoundError")
     assert "\n" not in failed["h.snli"]
 
 
