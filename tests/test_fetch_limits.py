@@ -231,7 +231,9 @@ def test_data_pull_of_a_hub_task_against_a_stalled_socket(tmp_path):
 @pytest.mark.slow
 def test_suite_run_against_a_stalled_socket_runs_the_tasks_with_data(tmp_path, stub_server):
     """`run --suite czech_bench --limit 5` with every host stalled: the tasks whose data is on disk
-    run, the others are named with their reason, all within 2 minutes."""
+    run, the others are named with their reason, all within 2 minutes, with the default deadlines
+    (measured: 44 s on 2 shared cores; the Hub resolutions time out at 30 s, four at a time, and the
+    host is then not asked again)."""
     from glotbench.paths import resolve_data_file
     from glotbench.testing.hub_mirror import stalled_socket
 
@@ -248,7 +250,7 @@ def test_suite_run_against_a_stalled_socket_runs_the_tasks_with_data(tmp_path, s
     out = tmp_path / "run"
     env = _sub_env(tmp_path, GLOTBENCH_DATA=str(root), HF_ENDPOINT=s.url, GLOTBENCH_GITHUB_RAW=f"{s.url}/raw",
                    GLOTBENCH_GITHUB_MEDIA=f"{s.url}/media", GLOTBENCH_GITHUB_API=f"{s.url}/ghapi",
-                   GLOTBENCH_URL_MIRROR=s.url, GLOTBENCH_FETCH_BASE_S="5", HF_DATASETS_OFFLINE="1")
+                   GLOTBENCH_URL_MIRROR=s.url, HF_DATASETS_OFFLINE="1")  # the default deadlines
     try:
         t0 = time.monotonic()
         r = _cli(["run", "--suite", "czech_bench", "--limit", "5", "--model", "openai:stub", "--base-url", base,
@@ -258,12 +260,16 @@ def test_suite_run_against_a_stalled_socket_runs_the_tasks_with_data(tmp_path, s
         s.stop()
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    assert set(res["tasks"]) == set(have)
-    assert res["skipped_tasks"] and all(("timeout" in why or "not tried" in why or "no direct download" in why)
+    assert set(have) <= set(res["tasks"])  # (and any other whose data a shared/data next to the checkout holds)
+    from glotbench.tasks.registry import suites
+
+    assert set(res["tasks"]) | set(res["skipped_tasks"]) == set(suites()["czech_bench"])
+    assert res["skipped_tasks"] and all(("timeout" in why or "not tried" in why or "glotbench data pull" in why)
                                         for why in res["skipped_tasks"].values()), res["skipped_tasks"]
     for name in res["skipped_tasks"]:
         assert f"{name}:" in r.stdout + r.stderr
     assert elapsed < 120, elapsed
+    print(f"stalled-socket suite run: {elapsed:.1f} s, {len(res['tasks'])} run, {len(res['skipped_tasks'])} set aside")
 
 
 # ------------------------------------------------------------------ (e) destinations confined
@@ -383,3 +389,62 @@ def test_a_cached_file_edited_after_the_pull(tmp_path, stub_server):
         assert (tmp_path / "report.html").read_text(encoding="utf-8").count("data differs from its source") >= 2
     finally:
         m.stop()
+
+
+# ------------------------------------------------------------------ mirrors, lock, LFS hint
+def test_url_origins_follow_the_url_mirror(mirror, env, monkeypatch):
+    """GLOTBENCH_URL_MIRROR: https://host/path is fetched from <mirror>/host/path, checked the same."""
+    from glotbench.sources.lock import Lock
+    from glotbench.sources.pull import pull_origin
+    from glotbench.sources.schema import DataOrigin
+
+    body = b"id,text\n1,ahoj\n"
+    mirror.add_github("lindat.example/repository", "xmlui", {"bitstream/x.csv": body})
+    monkeypatch.setenv("GLOTBENCH_URL_MIRROR", f"{mirror.url}/raw")
+    o = DataOrigin(kind="url", files=[{"url": "https://lindat.example/repository/xmlui/bitstream/x.csv",
+                                       "to": "acme/x.csv", "size": len(body), "sha256": _sha(body)}])
+    assert pull_origin(o, Lock(env / "l.json")).files["acme/x.csv"]["sha256"] == _sha(body)
+    assert ("GET", "/raw/lindat.example/repository/xmlui/bitstream/x.csv", None) in mirror.requests
+
+
+def test_lfs_hint_for_a_file_already_marked_lfs(mirror, env):
+    """The media host serves the pointer of a file marked `lfs: true`: the line does not tell to mark
+    it (it is marked) but says what came from where."""
+    from glotbench.sources.lock import Lock
+    from glotbench.sources.pull import pull_origin
+    from glotbench.sources.schema import DataOrigin
+
+    obj = b'[{"a": 1}]' * 20
+    pointer = f"version https://git-lfs.github.com/spec/v1\noid sha256:{_sha(obj)}\nsize {len(obj)}\n".encode()
+    mirror.add_github("acme/bench", C, {"big.json": pointer})
+    o = DataOrigin(kind="github", repo="acme/bench", revision=C, files=[
+        {"path": "big.json", "to": "acme/big.json", "size": len(obj), "sha256": _sha(obj), "lfs": True}])
+    with pytest.raises(DataError) as err:
+        pull_origin(o, Lock(env / "l.json"))
+    assert "got a Git LFS pointer, not the object, from the media host" in str(err.value)
+    assert "mark the file" not in str(err.value)
+
+
+def test_data_lock_takes_cache_dir(mirror, tmp_path):
+    """`data lock --cache-dir DIR` reads the pulls' manifests there (the sizes and hashes of files a
+    task does not pin) and writes the lock."""
+    content = _records()
+    mirror.add_github("acme/bench", C, {"data.json": content}, refs={"main": C})
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "t.yaml").write_text(_task_yaml("acme.t", """    - kind: github
+      repo: acme/bench
+      revision: main
+      files:
+      - {path: data.json, to: acme/data.json}
+"""), encoding="utf-8")
+    env = _sub_env(tmp_path, GLOTBENCH_TASKS_PATH=str(tasks), **mirror.env())
+    env.pop("GLOTBENCH_CACHE_DIR")
+    other = tmp_path / "elsewhere"
+    r = _cli(["data", "pull", "acme.t", "--cache-dir", str(other)], env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = _cli(["data", "lock", "acme.t", "--cache-dir", str(other), "--lock", str(tmp_path / "lock.json")], env,
+             cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    entry = json.loads((tmp_path / "lock.json").read_text())["origins"]["github:acme/bench@main"]
+    assert entry["commit"] == C and entry["files"]["acme/data.json"] == {"size": len(content), "sha256": _sha(content)}
