@@ -18,7 +18,7 @@ from value_oracles import run_value_mismatches
 pytest.importorskip("datasets")
 REPO = Path(__file__).resolve().parents[1]
 OFFLINE_COPIES = {  # the five tasks not read from the Hub: their files in the shared data
-    "cs.klokanek": "czech_klokanek/dataset.json",
+    "czech_bench.klokanek": "czech_klokanek/dataset.json",
     "czech_bench.ctkfacts": "czech_bench/ctkfacts/export_08-30-2021_0200am_173.jsonl",
     "czech_bench.facebook_comments": "czech_bench/facebook_comments",
     "czech_bench.mall_reviews": "czech_bench/mall_reviews/data_test.csv",

@@ -129,12 +129,12 @@ def test_every_builtin_task_declares_where_its_files_come_from():
 
 
 def test_github_sourced_tasks_name_what_they_read():
-    """cs.klokanek, facebook_comments, ctkfacts, mall_reviews and gsm8k_en read GitHub exports: their
+    """czech_bench.klokanek, facebook_comments, ctkfacts, mall_reviews and gsm8k_en read GitHub exports: their
     source says so (no Hub dataset named as the data)."""
     from glotbench.tasks.registry import all_specs
 
     specs = all_specs()
-    for name in ("cs.klokanek", "czech_bench.facebook_comments", "czech_bench.ctkfacts", "czech_bench.mall_reviews",
+    for name in ("czech_bench.klokanek", "czech_bench.facebook_comments", "czech_bench.ctkfacts", "czech_bench.mall_reviews",
                  "czech_bench.gsm8k_en"):
         spec = specs[name][0]
         assert [o.kind for o in spec.source.fetch] == ["github"], name

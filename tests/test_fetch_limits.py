@@ -237,7 +237,7 @@ def test_suite_run_against_a_stalled_socket_runs_the_tasks_with_data(tmp_path, s
     from glotbench.paths import resolve_data_file
     from glotbench.testing.hub_mirror import stalled_socket
 
-    have = {"cs.klokanek": "czech_klokanek/dataset.json", "czech_bench.gsm8k_en": "gsm8k_en/test.jsonl",
+    have = {"czech_bench.klokanek": "czech_klokanek/dataset.json", "czech_bench.gsm8k_en": "gsm8k_en/test.jsonl",
             "czech_bench.mall_reviews": "czech_bench/mall_reviews/data_test.csv"}
     if any(not resolve_data_file(rel).exists() for rel in have.values()):
         pytest.skip("shared data not found (../shared/data or GLOTBENCH_DATA)")
@@ -448,3 +448,70 @@ def test_data_lock_takes_cache_dir(mirror, tmp_path):
     assert r.returncode == 0, r.stderr
     entry = json.loads((tmp_path / "lock.json").read_text())["origins"]["github:acme/bench@main"]
     assert entry["commit"] == C and entry["files"]["acme/data.json"] == {"size": len(content), "sha256": _sha(content)}
+
+
+# ------------------------------------------------------------------ Klokánek's new name
+def test_klokanek_is_czech_bench_klokanek_and_the_old_name_still_selects_it():
+    from glotbench.benchmarks.czech_bench.run_config import task_name
+    from glotbench.tasks.registry import all_specs, canonical, resolve, suites
+
+    assert "czech_bench.klokanek" in all_specs() and "cs.klokanek" not in all_specs()
+    assert [t.name for t in resolve(["cs.klokanek"])] == ["czech_bench.klokanek"]
+    assert canonical("cs.klokanek") == "czech_bench.klokanek" and canonical("mm_eval.knowledge") == "mm_eval.knowledge"
+    assert "czech_bench.klokanek" in suites()["czech_bench"]
+    assert task_name("klokanek") == "czech_bench.klokanek"  # Czech-Bench's eval_config.yml name
+    assert sum(n.startswith("czech_bench.") for n in suites()["czech_bench"]) == len(suites()["czech_bench"])
+
+
+def test_an_old_run_under_the_old_name_still_reads(tmp_path):
+    """The committed Czech-Bench fixture run (results under cs.klokanek) still compares and reports."""
+    import shutil
+
+    run = REPO / "tests" / "fixtures" / "suite_runs" / "czech_bench"
+    if not (run / "results.json").is_file():
+        pytest.skip("no committed czech_bench fixture run")
+    assert "cs.klokanek" in json.loads((run / "results.json").read_text(encoding="utf-8"))["tasks"]
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(run, a)
+    shutil.copytree(run, b)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    r = subprocess.run([sys.executable, "-m", "glotbench", "compare", "--paired", str(a), str(b)], capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "cs.klokanek" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "glotbench", "report", str(a), "-o", str(tmp_path / "r.html")],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "cs.klokanek" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+def test_progress_bar_gets_every_byte_and_the_total(mirror, env):
+    """The bar (glotbench.sources.progress.Transfers: bytes, total, rate) is told the declared size and
+    every byte as it arrives; it draws on a terminal (here: a recording console forced to be one)."""
+    import io
+
+    from rich.console import Console
+
+    from glotbench.sources.http_fetch import download
+    from glotbench.sources.progress import Transfers
+
+    content = _records(400)
+    mirror.add_github("acme/bench", C, {"data.json": content})
+    calls = []
+
+    class Recorder(Transfers):
+        def add(self, label, total):
+            calls.append(("add", label, total))
+            return super().add(label, total)
+
+        def advance(self, tid, n):
+            calls.append(("advance", n))
+            super().advance(tid, n)
+
+    out = io.StringIO()
+    bar = Recorder(Console(file=out, force_terminal=True, width=120))
+    download(f"{mirror.url}/raw/acme/bench/{C}/data.json", env / "d.json", size=len(content), sha256=_sha(content),
+             what="acme", bar=bar)
+    assert calls[0] == ("add", "d.json", len(content))
+    assert sum(c[1] for c in calls[1:]) == len(content)
+    assert "d.json" in out.getvalue()

@@ -142,7 +142,7 @@ def load_or_set_aside(tasks, cfg: RunConfig, skipped: dict[str, str]) -> tuple[l
     return keep, loaded
 
 
-def fetch_missing_data(tasks, cfg: RunConfig, console: Console) -> None:
+def fetch_missing_data(tasks, cfg: RunConfig, console: Console, *, show_progress: bool = True) -> None:
     """Pull the data of tasks that no data root holds (saying what, from where, how big, under which
     licence), unless the run is offline (``--offline``, ``HF_HUB_OFFLINE``): then the missing data
     is one line naming the task and ``glotbench data pull``. A failed pull is that task's reason."""
@@ -158,7 +158,7 @@ def fetch_missing_data(tasks, cfg: RunConfig, console: Console) -> None:
     from glotbench.sources.progress import Transfers
 
     failed = pull_tasks(lacking, Lock.load(), say=lambda line: console.print(line, markup=False, highlight=False),
-                        bar=Transfers(console))
+                        bar=Transfers(console) if show_progress else None)
     for t in lacking:
         if t.name in failed:
             t.data_problem = failed[t.name]
@@ -288,7 +288,7 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
 
     check_settings(cfg)
     selected = resolve(cfg.tasks or [DEFAULT_SUITE])
-    fetch_missing_data(selected, cfg, console)
+    fetch_missing_data(selected, cfg, console, show_progress=show_progress)
     tasks, skipped = drop_tasks_without_data(selected, cfg)
     tasks = check_data_unchanged(tasks, cfg, skipped, console)
     tasks, loaded = load_or_set_aside(tasks, cfg, skipped)

@@ -77,6 +77,14 @@ def _set_aside(path: Path, line: str) -> None:
 ALIASES: dict[str, str] = {}
 
 
+def canonical(name: str) -> str:
+    """A task's name now (an alias a benchmark package registered -> the task it names)."""
+    from glotbench import plugins
+
+    plugins.load()
+    return ALIASES.get(name, name)
+
+
 def all_specs(extra: list[Path] | None = None) -> dict[str, tuple[TaskSpec, Path]]:
     return _scan(tuple(task_dirs(extra)))
 
