@@ -32,7 +32,7 @@ from glotbench.models.embedded import default_gguf_path  # noqa: E402
 from glotbench.paths import resolve_data_file  # noqa: E402
 from glotbench.tasks.registry import resolve  # noqa: E402
 
-SHIPPED = [("cs.klokanek", "choice"), ("hulu.copa", "choice"), ("hulu.cb", "choice"), ("mm_eval.knowledge", "choice"),
+SHIPPED = [("czech_bench.klokanek", "choice"), ("hulu.copa", "choice"), ("hulu.cb", "choice"), ("mm_eval.knowledge", "choice"),
            ("mm_eval.reasoning", "number"), ("chinese_simpleqa", "number")]
 
 

@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 N_BOOT = 40
 LIMIT = 12
 TWIN_SYSTEM = "You are a helpful assistant (value-test twin)."
-TASKS = ["mm_eval.knowledge", "mm_eval.reasoning", "mm_eval.syntax", "mm_eval.semantics", "cs.klokanek",
+TASKS = ["mm_eval.knowledge", "mm_eval.reasoning", "mm_eval.syntax", "mm_eval.semantics", "czech_bench.klokanek",
          "xl.knowledge_mn", "xl.knowledge_en", "chinese_simpleqa", "chinese_simpleqa.mc", "chinese_simpleqa.mc_shuffled",
          "chinese_simpleqa.confidence", "openhueval.hu_matchingfib", "openhueval.hu_standardfib",
          "openhueval.hu_proverbrea_2cq", "openhueval.hu_proverbrea_oe"]
@@ -234,7 +234,7 @@ def close6(got, want) -> bool:
 # ------------------------------------------------------------------ results.json
 
 
-REFERENCE_PARSE = {"cs.klokanek": "cb_parsed"}  # headline under Czech-Bench's own parse rule (cb_*): its per-item parse
+REFERENCE_PARSE = {"czech_bench.klokanek": "cb_parsed"}  # headline under Czech-Bench's own parse rule (cb_*): its per-item parse
 
 # Each task's headline numbers, as its paper reports them (one per statistic: no parse rate, no second
 # rule's copy of the same statistic); the first is the task's one number.
@@ -242,7 +242,7 @@ HEADLINES = {
     **{t: ["accuracy"] for t in ("mm_eval.knowledge", "mm_eval.syntax", "mm_eval.semantics", "xl.knowledge_mn",
                                  "xl.knowledge_en", "chinese_simpleqa.mc", "chinese_simpleqa.mc_shuffled")},
     "mm_eval.reasoning": ["numeric_match"],  # numeric answers; the error sizes are secondary
-    "cs.klokanek": ["cb_accuracy"],  # the thesis' Acc under its parse; glotbench's accuracy is secondary, cb_parsed diagnostic
+    "czech_bench.klokanek": ["cb_accuracy"],  # the thesis' Acc under its parse; glotbench's accuracy is secondary, cb_parsed diagnostic
     # Chinese SimpleQA Table 2: CO, CGA and F (NA and IN are their complements' counts)
     **{t: ["factuality_co", "factuality_cga", "factuality_f"] for t in ("chinese_simpleqa", "chinese_simpleqa.confidence")},
     # OpenHuEval: blank- and question-level accuracy (the reference's blank rule for StandardFIB)
@@ -305,8 +305,8 @@ def test_run_summaries_equal_a_plain_recount(runs):
 def test_czech_bench_flags_follow_the_reference_parse_rate(runs):
     """Issue 37 finding 7: the */invalid flags count what the headline's own rule cannot parse."""
     # "Odpověď: C": glotbench's extractor reads C; Czech-Bench's rule (first token in "ABCDE") cannot
-    t = results(runs["C"])["tasks"]["cs.klokanek"]
-    recs = [r for r in samples(runs["C"], "cs.klokanek") if r["status"] == "scored"]
+    t = results(runs["C"])["tasks"]["czech_bench.klokanek"]
+    recs = [r for r in samples(runs["C"], "czech_bench.klokanek") if r["status"] == "scored"]
     unparsed = 0
     for r in recs:
         text = r["outputs"][0]["text"]
@@ -469,7 +469,7 @@ def no_score(t: dict, metric: str) -> bool:
 
 # mm_eval (the whole suite) is no case: every stub run is invalid on mm_eval.reasoning; the "xl" pair
 # is a two-task suite where run C is invalid on one task (left out) and valid on the other
-@pytest.mark.parametrize("a,b,metric", [("mm_eval.knowledge", "cs.klokanek", "accuracy"), ("xl", "chinese_simpleqa.mc", None),
+@pytest.mark.parametrize("a,b,metric", [("mm_eval.knowledge", "czech_bench.klokanek", "accuracy"), ("xl", "chinese_simpleqa.mc", None),
                                         ("paper", "mm_eval.knowledge", "accuracy")])
 def test_ranks_equal_a_plain_ranking(runs, tmp_path, a, b, metric):
     from scipy.stats import kendalltau
@@ -721,7 +721,7 @@ def _check_outcomes(runs, tasks):
 
 
 JUDGED = {"chinese_simpleqa", "chinese_simpleqa.confidence"}
-SPECIAL = JUDGED | {"cs.klokanek"}
+SPECIAL = JUDGED | {"czech_bench.klokanek"}
 
 
 def test_report_outcomes_equal_a_plain_count(runs):
@@ -733,7 +733,7 @@ def test_report_outcomes_of_judged_items_follow_the_grade(runs):
 
 
 def test_report_outcomes_follow_the_headlines_own_parse(runs):
-    _check_outcomes(runs, lambda t: t == "cs.klokanek")
+    _check_outcomes(runs, lambda t: t == "czech_bench.klokanek")
 
 
 # ------------------------------------------------------------------ glotbench analyze

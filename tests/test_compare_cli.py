@@ -22,7 +22,7 @@ from glotbench.paths import resolve_data_file
 from glotbench.tasks.registry import all_specs
 from glotbench.testing.servers import start_stub, stop
 
-TASKS = ["cs.klokanek", "mm_eval.knowledge", "xl.knowledge_mn", "xl.knowledge_en"]
+TASKS = ["czech_bench.klokanek", "mm_eval.knowledge", "xl.knowledge_mn", "xl.knowledge_en"]
 
 
 def _twin_tasks(folder):
@@ -97,16 +97,16 @@ def test_crosslingual(runs, tmp_path):
 
 
 def test_ranks(runs, tmp_path):
-    # cs.klokanek's headline is Czech-Bench's cb_accuracy (unparseable answers out of the denominator),
+    # czech_bench.klokanek's headline is Czech-Bench's cb_accuracy (unparseable answers out of the denominator),
     # undefined for stub runs whose answers the reference rule cannot read: rank on glotbench's accuracy
-    out = _cli("--ranks", *runs.values(), "--a", "mm_eval", "--b", "cs.klokanek", "--metric", "accuracy",
+    out = _cli("--ranks", *runs.values(), "--a", "mm_eval", "--b", "czech_bench.klokanek", "--metric", "accuracy",
                "--json", tmp_path / "r.json")
     # suite score = mean of its tasks' metric; mm_eval has only knowledge in these runs. A score the
     # run marks invalid (run B's Czech "Odpověď: B" on the Mongolian task: nothing parses) is no
     # score: that model is left out of the side, with a note (issue 41; --crosslingual does the same)
     sa = {f"openai:stub (run_{n})": _results(r)["mm_eval.knowledge"]["metrics"]["accuracy"]["value"] for n, r in runs.items()
           if _results(r)["mm_eval.knowledge"]["status"] != "invalid"}
-    sb = {f"openai:stub (run_{n})": _results(r)["cs.klokanek"]["metrics"]["accuracy"]["value"] for n, r in runs.items()}
+    sb = {f"openai:stub (run_{n})": _results(r)["czech_bench.klokanek"]["metrics"]["accuracy"]["value"] for n, r in runs.items()}
     assert len(sa) == 2 and "openai:stub (run_B)" not in sa
     exp = rank_movement(sa, sb)
     got = json.loads((tmp_path / "r.json").read_text())["ranks"]
@@ -128,7 +128,7 @@ def test_paired(runs, tmp_path):
         return {(s["task"], s["sample_id"]): s for s in map(json.loads, (run / "samples.jsonl").open())}
 
     sa, sb = load(a), load(b)
-    for task in ("cs.klokanek", "mm_eval.knowledge"):
+    for task in ("czech_bench.klokanek", "mm_eval.knowledge"):
         keys = sorted(k for k in sa if k[0] == task and k in sb)
         ca = [float(sa[k]["pred"] is not None and str(sa[k]["pred"]) == str(sa[k]["gold"])) for k in keys]
         cb = [float(sb[k]["pred"] is not None and str(sb[k]["pred"]) == str(sb[k]["gold"])) for k in keys]

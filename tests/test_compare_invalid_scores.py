@@ -27,7 +27,7 @@ def runs(tmp_path_factory, data_root):
 
     root = tmp_path_factory.mktemp("cmp")
     plan = {"X": ("A", "hulu.cola,hulu.rte"), "Z": ("B", "hulu.cola,hulu.rte"), "Y": ("no idea", "hulu.cola,hulu.rte"),
-            "K1": ("no idea", "cs.klokanek"), "K2": ("cannot say", "cs.klokanek")}
+            "K1": ("no idea", "czech_bench.klokanek"), "K2": ("cannot say", "czech_bench.klokanek")}
     for name, (answer, tasks) in plan.items():
         base, proc = start_stub("--answer", answer)
         try:
@@ -62,4 +62,4 @@ def test_paired_without_parsed_answers_prints_no_warnings_or_nan(runs):
     assert "nan" not in done.stdout.lower(), done.stdout
     got = json.loads((runs / "p.json").read_text())
     assert all(r["metric"] != "cb_accuracy" for r in got["paired"])
-    assert "cs.klokanek cb_accuracy: no item has a value in A and B (nothing parsed by its rule); left out" in got["notes"]
+    assert "czech_bench.klokanek cb_accuracy: no item has a value in A and B (nothing parsed by its rule); left out" in got["notes"]

@@ -22,7 +22,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 EVAL_RESULTS = "czech_bench/reference/eval_results.md"
 
 # The thesis' benchmark names -> glotbench tasks; its "Acc" / "F1" rows -> the reference-rule metrics.
-TASK = {"Klokánek": "cs.klokanek", "SQuAD(Generation)": "czech_bench.squad", "SQuAD (No-Answer Detection)": "czech_bench.squad"}
+TASK = {"Klokánek": "czech_bench.klokanek", "SQuAD(Generation)": "czech_bench.squad", "SQuAD (No-Answer Detection)": "czech_bench.squad"}
 METRIC = {("MMLU", "Acc"): "cb_topic_accuracy", ("SQAD", "Acc"): "cb_em_raw", ("SQAD", "F1"): "cb_f1_raw",
           ("SQuAD(Generation)", "Acc"): "cb_em_raw", ("SQuAD(Generation)", "F1"): "cb_f1_raw",
           ("SQuAD (No-Answer Detection)", "Acc"): "cb_na_accuracy", ("SQuAD (No-Answer Detection)", "F1"): "cb_na_macro_f1"}

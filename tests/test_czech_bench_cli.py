@@ -24,7 +24,7 @@ def test_tasks_suite_lists_27():
     assert r.returncode == 0, r.stderr
     assert "czech_bench (27)" in r.stdout
     # piped, `glotbench tasks` prints one tab-separated line per task (full names, no table)
-    rows = [ln for ln in r.stdout.splitlines() if "\t" in ln and ln.split("\t")[0].startswith(("czech_bench.", "cs.klokanek"))]
+    rows = [ln for ln in r.stdout.splitlines() if "\t" in ln and ln.split("\t")[0].startswith(("czech_bench.", "czech_bench.klokanek"))]
     assert len(rows) == 27
     notes = r.stdout + r.stderr  # the data-missing lines go to stderr when piped
     assert "data missing: ctu-aic/anli_cs@" in notes and "put it at" in notes
@@ -42,7 +42,7 @@ def test_suite_run_on_embedded_model(smollm2_path, tmp_path):
     assert r.returncode == 0, r.stderr
     res = json.loads((out / "results.json").read_text(encoding="utf-8"))
     ran, skipped = set(res["tasks"]), set(res["skipped_tasks"])
-    assert len(ran) + len(skipped) == 27 and ran >= {"cs.klokanek", "czech_bench.gsm8k_en"}
+    assert len(ran) + len(skipped) == 27 and ran >= {"czech_bench.klokanek", "czech_bench.gsm8k_en"}
     assert all(v.startswith("data missing: ") for v in res["skipped_tasks"].values())
     assert r.stdout.count("data missing, not run:") == len(skipped)
     for t in res["tasks"].values():

@@ -30,7 +30,7 @@ def test_framework_fields_map(tmp_path):
                  "benchmarks:\n- {name: klokanek, use: true, local: true}\n- {name: agree, use: false, local: true}\n"
                  "- {name: mm_eval.knowledge, use: true}\nstop_idx: 5\nnote: first try\nseed: 7\n", encoding="utf-8")
     cfg = load_config(p)
-    assert cfg.tasks == ["cs.klokanek", "mm_eval.knowledge"] and cfg.limit == 5 and cfg.max_tokens == 1
+    assert cfg.tasks == ["czech_bench.klokanek", "mm_eval.knowledge"] and cfg.limit == 5 and cfg.max_tokens == 1
     assert cfg.base_url == "http://h/v1" and cfg.model_args == {"top_k": 3} and cfg.note == "first try" and cfg.seed == 7
 
 
@@ -67,7 +67,7 @@ def test_note_in_results_table_and_report(tmp_path, stub_server):
     assert "data missing, not run: czech_bench.anli" in r.stdout  # a selection with a data-missing task still runs
     res = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert res["note"] == "Opravený prompt, 3 položky" and res["config"]["limit"] == 3
-    assert res["tasks"]["cs.klokanek"]["n_items"] == 3
+    assert res["tasks"]["czech_bench.klokanek"]["n_items"] == 3
     rep = subprocess.run([*env_py, "report", str(out), "-o", str(tmp_path / "r.html")], capture_output=True, text=True, timeout=300)
     assert rep.returncode == 0, rep.stderr
     assert "Opravený prompt, 3 položky" in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -158,7 +158,7 @@ def test_klokanek_real_record(task_of):
     usable = [it for it in load_klokanek() if it.usable]
     scored = [it for it in usable if norm(it.question) not in exemplars]
     assert len(usable) - len(scored) == 5  # each of the five exemplars found once among the usable items
-    task = task_of("cs.klokanek")
+    task = task_of("czech_bench.klokanek")
     it = scored[0]
     _check(task, "klokanek", question=it.question, **{f"option{k}": v for k, v in it.options.items()})
     assert len(task.samples()) == len(scored) == 872

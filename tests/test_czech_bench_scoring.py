@@ -1,8 +1,8 @@
-"""Czech-Bench scoring: glotbench's cs.klokanek and the other parse rules against a plain
+"""Czech-Bench scoring: glotbench's czech_bench.klokanek and the other parse rules against a plain
 re-statement of the reference's evaluator loops on the same outputs.
 
 ``fixtures/czech_bench_klokanek_outputs.jsonl`` holds the outputs of a real run (embedded
-SmolLM2-135M, ``glotbench run --tasks cs.klokanek --limit 20``, chat mode); hand-written edge
+SmolLM2-135M, ``glotbench run --tasks czech_bench.klokanek --limit 20``, chat mode); hand-written edge
 cases are added to them (a bare letter, ``"C)"``, an empty answer, ``"AB"``, a sentence)."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def klokanek():
 
     if not resolve_data_file("czech_klokanek/dataset.json").is_file():
         pytest.skip("Klokánek data not in the shared data")
-    task = resolve(["cs.klokanek"])[0]
+    task = resolve(["czech_bench.klokanek"])[0]
     return task, {s.id: s for s in task.samples()}
 
 

@@ -19,7 +19,7 @@ from value_oracles import run_value_mismatches
 pytest.importorskip("datasets")
 REPO = Path(__file__).resolve().parents[1]
 OFFLINE_COPIES = {  # the two tasks read from GitHub files the shared data holds
-    "cs.klokanek": "czech_klokanek/dataset.json",
+    "czech_bench.klokanek": "czech_klokanek/dataset.json",
     "czech_bench.gsm8k_en": "gsm8k_en/test.jsonl",
 }
 

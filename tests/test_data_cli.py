@@ -92,7 +92,7 @@ def test_pull_refuses_a_corrupted_file(pkg, tmp_path, mm_mirror):
     served = mm_mirror.root / "github" / "joenahm/MM-Eval" / MM / "reasoning_eval.json"
     served.write_bytes(served.read_bytes().replace("18".encode(), "19".encode(), 1))
     r = _cli(pkg, tmp_path, mm_mirror, "data", "pull", "mm_eval.reasoning")
-    assert r.returncode == 1
+    assert r.returncode == 2
     errs = [line for line in r.stderr.splitlines() if line.startswith("error:")]
     assert errs == [f"error: mm_eval.reasoning: github:joenahm/MM-Eval@{MM}: reasoning_eval.json: sha256 {_sha(served)}, "
                     f"expected 16fe5bdc7c74f677fd6bf8dd2521836d23abc18dc256dafe793b9f636dc4cfb2"]
@@ -247,3 +247,22 @@ def test_run_fetches_a_hub_task_at_the_commit_main_names(pkg, tmp_path, mm_mirro
     assert t["data"]["sources"][0]["requested_revision"] == "main" and t["data"]["sources"][0]["resolved_revision"] == OLD
     assert {f["path"]: f["sha256"] for f in t["data"]["files"]}["czech_bench/hf/subjectivity/data/test.jsonl"] == \
         hashlib.sha256(rows).hexdigest()
+
+
+def test_the_readme_first_command_without_a_network(pkg, tmp_path):
+    """`glotbench run --tasks mm_eval` with no data and nothing answering: one line naming the cause
+    and the ways out (not "download interrupted after 0 bytes ... resume"); `data pull` exits as `run`."""
+    from glotbench.testing.servers import free_port
+
+    raw = f"http://127.0.0.1:{free_port()}/raw"  # nothing listens: refused, as a machine without a network
+    r = _cli(pkg, tmp_path, None, "run", "--tasks", "mm_eval", "--limit", "2", "-m", "openai:stub", "--base-url",
+             "http://127.0.0.1:9/v1", GLOTBENCH_GITHUB_RAW=raw)
+    assert r.returncode == 2, r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: no selected task has its data: github:joenahm/MM-Eval@")
+    assert "connection refused" in last and "--offline" in last and "GLOTBENCH_DATA" in last
+    assert "interrupted" not in r.stderr and "resume" not in r.stderr
+    p = _cli(pkg, tmp_path, None, "data", "pull", "mm_eval", GLOTBENCH_GITHUB_RAW=raw)
+    assert p.returncode == r.returncode == 2
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 4 and all("connection refused" in ln for ln in errors)

@@ -129,12 +129,12 @@ def test_every_builtin_task_declares_where_its_files_come_from():
 
 
 def test_github_sourced_tasks_name_what_they_read():
-    """cs.klokanek, the full-export variants of facebook_comments, ctkfacts and mall_reviews, and
+    """czech_bench.klokanek, the full-export variants of facebook_comments, ctkfacts and mall_reviews, and
     gsm8k_en read GitHub exports: their source says so (no Hub dataset named as the data)."""
     from glotbench.tasks.registry import all_specs
 
     specs = all_specs()
-    for name in ("cs.klokanek", "czech_bench.facebook_comments_full", "czech_bench.ctkfacts_full",
+    for name in ("czech_bench.klokanek", "czech_bench.facebook_comments_full", "czech_bench.ctkfacts_full",
                  "czech_bench.mall_reviews_full", "czech_bench.gsm8k_en"):
         spec = specs[name][0]
         assert [o.kind for o in spec.source.fetch] == ["github"], name
@@ -169,7 +169,7 @@ def test_pull_github_file_then_verify_and_provenance(mirror, tmp_path):
                               "matches_declared": True}]
     n = len(mirror.requests)
     pull_tasks([task], Lock(tmp_path / "lock.json"), say=said.append)  # present and checked: nothing fetched
-    assert len(mirror.requests) == n and said[-1] == "  already in the cache, checked"
+    assert len(mirror.requests) == n and said[-1] == "  t.mini: already in the cache, checked"
 
 
 def test_corrupted_file_is_refused_and_never_used(mirror, tmp_path):
@@ -322,7 +322,7 @@ def test_hub_missing_repository_is_one_line(mirror, tmp_path):
 
     task = _hub_task(tmp_path)
     failed = pull_tasks([task], Lock(tmp_path / "lock.json"), say=lambda s: None)
-    assert failed["h.snli"].startswith("hf:ctu-aic/snli_cs@main: cannot resolve the revision: RepositoryNotFoundError")
+    assert failed["h.snli"].startswith("hf:ctu-aic/snli_cs@main: cannot resolve the revision: HTTP 404 (RepositoryNotFoundError")
     assert "\n" not in failed["h.snli"]
 
 

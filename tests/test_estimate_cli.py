@@ -31,13 +31,13 @@ def test_embedded_tokenizer_counts_real_prompts(data_root, smollm2_path, tmp_pat
 
     from glotbench.estimate import llama_cpp_counter
 
-    res = _cli("--model", "embedded", "--tasks", "cs.klokanek,mm_eval.knowledge", "--limit", 6, "--json", tmp_path / "e.json")
+    res = _cli("--model", "embedded", "--tasks", "czech_bench.klokanek,mm_eval.knowledge", "--limit", 6, "--json", tmp_path / "e.json")
     assert res.exit_code == 0, (res.output, res.exception)
     est = json.loads((tmp_path / "e.json").read_text())
     # an independent count: the same GGUF's tokenizer loaded vocab-only, over prompts built as a run builds them
     counter = llama_cpp_counter(llama_cpp.Llama(model_path=str(smollm2_path), vocab_only=True, verbose=False))
     by_task = {t["task"]: t for t in est["tasks"]}
-    for name, max_tokens in (("cs.klokanek", 32), ("mm_eval.knowledge", 24)):
+    for name, max_tokens in (("czech_bench.klokanek", 32), ("mm_eval.knowledge", 24)):
         texts = _texts(name, 6)
         e = by_task[name]["estimate"]
         assert e["n_requests"] == 6
@@ -71,14 +71,14 @@ def test_output_token_bases_and_prices_file(data_root, tmp_path, monkeypatch):
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "empty-cache"))
     prices = tmp_path / "p.yaml"
     prices.write_text("models:\n  my-model: {input: 1.0, output: 2.0, source: test, taken: 2025-01}\n", encoding="utf-8")
-    res = _cli("--model", "my-model", "--tasks", "cs.klokanek", "--limit", 4, "--output-tokens", "answer",
+    res = _cli("--model", "my-model", "--tasks", "czech_bench.klokanek", "--limit", 4, "--output-tokens", "answer",
                "--prices", prices, "--json", tmp_path / "e.json")
     assert res.exit_code == 0, (res.output, res.exception)
     est = json.loads((tmp_path / "e.json").read_text())
     assert est["output_tokens"] == 4  # the gold answer is one letter: ceil(1 / 4) = 1 token each
     assert est["total_cost"] == pytest.approx(est["input_tokens"] * 1.0 / 1e6 + 4 * 2.0 / 1e6)
     assert "gold answer" in res.output
-    res = _cli("--model", "my-model", "--tasks", "cs.klokanek", "--limit", 4, "--output-tokens", "7", "--prices", prices)
+    res = _cli("--model", "my-model", "--tasks", "czech_bench.klokanek", "--limit", 4, "--output-tokens", "7", "--prices", prices)
     assert res.exit_code == 0 and "7 tokens per request" in res.output
-    bad = _cli("--model", "my-model", "--tasks", "cs.klokanek", "--output-tokens", "lots")
+    bad = _cli("--model", "my-model", "--tasks", "czech_bench.klokanek", "--output-tokens", "lots")
     assert isinstance(bad.exception, GlotbenchError) and "--output-tokens" in str(bad.exception)

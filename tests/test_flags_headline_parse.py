@@ -75,10 +75,10 @@ def status_of(rate: float) -> tuple[str, str]:
 def test_klokanek_flag_is_the_reference_rules_star(tmp_path):
     """13/20 answers glotbench's extractor cannot read (65%: it would say invalid) but the reference
     parses 7 of them ("ABC" is a substring of "ABCDE": a wrong answer): 6/20 = 30% unparseable, "*"."""
-    samples = _samples("cs.klokanek", 20)
+    samples = _samples("czech_bench.klokanek", 20)
     answers = [(s.id, "nevím") for s in samples[:6]] + [(s.id, "ABC") for s in samples[6:13]] \
         + [(s.id, s.target) for s in samples[13:]]
-    res, lines, stdout = run_recorded(tmp_path, "cs.klokanek", answers)
+    res, lines, stdout = run_recorded(tmp_path, "czech_bench.klokanek", answers)
     gold = {s.id: s.target for s in samples}
     ref_rate = sum(ref_letter_unparsed(a, gold[i]) for i, a in answers) / len(answers)
     ext_rate = sum(1 for x in lines if x.get("pred") is None) / len(lines)
@@ -87,7 +87,7 @@ def test_klokanek_flag_is_the_reference_rules_star(tmp_path):
     assert (res["status"], res["flag"]) == status_of(ref_rate) == ("flagged", "*")
     assert res["unparseable_by"] == "cb_parsed" and res["n_unparseable_extractor"] == 13
     assert res["metrics"]["cb_parsed"]["value"] == pytest.approx(1 - ref_rate)
-    assert "* cs.klokanek: 30% of answers unparseable by cb_parsed (over 20%)" in stdout
+    assert "* czech_bench.klokanek: 30% of answers unparseable by cb_parsed (over 20%)" in stdout
 
 
 def test_int_rule_parse_rate_0_35_is_invalid(tmp_path):

@@ -1,4 +1,4 @@
-"""The cs.klokanek task on the real data, Czech-Bench's way: the reference prompt with its five
+"""The czech_bench.klokanek task on the real data, Czech-Bench's way: the reference prompt with its five
 exemplars, the exemplars left out of the scored items, per-category accuracy, unparseable
 answers out of the headline's denominator (glotbench's accuracy beside it)."""
 
@@ -19,7 +19,7 @@ from glotbench.tasks.registry import resolve
 def task():
     if not resolve_data_file(DATASET).is_file():
         pytest.skip(f"Klokánek data not found ({DATASET}); put shared/data in place or set GLOTBENCH_DATA")
-    return resolve(["cs.klokanek"])[0]
+    return resolve(["czech_bench.klokanek"])[0]
 
 
 def test_items_unusable_and_exemplars_left_out(task):
@@ -42,10 +42,10 @@ def test_reference_prompt_ends_with_the_answer_cue(task):
 
 def test_run_scores_overall_and_per_category(task, stub_server, tmp_path):
     base = stub_server("--answer", "C")
-    cfg = RunConfig(model="openai:stub", base_url=base, tasks=["cs.klokanek"], limit=40, output=str(tmp_path / "run"),
+    cfg = RunConfig(model="openai:stub", base_url=base, tasks=["czech_bench.klokanek"], limit=40, output=str(tmp_path / "run"),
                     bootstrap=50)
     results, out = run_evaluation(cfg, show_progress=False)
-    t = results["tasks"]["cs.klokanek"]
+    t = results["tasks"]["czech_bench.klokanek"]
     samples = [json.loads(line) for line in (out / "samples.jsonl").open()]
     assert all(s["pred"] == "C" for s in samples)
     want = sum(s["gold"] == "C" for s in samples) / 40

@@ -41,7 +41,7 @@ def test_every_builtin_task_has_a_headline_score():
     ("czech_bench.anli", ["cb_accuracy", "cb_macro_f1"]),      # not accuracy / macro_f1 (same measures), not cb_parsed
     ("czech_bench.gsm8k", ["cb_accuracy"]),                   # cb_mae / cb_mre secondary, numeric_match a duplicate
     ("czech_bench.mmlu", ["cb_topic_accuracy"]),
-    ("cs.klokanek", ["cb_accuracy"]),
+    ("czech_bench.klokanek", ["cb_accuracy"]),
     ("mm_eval.reasoning", ["numeric_match"]),
     ("hulu.cola", ["mcc", "accuracy"]),                       # the HuLU headline MCC first
     ("openhueval.hu_standardfib", ["blank_accuracy_reference", "question_accuracy"]),

@@ -35,7 +35,7 @@ def runs(tmp_path_factory):
     for name, args in (("run_a", ("--answer", "A")), ("run_b", ("--answer", HOSTILE, "--fault-rate", "0.2", "--stall", "0.1"))):
         base, proc = start_stub(*args)
         try:
-            cfg = RunConfig(model="openai:stub", base_url=base, tasks=["cs.klokanek", "mm_eval.knowledge"], limit=16,
+            cfg = RunConfig(model="openai:stub", base_url=base, tasks=["czech_bench.klokanek", "mm_eval.knowledge"], limit=16,
                             output=str(root / name), bootstrap=100, max_retries=0, retry_base_delay=0.01, timeout=5)
             run_evaluation(cfg, show_progress=False)
         finally:
@@ -63,7 +63,7 @@ def test_report_is_self_contained_and_escaped(runs, tmp_path):
             v = t["metrics"]["accuracy"]["value"]
             assert f"{v:.3f}" in html
     b = json.loads((runs[1] / "results.json").read_text())
-    assert b["tasks"]["mm_eval.knowledge"]["n_errors"] + b["tasks"]["cs.klokanek"]["n_errors"] > 0
+    assert b["tasks"]["mm_eval.knowledge"]["n_errors"] + b["tasks"]["czech_bench.klokanek"]["n_errors"] > 0
     # the hostile output never appears raw: only as escaped JSON or escaped text
     assert "<img src=x" not in html
     block = re.search(r'<script type="application/json" id="samples-data">(.*?)</script>', html, re.DOTALL).group(1)
@@ -95,7 +95,7 @@ def test_report_in_chromium(runs, tmp_path):
             shot = art / "report.png"
             page.screenshot(path=str(shot), full_page=False)
             print(f"screenshot: {shot}")
-            page.locator("#cs-klokanek, #task-cs-klokanek").first.screenshot(path=str(art / "report-task.png"))
+            page.locator("#task-czech-bench-klokanek").first.screenshot(path=str(art / "report-task.png"))
 
             rows = page.locator("#samples tbody tr.row")
             count_text = page.locator("#f-count").inner_text()

@@ -57,6 +57,11 @@ class Benchmark:
         (prompt files no upstream source serves as files); ``paths.benchmark_file`` finds them first."""
         _attr("glotbench.paths", "add_packaged_root")(Path(folder))
 
+    def task_alias(self, old: str, new: str) -> None:
+        """A task's former name: ``--tasks OLD`` selects ``NEW`` (a run's results carry the name it
+        ran under)."""
+        _attr("glotbench.tasks.registry", "ALIASES")[old] = new
+
     def task_class(self, name: str, ref: str) -> None:
         _attr("glotbench.tasks.classes", "TASK_CLASSES").register_lazy(name, ref)
 

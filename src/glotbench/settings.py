@@ -109,6 +109,10 @@ class RunSettings(BaseModel):
                             "command instead (also when HF_HUB_OFFLINE=1).", "--offline")
     skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
                                       "(Czech-Bench configs).", "--skip-missing-data")
+    allow_modified_data: bool = setting(False, "Run on data files that differ from their declared or locked sha256 "
+                                        "(e.g. a cached file edited after the pull); every result read from them is "
+                                        "marked 'data differs from its source' (table, results.json, report).",
+                                        "--allow-modified-data")
     # ---- sharding (docs/sharding.md): none of these changes a request, so a sharded run and an
     # unsharded run of the same command share one run directory and journal
     shards: int | None = setting(None, "Split the items into N shards, each run as its own job with its own "

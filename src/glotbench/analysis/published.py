@@ -98,9 +98,9 @@ def read_published(path: Path, metric: str | None = None) -> dict[str, dict[str,
 def _task_info(bench: str) -> dict[str, str]:
     """counterpart and language of a glotbench task of that name (its YAML), when there is one."""
     try:
-        from glotbench.tasks.registry import all_specs
+        from glotbench.tasks.registry import all_specs, canonical
 
-        spec = all_specs().get(bench)
+        spec = all_specs().get(canonical(bench))
     except Exception:  # noqa: BLE001 - a broken task folder must not stop reading a paper's table
         spec = None
     if spec is None:

@@ -126,14 +126,16 @@ def data_pull(names: list[str] = typer.Argument(..., help="Tasks, suites or glob
             typer.echo(f"{task.name}: present in {loc.root} (not fetched; --force fetches into the cache)")
             continue
         todo.append(task)
-    failed = pull_tasks(todo, lk, say=typer.echo)
+    from glotbench.sources.progress import Transfers
+
+    failed = pull_tasks(todo, lk, say=typer.echo, bar=Transfers())
     for name, why in failed.items():
         typer.echo(f"error: {name}: {why}", err=True)
     ok = [t.name for t in todo if t.name not in failed]
     if ok:
         typer.echo(f"pulled {len(ok)} task(s) into {cache.data_dir()}")
-    if failed:
-        raise typer.Exit(1)
+    if failed:  # the exit code of a run that cannot get its data (every GlotbenchError: 2)
+        raise typer.Exit(2)
 
 
 @data_app.command("verify")
@@ -163,10 +165,12 @@ def data_verify(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path 
 
 
 @data_app.command("lock")
-def data_lock(names: list[str] = _NAMES, lock: Path = _LOCK) -> None:
+def data_lock(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK) -> None:
     """Resolve every branch (main) to a commit and write the lock file later pulls and runs follow."""
     from glotbench.sources.lock import Lock, lock_path
     from glotbench.sources.pull import lock_origins, offline
+
+    _setup(cache_dir)  # the pulls' manifests there give the sizes and hashes of unpinned files
 
     if offline():
         from glotbench.errors import DataError

@@ -341,6 +341,8 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
             **({"n_dataset": n} if (n := _dataset_size(tr)) is not None else {}),
             "fingerprint": tr.fingerprint,
             "data": _provenance(tr),
+            **({"data_differs": f"data differs from its source: {', '.join(tr.task.data_differs)}"}
+               if tr.task.data_differs else {}),
             "counterpart": spec.counterpart,
             "tokens": dict(tokens),
             **summary,

@@ -142,7 +142,7 @@ def load_or_set_aside(tasks, cfg: RunConfig, skipped: dict[str, str]) -> tuple[l
     return keep, loaded
 
 
-def fetch_missing_data(tasks, cfg: RunConfig, console: Console) -> None:
+def fetch_missing_data(tasks, cfg: RunConfig, console: Console, *, show_progress: bool = True) -> None:
     """Pull the data of tasks that no data root holds (saying what, from where, how big, under which
     licence), unless the run is offline (``--offline``, ``HF_HUB_OFFLINE``): then the missing data
     is one line naming the task and ``glotbench data pull``. A failed pull is that task's reason."""
@@ -155,10 +155,60 @@ def fetch_missing_data(tasks, cfg: RunConfig, console: Console) -> None:
     from glotbench.sources.lock import Lock
     from glotbench.sources.pull import pull_tasks
 
-    failed = pull_tasks(lacking, Lock.load(), say=lambda line: console.print(line, markup=False, highlight=False))
+    from glotbench.sources.progress import Transfers
+
+    failed = pull_tasks(lacking, Lock.load(), say=lambda line: console.print(line, markup=False, highlight=False),
+                        bar=Transfers(console) if show_progress else None)
     for t in lacking:
         if t.name in failed:
             t.data_problem = failed[t.name]
+
+
+DIFFERS = "data differs from its source"
+
+
+def check_data_unchanged(tasks, cfg: RunConfig, skipped: dict[str, str], console: Console) -> list:
+    """Every file a task declares, checked against its declared (or locked, or pulled) size and
+    sha256 before the model is loaded. A file in the cache that differs refuses the task in one line
+    naming the file and ``glotbench data pull --force`` (a task from a suite is set aside with that
+    line); ``--allow-modified-data`` runs it, and ``task.data_differs`` lists the files, which every
+    output marks. A local root's copy (GLOTBENCH_DATA, shared/data: hand-made or edited on purpose,
+    which a pull would not replace) runs, marked the same way. Returns the tasks kept."""
+    from glotbench.errors import DataError
+    from glotbench.sources.lock import Lock
+    from glotbench.sources.pull import verify_task
+
+    lock = None
+    keep = []
+    for t in tasks:
+        loc = t.data_location() if t.spec.source.fetch else None
+        if loc is None:
+            keep.append(t)
+            continue
+        if lock is None:
+            lock = Lock.load()
+        bad = [c for c in verify_task(t.spec, loc.root, lock) if c.status == "mismatch"]
+        if not bad:
+            keep.append(t)
+            continue
+        files = ", ".join(c.path for c in bad)
+        if cfg.allow_modified_data or loc.kind != "cache":
+            # a local root (GLOTBENCH_DATA, shared/data) is the user's own copy: run, and say so everywhere
+            t.data_differs = [c.path for c in bad]
+            why = "--allow-modified-data" if cfg.allow_modified_data else f"the copy in {loc.root}"
+            console.print(f"[yellow]{DIFFERS}[/] {t.name}: {files} ({why}; every result marked)", highlight=False)
+            keep.append(t)
+            continue
+        line = (f"task {t.name}: {bad[0].path} in the cache differs from its source ({bad[0].detail}"
+                f"{f'; {len(bad) - 1} more file(s)' if len(bad) > 1 else ''}): fetch it again with: glotbench data "
+                f"pull {t.name} --force (or run it as it is with --allow-modified-data; results marked)")
+        if _may_set_aside(t, tasks, cfg):
+            skipped[t.name] = line
+        else:
+            raise DataError(line)
+    if not keep:
+        raise DataError(f"no selected task has its data: {next(iter(skipped.values()))}")
+    return keep
 
 
 def check_judge(tasks, judge_spec: str | None) -> None:
@@ -238,8 +288,9 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
 
     check_settings(cfg)
     selected = resolve(cfg.tasks or [DEFAULT_SUITE])
-    fetch_missing_data(selected, cfg, console)
+    fetch_missing_data(selected, cfg, console, show_progress=show_progress)
     tasks, skipped = drop_tasks_without_data(selected, cfg)
+    tasks = check_data_unchanged(tasks, cfg, skipped, console)
     tasks, loaded = load_or_set_aside(tasks, cfg, skipped)
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")

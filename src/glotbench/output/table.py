@@ -24,6 +24,11 @@ def _fmt(metric: dict, definition: dict | None = None) -> str:
     return f"{v:{f}}{ci}"
 
 
+def _flag(t: dict) -> str:
+    """The flag cell: unparseable share, and data that differs from its source."""
+    return " ".join(x for x in (t.get("flag") or "", "data differs" if t.get("data_differs") else "") if x)
+
+
 def results_table(results: dict, title: str = "") -> Table:
     table = Table(title=title or None, show_lines=False)
     for col in ("task", "lang", "metric", "value [95% CI]", "n", "unparseable", "errors", "flag", "prompt"):
@@ -35,7 +40,7 @@ def results_table(results: dict, title: str = "") -> Table:
                 name if first else "", t["language"] if first else "", mname,
                 _fmt(m, (t.get("metric_definitions") or {}).get(mname)),
                 str(t["n_scored"]) if first else "", str(t["n_unparseable"]) if first else "",
-                str(t["n_errors"]) if first else "", t["flag"] if first else "",
+                str(t["n_errors"]) if first else "", _flag(t) if first else "",
                 f"v{t['version']}·{t['prompt_hash']}" if first else "",
             )
     return table
@@ -60,6 +65,10 @@ def print_results(results: dict, console: Console | None = None) -> None:
             notes.append(f"incomplete {name}: {t['n_scored'] + t['n_errors']}/{t['n_items']} items done")
         if t["n_errors"]:
             notes.append(f"{name}: {t['n_errors']} item(s) failed after retries and are excluded from the score (see errors in results.json)")
+    for name, t in results["tasks"].items():
+        if t.get("data_differs"):
+            notes.append(f"{name}: {t['data_differs']} (run with --allow-modified-data): not a score on the "
+                         "published data")
     for name, why in (results.get("skipped_tasks") or {}).items():
         kind = "cannot load" if why.startswith("cannot load: ") else "data missing"
         notes.append(f"{kind}, not run: {name}: {why.removeprefix('cannot load: ')}")

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 from glotbench.errors import DataError
+from glotbench.sources.limits import NetworkError
 from glotbench.data.loaders import file_sha256
 
 
@@ -31,13 +32,74 @@ def _one_line(err: Exception) -> str:
     return f"{type(err).__name__}: {text[0] if text else ''}"
 
 
+def host() -> str:
+    from urllib.parse import urlsplit
+
+    return urlsplit(_endpoint() or "https://huggingface.co").netloc
+
+
+def _error(prefix: str, err: Exception) -> DataError:
+    """A DataError (the Hub answered: 404 ...), or a NetworkError (it did not)."""
+    status = getattr(getattr(err, "response", None), "status_code", None)
+    if status is not None or type(err).__name__ in ("RepositoryNotFoundError", "RevisionNotFoundError",
+                                                    "EntryNotFoundError", "GatedRepoError"):
+        return DataError(prefix + _problem(err))
+    return NetworkError(prefix + _problem(err), host())
+
+
+def _problem(err: Exception) -> str:
+    """The cause (timeout, no network, refused, not found) and the error's first line; the fixes
+    when the network is the cause."""
+    from glotbench.sources.limits import FIXES, cause
+
+    status = getattr(getattr(err, "response", None), "status_code", None)
+    if status is not None:
+        return f"HTTP {status} ({_one_line(err)})"
+    return f"{cause(err)} ({_one_line(err)}); {FIXES}"
+
+
+def bounded(fn, seconds: float, what: str):
+    """``fn()`` in a thread of its own, given up after ``seconds`` (huggingface_hub's own timeouts
+    are per read, and some of its calls have none): a DataError naming ``what`` and the deadline.
+    A call given up on is left to its thread (a daemon), which the process does not wait for."""
+    import threading
+
+    box: dict = {}
+
+    def call() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as err:  # noqa: BLE001 - handed to the caller
+            box["error"] = err
+
+    t = threading.Thread(target=call, name="glotbench-hub", daemon=True)
+    t.start()
+    t.join(seconds)
+    if t.is_alive():
+        from glotbench.sources.limits import FIXES
+
+        raise NetworkError(f"{what}: timeout: no answer from the Hub ({_endpoint() or 'huggingface.co'}) within "
+                        f"{seconds:.0f} s; {FIXES}", host())
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def resolve(repo: str, revision: str) -> tuple[str, dict[str, dict]]:
-    """The commit ``revision`` names now, and each file's size, sha256 (LFS files) and git blob id."""
+    """The commit ``revision`` names now, and each file's size, sha256 (LFS files) and git blob id
+    (bounded by the base deadline, glotbench.sources.limits)."""
+    from glotbench.sources import limits
+
     hh = _hub()
+    secs = limits.base_s()
+    where = f"hf:{repo}@{revision}: cannot resolve the revision"
     try:
-        info = hh.HfApi(endpoint=_endpoint()).dataset_info(repo, revision=revision, files_metadata=True)
+        info = bounded(lambda: hh.HfApi(endpoint=_endpoint()).dataset_info(
+            repo, revision=revision, files_metadata=True, timeout=secs), secs, where)
+    except DataError:
+        raise
     except Exception as err:  # noqa: BLE001 - huggingface_hub raises many types
-        raise DataError(f"hf:{repo}@{revision}: cannot resolve the revision: {_one_line(err)}") from None
+        raise _error(f"{where}: ", err) from None
     files: dict[str, dict] = {}
     for s in info.siblings or []:
         meta: dict = {}
@@ -51,6 +113,13 @@ def resolve(repo: str, revision: str) -> tuple[str, dict[str, dict]]:
             meta["blob_id"] = s.blob_id
         files[s.rfilename] = meta
     return info.sha, files
+
+
+def confine(target: Path, root: Path, where: str) -> None:
+    """``target`` is a folder strictly inside ``root`` (a pull replaces it whole)."""
+    t, r = Path(os.path.abspath(target)), Path(os.path.abspath(root))
+    if t == r or r not in t.parents:
+        raise DataError(f"{where}: destination {target} is not a folder inside the data root {root}: nothing fetched")
 
 
 def git_blob_id(path: Path) -> str:
@@ -90,19 +159,28 @@ def _drop_stale_partials(cache_dir: Path, repo: str, age_s: float = 600.0) -> No
 
 
 def pull(repo: str, commit: str, include: list[str], target: Path, expected: dict[str, dict],
-         cache_dir: Path) -> dict[str, dict]:
+         cache_dir: Path, *, root: Path | None = None, size: int | None = None) -> dict[str, dict]:
     """Download the snapshot at ``commit`` (only ``include`` patterns when given) into
     huggingface_hub's cache, check each file against ``expected``, and put the snapshot at
-    ``target``. Returns ``{path: {size, sha256}}``."""
+    ``target`` (a folder strictly inside ``root``, the data root: never the root itself nor
+    outside it). ``size``: the bytes expected, for the deadline. Returns ``{path: {size, sha256}}``."""
+    from glotbench.sources import limits
+
     hh = _hub()
     where = f"hf:{repo}@{commit}"
+    if root is not None:
+        confine(target, root, where)
     _drop_stale_partials(cache_dir, repo)
+    secs = limits.deadline_s(size) if size is not None else limits.base_s() + limits.deadline_s(None)
     try:
-        folder = Path(hh.snapshot_download(repo_id=repo, repo_type="dataset", revision=commit,
-                                           cache_dir=str(cache_dir), allow_patterns=include or None,
-                                           endpoint=_endpoint()))
+        folder = Path(bounded(lambda: hh.snapshot_download(
+            repo_id=repo, repo_type="dataset", revision=commit, cache_dir=str(cache_dir),
+            allow_patterns=include or None, endpoint=_endpoint(), etag_timeout=limits.base_s()),
+            secs, f"{where}: download failed"))
+    except DataError:
+        raise
     except Exception as err:  # noqa: BLE001
-        raise DataError(f"{where}: download failed: {_one_line(err)}") from None
+        raise _error(f"{where}: download failed: ", err) from None
     files = sorted(p for p in folder.rglob("*") if p.is_file() and not any(part.startswith(".") for part in
                                                                             p.relative_to(folder).parts))
     if not files:

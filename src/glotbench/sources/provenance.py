@@ -76,7 +76,15 @@ def task_provenance(task, split: str | None = None, lock: Lock | None = None) ->
                         "url": origin.page or (origin.files[0].url if origin.files and origin.files[0].url else None),
                         "requested_revision": origin.revision or None, "resolved_revision": resolved,
                         "resolved_by": how})
-    return {"root": str(root) if root else None, "root_kind": loc.kind if loc else None,
+    differs = getattr(task, "data_differs", None)
+    if differs:  # run with --allow-modified-data: said where the source is
+        for f in files:
+            if f["path"] in differs or any(f["path"].startswith(d.rstrip("/") + "/") for d in differs):
+                f["differs_from_source"] = True
+        for s in sources:
+            s["resolved_by"] += "; data differs from its source"
+    return {**({"differs_from_source": list(differs)} if differs else {}),
+            "root": str(root) if root else None, "root_kind": loc.kind if loc else None,
             "license": spec.source.license or None, "sources": sources, "files": files}
 
 

@@ -7,6 +7,7 @@ recorded in a manifest (requested revision, resolved commit, file hashes) that p
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,9 @@ from typing import Callable
 
 from glotbench.errors import DataError
 from glotbench.sources import cache, hub
-from glotbench.sources.http_fetch import check_file, download, github_file_url, resolve_github_commit
+from glotbench.sources.http_fetch import (check_file, download, github_file_url, host_of, resolve_github_commit,
+                                          url_with_mirror)
+from glotbench.sources.limits import NetworkError
 from glotbench.sources.lock import Lock
 from glotbench.sources.schema import COMMIT, DataOrigin, SourceFile
 
@@ -94,7 +97,7 @@ def _selected(files: dict[str, dict], include: list[str]) -> dict[str, dict]:
 
 
 def pull_origin(origin: DataOrigin, lock: Lock, *, say: Say = lambda s: None,
-                resolved: tuple[str, dict] | None = None) -> PullResult:
+                resolved: tuple[str, dict] | None = None, bar=None) -> PullResult:
     """Fetch one origin's files into the cache (``resolved``: an hf origin's commit and file list,
     already looked up)."""
     if offline():
@@ -117,7 +120,11 @@ def pull_origin(origin: DataOrigin, lock: Lock, *, say: Say = lambda s: None,
             if want is None:
                 want = resolved[1] if resolved else hub.resolve(origin.repo, commit)[1]
             say(f"  hf:{origin.repo}@{commit[:12]} -> {target}")
-            res.files = hub.pull(origin.repo, commit, origin.include, target, want, cache.hub_dir())
+            chosen = _selected(want, origin.include)
+            sizes = [m.get("size") for m in chosen.values()]
+            total = sum(sizes) if sizes and None not in sizes else None
+            res.files = hub.pull(origin.repo, commit, origin.include, target, want, cache.hub_dir(), root=root,
+                                 size=total)
             res.fetched = len(res.files)
     else:
         for f in origin.files:
@@ -133,9 +140,10 @@ def pull_origin(origin: DataOrigin, lock: Lock, *, say: Say = lambda s: None,
                         continue  # already here and checked
                 except DataError:
                     pass  # replaced below; the new file is checked before it is used
-            url = f.url if origin.kind == "url" else github_file_url(origin.repo, commit, f.path, lfs=f.lfs)
+            url = url_with_mirror(f.url) if origin.kind == "url" else github_file_url(origin.repo, commit, f.path,
+                                                                                       lfs=f.lfs)
             say(f"  {url} -> {dest} ({human(size)})")
-            digest = download(url, dest, size=size, sha256=sha, what=what)
+            digest = download(url, dest, size=size, sha256=sha, what=what, bar=bar, lfs=f.lfs)
             try:
                 check_blob(dest, f.git_blob, what)
             except DataError:
@@ -143,15 +151,19 @@ def pull_origin(origin: DataOrigin, lock: Lock, *, say: Say = lambda s: None,
                 raise
             res.files[f.dest] = {"size": dest.stat().st_size, "sha256": digest}
             res.fetched += 1
-    old = cache.read_manifest(origin.key()) or {}
-    files = res.files
-    if origin.kind != "hf" and old.get("commit") == commit:  # other tasks' files of the same repository
-        files = {**(old.get("files") or {}), **res.files}
-    cache.write_manifest(origin.key(), {
-        "origin": {"kind": origin.kind, "repo": origin.repo, "revision": origin.revision},
-        "requested": origin.revision, "commit": commit,
-        "files": files, "root": str(root), "pulled": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    with _MANIFESTS:  # origins pulled at once may share a repository (and so its manifest)
+        old = cache.read_manifest(origin.key()) or {}
+        files = res.files
+        if origin.kind != "hf" and old.get("commit") == commit:  # other tasks' files of the same repository
+            files = {**(old.get("files") or {}), **res.files}
+        cache.write_manifest(origin.key(), {
+            "origin": {"kind": origin.kind, "repo": origin.repo, "revision": origin.revision},
+            "requested": origin.revision, "commit": commit,
+            "files": files, "root": str(root), "pulled": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     return res
+
+
+_MANIFESTS = threading.Lock()
 
 
 def _manifest_sha(origin: DataOrigin, dest: str) -> str | None:
@@ -159,39 +171,89 @@ def _manifest_sha(origin: DataOrigin, dest: str) -> str | None:
 
 
 def _still_same(target: Path, files: dict[str, dict]) -> bool:
-    """The pulled hf folder still holds exactly what its manifest lists (sizes; cheap)."""
-    have = {p.relative_to(target).as_posix(): p.stat().st_size for p in target.rglob("*") if p.is_file()}
-    return have == {k: v.get("size") for k, v in files.items()}
+    """The pulled hf folder still holds exactly what its manifest lists (names, sizes, then sha256:
+    a file edited after the pull is fetched again)."""
+    from glotbench.data.loaders import file_sha256
+
+    have = {p.relative_to(target).as_posix(): p for p in target.rglob("*") if p.is_file()}
+    if {k: p.stat().st_size for k, p in have.items()} != {k: v.get("size") for k, v in files.items()}:
+        return False
+    return all(not v.get("sha256") or file_sha256(have[k]) == v["sha256"] for k, v in files.items())
 
 
-def pull_tasks(tasks, lock: Lock, *, say: Say) -> dict[str, str]:
-    """Pull every origin of ``tasks`` (each shared origin once). Returns task -> the error that
-    stopped its pull; the others have their data in the cache."""
+def _host(origin: DataOrigin) -> str:
+    from glotbench.sources.http_fetch import github_raw_base
+
+    if origin.kind == "hf":
+        return hub.host()
+    if origin.kind == "github":
+        return host_of(github_raw_base())
+    return host_of(url_with_mirror(origin.files[0].url)) if origin.files and origin.files[0].url else ""
+
+
+def workers() -> int:
+    """Origins fetched at once (``GLOTBENCH_FETCH_WORKERS``, default 4)."""
+    raw = os.environ.get("GLOTBENCH_FETCH_WORKERS", "").strip()
+    return max(1, int(raw)) if raw.isdigit() else 4
+
+
+def pull_tasks(tasks, lock: Lock, *, say: Say, bar=None) -> dict[str, str]:
+    """Pull every origin of ``tasks`` (each shared origin once, several at a time: ``workers()``).
+    Returns task -> the one line that stopped its pull; the others have their data in the cache.
+    A host that did not answer (timeout, no network, refused) is not asked again in this pull: its
+    other origins fail at once with the first one's line."""
+    from concurrent.futures import ThreadPoolExecutor
+
     failed: dict[str, str] = {}
-    done: dict[tuple, str | None] = {}  # (origin key, its files) -> error (None: pulled)
+    origins: dict[tuple, tuple[str, DataOrigin]] = {}  # (origin key, its files) -> (first task, origin)
+    wanted: dict[str, list[tuple]] = {}
     for task in tasks:
         spec = task.spec if hasattr(task, "spec") else task
         if not spec.source.fetch:
             failed[spec.name] = f"task {spec.name}: declares no source to fetch (source.fetch in its task file)"
             continue
+        keys = []
         for origin in spec.source.fetch:
             key = (origin.key(), tuple(origin.dests()))
-            if key not in done:
-                size, resolved = declared_size(origin, lock), None
-                try:
-                    if origin.kind == "hf" and size is None and not offline():  # ask the Hub how big first
-                        resolved = hub.resolve(origin.repo, lock.commit(origin))
-                        size = sum(m.get("size") or 0 for m in _selected(resolved[1], origin.include).values())
-                    if not origin.manual:  # a manual origin fetches nothing: its error says what to do
-                        say(f"fetching {spec.name}: {origin.label()} ({human(size)}; {licence_text(spec)})")
-                    r = pull_origin(origin, lock, say=say, resolved=resolved)
-                    done[key] = None
-                    if not r.fetched:
-                        say("  already in the cache, checked")
-                except DataError as err:
-                    done[key] = str(err)
+            origins.setdefault(key, (spec, origin))
+            keys.append(key)
+        wanted[spec.name] = keys
+    down: dict[str, str] = {}  # host -> the line of the first failure on the way there
+    guard = threading.Lock()
+
+    def one(spec, origin) -> str | None:
+        host = _host(origin)
+        with guard:
+            if host and host in down:
+                return f"{origin.label()}: not tried: {host} did not answer ({down[host]})"
+        size, resolved = declared_size(origin, lock), None
+        try:
+            if origin.kind == "hf" and size is None and not offline():  # ask the Hub how big first
+                resolved = hub.resolve(origin.repo, lock.commit(origin))
+                size = sum(m.get("size") or 0 for m in _selected(resolved[1], origin.include).values())
+            if not origin.manual:  # a manual origin fetches nothing: its error says what to do
+                say(f"fetching {spec.name}: {origin.label()} ({human(size)}; {licence_text(spec)})")
+            r = pull_origin(origin, lock, say=say, resolved=resolved, bar=bar)
+            if not r.fetched:
+                say(f"  {spec.name}: already in the cache, checked")
+            return None
+        except NetworkError as err:
+            with guard:
+                if err.host:
+                    down.setdefault(err.host, str(err))
+            return str(err)
+        except DataError as err:
+            return str(err)
+
+    done: dict[tuple, str | None] = {}
+    with ThreadPoolExecutor(max_workers=workers(), thread_name_prefix="glotbench-pull") as pool:
+        futures = {key: pool.submit(one, spec, origin) for key, (spec, origin) in origins.items()}
+        for key, fut in futures.items():
+            done[key] = fut.result()
+    for name, keys in wanted.items():
+        for key in keys:
             if done[key] is not None:
-                failed.setdefault(spec.name, done[key])
+                failed.setdefault(name, done[key])
     return failed
 
 

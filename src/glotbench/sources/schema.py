@@ -42,6 +42,19 @@ _GIT_BLOB = re.compile(r"[0-9a-f]{40}")
 COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
+def inside_root(v: str) -> str:
+    """A destination under the data root: relative, no ``..``, not the root itself (``.``), no
+    backslash or ``~`` (a path that means another folder on another system)."""
+    import posixpath
+
+    norm = posixpath.normpath(v)
+    if (v.startswith(("/", "~")) or "\\" in v or ":" in v.split("/")[0] or ".." in v.split("/")
+            or norm in (".", "")):
+        raise ValueError(f"{v!r}: must be a folder or file of its own inside the data root (relative, no '..', "
+                         f"not the data root itself)")
+    return norm
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -73,9 +86,7 @@ class SourceFile(_Strict):
     @field_validator("to", "path")
     @classmethod
     def _relative(cls, v):
-        if v.startswith("/") or ".." in v.split("/"):
-            raise ValueError(f"{v!r}: must be a relative path inside the data root")
-        return v
+        return inside_root(v) if v else v
 
     @property
     def dest(self) -> str:
@@ -94,6 +105,11 @@ class DataOrigin(_Strict):
     include: list[str] = Field(default_factory=list)  # hf: file patterns to fetch (default: all)
     page: str = ""  # kind url: the landing page (files without a url are fetched by hand from it)
     files: list[SourceFile] = Field(default_factory=list)
+
+    @field_validator("to")
+    @classmethod
+    def _own_folder(cls, v):
+        return inside_root(v) if v else v
 
     @model_validator(mode="after")
     def _complete(self):
@@ -165,6 +181,30 @@ class DataOrigin(_Strict):
         if self.kind == "url":
             return "url:" + ",".join(f.url or f.dest for f in self.files)
         return f"{self.kind}:{self.repo}@{self.revision}" + (f"#{self.to}" if self.kind == "hf" else "")
+
+
+def destination_clashes(specs) -> dict[str, str]:
+    """Tasks whose destinations reach into another origin's: an hf origin replaces its ``to`` folder
+    whole, so no other origin may put a file under it, nor may it sit inside another hf folder; two
+    origins may not write the same file. ``specs``: ``{name: (spec, path)}``. Returns name -> one
+    line naming the file and field (the first clash; the task that came second is the one named)."""
+    owners: list[tuple[str, str, str, bool, object]] = []  # (dest, origin key, task, is a folder, path)
+    out: dict[str, str] = {}
+    for name, (spec, path) in specs.items():
+        for i, o in enumerate(spec.source.fetch):
+            for d in o.dests():
+                folder = o.kind == "hf"
+                for dest, key, other, other_folder, other_path in owners:
+                    if key == o.key() and dest == d:
+                        continue  # the same origin, shared by two tasks
+                    clash = (d == dest or (other_folder and d.startswith(dest + "/"))
+                             or (folder and dest.startswith(d + "/")))
+                    if clash and name not in out:
+                        out[name] = (f"{path}: field 'source.fetch.{i}.to': {d!r} reaches into "
+                                     f"{dest!r}, which task {other} ({other_path}) fetches: give each origin "
+                                     f"a folder of its own")
+                owners.append((d, o.key(), name, folder, path))
+    return out
 
 
 def covers(origins: list[DataOrigin], rel: str) -> bool:

@@ -35,18 +35,54 @@ def task_dirs(extra: list[Path] | None = None) -> list[Path]:
     return dirs
 
 
+# task files of the task path set aside when scanned (path -> one line); the other tasks work
+SET_ASIDE: dict[Path, str] = {}
+_SAID: set[Path] = set()
+
+
 @lru_cache(maxsize=8)
 def _scan(dirs: tuple[Path, ...]) -> dict[str, tuple[TaskSpec, Path]]:
+    from glotbench.sources.schema import destination_clashes
+
     found: dict[str, tuple[TaskSpec, Path]] = {}
     for d in dirs:
         for path in sorted(d.rglob("*.yaml")):
             if path.name.endswith(JUDGE_SUFFIX):  # a judge declaration, which a task file names
                 continue
-            spec = load_spec(path)
+            try:
+                spec = load_spec(path)
+            except TaskSpecError as err:
+                if d in PACKAGE_DIRS:  # a shipped task file that does not load is a bug: said at once
+                    raise
+                _set_aside(path, str(err))
+                continue
             if spec.name in found:
                 raise TaskSpecError(f"{path}: task name {spec.name!r} is already defined in {found[spec.name][1]}")
             found[spec.name] = (spec, path)
+    for name, line in destination_clashes(found).items():  # a fetch that would replace another task's files
+        _set_aside(found.pop(name)[1], line)
     return found
+
+
+def _set_aside(path: Path, line: str) -> None:
+    import sys
+
+    SET_ASIDE[path] = line
+    if path not in _SAID:
+        _SAID.add(path)
+        print(f"warning: task file set aside: {line.splitlines()[0]}", file=sys.stderr)
+
+
+# a task's former name -> its name now (resolve() accepts both; results keep the name they were run under)
+ALIASES: dict[str, str] = {}
+
+
+def canonical(name: str) -> str:
+    """A task's name now (an alias a benchmark package registered -> the task it names)."""
+    from glotbench import plugins
+
+    plugins.load()
+    return ALIASES.get(name, name)
 
 
 def all_specs(extra: list[Path] | None = None) -> dict[str, tuple[TaskSpec, Path]]:
@@ -103,6 +139,8 @@ def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
                 add(spec, path)
             elif name in specs:
                 add(*specs[name])
+            elif name in ALIASES and ALIASES[name] in specs:  # a task's former name (old runs, configs)
+                add(*specs[ALIASES[name]])
             elif name in suite_map:
                 for t in suite_map[name]:
                     add(*specs[t])
@@ -115,5 +153,7 @@ def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
             else:
                 close = [n for n in list(specs) + list(suite_map) if name.split(".")[0] in n][:5]
                 hint = f"; did you mean {', '.join(close)}?" if close else "; `glotbench tasks` lists them"
+                if SET_ASIDE:
+                    hint += f" ({len(SET_ASIDE)} task file(s) set aside: {next(iter(SET_ASIDE.values()))})"
                 raise UnknownTaskError(f"unknown task or suite {name!r}{hint}")
     return chosen

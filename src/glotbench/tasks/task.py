@@ -96,6 +96,8 @@ class Task:
 
     # A fetch that failed for this task in this process (one line), shown instead of "not present".
     data_problem: str | None = None
+    # Files that differ from their source, run anyway (--allow-modified-data): every output marks them.
+    data_differs: list[str] | None = None
 
     def data_location(self):
         """The one data root this task reads all its files from (None: no root has them all):

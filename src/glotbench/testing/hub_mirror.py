@@ -24,7 +24,10 @@ answered as the Hub answers it: a 307 to the same URL with the new id, which hug
 
 Point the clients at it with :meth:`Mirror.env`. Faults on purpose: ``mirror.cut[path] = n`` sends
 the first ``n`` bytes of a file then drops the connection; ``mirror.stall[path] = n`` sends them then
-hangs until ``mirror.release`` is set (time to kill the client). Every request is logged in
+hangs until ``mirror.release`` is set (time to kill the client); ``mirror.flood[path] = n`` answers with
+``n`` bytes (streamed, never held in memory) whatever the file's size; ``mirror.drip[path] = s`` sends
+one byte every ``s`` seconds (until ``release``). :func:`stalled_socket` accepts connections and never
+answers. Every request is logged in
 ``mirror.requests`` as ``(method, path, range header)``.
 
 Run ``python -m glotbench.testing.hub_mirror ROOT --port N`` to serve a folder by hand.
@@ -54,6 +57,10 @@ class Mirror:
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)
     cut: dict[str, int] = field(default_factory=dict)  # url path -> bytes sent before the connection drops
     stall: dict[str, int] = field(default_factory=dict)  # url path -> bytes sent before the server hangs
+    flood: dict[str, int] = field(default_factory=dict)  # url path -> bytes of body sent instead of the file
+    flood_announced: bool = False  # flood with a Content-Length saying so (default: none, body to the close)
+    drip: dict[str, float] = field(default_factory=dict)  # url path -> seconds between single bytes
+    sent: dict[str, int] = field(default_factory=dict)  # url path -> body bytes a flood or drip got out
     release: threading.Event = field(default_factory=threading.Event)  # set: stalled responses end (dropped)
     lfs_min: int = LFS_MIN
     _server: ThreadingHTTPServer | None = None
@@ -142,7 +149,48 @@ class _Handler(BaseHTTPRequestHandler):
             headers["X-Error-Code"] = code
         self._send(status, json.dumps({"error": message}).encode(), headers, head=head)
 
+    def _flood(self, key: str, n: int, headers: dict) -> None:
+        self.send_response(200)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        if self.mirror.flood_announced:
+            self.send_header("Content-Length", str(n))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        block = b"x" * (1 << 20)
+        sent = 0
+        try:
+            while sent < n:
+                piece = block[: min(len(block), n - sent)]
+                self.wfile.write(piece)
+                sent += len(piece)
+                self.mirror.sent[key] = sent
+        except OSError:  # the client hung up: what it read is in mirror.sent
+            pass
+
+    def _drip(self, key: str, body: bytes, every: float, headers: dict) -> None:
+        self.send_response(200)
+        for k, v in {**headers, "Content-Length": str(len(body))}.items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.close_connection = True
+        try:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                self.mirror.sent[key] = i + 1
+                if self.mirror.release.wait(every):
+                    return
+        except OSError:
+            pass
+
     def _send_file(self, path: Path, headers: dict, *, head: bool) -> None:
+        key = urlsplit(self.path).path
+        if not head and key in self.mirror.flood:
+            return self._flood(key, self.mirror.flood[key], headers)
+        if not head and key in self.mirror.drip:
+            return self._drip(key, path.read_bytes(), self.mirror.drip[key], headers)
         data = path.read_bytes()
         total = len(data)
         rng = self.headers.get("Range")
@@ -335,6 +383,40 @@ class _Handler(BaseHTTPRequestHandler):
         if commit is None:
             return self._error(422, f"No commit found for SHA: {ref}")
         self._send(200, commit.encode(), {"Content-Type": "text/plain"})
+
+
+@dataclass
+class Stalled:
+    """A TCP server on 127.0.0.1 that accepts every connection and never sends a byte."""
+
+    url: str
+    accepted: list = field(default_factory=list)
+    _sock: object = None
+
+    def stop(self) -> None:
+        for c in self.accepted:
+            c.close()
+        self._sock.close()
+
+
+def stalled_socket() -> Stalled:
+    import socket
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(64)
+    stalled = Stalled(f"http://127.0.0.1:{srv.getsockname()[1]}", _sock=srv)
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            stalled.accepted.append(conn)
+
+    threading.Thread(target=accept, name="stalled-socket", daemon=True).start()
+    return stalled
 
 
 def start_mirror(root: Path, port: int = 0) -> Mirror:

@@ -18,6 +18,7 @@ CB_METRICS = ("cb_accuracy", "cb_macro_f1", "cb_topic_accuracy", "cb_mae", "cb_m
 
 def register(bench) -> None:
     bench.tasks(HERE / "tasks")
+    bench.task_alias("cs.klokanek", "czech_bench.klokanek")  # its name until issue 49: old runs, configs
     bench.task_class("klokanek", f"{__name__}.klokanek:KlokanekTask")
     bench.task_class("czech_bench", f"{__name__}.bench:CzechBenchTask")
     for name in CB_METRICS:  # imported on first lookup

@@ -180,7 +180,7 @@ def counts(items: Iterable[KlokanekItem]) -> dict:
     }
 
 
-# ----------------------------------------------------------------------------- the cs.klokanek task
+# ----------------------------------------------------------------------------- the czech_bench.klokanek task
 
 
 def item_record(item: KlokanekItem) -> dict:
@@ -206,7 +206,7 @@ from glotbench.tasks.task import Task  # the loader above does not need it
 
 
 class KlokanekTask(Task):
-    """``cs.klokanek``: the YAML holds the prompt; this only reads the items through
+    """``czech_bench.klokanek`` (formerly ``cs.klokanek``): the YAML holds the prompt; this only reads the items through
     :func:`load_klokanek` so that picture items, broken options and items the author's review
     dropped are left out (47 of the 924 records on the current data; ``excluded`` has the counts).
     The item ids (``<year>-c<category>-<nn>``) are the loader's, stable across runs."""

@@ -14,7 +14,7 @@ The framework's file::
 maps to ``model``, ``model_args`` (``max_new_tokens`` becomes ``max_tokens``; ``base_url``,
 ``api_key_env``, ``temperature`` become the run settings of those names), ``tasks`` (the used
 benchmarks; a Czech-Bench name becomes its task: ``agree`` -> ``czech_bench.agree``,
-``klokanek`` -> ``cs.klokanek``), ``limit`` and ``note``; a used benchmark whose data is absent is set aside (listed as data
+``klokanek`` -> ``czech_bench.klokanek``), ``limit`` and ``note``; a used benchmark whose data is absent is set aside (listed as data
 missing), as the framework goes on when one benchmark fails. Keys glotbench's own run config has
 (``seed``, ``output``, ``concurrency``...) may sit beside them.
 """
@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 FRAMEWORK_KEYS = ("model_name", "model_parameters", "benchmarks", "stop_idx")
-TASK_OF = {"klokanek": "cs.klokanek"}
+TASK_OF: dict[str, str] = {}  # a benchmark whose task is not czech_bench.<name> (none since Klokánek's rename)
 _SETTINGS = {"max_new_tokens": "max_tokens", "base_url": "base_url", "api_key_env": "api_key_env", "temperature": "temperature"}
 
 
