@@ -237,8 +237,7 @@ def test_suite_run_against_a_stalled_socket_runs_the_tasks_with_data(tmp_path, s
     from glotbench.paths import resolve_data_file
     from glotbench.testing.hub_mirror import stalled_socket
 
-    have = {"czech_bench.klokanek": "czech_klokanek/dataset.json", "czech_bench.gsm8k_en": "gsm8k_en/test.jsonl",
-            "czech_bench.mall_reviews": "czech_bench/mall_reviews/data_test.csv"}
+    have = {"czech_bench.klokanek": "czech_klokanek/dataset.json", "czech_bench.gsm8k_en": "gsm8k_en/test.jsonl"}
     if any(not resolve_data_file(rel).exists() for rel in have.values()):
         pytest.skip("shared data not found (../shared/data or GLOTBENCH_DATA)")
     root = tmp_path / "data"
