@@ -64,17 +64,18 @@ def grade_items(max_size: int = 40):
                     max_size=max_size)
 
 
-def _one_hot(k: int | None) -> dict:
-    if k is None:  # the strict parse could not read the reply: a judge error
-        return {"strict_correct": None, "strict_incorrect": None, "strict_not_attempted": None}
+def _one_hot(k: int | None, prefix: str = "strict_") -> dict:
+    names = tuple(prefix + n for n in ("correct", "incorrect", "not_attempted"))
+    if k is None:  # the strict parse (or a YAML judge) could not read the reply: a judge error
+        return dict.fromkeys(names)
     trio = [0.0, 0.0, 0.0]
     trio[k] = 1.0
-    return dict(zip(("strict_correct", "strict_incorrect", "strict_not_attempted"), trio))
+    return dict(zip(names, trio))
 
 
-def strict_items(max_size: int = 40):
-    return st.lists(st.one_of(st.none(), st.integers(0, 2)).map(lambda k: ScoredItem(gold="x", pred="x", values=_one_hot(k))),
-                    max_size=max_size)
+def strict_items(max_size: int = 40, prefix: str = "strict_"):
+    return st.lists(st.one_of(st.none(), st.integers(0, 2)).map(
+        lambda k: ScoredItem(gold="x", pred="x", values=_one_hot(k, prefix))), max_size=max_size)
 
 
 def cb_label_items(gold_key: str, pred_key: str, max_size: int = 40):
@@ -274,16 +275,16 @@ def simpleqa_grade_rate(key: str):
     return f
 
 
-def simpleqa_strict_rate(key: str):
+def simpleqa_strict_rate(key: str, prefix: str = "strict_"):
     def f(items):
         c = i_ = n = 0
         for it in items:
             v = it.values
-            if v.get("strict_correct") is None:
+            if v.get(prefix + "correct") is None:
                 continue
-            c += v["strict_correct"] == 1
-            i_ += v.get("strict_incorrect") == 1
-            n += v.get("strict_not_attempted") == 1
+            c += v[prefix + "correct"] == 1
+            i_ += v.get(prefix + "incorrect") == 1
+            n += v.get(prefix + "not_attempted") == 1
         return simpleqa_rates(c, i_, n)[key]
 
     return f
@@ -590,6 +591,8 @@ for _k in ("CO", "NA", "IN", "CGA", "F"):
                                                          f"simple-evals SimpleQA aggregate, {_k}")
     METRIC_ORACLES[f"factuality_{_k.lower()}_strict"] = Oracle(simpleqa_strict_rate(_k), strict_items(),
                                                                 f"simple-evals SimpleQA aggregate, {_k}, strict grades")
+    METRIC_ORACLES[f"judge_{_k.lower()}"] = Oracle(simpleqa_strict_rate(_k, "judge_"), strict_items(prefix="judge_"),
+                                                   f"simple-evals SimpleQA aggregate, {_k}, a YAML judge's mapped grades")
 
 
 # ------------------------------------------------------------------ text-generation metrics

@@ -148,6 +148,11 @@ class RecordedModel(Model):
 
     # ------------------------------------------------------------------ grades and notes
     @property
+    def has_grades(self) -> bool:
+        """Whether the file carries grades (``-M grade=COL``): a judged task then needs no ``--judge``."""
+        return bool(self.cols["grade"])
+
+    @property
     def grade_judge_id(self) -> str:
         return f"recorded-grades:{self.path.name}@{self.sha[:12]}"
 
