@@ -338,7 +338,8 @@ def counterpart_pairs(tasks_a: dict[str, dict], tasks_b: dict[str, dict]) -> lis
     """A task of A and its ``counterpart`` (the same items in another language) in B, either way round."""
     out = [(ta, ra["counterpart"]) for ta, ra in tasks_a.items() if ra.get("counterpart") in tasks_b]
     out += [(rb["counterpart"], tb) for tb, rb in tasks_b.items()
-            if rb.get("counterpart") in tasks_a and (rb["counterpart"], tb) not in out]
+            if rb.get("counterpart") in tasks_a and (rb["counterpart"], tb) not in out
+            and (tb, rb["counterpart"]) not in out]  # one run against itself: each pair once
     return out
 
 
