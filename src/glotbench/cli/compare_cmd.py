@@ -113,6 +113,9 @@ def _print_ranks(runs, a: str, b: str, metric: str | None, style: str, console: 
                   f"of {len(c.rows)} models")
     if len(res.a_tasks) > 1 or len(res.b_tasks) > 1:
         console.print(f"A tasks: {', '.join(res.a_tasks)} · B tasks: {', '.join(res.b_tasks)}")
+    if c.invalid:
+        console.print(f"invalid: {len(c.invalid)} model(s) with no score on a side, left out of the ranks and tau: "
+                      f"{', '.join(c.invalid)}", style="yellow")
     for n in res.notes + [f"only in A: {m}" for m in c.only_in_a] + [f"only in B: {m}" for m in c.only_in_b]:
         console.print(f"note: {n}", style="yellow")
     return {"ranks": c.to_dict(), "a": a, "b": b, "a_tasks": res.a_tasks, "b_tasks": res.b_tasks, "notes": res.notes}
