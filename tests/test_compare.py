@@ -128,6 +128,17 @@ def test_ranks_ties_missing_and_lower_is_better():
         rank_scores({"a": float("nan")})
 
 
+def test_ranks_leave_an_invalid_score_out_never_rank_it_as_a_number():
+    """None / NaN (an invalid score) on either side: listed as invalid, out of the ranks and tau."""
+    a = {"a": 0.9, "b": 0.5, "c": float("nan"), "d": 0.7}
+    b = {"a": 0.6, "b": 0.8, "c": 0.1, "d": None}
+    cmp = rank_movement(a, b)
+    assert cmp.invalid == ["c", "d"] and [r.model for r in cmp.rows] == ["b", "a"]
+    assert {r.model: (r.rank_a, r.rank_b) for r in cmp.rows} == {"a": (1, 2), "b": (2, 1)}
+    ref = kendalltau([0.9, 0.5], [0.6, 0.8])
+    assert cmp.tau == pytest.approx(ref.statistic) and cmp.to_dict()["invalid"] == ["c", "d"]
+
+
 def test_kendall_tau_matches_scipy():
     a = _scores_from_order(SIMPLEQA)
     b = _scores_from_order(HUSIMPLEQA)

@@ -120,7 +120,16 @@ def test_ranks(runs, tmp_path):
 
 
 def test_paired(runs, tmp_path):
-    a, b = runs["A"], runs["B"]
+    # run B's answers ("Odpověď: B") are unparseable by mm_eval's rule: its accuracy is invalid, never a number
+    out_b = _cli("--paired", runs["A"], runs["B"], "--n-boot", 200, "--json", tmp_path / "pb.json")
+    got_b = json.loads((tmp_path / "pb.json").read_text())
+    assert ("mm_eval.knowledge", "accuracy") not in {(r["task"], r["metric"]) for r in got_b["paired"]}
+    bad = {(r["task"], r["metric"]): r for r in got_b["invalid"]}
+    assert bad[("mm_eval.knowledge", "accuracy")]["invalid"] == "B"
+    assert bad[("mm_eval.knowledge", "accuracy")]["difference"] is None
+    assert "invalid" in next(x for x in out_b.splitlines() if "mm_eval.knowledge" in x and "accuracy" in x)
+
+    a, b = runs["A"], runs["C"]
     out = _cli("--paired", a, b, "--n-boot", 2000, "--json", tmp_path / "p.json")
     got = {(r["task"], r["metric"]): r for r in json.loads((tmp_path / "p.json").read_text())["paired"]}
 

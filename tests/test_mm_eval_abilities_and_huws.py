@@ -86,6 +86,34 @@ def test_language_vs_cognitive_on_a_real_run(data_root, tmp_path):
     assert mm.abilities(json.loads((out / "results.json").read_text()), metric="accuracy")["cognitive"]["mean_of_levels"] is None
 
 
+def test_an_invalid_level_is_shown_as_invalid_never_averaged_as_zero(data_root, tmp_path):
+    """Reasoning answered with no number at all (100% unparseable: the run marks it invalid): the ability
+    table shows it as invalid and averages the cognitive ability over knowledge alone, with the count."""
+    rows = []
+    for task in ("mm_eval.knowledge", "mm_eval.reasoning"):
+        for k, s in enumerate(resolve([task])[0].samples(limit=6)):
+            answer = "nevím" if task == "mm_eval.reasoning" else (s.target if k < 4 else _wrong(str(s.target)))
+            rows.append({"task": task, "id": s.id, "answer": answer})
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""), "COLUMNS": "200"}
+    done = subprocess.run([sys.executable, "-m", "glotbench", "run", "--model", f"recorded:{answers}", "-M", "task=task",
+                           "--tasks", "mm_eval.knowledge,mm_eval.reasoning", "--limit", "6", "-o", str(out),
+                           "--no-progress"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["tasks"]["mm_eval.reasoning"]["status"] == "invalid"  # the case
+    row = mm.abilities(results)["cognitive"]
+    assert row["levels"]["mm_eval.reasoning"] == "invalid" and row["invalid"] == ["mm_eval.reasoning"]
+    assert row["mean_of_levels"] == pytest.approx(4 / 6, abs=1e-6)  # knowledge alone, not (4/6 + 0) / 2
+    assert row["pooled_items"] == pytest.approx(4 / 6, abs=1e-6) and row["n"] == 6
+    line = next(ln for ln in done.stdout.splitlines() if "cognitive (knowledge + reasoning)" in ln)
+    assert "reasoning invalid" in line and "reasoning 0.00" not in line
+    assert f"{100 * 4 / 6:.2f} (1 invalid left out)" in line
+    assert f"{100 * (4 / 6) / 2:.2f}" not in line  # the silent zero average of before
+
+
 def test_huws_task_on_the_real_data():
     if not resolve_data_file("hulu/HuWS/huws.json").is_file():
         pytest.skip("HuLU data not found (hulu/HuWS/huws.json under the data root)")

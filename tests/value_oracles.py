@@ -64,17 +64,18 @@ def grade_items(max_size: int = 40):
                     max_size=max_size)
 
 
-def _one_hot(k: int | None) -> dict:
-    if k is None:  # the strict parse could not read the reply: a judge error
-        return {"strict_correct": None, "strict_incorrect": None, "strict_not_attempted": None}
+def _one_hot(k: int | None, prefix: str = "strict_") -> dict:
+    names = tuple(prefix + n for n in ("correct", "incorrect", "not_attempted"))
+    if k is None:  # the strict parse (or a YAML judge) could not read the reply: a judge error
+        return dict.fromkeys(names)
     trio = [0.0, 0.0, 0.0]
     trio[k] = 1.0
-    return dict(zip(("strict_correct", "strict_incorrect", "strict_not_attempted"), trio))
+    return dict(zip(names, trio))
 
 
-def strict_items(max_size: int = 40):
-    return st.lists(st.one_of(st.none(), st.integers(0, 2)).map(lambda k: ScoredItem(gold="x", pred="x", values=_one_hot(k))),
-                    max_size=max_size)
+def strict_items(max_size: int = 40, prefix: str = "strict_"):
+    return st.lists(st.one_of(st.none(), st.integers(0, 2)).map(
+        lambda k: ScoredItem(gold="x", pred="x", values=_one_hot(k, prefix))), max_size=max_size)
 
 
 def cb_label_items(gold_key: str, pred_key: str, max_size: int = 40):
@@ -274,16 +275,16 @@ def simpleqa_grade_rate(key: str):
     return f
 
 
-def simpleqa_strict_rate(key: str):
+def simpleqa_strict_rate(key: str, prefix: str = "strict_"):
     def f(items):
         c = i_ = n = 0
         for it in items:
             v = it.values
-            if v.get("strict_correct") is None:
+            if v.get(prefix + "correct") is None:
                 continue
-            c += v["strict_correct"] == 1
-            i_ += v.get("strict_incorrect") == 1
-            n += v.get("strict_not_attempted") == 1
+            c += v[prefix + "correct"] == 1
+            i_ += v.get(prefix + "incorrect") == 1
+            n += v.get(prefix + "not_attempted") == 1
         return simpleqa_rates(c, i_, n)[key]
 
     return f
@@ -590,6 +591,8 @@ for _k in ("CO", "NA", "IN", "CGA", "F"):
                                                          f"simple-evals SimpleQA aggregate, {_k}")
     METRIC_ORACLES[f"factuality_{_k.lower()}_strict"] = Oracle(simpleqa_strict_rate(_k), strict_items(),
                                                                 f"simple-evals SimpleQA aggregate, {_k}, strict grades")
+    METRIC_ORACLES[f"judge_{_k.lower()}"] = Oracle(simpleqa_strict_rate(_k, "judge_"), strict_items(prefix="judge_"),
+                                                   f"simple-evals SimpleQA aggregate, {_k}, a YAML judge's mapped grades")
 
 
 # ------------------------------------------------------------------ text-generation metrics
@@ -834,3 +837,47 @@ def run_value_mismatches(run_dir, skip: tuple[str, ...] = ()) -> list[tuple]:
             if not ok:
                 bad.append((task, m, got, want))
     return bad
+
+
+# ------------------------------------------------------------------ comparison statistics (not metrics)
+
+
+def plain_percentile(values: list[float], q: float) -> float:
+    """The q-quantile by linear interpolation between order statistics (numpy's default method), plainly."""
+    xs = sorted(values)
+    h = (len(xs) - 1) * q
+    lo = math.floor(h)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (h - lo) * (xs[hi] - xs[lo])
+
+
+def item_paired_gap_bootstrap(native: list[list[float]], english: list[list[float]], groups: list[str], *,
+                              n_resamples: int, seed: int, alpha: float = 0.05) -> dict:
+    """``compare --crosslingual``'s gap intervals, restated with plain loops: for each task pair j
+    (its items' per-item values on both sides, joined on item id), every resample draws item indices
+    once and takes both sides' means on them (the same items on both sides: item-paired); the
+    difference english - native, the relative gap (english - native) / max(english, native) (0 when
+    both are 0), and per resample the mean over the pairs of |gap| (the model's average gap). The draws
+    of pair j: numpy's ``default_rng([seed, crc32(group_j)])`` ``integers(0, k, size=(n_resamples, k))``.
+    Percentile intervals at ``alpha``."""
+    import zlib
+
+    import numpy as np
+
+    per_pair, gaps_by_pair = [], []
+    for a, b, group in zip(native, english, groups):
+        k = len(a)
+        rows = np.random.default_rng([seed, zlib.crc32(group.encode("utf-8"))]).integers(0, k, size=(n_resamples, k))
+        diffs, gaps = [], []
+        for row in rows.tolist():
+            ma = sum(a[j] for j in row) / k
+            mb = sum(b[j] for j in row) / k
+            top = max(ma, mb)
+            diffs.append(mb - ma)
+            gaps.append(0.0 if top == 0 else (mb - ma) / top)
+        per_pair.append({"difference_ci95": [plain_percentile(diffs, alpha / 2), plain_percentile(diffs, 1 - alpha / 2)],
+                         "relative_gap_ci95": [plain_percentile(gaps, alpha / 2), plain_percentile(gaps, 1 - alpha / 2)]})
+        gaps_by_pair.append(gaps)
+    average = [sum(abs(g[r]) for g in gaps_by_pair) / len(gaps_by_pair) for r in range(n_resamples)]
+    return {"pairs": per_pair,
+            "average_ci95": [plain_percentile(average, alpha / 2), plain_percentile(average, 1 - alpha / 2)]}

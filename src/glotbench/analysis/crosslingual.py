@@ -162,3 +162,112 @@ def pairs_from_scores(
         for name, (native_key, english_key) in pairing.items():
             out.append((model, name, s.get(native_key), s.get(english_key)))
     return out
+
+
+# ----------------------------------------------------------------------------- intervals of the gap
+
+@dataclass(frozen=True)
+class PairItems:
+    """One model's pair on the items both tasks scored, joined on item id: ``score(idx)`` is the
+    (native, counterpart) score on items ``idx`` (an index row); ``vectors``, when the metric is a
+    mean of per-item values, are those values (NaN: no value), the fast form. ``group`` names the
+    task pair: two metrics of one task pair are resampled with the same item draws."""
+
+    model: str
+    pair: str
+    group: str
+    n_items: int
+    score: Any = None  # Callable[[np.ndarray], tuple[float, float]] for a corpus metric
+    vectors: tuple[Any, Any] | None = None
+
+
+def gap_seed(seed: int, group: str) -> list[int]:
+    """The resample stream of a task pair: the run's seed and the pair's name (stable whatever the
+    order or number of pairs compared; independent between task pairs)."""
+    import zlib
+
+    return [int(seed), zlib.crc32(group.encode("utf-8"))]
+
+
+def resampled_scores(p: PairItems, n_resamples: int, seed: int) -> tuple[Any, Any]:
+    """(native, counterpart) score on each of ``n_resamples`` item-paired resamples (the same item
+    indices on both sides), drawn as :func:`glotbench.scoring.resample.index_chunks` draws them."""
+    import warnings
+
+    import numpy as np
+
+    from glotbench.scoring.resample import index_chunks
+
+    natives, englishes = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a resample with no value on a side is NaN
+        for idx in index_chunks(p.n_items, n_resamples, gap_seed(seed, p.group)):  # type: ignore[arg-type]
+            if p.vectors is not None:
+                a, b = p.vectors
+                natives.append(np.nanmean(a[idx], axis=1))
+                englishes.append(np.nanmean(b[idx], axis=1))
+            else:
+                both = np.array([p.score(row) for row in idx], dtype=float).reshape(-1, 2)
+                natives.append(both[:, 0])
+                englishes.append(both[:, 1])
+    return np.concatenate(natives), np.concatenate(englishes)
+
+
+def relative_gaps(native: Any, english: Any) -> Any:
+    """:func:`relative_gap` of arrays (NaN where a side is NaN, 0 where both are 0)."""
+    import numpy as np
+
+    top = np.maximum(native, english)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(top == 0, 0.0, (english - native) / top)
+
+
+def _interval(stats: Any, alpha: float) -> list[float] | None:
+    import numpy as np
+
+    stats = stats[~np.isnan(stats)]
+    if stats.size == 0:
+        return None
+    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
+    return [float(lo), float(hi)]
+
+
+@dataclass
+class GapIntervals:
+    """Item-paired bootstrap intervals: per (model, pair) of the difference (counterpart - native)
+    and the signed relative gap, and per model of the average |relative gap| (every pair of the
+    model resampled at once, each on its own items)."""
+
+    n_resamples: int
+    seed: int
+    alpha: float = 0.05
+    pairs: dict[tuple[str, str], dict] = field(default_factory=dict)
+    models: dict[str, dict] = field(default_factory=dict)
+
+
+def gap_intervals(items: Iterable[PairItems], *, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
+                  complete: Mapping[str, bool] | None = None) -> GapIntervals:
+    """The intervals of :class:`GapIntervals`. ``complete[model]`` False: some of the model's pairs
+    with a score have no items to resample (a published score), so its average gets no interval."""
+    import warnings
+
+    import numpy as np
+
+    out = GapIntervals(n_resamples, seed, alpha)
+    per_model: dict[str, list[Any]] = {}
+    for p in items:
+        if p.n_items < 1:
+            continue
+        native, english = resampled_scores(p, n_resamples, seed)
+        gaps = relative_gaps(native, english)
+        out.pairs[(p.model, p.pair)] = {"n_items": p.n_items, "difference_ci95": _interval(english - native, alpha),
+                                        "relative_gap_ci95": _interval(gaps, alpha)}
+        per_model.setdefault(p.model, []).append(np.abs(gaps))
+    for model, rows in per_model.items():
+        if complete is not None and not complete.get(model, True):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            avg = np.nanmean(np.vstack(rows), axis=0)
+        out.models[model] = {"n_pairs": len(rows), "average_relative_gap_ci95": _interval(avg, alpha)}
+    return out

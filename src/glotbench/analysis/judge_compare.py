@@ -5,6 +5,7 @@ one model's run, graded by two or more judges (``glotbench run --judge A`` then 
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -52,6 +53,38 @@ def load_judged_run(run_dir: Path) -> JudgedRun:
     return run
 
 
+RECORDED_PATTERN = "recorded-grades:*"
+
+
+def parse_judge_names(specs: list[str] | None) -> list[tuple[str, str]]:
+    """``--judge-name NAME[=PATTERN]`` as (name, glob over judge ids); PATTERN defaults to every
+    recorded-grades judge (``recorded-grades:*``: each run's file is its own judge id)."""
+    out = []
+    for spec in specs or []:
+        name, eq, pattern = spec.partition("=")
+        name, pattern = name.strip(), (pattern.strip() if eq else RECORDED_PATTERN)
+        if not name or not pattern:
+            raise GlotbenchError(f"--judge-name {spec!r}: expected NAME or NAME=PATTERN (e.g. released=recorded-grades:*)")
+        out.append((name, pattern))
+    return out
+
+
+def rename_judges(run: JudgedRun, names: list[tuple[str, str]]) -> None:
+    """Give the judges whose ids match a ``--judge-name`` pattern that one name in ``run`` (the
+    first pattern that matches wins), so one grade source compares across runs as one judge."""
+    if not names:
+        return
+    for task, per_judge in run.grades.items():
+        renamed: dict[str, dict[str, str]] = {}
+        for jid, grades in per_judge.items():
+            new = next((n for n, pat in names if fnmatch.fnmatchcase(jid, pat)), jid)
+            if new in renamed:
+                raise GlotbenchError(f"{run.run_dir}: task {task}: --judge-name {new}: two judges of this run match "
+                                     f"it; give a narrower pattern (NAME=PATTERN)")
+            renamed[new] = grades
+        run.grades[task] = renamed
+
+
 def short_ids(ids: list[str]) -> dict[str, str]:
     """Model / judge ids without their "@server-or-file-hash" part, where that stays unambiguous."""
     short = {i: i.split("@")[0] for i in ids}
@@ -81,10 +114,15 @@ def _label_runs(runs: list[JudgedRun]) -> None:
             r.label = f"{r.label} [{r.run_dir}]"
 
 
-def compare_runs(run_dirs: list[Path], *, metric: str = "F", tasks: list[str] | None = None) -> dict[str, Any]:
+def compare_runs(run_dirs: list[Path], *, metric: str = "F", tasks: list[str] | None = None,
+                 judge_names: list[str] | None = None) -> dict[str, Any]:
     """``{task: compare_judges(...) result + "missing"}`` for every task graded by >= 2 judges
-    over the runs (models = runs; judges = those that graded every run of the task)."""
+    over the runs (models = runs; judges = those that graded every run of the task).
+    ``judge_names``: ``NAME[=PATTERN]`` (:func:`parse_judge_names`), judges named across runs."""
+    names_given = parse_judge_names(judge_names)
     runs = [load_judged_run(Path(d)) for d in run_dirs]
+    for r in runs:
+        rename_judges(r, names_given)
     _label_runs(runs)
     names = sorted({t for r in runs for t in r.grades})
     if tasks:

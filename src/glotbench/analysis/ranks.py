@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy.stats import kendalltau, rankdata
@@ -68,6 +68,8 @@ class RankComparison:
     share_changed: float  # fraction of common models whose rank differs
     only_in_a: list[str] = field(default_factory=list)
     only_in_b: list[str] = field(default_factory=list)
+    # models with no score (None / NaN: an invalid or failed score) on a side: left out, never ranked as a number
+    invalid: list[str] = field(default_factory=list)
 
     def side_by_side(self) -> list[tuple[int, str, str]]:
         """OpenHuEval layout: (rank, model at that rank under A, model under B with movement).
@@ -87,6 +89,7 @@ class RankComparison:
             "share_changed": self.share_changed,
             "only_in_a": self.only_in_a,
             "only_in_b": self.only_in_b,
+            "invalid": self.invalid,
         }
 
 
@@ -109,7 +112,16 @@ def rank_movement(
 
     The movement string follows OpenHuEval Table 7/9: "↑3" = three places higher under B
     than under A. ``style="signed"`` gives the Chinese SimpleQA Figure 8 form ("+10", "-6").
+    A model whose score is None or NaN on either side (an invalid score) is left out of the ranks and
+    tau and listed under ``invalid``.
     """
+    def no_score(x: Any) -> bool:
+        return x is None or (isinstance(x, float) and math.isnan(x))
+
+    invalid = [m for m in dict.fromkeys([*scores_a, *scores_b])
+               if no_score(scores_a.get(m, 0.0)) or no_score(scores_b.get(m, 0.0))]
+    scores_a = {m: v for m, v in scores_a.items() if m not in invalid}
+    scores_b = {m: v for m, v in scores_b.items() if m not in invalid}
     common = [m for m in scores_a if m in scores_b]
     only_a = [m for m in scores_a if m not in scores_b]
     only_b = [m for m in scores_b if m not in scores_a]
@@ -130,4 +142,5 @@ def rank_movement(
     rows.sort(key=lambda r: (r.rank_b, r.rank_a, r.model))
     tau, p = kendall_tau({m: scores_a[m] for m in common}, {m: scores_b[m] for m in common})
     share = sum(r.delta != 0 for r in rows) / len(rows) if rows else float("nan")
-    return RankComparison(rows=rows, tau=tau, p_value=p, share_changed=share, only_in_a=only_a, only_in_b=only_b)
+    return RankComparison(rows=rows, tau=tau, p_value=p, share_changed=share, only_in_a=only_a, only_in_b=only_b,
+                          invalid=invalid)

@@ -40,34 +40,55 @@ def with_interval(x: float | None, ci: list | None, digits: int = 3) -> str:
     return f"{fmt(x, digits)} [{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
 
 
-def _print_crosslingual(runs, console: Console, metric: str | None = None) -> dict:
+def pct_interval(x: float | None, ci: list | None, signed: bool = False) -> str:
+    """``+12.3% [4.1%, 20.0%]``: a gap and its item-paired bootstrap interval, when it has one."""
+    if ci is None or pct(x) == "-":
+        return pct(x, signed=signed)
+    return f"{pct(x, signed=signed)} [{pct(ci[0], signed=signed)}, {pct(ci[1], signed=signed)}]"
+
+
+def _print_crosslingual(runs, console: Console, metric: str | None = None, n_boot: int = 1000, seed: int = 0) -> dict:
     from glotbench.report.comparisons import crosslingual_from_runs
 
-    res = crosslingual_from_runs(runs, metric=metric)
+    res = crosslingual_from_runs(runs, metric=metric, n_boot=n_boot, seed=seed)
+    gaps = res.gaps
     t = Table(title="Cross-lingual gap (Czech-Bench §6.4): relative difference = (en - native) / max(en, native); "
-                    "[95% bootstrap interval] of each score where the run has one")
-    for col in ("model", "pair", "native", "counterpart", "difference", "relative diff"):
+                    "[95% bootstrap interval] of each score where the run has one; of each difference and gap: "
+                    f"item-paired bootstrap over the items both tasks scored ({n_boot} resamples, seed {seed})")
+    for col in ("model", "pair", "native", "counterpart", "difference", "relative diff", "items"):
         t.add_column(col, justify="left" if col in ("model", "pair") else "right")
     english_of = {p: e for p, _, e in res.pairs}
     for r in res.table.rows:
         ci_native, ci_english = res.intervals.get((r.model, r.pair), (None, None))
-        t.add_row(r.model, f"{r.pair} vs {english_of.get(r.pair, '?')}", with_interval(r.native, ci_native),
-                  with_interval(r.english, ci_english),
-                  fmt(r.difference if not math.isnan(r.difference) else None), pct(r.relative_gap, signed=True))
+        bad = res.invalid.get((r.model, r.pair), (None, None))
+        g = (gaps.pairs.get((r.model, r.pair)) if gaps else None) or {}
+        t.add_row(r.model, f"{r.pair} vs {english_of.get(r.pair, '?')}",
+                  bad[0] or with_interval(r.native, ci_native), bad[1] or with_interval(r.english, ci_english),
+                  with_interval(r.difference if not math.isnan(r.difference) else None, g.get("difference_ci95")),
+                  pct_interval(r.relative_gap, g.get("relative_gap_ci95"), signed=True),
+                  str(g["n_items"]) if g else "-")
     console.print(unclipped(t))
     over = f"metric {metric}" if metric else "each pair's headline metrics; --metric NAME for one metric"
-    s = Table(title=f"Average relative gap per model: mean of |relative diff| over {over}")
+    s = Table(title=f"Average relative gap per model: mean of |relative diff| over {over} "
+                    "(missing: pairs with a side invalid, failed or absent, left out)")
     for col in ("model", "pairs", "missing", "average relative gap", "average signed gap", "counterpart higher", "native higher"):
         s.add_column(col, justify="left" if col == "model" else "right")
     for g in res.table.models.values():
-        s.add_row(g.model, str(g.n_pairs), str(g.n_missing), pct(g.average_relative_gap), pct(g.average_signed_gap, signed=True),
-                  str(g.n_english_higher), str(g.n_native_higher))
+        avg = (gaps.models.get(g.model) if gaps else None) or {}
+        s.add_row(g.model, str(g.n_pairs), str(g.n_missing),
+                  pct_interval(g.average_relative_gap, avg.get("average_relative_gap_ci95")),
+                  pct(g.average_signed_gap, signed=True), str(g.n_english_higher), str(g.n_native_higher))
     console.print(unclipped(s))
     for n in res.notes:
         console.print(f"note: {n}", style="yellow")
     return {"crosslingual": res.table.to_dict(), "pairs": res.pairs, "notes": res.notes,
             "intervals": [{"model": m, "pair": p, "native_ci95": a, "counterpart_ci95": b}
-                          for (m, p), (a, b) in res.intervals.items()]}
+                          for (m, p), (a, b) in res.intervals.items()],
+            "gap_intervals": None if gaps is None else {
+                "n_resamples": gaps.n_resamples, "seed": gaps.seed, "method": "item-paired percentile bootstrap",
+                "pairs": [{"model": m, "pair": p, **v} for (m, p), v in gaps.pairs.items()],
+                "models": [{"model": m, **v} for m, v in gaps.models.items()]},
+            "invalid": [{"model": m, "pair": p, "native": a, "counterpart": b} for (m, p), (a, b) in res.invalid.items()]}
 
 
 def _print_ranks(runs, a: str, b: str, metric: str | None, style: str, console: Console,
@@ -92,6 +113,9 @@ def _print_ranks(runs, a: str, b: str, metric: str | None, style: str, console: 
                   f"of {len(c.rows)} models")
     if len(res.a_tasks) > 1 or len(res.b_tasks) > 1:
         console.print(f"A tasks: {', '.join(res.a_tasks)} · B tasks: {', '.join(res.b_tasks)}")
+    if c.invalid:
+        console.print(f"invalid: {len(c.invalid)} model(s) with no score on a side, left out of the ranks and tau: "
+                      f"{', '.join(c.invalid)}", style="yellow")
     for n in res.notes + [f"only in A: {m}" for m in c.only_in_a] + [f"only in B: {m}" for m in c.only_in_b]:
         console.print(f"note: {n}", style="yellow")
     return {"ranks": c.to_dict(), "a": a, "b": b, "a_tasks": res.a_tasks, "b_tasks": res.b_tasks, "notes": res.notes}
@@ -105,7 +129,8 @@ def _print_paired(runs, n_boot: int, seed: int, console: Console) -> dict:
 
         raise GlotbenchError(f"--paired compares exactly two runs (got {len(runs)})")
     a, b = runs
-    rows, notes = paired_rows(a, b, n_boot=n_boot, seed=seed)
+    invalid: list = []
+    rows, notes = paired_rows(a, b, n_boot=n_boot, seed=seed, invalid=invalid)
     t = Table(title=f"Paired: A = {a.label} vs B = {b.label} (difference A - B, paired bootstrap 95% CI, {n_boot} resamples)")
     for col in ("task", "metric", "n", "left out", "A", "B", "A - B", "95% CI", "McNemar b/c", "p", "test"):
         t.add_column(col, justify="left" if col in ("task", "metric", "test") else "right")
@@ -113,11 +138,15 @@ def _print_paired(runs, n_boot: int, seed: int, console: Console) -> dict:
         mc = f"{r.mcnemar_b}/{r.mcnemar_c}" if r.mcnemar_b is not None else "-"
         t.add_row(r.task, r.metric, str(r.n_items), str(r.n_left_out), fmt(r.score_a), fmt(r.score_b),
                   f"{r.difference:+.3f}", f"[{fmt(r.low)}, {fmt(r.high)}]", mc, pval(r.p_value), r.method or "-")
+    for r in invalid:  # no number: the side's score is invalid (left out, counted in the notes)
+        t.add_row(r.task, r.metric, str(r.n_items), str(r.n_left_out), "invalid" if "A" in r.invalid else "-",
+                  "invalid" if "B" in r.invalid else "-", "invalid", "-", "-", "-", "left out")
     console.print(unclipped(t))
     console.print("McNemar b = items A got right and B wrong, c = the reverse; exact binomial test when b + c < 25.")
     for n in notes:
         console.print(f"note: {n}", style="yellow")
-    return {"paired": [r.to_dict() for r in rows], "a": str(a.path), "b": str(b.path), "notes": notes}
+    return {"paired": [r.to_dict() for r in rows], "invalid": [r.to_dict() for r in invalid], "a": str(a.path),
+            "b": str(b.path), "notes": notes}
 
 
 @app.command("compare")
@@ -131,8 +160,9 @@ def compare(
     metric: Optional[str] = typer.Option(None, "--metric", help="--ranks: metric to rank on; --crosslingual: the one metric to "
                                          "compare (default: each task's headline metric(s); parse rates never)."),
     style: str = typer.Option("arrow", "--style", help="--ranks: movement as arrow (↑2, ↓1, -) or signed (+2, -1, 0)."),
-    n_boot: int = typer.Option(10_000, "--n-boot", help="--paired: bootstrap resamples."),
-    seed: int = typer.Option(0, "--seed", help="--paired: bootstrap seed."),
+    n_boot: Optional[int] = typer.Option(None, "--n-boot", help="Bootstrap resamples: --paired (default 10000), "
+                                         "--crosslingual's item-paired gap intervals (default 1000; 0: none)."),
+    seed: int = typer.Option(0, "--seed", help="--paired / --crosslingual: bootstrap seed."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
     published: Optional[Path] = typer.Option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
                                              "(columns model, benchmark, score; optional metric, counterpart, language); --ranks: a side named by one "
@@ -155,7 +185,11 @@ def compare(
     if not run_dirs and published is None:
         raise GlotbenchError("give run directories (or, with --ranks or --crosslingual, a --published CSV)")
     console = Console(width=max(Console().width, 140))
-    runs = load_runs(list(run_dirs), with_samples=paired) if run_dirs else []
+    if n_boot is None:
+        n_boot = 10_000 if paired else 1000
+    if n_boot < 0 or (paired and n_boot < 1):
+        raise GlotbenchError(f"--n-boot must be {'at least 1' if paired else '0 or more'}, got {n_boot}")
+    runs = load_runs(list(run_dirs), with_samples=paired or (crosslingual and n_boot > 0)) if run_dirs else []
     if runs:
         console.print("runs: " + "; ".join(f"{r.label} = {r.path}" for r in runs))
     if crosslingual:
@@ -164,7 +198,7 @@ def compare(
 
             runs = runs + published_runs(published)
             console.print(f"published scores: {published}")
-        out = _print_crosslingual(runs, console, metric)
+        out = _print_crosslingual(runs, console, metric, n_boot, seed)
     elif ranks:
         out = _print_ranks(runs, a, b, metric, style, console, published)
     else:

@@ -91,6 +91,10 @@ def compare_judges_cmd(
     metric: str = typer.Option("F", "--metric", help="Ranking metric: CO, NA, IN, CGA or F."),
     tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Only these tasks."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON here."),
+    judge_name: Optional[list[str]] = typer.Option(
+        None, "--judge-name",
+        help="NAME[=PATTERN]: judges whose ids match the glob PATTERN are one judge NAME across the runs "
+             "(default PATTERN recorded-grades:*, each run's released grades). Repeatable."),
 ) -> None:
     """Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,
     Kendall's tau between the judges' model rankings, Cohen's kappa on item grades."""
@@ -100,7 +104,7 @@ def compare_judges_cmd(
     from glotbench.judges.agreement import render_agreement_table
 
     names = [n.strip() for raw in (tasks or []) for n in raw.split(",") if n.strip()] or None
-    res = compare_runs(run_dirs, metric=metric.upper(), tasks=names)
+    res = compare_runs(run_dirs, metric=metric.upper(), tasks=names, judge_names=judge_name)
     out = Console(width=None if sys.stdout.isatty() else 160)
     for task, r in res.items():
         if "skipped" in r:

@@ -122,6 +122,11 @@ def _put_recorded_grades(model: Model, task: str, sample: Sample, n: int, journa
             journal.put_judgment(model.grade_judge_id, task, sample.id, k, {"grade": grade, "source": "recorded"})
 
 
+def recorded_verdicts(model: Model, task: Task, sample: Sample, n: int) -> list[dict]:
+    """The judge verdicts of one item's answers from the recorded file's grade column (no judge called)."""
+    return [task.recorded_verdict(model.recorded_grade(task.name, sample, k), model.grade_judge_id) for k in range(n)]
+
+
 async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, settings: RunSettings, journal: Journal,
                          is_chat: bool, judge: CachedCaller | None = None) -> str:
     task = tr.task
@@ -148,7 +153,11 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         return put(record.failed(msg, attempts=getattr(f, "attempts", 1)))
     _put_recorded_grades(caller.model, task.name, sample, len(results), journal)
     verdicts = None
-    if task.needs_judge:
+    judge_id = judge.model.model_id if judge is not None else None
+    if task.needs_judge and judge is None:  # grades from the recorded file, no judge (session.check_judge)
+        verdicts = recorded_verdicts(caller.model, task, sample, len(results))
+        judge_id = caller.model.grade_judge_id
+    elif task.needs_judge:
         try:
             verdicts = await judge_sample(tr, sample, list(results), judge, journal)
         except RunStopped:
@@ -167,7 +176,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
                                  outputs=[_output_view(o) for o in results]))
     return put(record.scored(outputs=[_output_view(o) for o in results], extracted=scored.extracted, rule=scored.rule,
                              pred=scored.pred, values=scored.values, detail=scored.detail,
-                             judge=judge.model.model_id if verdicts is not None else None, judgments=verdicts))
+                             judge=judge_id if verdicts is not None else None, judgments=verdicts))
 
 
 def _new_tokens(tr: TaskRun, settings: RunSettings) -> int:

@@ -211,13 +211,22 @@ def check_data_unchanged(tasks, cfg: RunConfig, skipped: dict[str, str], console
     return keep
 
 
-def check_judge(tasks, judge_spec: str | None) -> None:
+def recorded_grades_given(cfg: RunConfig) -> bool:
+    """The run's model is a recorded file with a grade column (checked before the model is loaded)."""
+    spec = cfg.model or ""
+    return spec.split(":", 1)[0].lower() == "recorded" and bool((cfg.model_args or {}).get("grade"))
+
+
+def check_judge(tasks, judge_spec: str | None, grades_from_file: bool = False) -> None:
+    """A judged task needs ``--judge``, unless the answers come with their grades (``recorded:FILE -M
+    grade=COL``): those grades are then the score (docs/recorded-answers.md)."""
     from glotbench.errors import GlotbenchError
 
     need = [t.name for t in tasks if t.needs_judge]
-    if need and not judge_spec:
+    if need and not judge_spec and not grades_from_file:
         raise GlotbenchError(f"task(s) {', '.join(need)} are graded by an LLM judge: pass --judge MODEL "
-                             "(e.g. --judge openai:gpt-4o or --judge llamacpp:/path/model.gguf)")
+                             "(e.g. --judge openai:gpt-4o or --judge llamacpp:/path/model.gguf), or score "
+                             "released grades: --model recorded:FILE -M grade=COLUMN")
 
 
 def _flush_held_writes(journal: Journal, console: Console, wait_s: float) -> bool:
@@ -294,7 +303,8 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     tasks, loaded = load_or_set_aside(tasks, cfg, skipped)
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
-    check_judge(tasks, cfg.judge)
+    check_judge(tasks, cfg.judge, grades_from_file=bool(getattr(model, "has_grades", False)) if model is not None
+                else recorded_grades_given(cfg))
     for t in tasks:  # before any model is loaded: one line, nothing sent
         t.check_fewshot(cfg.num_fewshot)
     if cfg.gen_kwargs:
@@ -315,6 +325,9 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     judge_model = None
     if cfg.judge and any(t.needs_judge for t in tasks):
         judge_model = load_judge(cfg.judge, cfg.judge_options(), cfg.timeout)
+    elif getattr(model, "has_grades", False) and any(t.needs_judge for t in tasks):
+        console.print(f"[yellow]note[/]: grades from file: the judged task(s) are scored from column "
+                      f"{model.cols['grade']!r} of {model.path.name}, no judge called", markup=True, highlight=False)
     out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg, model.settings())
     if cfg.output and (out_dir / JOURNAL_NAME).is_file():
         _check_journal_model(out_dir, model.settings(), cfg)
@@ -433,6 +446,14 @@ def _warn(console: Console, task: str, warns: list[str]) -> None:
         console.print(f"[yellow]warning[/] {task}: {warns[0]}{more}")
 
 
+def grades_from_file_block(model: Model) -> dict | None:
+    """results.json's ``judge`` of a run scored from a recorded file's grades (no judge called)."""
+    if not getattr(model, "has_grades", False):
+        return None
+    return {"model_id": model.grade_judge_id, "backend": "recorded-grades", "source": "grades from file",
+            "file": str(model.path), "sha256": model.sha, "column": model.cols["grade"]}
+
+
 def _write_results(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model, judge_model: Model | None,
                    sessions: list[dict], model_notes: list[str], task_results: dict, skipped: dict) -> dict:
     fps = {name: t["fingerprint"] for name, t in task_results.items()}
@@ -445,7 +466,7 @@ def _write_results(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model
         "settings": cfg.request_settings(),
         "versions": package_versions(),
         "run": run_block(out_dir, sessions),  # totals over every session of this run, and the sessions
-        "judge": judge_model.settings() if judge_model else None,
+        "judge": judge_model.settings() if judge_model else grades_from_file_block(model),
         "model_notes": model_notes,
         "errors": journal.errors()[-50:],
         "tasks": task_results,

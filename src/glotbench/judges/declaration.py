@@ -91,12 +91,36 @@ class JudgeDecl(_Strict):
     grades: dict[str, float] | None = None  # grade label -> score
     aliases: dict[str, str] = Field(default_factory=dict)  # what the reply may say -> grade label
     scale: ScaleSpec | None = None  # or a number read from the reply, in [min, max]
+    # grade label -> CORRECT / INCORRECT / NOT_ATTEMPTED: the judge then also feeds CO / NA / IN / CGA / F
+    # (automatic when the labels are those three names, in any case)
+    three_way: dict[str, Literal["CORRECT", "INCORRECT", "NOT_ATTEMPTED"]] | None = None
     reply: ReplySpec
     # an unreadable reply: "exclude" (out of every denominator, counted), {grade: LABEL}, or {score: X}
     unreadable: Literal["exclude"] | ExplicitGrade | ExplicitScore
     metrics: list[Literal["score", "shares", "unreadable"]] = Field(default_factory=lambda: list(METRIC_KINDS))
     max_tokens: int = Field(512, ge=1)
     temperature: float = Field(0.0, ge=0)
+
+
+THREE_WAY = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
+
+
+def three_way_map(decl: "JudgeDecl") -> dict[str, str] | None:
+    """grade label -> CORRECT / INCORRECT / NOT_ATTEMPTED: the declaration's ``three_way``, or, when the
+    labels are exactly those three names (any case, space or hyphen for the underscore), themselves;
+    None otherwise (no CO / NA / IN / CGA / F)."""
+    if decl.three_way is not None:
+        return dict(decl.three_way)
+    if not decl.grades:
+        return None
+    named = {g: g.strip().upper().replace(" ", "_").replace("-", "_") for g in decl.grades}
+    return named if sorted(named.values()) == sorted(THREE_WAY) else None
+
+
+def fingerprint_exclude(decl: "JudgeDecl") -> set[str]:
+    """Fields left out of the declaration's hashes while unset (fields added later), so a task whose
+    judge does not use them keeps its fingerprint."""
+    return {"three_way"} if decl.three_way is None else set()
 
 
 def _fail(where: str, field: str, msg: str) -> TaskSpecError:
@@ -136,6 +160,16 @@ def check_declaration(decl: JudgeDecl, where: str, prefix: str = "") -> None:
             raise _fail(where, f("aliases"), "aliases map replies to grades; a scale has none")
         if label not in decl.grades:
             raise _fail(where, f(f"aliases.{said}"), f"unknown grade {label!r} (grades: {', '.join(decl.grades)})")
+    if decl.three_way is not None:
+        if decl.grades is None:
+            raise _fail(where, f("three_way"), "maps grades to correct / incorrect / not attempted; a scale has none")
+        for label in decl.three_way:
+            if label not in decl.grades:
+                raise _fail(where, f(f"three_way.{label}"), f"unknown grade {label!r} (grades: {', '.join(decl.grades)})")
+        unmapped = [g for g in decl.grades if g not in decl.three_way]
+        if unmapped:
+            raise _fail(where, f("three_way"), f"grade {unmapped[0]!r} is not mapped (map every grade to CORRECT, "
+                                                "INCORRECT or NOT_ATTEMPTED)")
     r = decl.reply
     given = [k for k in ("regex", "json_key", "rule") if getattr(r, k) is not None]
     if len(given) != 1:

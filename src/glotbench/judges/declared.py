@@ -18,13 +18,15 @@ from functools import cached_property
 from typing import Any
 
 from glotbench.extract.thinking import strip_thinking
-from glotbench.judges.declaration import ExplicitGrade, ExplicitScore, JudgeDecl
+from glotbench.judges.declaration import ExplicitGrade, ExplicitScore, JudgeDecl, fingerprint_exclude, three_way_map
 from glotbench.prompts.render import render
 from glotbench.scoring.calibration import first_json_object
 
 SCORE_KEY = "judge_score"
 UNREADABLE_KEY = "judge_unreadable"
 SHARE_PREFIX = "judge_share_"
+THREE_WAY_PREFIX = "judge_"  # judge_correct / judge_incorrect / judge_not_attempted (scoring.judge_metrics)
+THREE_WAY_METRICS = ("judge_co", "judge_na", "judge_in", "judge_cga", "judge_f")
 
 
 def metric_names(decl: JudgeDecl) -> list[str]:
@@ -35,6 +37,8 @@ def metric_names(decl: JudgeDecl) -> list[str]:
             out.append("judge_score")
         elif kind == "shares":
             out.extend(f"mean:{SHARE_PREFIX}{g}" for g in decl.grades or {})
+            if three_way_map(decl) is not None:  # grades that map to correct / incorrect / not attempted
+                out.extend(THREE_WAY_METRICS)
         else:
             out.append("judge_unreadable_rate")
     return out
@@ -47,7 +51,8 @@ class DeclaredJudge:
     @cached_property
     def version(self) -> str:
         """Short hash of the whole declaration (stored with each verdict)."""
-        return hashlib.sha256(json.dumps(self.decl.model_dump(mode="json"), sort_keys=True,
+        return hashlib.sha256(json.dumps(self.decl.model_dump(mode="json", exclude=fingerprint_exclude(self.decl)),
+                                         sort_keys=True,
                                          ensure_ascii=False).encode()).hexdigest()[:12]
 
     @cached_property
@@ -170,4 +175,30 @@ class DeclaredJudge:
                                         UNREADABLE_KEY: 1.0 if verdict.get("unreadable") else 0.0}
         for g in self.decl.grades or {}:
             out[SHARE_PREFIX + g] = None if excluded else float(verdict.get("grade") == g)
+        three = self.three_way
+        if three is not None:
+            mapped = None if excluded else three.get(verdict.get("grade"))
+            for name in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED"):
+                out[THREE_WAY_PREFIX + name.lower()] = None if mapped is None else float(mapped == name)
         return out
+
+    @cached_property
+    def three_way(self) -> dict[str, str] | None:
+        return three_way_map(self.decl)
+
+    def verdict_from_grade(self, grade: str | None, source: str) -> dict[str, Any]:
+        """The verdict for a grade recorded elsewhere (CORRECT / INCORRECT / NOT_ATTEMPTED, e.g. a released
+        grade file): the declared grade that maps to it (or carries its name); none is unreadable."""
+        label = None
+        if grade is not None:
+            three = self.three_way or {}
+            label = next((g for g, m in three.items() if m == grade), None)
+            if label is None:
+                label = self._labels.get(grade.casefold() if self.decl.reply.ignore_case else grade)
+        if label is None:
+            why = "no grade in the file" if grade is None else f"recorded grade {grade!r} is no grade of {self.decl.name}"
+            verdict = {"grade": None, "score": None, "unreadable": True, "reason": why, "raw": grade or "",
+                       "judge": source, "judge_version": self.version, "source": "recorded", "counted_as": "excluded"}
+            return verdict
+        return {"grade": label, "score": float(self.decl.grades[label]), "unreadable": False, "reason": "grade from file",
+                "raw": grade, "judge": source, "judge_version": self.version, "source": "recorded"}

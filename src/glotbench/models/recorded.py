@@ -12,7 +12,8 @@ file makes a new run. Columns are named with ``--model-args`` (``-M``)::
     reasoning=trace     optional reasoning trace, given to the task like an API's separate trace
     sample=k            optional sample index for Best-of-N (default: every row is sample 0)
     grade=grade         optional recorded grade (CORRECT / INCORRECT / NOT_ATTEMPTED or A / B / C):
-                        written as judge ``recorded-grades:<file>@<hash>`` for ``compare-judges``
+                        written as judge ``recorded-grades:<file>@<hash>`` for ``compare-judges``;
+                        without ``--judge`` the grades are the judged tasks' score (grades from file)
     task=task           optional task column, when one file holds several tasks
 
 CSV, TSV, JSONL, JSON and Parquet are read by the dataset loaders (format from the suffix, or
@@ -147,6 +148,11 @@ class RecordedModel(Model):
                          finish_reason="recorded", raw={"recorded_row": {k: v for k, v in row.items() if _plain(v)}})
 
     # ------------------------------------------------------------------ grades and notes
+    @property
+    def has_grades(self) -> bool:
+        """Whether the file carries grades (``-M grade=COL``): a judged task then needs no ``--judge``."""
+        return bool(self.cols["grade"])
+
     @property
     def grade_judge_id(self) -> str:
         return f"recorded-grades:{self.path.name}@{self.sha[:12]}"

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from glotbench.analysis.crosslingual import CrosslingualTable, crosslingual_table
+from glotbench.analysis.crosslingual import CrosslingualTable, GapIntervals, PairItems, crosslingual_table, gap_intervals
 from glotbench.analysis.paired import mcnemar, paired_bootstrap
 from glotbench.analysis.ranks import RankComparison, rank_movement
 from glotbench.errors import DataError
@@ -37,6 +38,10 @@ class CrosslingualResult:
     # (model, pair name) -> (native ci95, counterpart ci95) as each run states them (None: no interval,
     # as for a published score or a score that counts as missing)
     intervals: dict[tuple[str, str], tuple[list | None, list | None]] = field(default_factory=dict)
+    # item-paired bootstrap intervals of each difference, relative gap and model average (None: not asked)
+    gaps: GapIntervals | None = None
+    # (model, pair name) -> (native status, counterpart status) where a side is no score ("invalid", "failed")
+    invalid: dict[tuple[str, str], tuple[str | None, str | None]] = field(default_factory=dict)
 
 
 def _usable(task_result: dict, metric: str) -> float | None:
@@ -54,7 +59,7 @@ def _interval(task_result: dict, metric: str) -> list | None:
     return list(ci) if isinstance(ci, (list, tuple)) and len(ci) == 2 and None not in ci else None
 
 
-def _rankable(task_result: dict, metric: str) -> float | None:
+def rankable(task_result: dict, metric: str) -> float | None:
     """The score ``compare --ranks`` may average, or None when the run says it is no score: a failed
     task, or over 50% unparseable by the rule of the metric ranked on (the headline's rule for a
     headline metric: the run's own ``invalid``; glotbench's extractor for another metric)."""
@@ -70,7 +75,36 @@ def _rankable(task_result: dict, metric: str) -> float | None:
     return metric_value(task_result, metric)
 
 
-def crosslingual_from_runs(runs: list[RunData], metric: str | None = None) -> CrosslingualResult:
+_rankable = rankable
+
+
+def _no_score(task_result: dict) -> str | None:
+    status = task_result.get("status")
+    return status if status in ("invalid", "failed") else None
+
+
+def _pair_items(label: str, pair: str, group: str, m: str, native: tuple[dict, list[SampleRecord]],
+                english: tuple[dict, list[SampleRecord]]) -> PairItems:
+    """The pair's items for the gap's bootstrap: both tasks' scored items joined on item id."""
+    (res_n, recs_n), (res_e, recs_e) = native, english
+    a, b = _by_id(recs_n), _by_id(recs_e)
+    ids = [i for i in a if i in b and a[i].is_scored and b[i].is_scored]
+    ra, rb = [a[i] for i in ids], [b[i] for i in ids]
+    ma, mb = metric_of(res_n, m), metric_of(res_e, m)
+    va, vb = item_vector(ra, ma), item_vector(rb, mb)
+    if va is not None and vb is not None:
+        vec = tuple(np.array([np.nan if v is None else v for v in vs], dtype=float) for vs in (va, vb))
+        return PairItems(label, pair, group, len(ids), vectors=vec)  # type: ignore[arg-type]
+    items_a, items_b = scored_items(ra), scored_items(rb)
+
+    def score(idx: np.ndarray) -> tuple[float, float]:
+        return ma([items_a[int(j)] for j in idx]), mb([items_b[int(j)] for j in idx])
+
+    return PairItems(label, pair, group, len(ids), score=score)
+
+
+def crosslingual_from_runs(runs: list[RunData], metric: str | None = None, *, n_boot: int = 0,
+                           seed: int = 0) -> CrosslingualResult:
     """Every task whose ``counterpart`` is also in the same model's runs becomes a pair.
 
     The native side is the task whose language is not English (if both or neither are English,
@@ -79,9 +113,20 @@ def crosslingual_from_runs(runs: list[RunData], metric: str | None = None) -> Cr
     no parse rate, no second rule's copy of the same statistic; see
     :mod:`glotbench.scoring.roles`) that the counterpart reports too; with ``metric``, that one
     metric. A metric that is not non-negative and higher-is-better (error sizes, MCC) is left
-    out with a note. A score the run marked invalid counts as missing.
+    out with a note. A score the run marked invalid counts as missing (shown as invalid, left out of
+    the average and counted).
+
+    ``n_boot`` > 0 (runs loaded with their samples): the item-paired bootstrap interval of each
+    difference and relative gap (both tasks' items joined on item id, the same draws on both sides)
+    and of each model's average gap (:func:`glotbench.analysis.crosslingual.gap_intervals`, ``seed``).
     """
     per_model = scores_by_model(runs)
+    samples: dict[tuple[str, str], list[SampleRecord]] = {}
+    for r in runs:
+        for t in r.tasks:
+            recs = r.samples_of(t)
+            if recs:
+                samples[(r.label, t)] = recs
     pair_defs: dict[tuple[str, str], None] = {}
     notes: list[str] = []
     for label, tasks in per_model.items():
@@ -104,6 +149,9 @@ def crosslingual_from_runs(runs: list[RunData], metric: str | None = None) -> Cr
     rows = []
     pairs = []
     intervals: dict[tuple[str, str], tuple[list | None, list | None]] = {}
+    invalid: dict[tuple[str, str], tuple[str | None, str | None]] = {}
+    to_resample: list[PairItems] = []
+    complete: dict[str, bool] = {}
     for native, english in pair_defs:
         metric_names: list[str] = []
         defs = {}
@@ -125,12 +173,33 @@ def crosslingual_from_runs(runs: list[RunData], metric: str | None = None) -> Cr
             pairs.append((pair, native, english))
             for label, tasks in per_model.items():
                 if native in tasks and english in tasks:
-                    rows.append((label, pair, _usable(tasks[native], m), _usable(tasks[english], m)))
+                    sn, se = _usable(tasks[native], m), _usable(tasks[english], m)
+                    rows.append((label, pair, sn, se))
                     intervals[(label, pair)] = (_interval(tasks[native], m), _interval(tasks[english], m))
+                    bad = (_no_score(tasks[native]), _no_score(tasks[english]))
+                    if any(bad):
+                        invalid[(label, pair)] = bad
+                    if n_boot > 0 and sn is not None and se is not None:
+                        recs_n, recs_e = samples.get((label, native)), samples.get((label, english))
+                        if recs_n and recs_e:
+                            to_resample.append(_pair_items(label, pair, f"{native} vs {english}", m,
+                                                           (tasks[native], recs_n), (tasks[english], recs_e)))
+                        else:
+                            complete[label] = False
     if not rows:
         raise DataError(f"no cross-lingual pair has {'metric ' + metric if metric else 'a headline metric'} on both sides"
                         + (f" ({'; '.join(notes)})" if notes else ""))
-    return CrosslingualResult(crosslingual_table(rows), pairs, notes, intervals)
+    gaps = None
+    if n_boot > 0:
+        gaps = gap_intervals(to_resample, n_resamples=n_boot, seed=seed, complete=complete)
+        for label, ok in complete.items():
+            if not ok:
+                notes.append(f"{label}: a score without item records (a published score, or a run without "
+                             "samples.jsonl): its gap has no interval, nor its average")
+    for (label, pair), (bn, be) in invalid.items():
+        sides = " and ".join(f"{side} {st}" for side, st in (("native", bn), ("counterpart", be)) if st)
+        notes.append(f"{label}: {pair}: {sides}: no score, left out of the average (counted under 'missing')")
+    return CrosslingualResult(crosslingual_table(rows), pairs, notes, intervals, gaps, invalid)
 
 
 # ----------------------------------------------------------------------------- ranks
@@ -231,6 +300,7 @@ class PairedRow:
     mcnemar_c: int | None = None  # A wrong, B right
     p_value: float | None = None
     method: str | None = None
+    invalid: str | None = None  # "A", "B" or "A and B": that side's score is invalid (no number, left out)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -264,8 +334,17 @@ def variant_pairs(tasks_a: dict[str, dict], tasks_b: dict[str, dict], notes: lis
     return out
 
 
+def counterpart_pairs(tasks_a: dict[str, dict], tasks_b: dict[str, dict]) -> list[tuple[str, str]]:
+    """A task of A and its ``counterpart`` (the same items in another language) in B, either way round."""
+    out = [(ta, ra["counterpart"]) for ta, ra in tasks_a.items() if ra.get("counterpart") in tasks_b]
+    out += [(rb["counterpart"], tb) for tb, rb in tasks_b.items()
+            if rb.get("counterpart") in tasks_a and (rb["counterpart"], tb) not in out
+            and (tb, rb["counterpart"]) not in out]  # one run against itself: each pair once
+    return out
+
+
 def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int = 0,
-                tasks: list[str] | None = None) -> tuple[list[PairedRow], list[str]]:
+                tasks: list[str] | None = None, invalid: list[PairedRow] | None = None) -> tuple[list[PairedRow], list[str]]:
     """Per task both runs hold, per metric: A - B with a paired bootstrap interval; McNemar for 0/1 metrics.
 
     When the runs share no task name, a task and its variant on the same items are paired
@@ -273,18 +352,30 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
     ``task``, the alignment-tax comparison), over the metrics both report.
     Items are joined on (task, sample_id); an item that is an error (or absent) in either run
     is left out of both sides and counted in ``n_left_out``.
+
+    A task and its ``counterpart`` (the same items in another language) are paired on their shared
+    item ids when the runs share no task name, and always when A and B are the same run directory
+    (one model's native task against its counterpart).
+
+    A score either run marks as no score (invalid: over 50% unparseable by the metric's rule, or a
+    failed task) gets no number and no test: its row goes to ``invalid`` (when given) and a note
+    counts them.
     """
     notes: list[str] = []
-    common = [(t, t) for t in run_a.tasks if t in run_b.tasks]
-    if not common:
+    same_run = Path(run_a.path).resolve() == Path(run_b.path).resolve()
+    common = [] if same_run else [(t, t) for t in run_a.tasks if t in run_b.tasks]
+    if not common and not same_run:
         common = variant_pairs(run_a.tasks, run_b.tasks, notes)
+    if not common:
+        common = counterpart_pairs(run_a.tasks, run_b.tasks)
     if tasks:
         common = [(ta, tb) for ta, tb in common if ta in tasks or tb in tasks]
     if not common:
         raise DataError(f"{run_a.path} and {run_b.path} share no task (nor a task and its variant on the same items, "
-                        f"such as X and X.base): A has {', '.join(run_a.tasks) or 'none'}, B has {', '.join(run_b.tasks) or 'none'}"
+                        f"such as X and X.base, nor a task and its counterpart): A has {', '.join(run_a.tasks) or 'none'}, B has {', '.join(run_b.tasks) or 'none'}"
                         + (f" ({'; '.join(notes)})" if notes else ""))
     rows: list[PairedRow] = []
+    n_invalid = 0
     for task_a, task_b in common:
         task = task_a if task_a == task_b else f"{task_a} vs {task_b}"
         ra, rb = _by_id(run_a.samples_of(task_a)), _by_id(run_b.samples_of(task_b))
@@ -310,6 +401,13 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                     side = "A and B" if np.isnan(a).all() and np.isnan(b).all() else ("A" if np.isnan(a).all() else "B")
                     notes.append(f"{task} {m}: no item has a value in {side} (nothing parsed by its rule); left out")
                     continue
+                bad = _invalid_side(run_a.tasks[task_a], run_b.tasks[task_b], m)
+                if bad:
+                    n_invalid += 1
+                    if invalid is not None:
+                        invalid.append(PairedRow(task, m, len(ids), left_out, None, None, None, None, None,  # type: ignore[arg-type]
+                                                 invalid=bad))
+                    continue
                 boot = paired_bootstrap(a, b, metric_fn=np.nanmean, n=n_boot, seed=seed)
                 sa, sb = float(np.nanmean(a)) if not np.isnan(a).all() else math.nan, \
                     float(np.nanmean(b)) if not np.isnan(b).all() else math.nan
@@ -325,6 +423,13 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                 def corpus(idx: np.ndarray, _fn=fn, _items=items) -> float:
                     return _fn([_items[int(j)] for j in idx])
 
+                bad = _invalid_side(run_a.tasks[task_a], run_b.tasks[task_b], m)
+                if bad:
+                    n_invalid += 1
+                    if invalid is not None:
+                        invalid.append(PairedRow(task, m, k, left_out, None, None, None, None, None,  # type: ignore[arg-type]
+                                                 invalid=bad))
+                    continue
                 boot = paired_bootstrap(np.arange(k), np.arange(k) + k, metric_fn=corpus,
                                         n=min(n_boot, 2000), seed=seed)
                 row = PairedRow(task, m, k, left_out, corpus(np.arange(k)), corpus(np.arange(k) + k),
@@ -333,4 +438,13 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                     notes.append(f"{task} {m}: undefined in {'A' if math.isnan(row.score_a) else 'B'} on these items; left out")
                     continue
             rows.append(row)
+    if n_invalid:
+        notes.append(f"{n_invalid} score(s) invalid in A or B (over 50% unparseable by the metric's rule, or a failed "
+                     "task): shown as invalid, no difference or test computed, left out")
     return rows, notes
+
+
+def _invalid_side(result_a: dict, result_b: dict, metric: str) -> str | None:
+    """"A", "B", "A and B" when that run's score of ``metric`` is no score (:func:`_rankable`), else None."""
+    bad = [side for side, res in (("A", result_a), ("B", result_b)) if _rankable(res, metric) is None]
+    return " and ".join(bad) or None

@@ -68,48 +68,54 @@ def factuality_fast(items: list[ScoredItem], n_resamples: int, seed: int, key: s
     return count_stats(per_list(items, "grade codes", _grade_codes), 4, rate_of_counts(key), n_resamples, seed)
 
 
-# ---------------------------------------------------------------- the strict parse's one-hot values
+# ---------------------------------------------------------------- one-hot grade values (strict parse, YAML judges)
+# ``prefix + "correct"``, ``"incorrect"``, ``"not_attempted"``: glotbench's strict judge-reply parse writes
+# them as ``strict_*``; a YAML judge whose grades map to the three writes them as ``judge_*``.
 
-def _counts(items: list[ScoredItem]) -> tuple[float, float, float]:
+def _counts(items: list[ScoredItem], prefix: str = "strict_") -> tuple[float, float, float]:
     c = i = n = 0.0
+    kc, ki, kn = prefix + "correct", prefix + "incorrect", prefix + "not_attempted"
     for it in items:
         v = it.values
-        if v.get("strict_correct") is None:
+        if v.get(kc) is None:
             continue
-        c += v["strict_correct"]
-        i += v.get("strict_incorrect") or 0.0
-        n += v.get("strict_not_attempted") or 0.0
+        c += v[kc]
+        i += v.get(ki) or 0.0
+        n += v.get(kn) or 0.0
     return c, i, n
 
 
-def factuality_strict_metric(items: list[ScoredItem], key: str) -> float:
-    """CO / NA / IN / CGA / F over the items the strict parse could read."""
-    return per_list(items, "strict factuality scores", lambda its: scores_from_counts(*_counts(its)))[key]
+def factuality_strict_metric(items: list[ScoredItem], key: str, prefix: str = "strict_") -> float:
+    """CO / NA / IN / CGA / F over the items the strict parse (or a YAML judge, ``prefix="judge_"``)
+    could read."""
+    return per_list(items, f"{prefix}factuality scores", lambda its: scores_from_counts(*_counts(its, prefix)))[key]
 
 
-def _strict_code(item: ScoredItem) -> int | None:
-    """The strict one-hot values as a grade code (3: left out); None when they are not one-hot 0/1."""
+def _strict_code(item: ScoredItem, prefix: str = "strict_") -> int | None:
+    """The one-hot values as a grade code (3: left out); None when they are not one-hot 0/1."""
     v = item.values
-    if v.get("strict_correct") is None:
+    if v.get(prefix + "correct") is None:
         return 3
-    trio = (v["strict_correct"], v.get("strict_incorrect") or 0.0, v.get("strict_not_attempted") or 0.0)
+    trio = (v[prefix + "correct"], v.get(prefix + "incorrect") or 0.0, v.get(prefix + "not_attempted") or 0.0)
     if any(x not in (0, 1) for x in trio) or sum(trio) > 1:
         return None
     return trio.index(1) if 1 in trio else 3
 
 
-def _strict_codes(items: list[ScoredItem]) -> np.ndarray | None:
+def _strict_codes(items: list[ScoredItem], prefix: str = "strict_") -> np.ndarray | None:
     codes = np.empty(len(items), dtype=np.intp)
+    name = "strict" if prefix == "strict_" else prefix
     for k, it in enumerate(items):
-        code = memo(it, "strict", _strict_code)
+        code = memo(it, name, lambda x: _strict_code(x, prefix))
         if code is None:
             return None
         codes[k] = code
     return read_only(codes)
 
 
-def factuality_strict_fast(items: list[ScoredItem], n_resamples: int, seed: int, key: str) -> np.ndarray | None:
+def factuality_strict_fast(items: list[ScoredItem], n_resamples: int, seed: int, key: str,
+                           prefix: str = "strict_") -> np.ndarray | None:
     """:func:`factuality_strict_metric` on every resample (per-resample grade counts); declines
     values that are not one-hot 0/1."""
-    codes = per_list(items, "strict codes", _strict_codes)
+    codes = per_list(items, f"{prefix}codes", lambda its: _strict_codes(its, prefix))
     return None if codes is None else count_stats(codes, 4, rate_of_counts(key), n_resamples, seed)

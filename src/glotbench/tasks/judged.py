@@ -94,6 +94,9 @@ class JudgedTask(Task):
     def parse_judgment(self, sample: Sample, index: int, judge_text: str) -> dict:
         return self.judge.read(judge_text)
 
+    def recorded_verdict(self, grade: str | None, source: str) -> dict:
+        return self.judge.verdict_from_grade(grade, source)
+
     def score_judged(self, sample: Sample, outputs: list[GenResult], verdicts: list[dict]) -> Scored:
         first = verdicts[0]
         values = self.judge.values(first)

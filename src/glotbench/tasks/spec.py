@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from glotbench.errors import TaskSpecError
-from glotbench.judges.declaration import JudgeDecl, check_declaration, resolve_judge_field
+from glotbench.judges.declaration import JudgeDecl, check_declaration, fingerprint_exclude, resolve_judge_field
 from glotbench.models.base import canonical_json, sha256_hex
 from glotbench.sources.schema import DataOrigin, covers
 from glotbench.yamlfile import read_mapping, validate
@@ -134,7 +134,11 @@ class TaskSpec(_Strict):
     def fingerprint_payload(self) -> dict:
         """Every field after defaults (nested ones included), minus :data:`FINGERPRINT_EXEMPT`
         (and ``judge`` when a task has none, so tasks without one keep their fingerprint)."""
-        exclude = set(FINGERPRINT_EXEMPT) | ({"judge"} if self.judge is None else set())
+        exclude: Any = set(FINGERPRINT_EXEMPT) | ({"judge"} if self.judge is None else set())
+        if self.judge is not None:  # a judge field added later is left out while unset (the same fingerprint)
+            later = fingerprint_exclude(self.judge)
+            if later:
+                exclude = {**{k: True for k in exclude}, "judge": later}
         return self.model_dump(mode="json", exclude=exclude)
 
     def spec_hash(self) -> str:

@@ -510,6 +510,14 @@ class Task:
     def score_judged(self, sample: Sample, outputs: list[GenResult], verdicts: list[dict]) -> Scored:
         raise NotImplementedError
 
+    def recorded_verdict(self, grade: str | None, source: str) -> dict:
+        """The verdict for a grade that came with the answers (``--model recorded:FILE -M grade=COL``
+        without ``--judge``): CORRECT / INCORRECT / NOT_ATTEMPTED as a judge would have given it; a row
+        without a grade is a judge error (counted, out of the denominators). ``source``: the file's judge id."""
+        if grade is None:
+            return {"grade": "JUDGE_ERROR", "reason": "no grade in the file", "source": "recorded", "judge": source}
+        return {"grade": grade, "reason": "grade from file", "source": "recorded", "judge": source}
+
     def extra_summary(self, records: list["SampleRecord"], out_dir: Path | None, *, n_boot: int = 1000,
                       seed: int = 0) -> dict:
         """Task-level analyses beyond the metric table (calibration, Best-of-N, per-category
