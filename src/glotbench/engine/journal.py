@@ -439,6 +439,19 @@ class Journal:
             out.add(sid)
         return out
 
+    def has_damaged_rows(self) -> bool:
+        """Whether any response or sample row fails its checksum or parse (a finished run whose
+        journal was edited in place then takes the full path, which redoes exactly those items)."""
+        if self.damaged_response_keys():
+            return True
+        if not self._has_sum["samples"]:
+            return False
+        for run_key, task, sid, status, rec, stored in self.conn.execute(
+                "SELECT run_key, task, sample_id, status, CAST(record AS BLOB), sum FROM samples WHERE sum IS NOT NULL"):
+            if stored != row_sum(run_key, task, sid, status, rec):
+                return True
+        return False
+
     def damaged_response_keys(self) -> set[str]:
         """Keys of response rows that fail their checksum, do not parse, or hold no answer of their
         kind (read once per journal; rows written later are written whole)."""
