@@ -62,6 +62,7 @@ def test_unknown_task_echoes_a_short_prefix(prepared, server_factory):
     status, body, _ = api_json("POST", srv.base + "/api/submissions", tokens["alice"],
                                dict(doc({i: "0" for i in GOLD}), task=name))
     assert status == 422 and len(body) < 2000, (status, len(body))
+    body = body.decode() if isinstance(body, bytes) else body
     assert "Unknown task 'xxxx" in body and f"({3 << 20} characters)" in body
     status, body = http("GET", srv.base + "/api/tasks/" + "y" * 60000)[:2]
     assert status in (404, 414, 431) and len(body) < 2000, (status, len(body))
