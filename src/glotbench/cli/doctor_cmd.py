@@ -61,19 +61,25 @@ def doctor(
 
 
 def _cache_of(run_dir: Path) -> Path | None:
-    """The shared response cache folder the run used (its results.json or journal config), if any."""
+    """The shared response cache folder the run used: the folder its last session recorded (a cache
+    named by $GLOTBENCH_CACHE too), else its config's ``cache``; None when it used none."""
     import json
 
     from glotbench.engine.response_cache import cache_dir_for
 
-    config = None
     try:
-        config = json.loads((run_dir / "results.json").read_text(encoding="utf-8")).get("config")
-    except (OSError, ValueError, AttributeError):
-        pass
-    if not isinstance(config, dict):
+        results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
-    if config.get("no_cache"):
+    if not isinstance(results, dict):
+        return None
+    sessions = (results.get("run") or {}).get("sessions") or []
+    for entry in reversed(sessions if isinstance(sessions, list) else []):
+        folder = (entry.get("shared_cache") or {}).get("folder") if isinstance(entry, dict) else None
+        if isinstance(folder, str) and folder:
+            return Path(folder)
+    config = results.get("config")
+    if not isinstance(config, dict) or config.get("no_cache") or not config.get("cache"):
         return None
     try:
         return cache_dir_for(config.get("cache"))
