@@ -15,9 +15,9 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy.orm import Session
 
-from glotbench.leaderboard.names import shown
 from glotbench.leaderboard import service
 from glotbench.output.csv_safe import cell
+from glotbench.leaderboard.names import shown
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 from glotbench.leaderboard.scoring import direction
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, Submission, User

@@ -18,7 +18,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from glotbench.errors import GlotbenchError
-from glotbench.leaderboard.names import shown
 from glotbench.leaderboard.accounts import (  # noqa: F401 - re-exported: the CLI and pages use service.*
     InputError,
     authenticate,
@@ -37,6 +36,7 @@ from glotbench.leaderboard.accounts import (  # noqa: F401 - re-exported: the CL
 from glotbench.leaderboard import quotas
 from glotbench.leaderboard.config import Settings
 from glotbench.leaderboard.db import LeaderboardError
+from glotbench.leaderboard.names import shown
 from glotbench.leaderboard.registration import on_hold
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, GoldLabel, Submission, Task, TaskFile, User, utcnow
