@@ -90,8 +90,11 @@ def synthetic_shard(path: Path, start: int, n: int) -> None:
         rows_s.append(("runkey", f"task{i % 3}", str(i), i, "scored", json.dumps(rec), now))
     with j.conn:
         j.conn.execute("BEGIN")
-        j.conn.executemany("INSERT INTO responses VALUES (?,?,?,?,?,?,?,?)", rows_r)
-        j.conn.executemany("INSERT INTO samples VALUES (?,?,?,?,?,?,?)", rows_s)
+        # rows without a checksum (sum NULL), as a journal written before checksums has: accepted
+        j.conn.executemany("INSERT INTO responses(key, role, kind, model_id, request, response, latency_s, created) "
+                           "VALUES (?,?,?,?,?,?,?,?)", rows_r)
+        j.conn.executemany("INSERT INTO samples(run_key, task, sample_id, idx, status, record, created) "
+                           "VALUES (?,?,?,?,?,?,?)", rows_s)
         j.conn.execute("COMMIT")
     j.close()
 

@@ -516,3 +516,26 @@ def test_two_embedded_runs_judged_pairwise(smollm2_path, data_root, tmp_path, st
     assert n_log == len(users) == sum(2 if a[s] != b[s] else 1 for s in ids)
     assert "requests sent 0" in cli(*args).stdout
     assert len(stub_log(base)) == n_log
+
+
+def test_pairwise_b_a_after_a_b_sends_nothing(three_runs, tmp_path, stub_server):
+    """issue 48: the default folder (and so the judge's journal) of a comparison does not depend on the
+    order the runs were given: ``B A`` after ``A B`` sends 0 requests and lands in the same folder."""
+    base = stub_server("--responses", str(responses_file(tmp_path / "responses.jsonl")), "--answer", "no rule matched")
+    x, y = three_runs[0], three_runs[1]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "NO_COLOR": "1"}
+
+    def pairwise(*runs):
+        p = subprocess.run([sys.executable, "-m", "glotbench", "judge-pairwise", *map(str, runs), "--judge", "openai:stub",
+                            "--judge-base-url", base, "--no-progress", "--n-boot", "50"],
+                           capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return p
+
+    pairwise(x, y)
+    n_first = len(stub_log(base))
+    assert n_first == 2 * len(shared("X", "Y"))
+    again = pairwise(y, x)
+    assert len(stub_log(base)) == n_first, "B A judged the comparisons A B had already paid for"
+    assert "requests sent 0" in again.stdout
+    assert len(list((tmp_path / "runs" / "pairwise").iterdir())) == 1

@@ -99,6 +99,9 @@ class RunSettings(BaseModel):
                                 "answer, reused across run directories (default: $GLOTBENCH_CACHE if set; 'default' "
                                 "is ~/.cache/glotbench/responses). Off unless set.", "--cache")
     no_cache: bool = setting(False, "Bypass the shared response cache (--cache and $GLOTBENCH_CACHE).", "--no-cache")
+    cache_trust_name: bool = setting(False, "Use the shared response cache with a server that does not say which model "
+                                     "it serves (no /v1/models, /props), keyed on the model's name and URL alone; "
+                                     "results.json says so (docs/cache.md).", "--cache-trust-name")
     # ---- output
     output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals (0: no intervals).", "--bootstrap", ge=0)

@@ -36,6 +36,10 @@ def test_ci_flow_through_the_api(cola_task, client_factory):
     assert anon.get("/api/leaderboard/hulu.cola").json()["rows"] == []
     r = anon.post(f"/api/submissions/{sub['id']}/review", json={"status": "approved"}, headers=hadmin)
     assert r.status_code == 200 and r.json()["status"] == "approved"
+    # before approval its owner saw the score in steps of 0.05 (issue 48); approved, everyone sees 3 decimals
+    full = r.json()["score"]
+    assert abs(sub["score"] - full) <= 0.025 + 1e-9 and abs(sub["score"] / 0.05 - round(sub["score"] / 0.05)) < 1e-9
+    sub = {**sub, "score": full}
     rows = anon.get("/api/leaderboard/hulu.cola").json()["rows"]
     assert [(x["model"], x["score"]) for x in rows] == [("puli-ci", sub["score"])]
     lo, hi = rows[0]["ci95"]

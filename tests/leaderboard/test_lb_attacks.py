@@ -79,6 +79,7 @@ class Browser:
 
         self.base = base
         self.jar = http.cookiejar.CookieJar()
+        self.headers: dict[str, str] = {}  # sent with every request (a forged X-Forwarded-For ...)
 
         class NoRedirect(urllib.request.HTTPRedirectHandler):
             def redirect_request(self, *a, **kw):
@@ -88,7 +89,7 @@ class Browser:
         del NoRedirect
 
     def req(self, method, path, data: dict | None = None, files: dict | None = None, timeout=30):
-        headers, body = {}, None
+        headers, body = dict(self.headers), None
         if files:
             boundary = "----glotbenchtest"
             parts = []

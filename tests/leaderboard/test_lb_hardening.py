@@ -204,7 +204,10 @@ def test_one_flip_probe_with_28_fresh_accounts_from_one_address_is_refused_early
             item += 1
     print(f"probe: {len(tokens)} of 28 accounts registered, {len(learnt)} labels learnt, {refused} uploads refused")
     assert refused > 0 and len(learnt) < 20, (len(learnt), refused)
-    assert all(GOLD[i] == l for i, l in learnt.items())  # what was learnt is right: the bound is what matters
+    # issue 48: before approval the owner sees the score in steps of 0.05, so a one-flip probe reads
+    # "no change" for most items whatever their label: fewer "learnt" labels are right than the limit allows
+    right = sum(GOLD[i] == l for i, l in learnt.items())
+    print(f"probe: {right} of {len(learnt)} 'learnt' labels right")
     assert len(learnt) <= 3 * 5 - 1  # the per-address daily limit (3 x --max-per-day) less one baseline
 
 

@@ -51,6 +51,7 @@ def serve(
     parse_budget: float = typer.Option(3.0, help="Seconds one request may spend parsing an uploaded JSON body (then 422)."),
     login_max_failures: int = typer.Option(5, help="Wrong passwords in a row that lock an account."),
     login_lockout: int = typer.Option(900, help="Seconds a locked account stays locked."),
+    trusted_proxy: list[str] = typer.Option(None, "--trusted-proxy", help="Address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client (repeat; default none, loopback included: the TCP peer is the client)."),
     shutdown_timeout: float = typer.Option(10.0, help="On SIGTERM/SIGINT: seconds to let open requests finish before closing them."),
 ) -> None:
     """Start the leaderboard web service (pages and REST API)."""
@@ -67,11 +68,28 @@ def serve(
                         max_per_month=max_per_month, max_per_address_day=max_per_address_day,
                         register_per_address_hour=register_per_address_hour, register_per_address_day=register_per_address_day,
                         register_per_hour=register_per_hour, approve_accounts=approve_accounts, score_digits=score_digits, body_timeout_s=body_timeout, parse_budget_s=parse_budget,
-                        login_max_failures=login_max_failures, login_lockout_s=login_lockout)
+                        login_max_failures=login_max_failures, login_lockout_s=login_lockout,
+                        trusted_proxies=tuple(_proxies(trusted_proxy or [])))
     web = create_app(url, secret_key=secret_key, settings=settings)
     typer.echo(f"glotbench leaderboard on http://{host}:{port}/ (database {_hide_password(url)})")
-    uvicorn.run(web, host=host, port=port, log_level="info", proxy_headers=True,
+    # the app reads X-Forwarded-For itself, from --trusted-proxy peers only (leaderboard/web.py); uvicorn's
+    # own reading would trust 127.0.0.1 by default
+    uvicorn.run(web, host=host, port=port, log_level="info", proxy_headers=False,
                 timeout_graceful_shutdown=max(1, int(shutdown_timeout + 0.999)))
+
+
+def _proxies(values: list[str]) -> list[str]:
+    """--trusted-proxy values (repeated or comma-separated); one that is no address or network is one line."""
+    from glotbench.errors import GlotbenchError
+    from glotbench.leaderboard.config import _networks
+
+    out = [v.strip() for raw in values for v in raw.split(",") if v.strip()]
+    for v in out:
+        try:
+            _networks((v,))
+        except ValueError:
+            raise GlotbenchError(f"--trusted-proxy {v[:60]!r}: not an IP address or network (e.g. 10.0.0.5 or 10.0.0.0/8)") from None
+    return out
 
 
 def _hide_password(url: str) -> str:

@@ -39,12 +39,14 @@ class CallStats:
 
 class CachedCaller:
     def __init__(self, model: Model, journal: Journal, *, role: str = "model", policy: RetryPolicy | None = None,
-                 concurrency: int = 8, seed: int = 0, guard: RunGuard | None = None, shared=None):
+                 concurrency: int = 8, seed: int = 0, guard: RunGuard | None = None, shared=None,
+                 shared_ident: dict | None = None):
         self.model = model
         # the shared response cache (engine/response_cache.py), read on a journal miss, written
-        # after each answer; None when the run has none
+        # after each answer; None when the run has none. ``shared_ident``: what its keys hold of the
+        # model (response_cache.cache_identity: the settings and the served model's identity)
         self.shared = shared
-        self._shared_ident = model.settings() if shared is not None else None
+        self._shared_ident = (shared_ident or model.settings()) if shared is not None else None
         self.journal = journal
         self.role = role
         self.policy = policy or RetryPolicy()
@@ -96,7 +98,7 @@ class CachedCaller:
 
     def _from_shared(self, keyed_json: bytes, key: str, is_gen: bool) -> dict | None:
         """An answer from the shared cache, copied into this run's journal (the run stays complete)."""
-        found = self.shared.get(self.shared.cache_key(key, self._shared_ident))
+        found = self.shared.get(self.shared.cache_key(key, self._shared_ident), "generate" if is_gen else "loglikelihood")
         if found is None:
             return None
         self._known.add(key)

@@ -15,11 +15,19 @@ writes the queue first.
 A file that SQLite cannot read, a 0-byte file (a journal always has its schema) or tables that
 differ from :data:`SCHEMA` (schema damage: :func:`schema_problem`) raise
 :class:`~glotbench.errors.JournalCorrupt` naming ``glotbench doctor RUN``.
+
+Rows carry a checksum of their content (``sum``: :func:`row_sum`; issue 48). A response row that
+fails it, does not parse or is no answer of its kind is a miss (the request is sent again, the new
+answer replaces it); a sample row that fails it, or whose answers are such rows, is not done (the
+rerun scores it again). Rows without a checksum (journals written before) are accepted. A journal
+on storage this process cannot write (an archived run) is opened read-only (engine/sqlite_ro.py):
+it is read, and nothing is written to it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import sqlite3
 import time
@@ -27,6 +35,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from glotbench import json_codec
+from glotbench.engine.sqlite_ro import is_read_only_error, open_read_only, writable
 from glotbench.errors import JournalCorrupt
 
 SCHEMA = """
@@ -39,7 +48,8 @@ CREATE TABLE IF NOT EXISTS responses (
     request TEXT NOT NULL,
     response TEXT NOT NULL,
     latency_s REAL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    sum TEXT                       -- row_sum(key, response); NULL in journals written before checksums
 );
 CREATE TABLE IF NOT EXISTS errors (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -59,6 +69,7 @@ CREATE TABLE IF NOT EXISTS samples (
     status TEXT NOT NULL,          -- 'scored' or 'error'
     record TEXT NOT NULL,          -- JSON: prompt, outputs, extracted, pred, gold, values, metadata, error
     created REAL NOT NULL,
+    sum TEXT,                      -- row_sum(run_key, task, sample_id, status, record)
     PRIMARY KEY (run_key, task, sample_id)
 );
 CREATE TABLE IF NOT EXISTS judgments (
@@ -68,6 +79,7 @@ CREATE TABLE IF NOT EXISTS judgments (
     sample_index INTEGER NOT NULL DEFAULT 0,
     record TEXT NOT NULL,
     created REAL NOT NULL,
+    sum TEXT,                      -- row_sum(judge_id, task, sample_id, sample_index, record)
     PRIMARY KEY (judge_id, task, sample_id, sample_index)
 );
 """
@@ -89,6 +101,22 @@ def _row_bytes(obj: Any) -> bytes:
     """A sample or judgment record's JSON, compact, UTF-8: samples.jsonl splices this text in as it is
     (output/results.py). The INSERT casts it to TEXT (``CAST(? AS TEXT)``)."""
     return json_codec.dumps_utf8(obj, separators=json_codec.COMPACT)
+
+
+# Columns a journal written by an older glotbench lacks: added when it is opened for writing,
+# read as NULL (no checksum) when it is not.
+OPTIONAL_COLUMNS = {"responses": ("sum",), "samples": ("sum",), "judgments": ("sum",)}
+
+
+def row_sum(*parts: Any) -> str:
+    """The checksum of a row's content: SHA-256 (first 16 hex digits) of its parts, each as text or
+    UTF-8 bytes, separated by NUL."""
+    h = hashlib.sha256()
+    for i, part in enumerate(parts):
+        if i:
+            h.update(b"\0")
+        h.update(part if isinstance(part, (bytes, bytearray)) else str(part).encode("utf-8"))
+    return h.hexdigest()[:16]
 
 
 _EXPECTED: dict[str, dict[str, tuple]] | None = None
@@ -120,7 +148,7 @@ def schema_problem(con: sqlite3.Connection) -> str | None:
         if not have:
             problems.append(f"table {table} is missing")
             continue
-        missing = [c for c in want if c not in have]
+        missing = [c for c in want if c not in have and c not in OPTIONAL_COLUMNS.get(table, ())]
         changed = [c for c in want if c in have and have[c] != want[c]]
         extra = [r[1] for r in con.execute(f"PRAGMA table_info({table})") if r[1] not in want and r[3] and r[4] is None]
         if missing:
@@ -130,6 +158,28 @@ def schema_problem(con: sqlite3.Connection) -> str | None:
         if extra:
             problems.append(f"table {table} has unknown required column(s) {', '.join(extra)}")
     return "; ".join(problems) or None
+
+
+def response_row_answer(key: str, body: bytes | str | None, kind: str | None, stored_sum: str | None, *,
+                        parse: bool = True) -> dict | bool | None:
+    """A response row's answer, or None when the row fails its checksum, does not parse, or is no
+    answer of its kind. ``parse=False`` checks the checksum only and answers True for a sound row."""
+    from glotbench.engine.response_cache import answer_problem
+
+    if body is None:
+        return None
+    raw = body if isinstance(body, (bytes, bytearray)) else str(body).encode("utf-8")
+    if stored_sum is not None and stored_sum != row_sum(key, raw):
+        return None
+    if not parse:
+        return True
+    try:
+        answer = json_codec.loads(raw)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if answer_problem(kind or "generate", answer) is not None:
+        return None
+    return answer
 
 
 def corrupt_message(path: Path, err: BaseException | str) -> str:
@@ -155,13 +205,28 @@ class Journal:
         # A shard's journal reads answers through to the run's own journal (never writes there),
         # so answers merged from earlier sessions are not sent again (docs/sharding.md).
         self.fallback: Journal | None = None
+        self.read_only = False
+        self.dropped_writes = 0  # rows a read-only journal did not write
+        self.damaged_keys: set[str] = set()  # response rows read as misses (checksum, JSON, shape)
+        self._damaged_responses: set[str] | None = None
         try:
-            self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.executescript(SCHEMA)
+            if self.path.exists() and not writable(self.path):
+                self._open_read_only()
+            else:
+                try:
+                    self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+                    self._conn.execute("PRAGMA journal_mode=WAL")
+                except sqlite3.OperationalError as err:
+                    if not (self.path.exists() and is_read_only_error(err)):
+                        raise
+                    self._open_read_only()  # a read-only mount or file that os.access let through
+            if not self.read_only:
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.executescript(SCHEMA)
+                self._add_optional_columns()
             self._conn.execute("SELECT COUNT(*) FROM meta").fetchone()
             damage = schema_problem(self._conn)
+            self._has_sum = {t: "sum" in _table_columns(self._conn, t) for t in OPTIONAL_COLUMNS}
         except sqlite3.DatabaseError as err:
             if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
                 raise
@@ -169,6 +234,21 @@ class Journal:
         if damage:
             self._conn.close()
             raise JournalCorrupt(corrupt_message(self.path, f"schema damage: {damage}"))
+
+    def _open_read_only(self) -> None:
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn.close()
+        self._conn = open_read_only(self.path)
+        self.read_only = True
+
+    def _add_optional_columns(self) -> None:
+        """A journal written before checksums gets their column (its old rows keep NULL: accepted)."""
+        for table, cols in OPTIONAL_COLUMNS.items():
+            have = _table_columns(self._conn, table)
+            for col in cols:
+                if have and col not in have:
+                    self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {col} TEXT")
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -194,7 +274,11 @@ class Journal:
         return len(self._held)
 
     def _put(self, sql: str, params: tuple, *, answer: tuple[str, bytes] | None = None) -> None:
-        """Queue a row; commit it now outside an event loop, at the loop's next iteration inside one."""
+        """Queue a row; commit it now outside an event loop, at the loop's next iteration inside one.
+        A read-only journal (an archived run) writes nothing: the row is counted and dropped."""
+        if self.read_only:
+            self.dropped_writes += 1
+            return
         self._queue.append((sql, params))
         if answer is not None:
             self._held[answer[0]] = answer[1]
@@ -263,10 +347,17 @@ class Journal:
         held = self._held.get(key)
         if held is not None:
             return json_codec.loads(held)
-        row = self._conn.execute("SELECT CAST(response AS BLOB) FROM responses WHERE key=?", (key,)).fetchone()
+        sum_col = "sum" if self._has_sum["responses"] else "NULL"
+        row = self._conn.execute(f"SELECT CAST(response AS BLOB), kind, {sum_col} FROM responses WHERE key=?",
+                                 (key,)).fetchone()
         if row is None and self.fallback is not None:
             return self.fallback.get_response(key)
-        return json_codec.loads(row[0]) if row else None
+        if row is None:
+            return None
+        answer = response_row_answer(key, *row)
+        if answer is None:  # fails its checksum, does not parse, or is no answer: sent again
+            self.damaged_keys.add(key)
+        return answer
 
     def get_request(self, key: str) -> dict | None:
         """The request a cached response answers (None when it is not in the journal)."""
@@ -284,9 +375,11 @@ class Journal:
         journal row can be checked against its key."""
         body = json_codec.dumps_utf8(response)
         request_text = request if type(request) is bytes else json_codec.dumps_utf8(request)
-        self._put("INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created)"
-                  " VALUES (?,?,?,?,CAST(? AS TEXT),CAST(? AS TEXT),?,?)",
-                  (key, role, kind, model_id, request_text, body, latency_s, time.time()), answer=(key, body))
+        self._put("INSERT OR REPLACE INTO responses(key, role, kind, model_id, request, response, latency_s, created, sum)"
+                  " VALUES (?,?,?,?,CAST(? AS TEXT),CAST(? AS TEXT),?,?,?)",
+                  (key, role, kind, model_id, request_text, body, latency_s, time.time(), row_sum(key, body)),
+                  answer=(key, body))
+        self.damaged_keys.discard(key)
 
     def count_responses(self, *, since: float, role: str) -> int:
         """Responses of ``role`` ('model', 'judge') committed at or after ``since`` (epoch seconds)."""
@@ -318,14 +411,56 @@ class Journal:
     def put_sample(self, run_key: str, task: str, sample_id: str, idx: int, status: str, record: dict) -> None:
         text = _row_bytes(record)
         self._put(
-            "INSERT OR REPLACE INTO samples(run_key, task, sample_id, idx, status, record, created)"
-            " VALUES (?,?,?,?,?,CAST(? AS TEXT),?)",
-            (run_key, task, sample_id, idx, status, text, time.time()),
+            "INSERT OR REPLACE INTO samples(run_key, task, sample_id, idx, status, record, created, sum)"
+            " VALUES (?,?,?,?,?,CAST(? AS TEXT),?,?)",
+            (run_key, task, sample_id, idx, status, text, time.time(), row_sum(run_key, task, sample_id, status, text)),
         )
 
     def scored_ids(self, run_key: str, task: str) -> set[str]:
-        return {r[0] for r in self.conn.execute(
-            "SELECT sample_id FROM samples WHERE run_key=? AND task=? AND status='scored'", (run_key, task))}
+        """Items of ``task`` scored in this run: their row passes its checksum and parses, and none of
+        their answers is a damaged response row (those items are done again; docs/footguns.md)."""
+        sum_col = "sum" if self._has_sum["samples"] else "NULL"
+        damaged = self.damaged_response_keys()
+        out = set()
+        for sid, status, rec, stored in self.conn.execute(
+                f"SELECT sample_id, status, CAST(record AS BLOB), {sum_col} FROM samples "
+                "WHERE run_key=? AND task=? AND status='scored'", (run_key, task)):
+            if stored is not None and stored != row_sum(run_key, task, sid, status, rec):
+                continue
+            if stored is None or damaged:
+                try:
+                    parsed = json_codec.loads(rec)
+                except (ValueError, TypeError, RecursionError):
+                    continue
+                if not isinstance(parsed, dict):
+                    continue
+                if damaged and damaged.intersection(parsed.get("request_keys") or ()):
+                    continue
+            out.add(sid)
+        return out
+
+    def has_damaged_rows(self) -> bool:
+        """Whether any response or sample row fails its checksum or parse (a finished run whose
+        journal was edited in place then takes the full path, which redoes exactly those items)."""
+        if self.damaged_response_keys():
+            return True
+        if not self._has_sum["samples"]:
+            return False
+        for run_key, task, sid, status, rec, stored in self.conn.execute(
+                "SELECT run_key, task, sample_id, status, CAST(record AS BLOB), sum FROM samples WHERE sum IS NOT NULL"):
+            if stored != row_sum(run_key, task, sid, status, rec):
+                return True
+        return False
+
+    def damaged_response_keys(self) -> set[str]:
+        """Keys of response rows that fail their checksum, do not parse, or hold no answer of their
+        kind (read once per journal; rows written later are written whole)."""
+        if self._damaged_responses is None:
+            sum_col = "sum" if self._has_sum["responses"] else "NULL"
+            self._damaged_responses = {key for key, body, kind, stored in self.conn.execute(
+                f"SELECT key, CAST(response AS BLOB), kind, {sum_col} FROM responses")
+                if response_row_answer(key, body, kind, stored, parse=stored is None) is None}
+        return self._damaged_responses
 
     def iter_sample_rows(self, run_key: str | None = None, task: str | None = None, *,
                          record: str = "record") -> Iterator[tuple]:
@@ -359,9 +494,9 @@ class Journal:
     def put_judgment(self, judge_id: str, task: str, sample_id: str, sample_index: int, record: dict) -> None:
         text = _row_bytes(record)
         self._put(
-            "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created)"
-            " VALUES (?,?,?,?,CAST(? AS TEXT),?)",
-            (judge_id, task, sample_id, sample_index, text, time.time()),
+            "INSERT OR REPLACE INTO judgments(judge_id, task, sample_id, sample_index, record, created, sum)"
+            " VALUES (?,?,?,?,CAST(? AS TEXT),?,?)",
+            (judge_id, task, sample_id, sample_index, text, time.time(), row_sum(judge_id, task, sample_id, sample_index, text)),
         )
 
     def iter_judgments(self, judge_id: str | None = None, task: str | None = None) -> Iterator[dict]:

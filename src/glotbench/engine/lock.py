@@ -12,6 +12,7 @@ POSIX only (Linux, macOS); on other systems the lock is skipped with no guarante
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Callable
@@ -42,12 +43,30 @@ class RunLock:
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / LOCK_NAME
         self.fd: int | None = None
+        self.read_only = False  # the run directory is on read-only storage: held shared, never written
 
     def acquire(self, *, wait: bool = False, on_wait: Callable[[str], None] | None = None) -> "RunLock":
         if fcntl is None:  # pragma: no cover
             return self
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            if err.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+                raise
+            # read-only storage (an archived run): nobody can write the journal there, so nothing can
+            # be sent twice; an existing lock file is still honoured (flock works on a read-only fd)
+            try:
+                fd = os.open(self.path, os.O_RDONLY)
+            except OSError:
+                return self
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise RunLocked(f"{self.path.parent}: another glotbench process is running on this directory") from None
+            self.fd, self.read_only = fd, True
+            return self
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -67,7 +86,8 @@ class RunLock:
     def release(self) -> None:
         if self.fd is not None:
             try:
-                os.ftruncate(self.fd, 0)
+                if not self.read_only:
+                    os.ftruncate(self.fd, 0)
             except OSError:
                 pass
             os.close(self.fd)  # closing drops the flock

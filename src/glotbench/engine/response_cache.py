@@ -9,6 +9,14 @@ model's settings, so an answer is only reused for the same model, set up the sam
 same thing. One SQLite file in WAL mode with a busy timeout: two runs sharing a cache may read and
 write at once. A hit is copied into the run's own journal, so a run directory stays complete on
 its own.
+
+Untrusted like any file (issue 48): a row SQLite cannot read (a damaged page) or that is not an
+answer of the right shape (:func:`answer_problem`) is a miss: the request is sent again, and the
+run counts it (``read_errors``, ``bad_rows``) and names it. A cache folder or file this process
+cannot write is opened read-only (SQLite ``mode=ro``, then ``immutable=1`` when the folder cannot
+hold the WAL's shared-memory file): it is read, never written. A file SQLite cannot open at all is
+no cache for this run (one line), never the run's end. The served model's identity
+(:func:`cache_identity`) is part of the key (docs/cache.md).
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import time
 from pathlib import Path
 
 from glotbench import json_codec
+from glotbench.engine.sqlite_ro import is_read_only_error, open_read_only, writable
 from glotbench.errors import GlotbenchError
 
 CACHE_FILE = "responses.sqlite"
@@ -72,58 +81,260 @@ def _setup(conn: sqlite3.Connection, busy_timeout_s: float) -> None:
             time.sleep(0.05)
 
 
+def answer_problem(kind: str, answer: object) -> str | None:
+    """Why ``answer`` (a parsed cache or journal row) is no answer of ``kind``, or None when it is one:
+    a generation is an object with a string ``text``; a log-likelihood one with a number ``logprob``,
+    a boolean ``is_greedy`` and an integer ``n_tokens``."""
+    if not isinstance(answer, dict):
+        return f"not a JSON object ({type(answer).__name__})"
+    if kind == "loglikelihood":
+        lp, greedy, n = answer.get("logprob"), answer.get("is_greedy"), answer.get("n_tokens")
+        if isinstance(lp, bool) or not isinstance(lp, (int, float)):
+            return "no number 'logprob'"
+        if not isinstance(greedy, bool) or isinstance(n, bool) or not isinstance(n, int):
+            return "no boolean 'is_greedy' or integer 'n_tokens'"
+        return None
+    if not isinstance(answer.get("text"), str):
+        return "no string 'text'"
+    for key in ("reasoning", "finish_reason"):
+        if answer.get(key) is not None and not isinstance(answer[key], str):
+            return f"'{key}' is not a string"
+    for key in ("input_tokens", "output_tokens"):
+        v = answer.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            return f"'{key}' is not an integer"
+    return None
+
+
 class ResponseCache:
     """A content-addressed store of answers, shared by run directories (and processes)."""
 
-    def __init__(self, folder: Path, *, busy_timeout_s: float = 60.0):
+    def __init__(self, folder: Path, *, busy_timeout_s: float = 60.0, strict: bool = True):
+        """``strict=False`` (a run): a cache SQLite cannot open is no cache (``self.problem`` says
+        why, every read a miss); ``strict=True`` raises it as one line."""
         self.folder = Path(folder)
+        self.path = self.folder / CACHE_FILE
+        self.read_only = False
+        self.problem: str | None = None
+        self._conn: sqlite3.Connection | None = None
+        self.hits = self.writes = 0
+        self.read_errors = 0  # reads SQLite could not do (damaged pages): misses, sent again
+        self.bad_rows = 0  # rows that parsed to no answer of the right shape: misses, sent again
+        self.write_errors = 0
+        self.last_problem: str | None = None  # the last read error or bad row, for the run's one line
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            self.path = self.folder / CACHE_FILE
-            self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
-                                         timeout=busy_timeout_s)
-            self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
-            _setup(self._conn, busy_timeout_s)
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                if not self.path.is_file():
+                    raise
+            if not writable(self.path):
+                self._conn, self.read_only = open_read_only(self.path, busy_timeout_s), True
+            else:
+                try:
+                    self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                                                 timeout=busy_timeout_s)
+                    self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+                    _setup(self._conn, busy_timeout_s)
+                except sqlite3.OperationalError as err:
+                    if not is_read_only_error(err) or not self.path.is_file():
+                        raise
+                    if self._conn is not None:
+                        self._conn.close()  # a read-only file root opened for writing: read it as it is
+                    self._conn, self.read_only = open_read_only(self.path, busy_timeout_s), True
         except (OSError, sqlite3.DatabaseError) as err:
-            raise GlotbenchError(f"response cache {self.folder}: cannot open it ({err}); "
-                                 f"pick another --cache folder or pass --no-cache") from None
-        self.hits = 0
-        self.writes = 0
+            if strict:
+                raise GlotbenchError(f"response cache {self.folder}: cannot open it ({err}); "
+                                     f"pick another --cache folder or pass --no-cache") from None
+            self._conn = None
+            self.problem = f"cannot open it ({err})"
 
     @staticmethod
     def cache_key(request_key: str, model_settings: dict) -> str:
         ident = json.dumps(model_settings, sort_keys=True, default=str, ensure_ascii=False)
         return hashlib.sha256(f"{request_key}\n{ident}".encode()).hexdigest()
 
-    def get(self, key: str) -> dict | None:
-        try:
-            row = self._conn.execute("SELECT CAST(response AS BLOB) FROM responses WHERE key=?", (key,)).fetchone()
-        except sqlite3.OperationalError:  # busy past the timeout: a miss costs a request, never a wrong answer
+    def get(self, key: str, kind: str | None = None) -> dict | None:
+        """The answer stored under ``key``, or None: a miss, a read SQLite cannot do, or a row that is
+        no answer (of ``kind`` when given). Only a sound answer counts as a hit."""
+        if self._conn is None:
             return None
+        try:
+            row = self._conn.execute("SELECT CAST(response AS BLOB), kind FROM responses WHERE key=?",
+                                     (key,)).fetchone()
+        except sqlite3.OperationalError as err:
+            if "locked" in str(err) or "busy" in str(err):  # busy past the timeout: a miss, never a wrong answer
+                return None
+            return self._read_error(key, err)
+        except sqlite3.DatabaseError as err:  # a damaged page: a miss, the request is sent again
+            return self._read_error(key, err)
         if row is None:
             return None
+        try:
+            answer = json_codec.loads(row[0])
+        except (ValueError, TypeError, RecursionError) as err:
+            return self._bad_row(key, f"not valid JSON ({str(err).splitlines()[0][:80]})")
+        want = kind or row[1]
+        problem = answer_problem(want, answer) if want in ("generate", "loglikelihood") else "unknown kind"
+        if problem is None and kind is not None and row[1] != kind:
+            problem = f"stored as a {row[1]!r} answer"
+        if problem:
+            return self._bad_row(key, problem)
         self.hits += 1
-        return json_codec.loads(row[0])
+        return answer
+
+    def _read_error(self, key: str, err: Exception) -> None:
+        self.read_errors += 1
+        self.last_problem = f"row {key[:12]}: {err}"
+        return None
+
+    def _bad_row(self, key: str, why: str) -> None:
+        self.bad_rows += 1
+        self.last_problem = f"row {key[:12]}: {why}"
+        return None
 
     def put(self, key: str, *, model_id: str, kind: str, response: dict) -> None:
+        if self._conn is None or self.read_only:
+            return
         body = json_codec.dumps_utf8(response)
         try:
-            self._conn.execute("INSERT OR IGNORE INTO responses(key, model_id, kind, response, created)"
+            # REPLACE: a row that was damaged (read as a miss) is overwritten by the fresh answer
+            self._conn.execute("INSERT OR REPLACE INTO responses(key, model_id, kind, response, created)"
                                " VALUES (?,?,?,CAST(? AS TEXT),?)", (key, model_id, kind, body, time.time()))
             self.writes += 1
-        except sqlite3.OperationalError:  # busy or disk full: the run's own journal still has the answer
-            pass
+        except sqlite3.DatabaseError:  # busy, disk full, a damaged page: the run's own journal has the answer
+            self.write_errors += 1
+
+    def report(self) -> dict:
+        """What this run did with the cache, for results.json and the console."""
+        out = {"folder": str(self.folder), "hits": self.hits, "writes": self.writes}
+        for name in ("read_errors", "bad_rows", "write_errors"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
+        if self.read_only:
+            out["read_only"] = True
+        if self.problem:
+            out["problem"] = self.problem
+        if self.last_problem and (self.read_errors or self.bad_rows):
+            out["last_problem"] = self.last_problem
+        return out
 
     def __len__(self) -> int:
+        if self._conn is None:
+            return 0
         return self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
 
     def close(self) -> None:
         try:
-            self._conn.close()
+            if self._conn is not None:
+                self._conn.close()
         except sqlite3.Error:
             pass
 
 
-def open_cache(cache: str | None, no_cache: bool = False) -> ResponseCache | None:
+def open_cache(cache: str | None, no_cache: bool = False, *, strict: bool = False) -> ResponseCache | None:
     folder = cache_dir_for(cache, no_cache)
-    return ResponseCache(folder) if folder is not None else None
+    return ResponseCache(folder, strict=strict) if folder is not None else None
+
+
+def cache_identity(model, served: dict | None, trust_name: bool) -> tuple[dict | None, str]:
+    """(what the cache keys a model's answers on, how) for ``model`` whose server said ``served``
+    (``Model.served_identity()``). An in-process model: its settings (they name its file). A model
+    behind a server that said what it serves: its settings and that identity (another model loaded
+    under the same name and URL is another key). A server that could not say: its settings alone
+    with ``trust_name`` (``--cache-trust-name``), else None: the cache is not used for it."""
+    settings = model.settings()
+    if not getattr(model, "serves_remotely", False):
+        return settings, "model settings"
+    if served:
+        return {**settings, "served": served}, "served model identity"
+    if trust_name:
+        return settings, "model name and URL (--cache-trust-name)"
+    return None, "not used: the server does not say which model it serves; pass --cache-trust-name to key on the name"
+
+
+def check_cache(folder: Path) -> tuple[int, list[str]]:
+    """(rows read, one line per problem) of the cache in ``folder``: SQLite's integrity check, then
+    every row read on its own (a row SQLite cannot read, or no answer of its kind). Read-only."""
+    from glotbench.engine.salvage import Report, _rows
+
+    path = Path(folder) / CACHE_FILE
+    if not path.is_file():
+        return 0, []
+    try:
+        con = open_read_only(path)
+    except sqlite3.DatabaseError as err:
+        return 0, [f"cannot open it ({err})"]
+    problems: list[str] = []
+    n = 0
+    try:
+        try:
+            rows = [r[0] for r in con.execute("PRAGMA quick_check")]
+        except sqlite3.DatabaseError as err:
+            rows = [str(err)]
+        if rows != ["ok"]:
+            problems.append("page damage: " + "; ".join(rows[:2]))
+        report = Report(path=path, ok=False)
+        bad = 0
+        for key, kind, body in _rows(con, "responses", ["key", "kind", "CAST(response AS BLOB)"], report,
+                                     path.stat().st_size // 4 + 1000):
+            n += 1
+            try:
+                answer = json_codec.loads(body)
+            except (ValueError, TypeError, RecursionError):
+                answer = None
+            if answer is None or answer_problem(kind if kind in ("generate", "loglikelihood") else "generate", answer):
+                bad += 1
+        if report.unreadable.get("responses"):
+            problems.append(f"{report.unreadable['responses']} unreadable stretch(es) of rows")
+        if bad:
+            problems.append(f"{bad} row(s) that are no answer of their kind (wrong shape or not JSON)")
+    finally:
+        con.close()
+    return n, problems
+
+
+def rebuild_cache(folder: Path) -> tuple[int, Path]:
+    """Copy every sound row of the cache in ``folder`` into a fresh file that takes its place; the
+    damaged file is kept beside it (``responses.sqlite.corrupt-<time>``). (rows kept, kept file)."""
+    from glotbench.engine.salvage import Report, _rows
+
+    path = Path(folder) / CACHE_FILE
+    fresh = path.with_name(path.name + ".rebuild")
+    for p in (fresh, Path(str(fresh) + "-wal"), Path(str(fresh) + "-shm")):
+        p.unlink(missing_ok=True)
+    out = sqlite3.connect(str(fresh), isolation_level=None)
+    out.executescript(_SCHEMA)
+    kept = 0
+    try:
+        con = open_read_only(path)
+    except sqlite3.DatabaseError:
+        con = None
+    if con is not None:
+        try:
+            out.execute("BEGIN")
+            for key, model_id, kind, body, created in _rows(
+                    con, "responses", ["key", "model_id", "kind", "CAST(response AS BLOB)", "created"],
+                    Report(path=path, ok=False), path.stat().st_size // 4 + 1000):
+                try:
+                    answer = json_codec.loads(body)
+                except (ValueError, TypeError, RecursionError):
+                    continue
+                if kind not in ("generate", "loglikelihood") or answer_problem(kind, answer):
+                    continue
+                out.execute("INSERT OR REPLACE INTO responses(key, model_id, kind, response, created) "
+                            "VALUES (?,?,?,CAST(? AS TEXT),?)", (key, model_id, kind, body, created))
+                kept += 1
+            out.execute("COMMIT")
+        finally:
+            con.close()
+    out.close()
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    os.replace(path, aside)
+    for suffix in ("-wal", "-shm"):
+        side = Path(str(path) + suffix)
+        if side.exists():
+            os.replace(side, Path(str(aside) + suffix))
+    os.replace(fresh, path)
+    return kept, aside

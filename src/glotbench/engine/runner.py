@@ -207,21 +207,22 @@ def pool_size(caller: CachedCaller, judge: CachedCaller | None) -> int:
 
 async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings: RunSettings, *, concurrency: int,
                   policy, on_progress: Callable[[str], None] | None = None, judge_model: Model | None = None,
-                  judge_concurrency: int | None = None) -> CachedCaller:
+                  judge_concurrency: int | None = None, say: Callable[[str], None] | None = None) -> CachedCaller:
     """Run every item still to do. When the run's guard trips (unreachable server, refused
     credentials, a journal that cannot be written), workers stop pulling items, items in flight
-    are left unrecorded for the rerun, and ``caller.guard.stopped`` says why."""
-    from glotbench.engine.response_cache import open_cache
-
+    are left unrecorded for the rerun, and ``caller.guard.stopped`` says why. ``caller.served``:
+    what the model's (and judge's) server said it serves; ``caller.cache_report``: what the run
+    did with the shared response cache (docs/cache.md)."""
     guard = RunGuard(policy)
-    shared = open_cache(settings.cache, settings.no_cache)  # docs/cache.md; None unless asked for
+    shared, idents, served, cache_report = open_shared_cache(settings, model, judge_model, say)
     caller = CachedCaller(model, journal, role="model", policy=policy, concurrency=concurrency, seed=settings.seed,
-                          guard=guard, shared=shared)
+                          guard=guard, shared=shared if idents.get("model") else None, shared_ident=idents.get("model"))
+    caller.served, caller.cache_report = served, cache_report
     judge = None
     if judge_model is not None:
         judge = CachedCaller(judge_model, journal, role="judge", policy=policy,
                              concurrency=judge_concurrency or judge_model.max_parallel or concurrency, seed=settings.seed,
-                             guard=guard, shared=shared)
+                             guard=guard, shared=shared if idents.get("judge") else None, shared_ident=idents.get("judge"))
         caller.judge = judge
     on_answer = getattr(on_progress, "answer", None)  # the progress counts answers as they arrive
     for c in (caller, judge):
@@ -255,8 +256,50 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
             if m is not None:
                 await m.aclose()
         if shared is not None:
+            cache_report.update(shared.report())
             shared.close()
+            if say is not None and (shared.read_errors or shared.bad_rows):
+                say(f"[yellow]response cache[/] {shared.path}: {shared.read_errors} unreadable and {shared.bad_rows} "
+                    f"malformed row(s) read as misses (their requests were sent again; last: {shared.last_problem}); "
+                    f"check it with: glotbench doctor RUN")
     return caller
+
+
+def served_identities(model: Model, judge_model: Model | None) -> dict:
+    """``{"model": ..., "judge": ...}``: what each one's server says it serves (None: it cannot say;
+    absent: an in-process model)."""
+    out = {}
+    for role, m in (("model", model), ("judge", judge_model)):
+        if m is not None and getattr(m, "serves_remotely", False):
+            out[role] = m.served_identity()
+    return out
+
+
+def open_shared_cache(settings: RunSettings, model: Model, judge_model: Model | None, say=None):
+    """(the cache or None, {role: key identity}, {role: served identity}, report) of a run. A role
+    whose server cannot say what it serves uses no cache unless ``--cache-trust-name`` (one line)."""
+    from glotbench.engine.response_cache import cache_identity, open_cache
+
+    served = served_identities(model, judge_model)
+    shared = open_cache(settings.cache, settings.no_cache)  # docs/cache.md; None unless asked for
+    if shared is None:
+        return None, {}, served, {}
+    report: dict = {"keyed_on": {}}
+    if shared.problem and say is not None:
+        say(f"[yellow]response cache[/] {shared.folder}: {shared.problem}; this run uses no cache "
+            f"(check it with: glotbench doctor RUN)")
+    idents = {}
+    for role, m in (("model", model), ("judge", judge_model)):
+        if m is None:
+            continue
+        ident, how = cache_identity(m, served.get(role), bool(getattr(settings, "cache_trust_name", False)))
+        report["keyed_on"][role] = how
+        if ident is None:
+            if say is not None:
+                say(f"[yellow]response cache[/] {role} {m.model_id}: {how}")
+            continue
+        idents[role] = ident
+    return shared, idents, served, report
 
 
 def _needs_records(task: Task) -> bool:

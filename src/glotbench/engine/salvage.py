@@ -36,6 +36,7 @@ class Report:
     problem: str = ""
     salvaged: dict[str, int] = field(default_factory=dict)
     unreadable: dict[str, int] = field(default_factory=dict)  # rowid stretches that could not be read
+    dropped: dict[str, int] = field(default_factory=dict)  # rows read but left out (checksum, parse, a dropped answer)
     kept_as: Path | None = None
 
 
@@ -48,7 +49,9 @@ def check(path: Path) -> tuple[bool, str]:
     if path.stat().st_size == 0:
         return False, "0-byte file"
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        from glotbench.engine.sqlite_ro import open_read_only
+
+        con = open_read_only(path)  # mode=ro, or immutable=1 on storage that cannot hold the WAL's files
         try:
             rows = [r[0] for r in con.execute("PRAGMA integrity_check")]
             if rows != ["ok"]:
@@ -56,15 +59,77 @@ def check(path: Path) -> tuple[bool, str]:
             damage = schema_problem(con)
             if damage:
                 return False, f"schema damage: {damage}"
-            for table in ("samples", "judgments"):  # derived rows that a reader would choke on
-                for task, sid, rec in con.execute(f"SELECT task, sample_id, record FROM {table}"):
-                    if not _json_object(rec):
-                        return False, f"row damage: table {table}, task {task}, item {sid}: the record is not a JSON object"
+            rows = damaged_rows(con)
+            if rows:
+                more = f" (and {len(rows) - 3} more)" if len(rows) > 3 else ""
+                return False, (f"row damage: {len(rows)} row(s) fail their checksum or do not parse: "
+                               + "; ".join(rows[:3]) + more)
         finally:
             con.close()
     except sqlite3.DatabaseError as err:
         return False, f"page damage: {err}"
     return True, ""
+
+
+def damaged_rows(con: sqlite3.Connection) -> list[str]:
+    """One line per row that fails its checksum (journal.row_sum), does not parse, or is no answer
+    of its kind (a response) or no JSON object (a sample or judgment record)."""
+    from glotbench.engine.journal import response_row_answer, row_sum
+
+    out = []
+    cols = {t: [r[1] for r in con.execute(f"PRAGMA table_info({t})")] for t in ("responses", "samples", "judgments")}
+    sums = {t: "sum" if "sum" in c else "NULL" for t, c in cols.items()}
+    for key, body, kind, stored, task, sid in con.execute(
+            f"SELECT r.key, CAST(r.response AS BLOB), r.kind, r.{sums['responses']}, e.task, e.sample_id FROM responses r "
+            "LEFT JOIN (SELECT key, MAX(task) AS task, MAX(sample_id) AS sample_id FROM errors GROUP BY key) e "
+            "ON e.key = r.key"):
+        if response_row_answer(key, body, kind, stored) is None:
+            where = f", task {task}, item {sid}" if task else ""
+            why = "fails its checksum" if stored is not None and stored != row_sum(key, body) else "is no readable answer"
+            out.append(f"table responses, key {key[:12]}{where}: {why}")
+    for run_key, task, sid, status, rec, stored in con.execute(
+            f"SELECT run_key, task, sample_id, status, CAST(record AS BLOB), {sums['samples']} FROM samples"):
+        if stored is not None and stored != row_sum(run_key, task, sid, status, rec):
+            out.append(f"table samples, task {task}, item {sid}: fails its checksum")
+        elif not _json_object(rec):
+            out.append(f"table samples, task {task}, item {sid}: the record is not a JSON object")
+    for jid, task, sid, k, rec, stored in con.execute(
+            f"SELECT judge_id, task, sample_id, sample_index, CAST(record AS BLOB), {sums['judgments']} FROM judgments"):
+        if stored is not None and stored != row_sum(jid, task, sid, k, rec):
+            out.append(f"table judgments, task {task}, item {sid}: fails its checksum")
+        elif not _json_object(rec):
+            out.append(f"table judgments, task {task}, item {sid}: the record is not a JSON object")
+    return out
+
+
+def _sound(table: str, row: dict, dropped_keys: set[str]) -> bool:
+    """Whether a row read from a damaged journal may be kept: it passes its checksum and parses (a
+    response: an answer of its kind; ``dropped_keys`` collects those left out) and, a sample, uses
+    no response that was left out (its item is then done again, its request re-sent)."""
+    from glotbench.engine.journal import response_row_answer, row_sum
+
+    stored = row.get("sum")
+    if table == "responses":
+        if response_row_answer(str(row.get("key")), row.get("response"), row.get("kind"), stored) is None:
+            dropped_keys.add(str(row.get("key")))
+            return False
+        return True
+    rec = row.get("record")
+    rec_b = rec if isinstance(rec, (bytes, bytearray)) else str(rec).encode("utf-8") if rec is not None else b""
+    if table == "samples":
+        if stored is not None and stored != row_sum(row.get("run_key"), row.get("task"), row.get("sample_id"),
+                                                    row.get("status"), rec_b):
+            return False
+        if dropped_keys:
+            try:
+                keys = json.loads(rec_b).get("request_keys") or ()
+            except (ValueError, AttributeError):
+                return False
+            return not dropped_keys.intersection(keys)
+        return True
+    if table == "judgments" and stored is not None:
+        return stored == row_sum(row.get("judge_id"), row.get("task"), row.get("sample_id"), row.get("sample_index"), rec_b)
+    return True
 
 
 def _json_object(text) -> bool:
@@ -230,6 +295,7 @@ def salvage(path: Path) -> Report:
         if src is not None:
             max_rows = work.stat().st_size // 4 + 1000  # no row takes fewer than 4 bytes of a page
             try:
+                dropped_keys: set[str] = set()  # response rows left out: the items that used them are redone
                 for table in TABLES:
                     want = _columns(out, table)
                     have = [c for c in _columns(src, table) if c in want]
@@ -238,6 +304,10 @@ def salvage(path: Path) -> Report:
                         out.execute("BEGIN")
                         rec_at = have.index("record") if table in ("samples", "judgments") and "record" in have else None
                         for row in _rows(src, table, have, report, max_rows):
+                            if not _sound(table, dict(zip(have, row)), dropped_keys):  # rebuilt or re-sent by the rerun
+                                report.unreadable[table] = report.unreadable.get(table, 0) + 1
+                                report.dropped[table] = report.dropped.get(table, 0) + 1
+                                continue
                             if rec_at is not None and not _json_object(row[rec_at]):  # rebuilt by the rerun
                                 report.unreadable[table] = report.unreadable.get(table, 0) + 1
                                 continue

@@ -356,7 +356,8 @@ def _run_locked(cfg: RunConfig, out_dir: Path, tasks: list, skipped: dict, model
         journal.set_meta("model_settings", model.settings())
         from glotbench.engine.shards.driver import merge_run
 
-        merge_run(out_dir, journal)  # shard journals of this run (a killed or earlier sharded session) first
+        if not journal.read_only:
+            merge_run(out_dir, journal)  # shard journals of this run (a killed or earlier sharded session) first
         reused = stored_task_results(journal, out_dir, cfg.model_dump(), tasks, settings, model.settings())
         if reused is not None:  # a finished run, nothing changed: re-report without re-rendering or re-scoring
             return _rereport(cfg, out_dir, journal, model, judge_model, skipped, *reused, console=console)
@@ -376,6 +377,12 @@ def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: 
     for tr in runs:
         _warn(console, tr.task.name, list(dict.fromkeys(getattr(tr.task, "load_warnings", []))))
     todo = sum(len(r.todo) for r in runs)
+    if todo and journal.read_only:
+        from glotbench.errors import GlotbenchError
+
+        raise GlotbenchError(f"{out_dir}: the journal is on storage this process cannot write (an archived run) and "
+                             f"{todo} item(s) are still to run; copy the run directory somewhere writable and rerun there "
+                             f"(export, report and compare read it where it is)")
     done = sum(len(r.samples) for r in runs) - todo
     concurrency = cfg.concurrency or model.max_parallel or 8
     policy = RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout,
@@ -404,7 +411,8 @@ def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: 
         counter = _ProgressCounter(progress, pid, t0)
         try:
             caller = asyncio.run(execute(runs, model, journal, settings, concurrency=concurrency, policy=policy,
-                                         on_progress=counter, judge_model=judge_model))
+                                         on_progress=counter, judge_model=judge_model,
+                                         say=lambda line: console.print(line, soft_wrap=True)))
         except KeyboardInterrupt:
             record_session(journal, out_dir, session_entry(started, time.perf_counter() - t0, interrupted=True,
                                                            journal=journal))
@@ -415,6 +423,10 @@ def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: 
     else:
         console.print(f"all {sum(len(r.samples) for r in runs)} item(s) already in the journal {out_dir / JOURNAL_NAME}; no model calls")
     entry = session_entry(started, time.perf_counter() - t0, caller)
+    if getattr(caller, "cache_report", None):
+        entry["shared_cache"] = caller.cache_report  # keyed on what, hits, damaged rows read as misses
+    if getattr(caller, "served", None):
+        journal.set_meta("served_model", caller.served)  # what the server said it serves (docs/cache.md)
     if getattr(caller, "shards", None):
         entry["shards"] = caller.shards  # per-shard counters, host and failures
     sessions = record_session(journal, out_dir, entry)
@@ -429,9 +441,12 @@ def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: 
         console.print(f"[yellow]note[/] {line}")
     for tr in runs:
         tr.release_samples()
-    task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=out_dir)
+    task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=None if journal.read_only else out_dir)
     results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results,
                              skipped)
+    if journal.read_only:
+        _read_only_note(console, out_dir)
+        return results, out_dir
     export_samples(journal, out_dir / "samples.jsonl", {n: t["fingerprint"]["id"] for n, t in task_results.items()})
     write_stamp(journal, out_dir, cfg.model_dump(), runs, task_results)
     if stopped:
@@ -462,6 +477,9 @@ def _write_results(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model
         "fingerprint": run_fingerprint(fps),
         "note": cfg.note,
         "model": model.settings(),
+        # what the model's (judge's) server said it serves when the last requests were sent: ids,
+        # model file, hash (models/served_identity.py); null where it could not say
+        "served_model": journal.get_meta("served_model"),
         "config": cfg.model_dump(),
         "settings": cfg.request_settings(),
         "versions": package_versions(),
@@ -472,8 +490,14 @@ def _write_results(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model
         "tasks": task_results,
         "skipped_tasks": skipped,
     }
-    write_json(out_dir / "results.json", results)
+    if not journal.read_only:
+        write_json(out_dir / "results.json", results)
     return results
+
+
+def _read_only_note(console: Console, out_dir: Path) -> None:
+    console.print(f"[yellow]note[/]: {out_dir} is on storage this process cannot write (an archived run): its journal "
+                  f"was read, nothing was written (results.json and samples.jsonl are as they were)", soft_wrap=True)
 
 
 def _rereport(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model, judge_model: Model | None, skipped: dict,
@@ -489,5 +513,8 @@ def _rereport(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model, jud
     for line in model_notes:
         console.print(f"[yellow]note[/] {line}")
     results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results, skipped)
+    if journal.read_only:
+        _read_only_note(console, out_dir)
+        return results, out_dir
     restamp_results(journal, out_dir)
     return results, out_dir

@@ -95,6 +95,8 @@ def stored_task_results(journal: Journal, out_dir: Path, config: dict, tasks: li
         fingerprints[task.name] = fp
     if stamp.get("journal") != journal_state(journal):
         return None
+    if journal.has_damaged_rows():  # a row edited in place or unreadable: those items are redone (issue 48)
+        return None
     try:
         stored = json.loads((out_dir / "results.json").read_text(encoding="utf-8")).get("tasks") or {}
     except (OSError, ValueError):

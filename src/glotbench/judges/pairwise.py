@@ -84,10 +84,12 @@ def _order(key: ItemKey):
 
 
 def default_output(runs: list[Path], judge_id: str) -> Path:
-    """Deterministic, like a run's: the same runs and judge land in the same folder (resume)."""
+    """Deterministic, like a run's: the same runs and judge land in the same folder (resume), in
+    whatever order the runs were given (``A B`` and ``B A`` judge the same comparisons: every item is
+    sent in both positions, so the judge's requests are the same and the second order sends none)."""
     from glotbench.models.base import canonical_json, sha256_hex
 
-    ident = {"runs": [str(Path(p).resolve()) for p in runs], "judge": judge_id}
+    ident = {"runs": sorted(str(Path(p).resolve()) for p in runs), "judge": judge_id}
     return Path("runs") / "pairwise" / sha256_hex(canonical_json(ident))[:10]
 
 

@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from glotbench.leaderboard.db import LeaderboardError
-from glotbench.leaderboard.names import bad_characters, name_key
+from glotbench.leaderboard.names import bad_characters, name_key, shown
 from glotbench.leaderboard.schema import ApiToken, User, WebSession, utcnow
 from glotbench.leaderboard.security import hash_password, new_api_token, token_hash, verify_password
 
@@ -38,10 +38,10 @@ def check_text(field: str, value: str, key: str = "err_bad_chars", allow_newline
 def create_user(db: Session, username: str, password: str, team: str = "", is_admin: bool = False) -> User:
     username, team = username.strip(), team.strip()
     if not USERNAME_RE.match(username):
-        raise InputError("err_username", f"username {username!r} must be 3-64 letters, digits, '.', '_' or '-'")
+        raise InputError("err_username", f"username {shown(username)} must be 3-64 letters, digits, '.', '_' or '-'")
     check_text("team", team)
     if len(password) < MIN_PASSWORD:
-        raise InputError("err_password", f"password for {username!r} must be at least {MIN_PASSWORD} characters")
+        raise InputError("err_password", f"password for {shown(username)} must be at least {MIN_PASSWORD} characters")
     key = name_key(username)
     if db.scalar(select(User.id).where(User.username_key == key)) is not None:
         raise InputError("err_user_exists", f"user {username!r} already exists")

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from glotbench.leaderboard import service
 from glotbench.output.csv_safe import cell
+from glotbench.leaderboard.names import shown
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 from glotbench.leaderboard.scoring import direction
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, Submission, User
@@ -104,7 +105,7 @@ def tasks(db: Session = Depends(get_db)):
 def task_detail(name: str, db: Session = Depends(get_db)):
     t = service.get_task(db, name)
     if t is None:
-        raise HTTPException(404, f"Unknown task {name!r}.")
+        raise HTTPException(404, f"Unknown task {shown(name)}.")
     return task_json(t, service.task_files(db, t))
 
 
@@ -113,7 +114,7 @@ def task_download(name: str, split: str, db: Session = Depends(get_db)):
     t = service.get_task(db, name)
     f = service.task_file(db, t, split) if t is not None and split in service.SPLITS else None
     if f is None:
-        raise HTTPException(404, f"No {split!r} file for task {name!r}.")
+        raise HTTPException(404, f"No {shown(split)} file for task {shown(name)}.")
     return Response(f.content, media_type="application/json",
                     headers={"Content-Disposition": f'attachment; filename="{f.filename}"'})
 
@@ -127,7 +128,7 @@ def overall(request: Request, db: Session = Depends(get_db)):
 def task_board(task_name: str, request: Request, db: Session = Depends(get_db)):
     task = service.get_task(db, task_name)
     if task is None:
-        raise HTTPException(404, f"Unknown task {task_name!r}.")
+        raise HTTPException(404, f"Unknown task {shown(task_name)}.")
     d = request.app.state.settings.score_digits
     return {"task": task.name, "metric": task.metric,
             "rows": [{"model": r.model, "team": r.team, "user": r.user, "score": rounded(r.score, d),
@@ -139,7 +140,7 @@ def task_board(task_name: str, request: Request, db: Session = Depends(get_db)):
 def model_history(model: str, request: Request, db: Session = Depends(get_db)):
     subs = service.approved(db, model=model)
     if not subs:
-        raise HTTPException(404, f"No approved results for model {model!r}.")
+        raise HTTPException(404, f"No approved results for model {shown(model)}.")
     d = request.app.state.settings.score_digits
     return {"model": model, "submissions": [{k: v for k, v in submission_json(s, d).items() if k != "score_on"}
                                             for s in views_of(subs, None)]}

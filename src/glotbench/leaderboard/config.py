@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 DEFAULT_MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 
@@ -29,8 +30,22 @@ class Settings:
     login_max_failures: int = 5  # consecutive wrong passwords before the account is locked
     login_lockout_s: int = 900
     https_only: bool = False
+    # addresses or networks (CIDR) of reverse proxies whose X-Forwarded-For is read; none by default,
+    # loopback included: a local process could otherwise claim any address (docs/leaderboard.md)
+    trusted_proxies: tuple[str, ...] = ()
+
+    def trusted_networks(self) -> tuple:
+        return _networks(tuple(self.trusted_proxies))
 
     def address_limit(self) -> int:
         if self.max_per_address_day is not None:
             return self.max_per_address_day
         return 3 * self.max_per_day
+
+
+@lru_cache(maxsize=8)
+def _networks(proxies: tuple[str, ...]) -> tuple:
+    """The trusted proxies as networks; a value that is no address or network raises ValueError."""
+    import ipaddress
+
+    return tuple(ipaddress.ip_network(p.strip(), strict=False) for p in proxies if p.strip())

@@ -23,3 +23,15 @@ def bad_characters(text: str, allow_newlines: bool = False) -> list[str]:
 def name_key(name: str) -> str:
     """The form two names are compared in: 'Boss', 'boss' and 'BOSS' are one name."""
     return unicodedata.normalize("NFKC", name).casefold()
+
+
+ECHO_LIMIT = 60  # characters of a client's input an error message repeats (issue 48: a 3 MB task name came back whole)
+
+
+def shown(value: object, limit: int = ECHO_LIMIT) -> str:
+    """``repr`` of what a client sent, cut to its first ``limit`` characters (with how long it was):
+    an error message names the input without echoing megabytes of it."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return repr(text) if isinstance(value, str) else text
+    return f"{text[:limit]!r}... ({len(text)} characters)"

@@ -36,6 +36,7 @@ from glotbench.leaderboard.accounts import (  # noqa: F401 - re-exported: the CL
 from glotbench.leaderboard import quotas
 from glotbench.leaderboard.config import Settings
 from glotbench.leaderboard.db import LeaderboardError
+from glotbench.leaderboard.names import shown
 from glotbench.leaderboard.registration import on_hold
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED, GoldLabel, Submission, Task, TaskFile, User, utcnow
@@ -147,7 +148,7 @@ def parse_gold(raw: bytes, source: str, id_field: str = "id", label_field: str =
 def add_task(db: Session, name: str, gold: dict[str, str], metric: str, labels: list[str] | None = None,
              title: str = "", replace: bool = False, public_share: float | None = None) -> Task:
     if not TASK_NAME_RE.match(name):
-        raise InputError("err_task_name", f"task name {name!r} must be letters, digits, '.', '_' or '-'")
+        raise InputError("err_task_name", f"task name {shown(name)} must be letters, digits, '.', '_' or '-'")
     tm = _task_metric(name, metric)
     if not gold:
         raise InputError("err_gold_empty", f"task {name!r}: the gold file has no items")
@@ -238,7 +239,7 @@ def add_task_file(db: Session, task: Task, split: str, filename: str, raw: bytes
     """Store a corpus file for download; for ``test`` the label (or reference) field is removed from
     every record. A JSON Lines upload is stored as a JSON list (the download is ``<task>_<split>.json``)."""
     if split not in SPLITS:
-        raise InputError("err_split", f"split {split!r} is not one of {', '.join(SPLITS)}")
+        raise InputError("err_split", f"split {shown(split)} is not one of {', '.join(SPLITS)}")
     records = _records(raw, filename)
     if split == "test":
         records = [{k: v for k, v in r.items() if k != label_field} if isinstance(r, dict) else r for r in records]
@@ -382,7 +383,7 @@ def submit(db: Session, user: User, up: Upload, raw: bytes, settings: Settings) 
         return None, [str(err)], 429
     if task is None:
         if task_name:
-            return None, [f"Unknown task {task_name!r}; known tasks: {', '.join(t.name for t in list_tasks(db)) or 'none'}."], 422
+            return None, [f"Unknown task {shown(task_name)}; known tasks: {', '.join(t.name for t in list_tasks(db)) or 'none'}."], 422
         _, problems = validate_submission(raw, set(), set(), max_bytes, max_depth=settings.max_json_depth,
                                           max_int_digits=settings.max_int_digits, deadline=deadline)
         return None, ["No task given: choose a task or put \"task\" in the file."] + [p for p in problems if "unknown id" not in p and "label set" not in p], 422
@@ -457,7 +458,7 @@ def review(db: Session, admin: User, sub_id: int, status: str) -> Submission:
     if not admin.is_admin:
         raise InputError("err_not_admin", "only administrators can approve or reject results")
     if status not in (APPROVED, REJECTED, PENDING):
-        raise InputError("err_status", f"status {status!r} is not one of approved, rejected, pending")
+        raise InputError("err_status", f"status {shown(status)} is not one of approved, rejected, pending")
     sub = db.get(Submission, sub_id)
     if sub is None:
         raise InputError("err_no_submission", f"no submission {sub_id}")

@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from glotbench.leaderboard.names import shown
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 
 FORMAT_VERSION = 1
@@ -167,7 +168,7 @@ def validate_submission(
             problems.append('Wrong shape: "model" must be a non-empty string.')
             model = None
         if expected_task and task and task != expected_task:
-            problems.append(f"The file is for task {task!r}, but it was uploaded for task {expected_task!r}.")
+            problems.append(f"The file is for task {shown(task)}, but it was uploaded for task {shown(expected_task)}.")
         extra = {k: v for k, v in doc.items() if k not in ("task", "model", "predictions")}
     elif isinstance(doc, list):
         entries = doc
@@ -195,13 +196,13 @@ def validate_submission(
         given = [f for f in ANSWER_FIELDS if f in entry]
         if len(given) > 1:
             named.add(item_id)
-            bad_shape.append(f'{where(n)} (id {item_id!r}) has both "label" and "prediction"; give one')
+            bad_shape.append(f'{where(n)} (id {shown(item_id)}) has both "label" and "prediction"; give one')
             continue
         fld = given[0] if given else answer_field
         label = _as_text(entry.get(fld), numbers=label_set is None)
         if not given or label is None:
             named.add(item_id)  # its problem is said here, not again as a missing id
-            bad_shape.append(f'{where(n)} (id {item_id!r}) has no string "{fld}"' + (f" (it is {_kind(entry[fld])})" if given else ""))
+            bad_shape.append(f'{where(n)} (id {shown(item_id)}) has no string "{fld}"' + (f" (it is {_kind(entry[fld])})" if given else ""))
             continue
         if item_id in preds:
             duplicates.append(item_id)
@@ -226,7 +227,7 @@ def validate_submission(
         problems.append(f"{len(dups)} duplicate id(s), each id may appear once: {_listing(dups)}.")
     for label, ids in sorted(bad_labels.items()):
         allowed = ", ".join(repr(l) for l in sorted(label_set or ()))
-        problems.append(f"Label {label!r} is not in the label set ({allowed}); used for {len(ids)} id(s): {_listing(ids)}.")
+        problems.append(f"Label {shown(label)} is not in the label set ({allowed}); used for {len(ids)} id(s): {_listing(ids)}.")
     if problems:
         return None, problems
     return Submission(predictions=preds, task=task, model=model, extra=extra), []

@@ -72,9 +72,43 @@ async def in_db(request: Request, fn: Callable[..., Any], *args) -> Any:
 
 
 def client_address(request: Request) -> str | None:
-    """The client's network address as the server sees it (behind a proxy: what ``--proxy-headers``
-    trusted it to say; see docs/leaderboard.md on per-address limits)."""
-    return request.client.host if request.client else None
+    """The client's network address: the TCP peer, unless the peer is one of the trusted proxies
+    (``glotbench serve --trusted-proxy``, default none): then the right-most address of
+    ``X-Forwarded-For`` that is not itself a trusted proxy (what the nearest untrusted hop said it
+    was; anything to its left the client may have written). A header from any other peer, loopback
+    included, is ignored: 28 registrations with 28 forged headers count as one address
+    (docs/leaderboard.md on per-address limits)."""
+    peer = request.client.host if request.client else None
+    trusted = request.app.state.settings.trusted_networks()
+    if peer is None or not trusted or not _in(peer, trusted):
+        return peer
+    hops = [h.strip() for h in ",".join(request.headers.getlist("x-forwarded-for")).split(",") if h.strip()]
+    for hop in reversed(hops):
+        if not _valid_ip(hop):
+            return peer  # a hop that is not an address: the chain cannot be read, keep the proxy's own
+        if not _in(hop, trusted):
+            return hop
+    return hops[0] if hops else peer
+
+
+def _valid_ip(text: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _in(address: str, networks) -> bool:
+    import ipaddress
+
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in net for net in networks)
 
 
 def current_user(request: Request, db: Session) -> User | None:

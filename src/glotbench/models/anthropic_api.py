@@ -27,6 +27,7 @@ def split_system(messages: tuple[dict, ...] | list[dict]) -> tuple[str | None, l
 
 
 class AnthropicModel(Model):
+    serves_remotely = True  # the API says nothing of the model behind a name: the cache needs --cache-trust-name
     is_chat = True
     supports_loglikelihood = False
 

@@ -160,6 +160,14 @@ class Model(ABC):
     # passed on as is, e.g. an OpenAI-compatible server), and common names (HF/vLLM's) mapped to its own.
     known_knobs: frozenset[str] | None = None
     knob_aliases: dict[str, str] = {}
+    # A model behind a server (OpenAI-compatible, Anthropic): the server may load another model under
+    # the same name, so the shared response cache keys on what it says it serves (docs/cache.md).
+    serves_remotely: bool = False
+
+    def served_identity(self) -> dict | None:
+        """What the model's server says it serves (model ids, file, hash: stable fields only), or None
+        when it cannot say. In-process backends are not asked (their settings name their file)."""
+        return None
 
     def knob_name(self, name: str) -> str:
         """The backend's own name for a generation knob (``repetition_penalty`` -> llama.cpp's ``repeat_penalty``)."""

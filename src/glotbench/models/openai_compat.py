@@ -48,6 +48,7 @@ def _one_line(text: object, limit: int = 300) -> str:
 
 
 class OpenAICompatModel(Model):
+    serves_remotely = True  # the server answers under any name: the cache keys on what it says it serves
     def __init__(self, name: str, base_url: str | list[str] | None = None, api_key_env: str = "OPENAI_API_KEY",
                  chat: bool = True, timeout: float = 60, logprobs_trusted: bool = False,
                  max_parallel: int | None = None, max_response_bytes: int = MAX_RESPONSE_BYTES,
@@ -79,6 +80,18 @@ class OpenAICompatModel(Model):
     def settings(self) -> dict:
         return {"model_id": self.model_id, "backend": "openai-compatible", "name": self.name,
                 "base_url": self.base_url, "chat": self.is_chat, "logprobs_trusted": self.logprobs_trusted}
+
+    def served_identity(self) -> dict | None:
+        """What the server (every replica) says it serves (models/served_identity.py); None when one
+        cannot say or the replicas differ."""
+        from glotbench.models.served_identity import probe
+
+        urls = self.replicas.urls if self.replicas is not None else [self.base_url]
+        found = [probe(u, self.name, self._headers) for u in urls]
+        if any(f is None for f in found):
+            return None
+        first = json.dumps(found[0], sort_keys=True)
+        return found[0] if all(json.dumps(f, sort_keys=True) == first for f in found[1:]) else None
 
     # ------------------------------------------------------------------ plumbing
     def _get_session(self) -> aiohttp.ClientSession:

@@ -25,6 +25,10 @@ body (1: all of them), on every attempt of that body, so an item ends as an erro
 * ``huge`` a 200 streaming ``--huge-mb`` MB; ``redirect-other`` a 307 to the same port on another
   host (``localhost`` vs ``127.0.0.1``); ``redirect-same`` a 307 to ``/r`` + the same path (answered).
 
+``GET /v1/models`` lists ``--served-id`` (default ``stub``); ``--no-models`` answers it 404 (a
+server that does not say what it serves); ``--model-path FILE`` answers llama.cpp's ``GET /props``
+with that ``model_path``.
+
 ``GET /_log`` returns every request received as ``{"hash", "status"}`` pairs, in order
 (``--log-bodies``: with the parsed request ``body`` too).
 """
@@ -93,8 +97,12 @@ class StubApp:
         if scope["method"] == "GET":
             if path == "/_log":
                 return await self._json(send, 200, {"log": self.log})
-            if path.endswith("/models"):
-                return await self._json(send, 200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
+            if path.endswith("/models") and not getattr(self, "no_models", False):
+                served = getattr(self, "served_id", "stub")
+                return await self._json(send, 200, {"object": "list", "data": [{"id": served, "object": "model",
+                                                                                 "created": int(time.time())}]})
+            if path == "/props" and getattr(self, "model_path", None):
+                return await self._json(send, 200, {"model_path": self.model_path, "total_slots": 1})
             return await self._json(send, 404, {"error": {"message": "not found"}})
         if path.startswith("/r/"):  # the target of redirect-same
             path = path[2:]
@@ -266,6 +274,9 @@ def main() -> None:
     ap.add_argument("--huge-mb", type=float, default=300.0, help="body size for --bad huge")
     ap.add_argument("--responses", default=None, help="JSONL of {match, response, reasoning?}: canned answers by prompt substring")
     ap.add_argument("--log-bodies", action="store_true", help="GET /_log entries carry each request body too")
+    ap.add_argument("--served-id", default="stub", help="the model id GET /v1/models lists")
+    ap.add_argument("--no-models", action="store_true", help="GET /v1/models answers 404 (the server does not say)")
+    ap.add_argument("--model-path", default=None, help="GET /props answers this model_path (llama.cpp's server)")
     a = ap.parse_args()
     canned = None
     if a.responses:
@@ -274,6 +285,7 @@ def main() -> None:
     app = StubApp(a.answer, a.fault_rate, a.stall, a.echo_gold, a.delay, canned, bad=a.bad, bad_every=a.bad_every,
                   retry_after=a.retry_after, huge_mb=a.huge_mb)
     app.log_bodies = a.log_bodies
+    app.served_id, app.no_models, app.model_path = a.served_id, a.no_models, a.model_path
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning", access_log=False)
 
 

@@ -16,17 +16,18 @@ from pathlib import Path
 from glotbench.engine.journal import Journal, corrupt_message
 from glotbench.errors import JournalCorrupt
 
-_SAMPLE_COLS = "run_key, task, sample_id, idx, status, record, created"
+_SAMPLE_COLS = "run_key, task, sample_id, idx, status, record, created, sum"  # sum: the row's checksum (journal.row_sum)
 _STEPS = {
-    "responses": ("INSERT OR IGNORE INTO main.responses SELECT key, role, kind, model_id, request, response, "
-                  "latency_s, created FROM src.responses"),
+    "responses": ("INSERT OR IGNORE INTO main.responses (key, role, kind, model_id, request, response, latency_s, "
+                  "created, sum) SELECT key, role, kind, model_id, request, response, latency_s, created, sum "
+                  "FROM src.responses"),
     "samples": (f"INSERT OR REPLACE INTO main.samples ({_SAMPLE_COLS}) SELECT s.run_key, s.task, s.sample_id, s.idx, "
-                "s.status, s.record, s.created FROM src.samples s LEFT JOIN main.samples d "
+                "s.status, s.record, s.created, s.sum FROM src.samples s LEFT JOIN main.samples d "
                 "ON d.run_key = s.run_key AND d.task = s.task AND d.sample_id = s.sample_id "
                 "WHERE d.run_key IS NULL OR (d.status != 'scored' AND s.status = 'scored') "
                 "OR (d.status = s.status AND s.created > d.created)"),
-    "judgments": ("INSERT OR IGNORE INTO main.judgments (judge_id, task, sample_id, sample_index, record, created) "
-                  "SELECT judge_id, task, sample_id, sample_index, record, created FROM src.judgments"),
+    "judgments": ("INSERT OR IGNORE INTO main.judgments (judge_id, task, sample_id, sample_index, record, created, sum) "
+                  "SELECT judge_id, task, sample_id, sample_index, record, created, sum FROM src.judgments"),
     "errors": ("INSERT INTO main.errors (key, role, task, sample_id, error, attempts, created) "
                "SELECT e.key, e.role, e.task, e.sample_id, e.error, e.attempts, e.created FROM src.errors e "
                "WHERE NOT EXISTS (SELECT 1 FROM main.errors d WHERE d.key = e.key AND d.created = e.created "
