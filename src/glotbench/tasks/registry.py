@@ -7,7 +7,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from glotbench.errors import TaskSpecError, UnknownTaskError
+from glotbench.errors import TaskSpecError, UnknownTaskError, set_aside
 from glotbench.judges.declaration import JUDGE_SUFFIX
 from glotbench.tasks.spec import TaskSpec, load_spec
 from glotbench.tasks.names import check_names, task_class_of
@@ -42,9 +42,14 @@ def _scan(dirs: tuple[Path, ...]) -> dict[str, tuple[TaskSpec, Path]]:
         for path in sorted(d.rglob("*.yaml")):
             if path.name.endswith(JUDGE_SUFFIX):  # a judge declaration, which a task file names
                 continue
-            spec = load_spec(path)
-            if spec.name in found:
-                raise TaskSpecError(f"{path}: task name {spec.name!r} is already defined in {found[spec.name][1]}")
+            try:
+                spec = load_spec(path)
+            except TaskSpecError as err:  # one broken or hostile file never stops the other tasks
+                set_aside(str(err))
+                continue
+            if spec.name in found:  # a stray copy: the first file (in search order) keeps the name
+                set_aside(f"{path}: task name {spec.name!r} is already defined in {found[spec.name][1]} (used instead)")
+                continue
             found[spec.name] = (spec, path)
     return found
 
@@ -92,6 +97,9 @@ def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
         chosen.append(task)
 
     for raw in names:
+        if not str(raw).strip(",; \t\n"):  # -t '' named nothing and fell through to a traceback
+            raise UnknownTaskError(f"--tasks {raw!r} names no task (a task, suite, glob or task file; "
+                                   "`glotbench tasks` lists them)")
         for name in [n.strip() for n in raw.split(",") if n.strip()]:
             if name.endswith((".yaml", ".yml")) or os.sep in name:
                 path = Path(name)

@@ -263,8 +263,10 @@ class Task:
         import jinja2
         from jinja2 import meta
 
+        from glotbench.prompts import sandbox
+
         p = self.spec.prompt
-        env = jinja2.Environment()
+        env = sandbox.environment()
         names: set[str] = set()
         for src in (p.system, p.user, p.plain, self.spec.fewshot.answer):
             if src:
@@ -358,10 +360,10 @@ class Task:
         return {**sample.vars, "target": sample.target, "lang": self.spec.language}
 
     def render_user(self, sample: Sample) -> str:
-        return render(self.spec.prompt.user, self._vars(sample), task=self.name, field="prompt.user")
+        return render(self.spec.prompt.user, self._vars(sample), task=self.name, record=sample.id, field="prompt.user")
 
     def render_answer(self, sample: Sample) -> str:
-        return render(self.spec.fewshot.answer, self._vars(sample), task=self.name, field="fewshot.answer")
+        return render(self.spec.fewshot.answer, self._vars(sample), task=self.name, record=sample.id, field="fewshot.answer")
 
     def chat_messages(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> list[dict]:
         """``system``: a run's --system-prompt, replacing the task's own."""
@@ -369,7 +371,7 @@ class Task:
         if system is not None:
             msgs.append({"role": "system", "content": system})
         elif self.spec.prompt.system:
-            msgs.append({"role": "system", "content": render(self.spec.prompt.system, self._vars(sample), task=self.name, field="prompt.system")})
+            msgs.append({"role": "system", "content": render(self.spec.prompt.system, self._vars(sample), task=self.name, record=sample.id, field="prompt.system")})
         for shot in self.fewshot_for(sample, num_fewshot):
             msgs.append({"role": "user", "content": self.render_user(shot)})
             msgs.append({"role": "assistant", "content": self.render_answer(shot)})
@@ -399,9 +401,9 @@ class Task:
         if p.plain:
             shots = [{"question": self.render_user(s), "answer": self.render_answer(s)} for s in self.fewshot_for(sample, num_fewshot)]
             return render(p.plain, {**self._vars(sample), "fewshot": shots, "system": (p.system or "") if system is None else system},
-                          task=self.name, field="prompt.plain")
+                          task=self.name, record=sample.id, field="prompt.plain")
         if system is None:
-            system = render(p.system, self._vars(sample), task=self.name, field="prompt.system") if p.system else None
+            system = render(p.system, self._vars(sample), task=self.name, record=sample.id, field="prompt.system") if p.system else None
         shots = [(self.render_user(s), self.render_answer(s)) for s in self.fewshot_for(sample, num_fewshot)]
         return plain_from_chat(system, shots, self.render_user(sample), p.answer_cue)
 
