@@ -13,6 +13,9 @@ before its first lookup (``glotbench/__init__.py`` wires that), so what a name m
 on which module a caller imported first. A ``register`` function only registers: it must not look
 names up (the registries are still filling while it runs).
 
+A package whose import or ``register`` raises, or runs past ``GLOTBENCH_PLUGIN_TIMEOUT_S``, is set
+aside with one line naming it (docs/untrusted-files.md); the others load.
+
 A built-in benchmark folder whose entry point is missing from the installed metadata (a source
 checkout whose ``pyproject.toml`` gained a package after ``pip install -e .``) is loaded from its
 folder all the same, so the metadata never hides a built-in.
