@@ -11,6 +11,7 @@ sandbox stays the guard at render time for anything the walk cannot see (a name 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import jinja2
@@ -51,11 +52,16 @@ def unsafe_names(tree: nodes.Template) -> list[str]:
 
 
 _PARSER = environment()
+# what every name :func:`unsafe_names` refuses needs in the text: a template without any of it
+# (nearly all) is passed without parsing (every run reads every task file)
+_MAYBE = re.compile(r"""[.\[]\s*["']?_|attr|""" + "|".join(sorted(_INTERNAL)))
 
 
 def check(source: str) -> str | None:
     """Why ``source`` may not be rendered (one short phrase), or None. A syntax error is left to the
     caller's own parse, which reports it with its line."""
+    if _MAYBE.search(source) is None:
+        return None
     try:
         tree = _PARSER.parse(source)
     except jinja2.TemplateSyntaxError:

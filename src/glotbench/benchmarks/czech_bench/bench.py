@@ -43,6 +43,8 @@ def render_exact(source: str, variables: dict, *, task: str, field: str) -> str:
         raise TaskSpecError(f"task {task}: field '{field}': template syntax error line {err.lineno}: {err.message}") from None
     except jinja2.UndefinedError as err:
         raise TaskSpecError(f"task {task}: field '{field}': {err.message}") from None
+    except sandbox.SecurityError as err:
+        raise TaskSpecError(f"task {task}: field '{field}': refused by the template sandbox: {err}") from None
 
 
 def hub_layout(folder: Path, config: str | None, split: str, older: list[dict] | None, where: str) -> tuple[str | None, str]:
