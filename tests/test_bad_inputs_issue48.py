@@ -96,20 +96,15 @@ def test_a_base_url_that_is_no_http_url_is_refused(stub_server, tmp_path, url):
     ("fewshot", ["fewshot.n"]),
     ("no_target", ["fields.target"]),
     ("language", ["field 'language'", "xx-nope"]),
-    ("nested_null", ["prompt.user", "null", "record"]),
+    ("nested_null", ["items.jsonl: record 0", "'meta.level'", "null"]),
 ], ids=["fewshot-n-1", "mc-without-target", "language-xx-nope", "null-printed-as-None"])
 def test_bad_task_files_are_one_line_before_any_request(stub_server, tmp_path, kind, words):
     base = stub_server("--answer", "A")
     kw = {"fewshot": {"fewshot": "fewshot: {split: test, n: -1}"}, "no_target": {"target": False},
           "language": {"lang": "xx-nope"}, "nested_null": {"user": "{{ question }} ({{ meta.level }})"}}[kind]
     task = _task(tmp_path, kind, **kw)
-    done = _run(base, tmp_path, "--tasks", str(task), "--concurrency", "1")
-    if kind == "nested_null":  # found when the item's prompt is rendered, after the run's header line
-        errors = [x for x in done.stderr.splitlines() if x.startswith("error:")]
-        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
-        assert len(errors) == 1 and all(w in errors[0] for w in words), done.stderr
-    else:
-        _one_line(done, *words)
+    done = _run(base, tmp_path, "--tasks", str(task))
+    _one_line(done, *words)
     assert _sent(base) == []
 
 

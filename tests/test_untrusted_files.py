@@ -109,3 +109,8 @@ def test_file_regexes_keep_python_re_semantics():
     p = bounded_regex.compile(r"(?<=Grade: )(\w)\1(?!x)")
     assert [m.group(1) for m in bounded_regex.finditer(p, "Grade: aa, Grade: bbx")] == ["a"]
     assert bounded_regex.check("(unclosed")[0] is None
+
+
+def test_printed_paths_are_only_the_ones_printed_as_they_are():
+    src = "{{ meta.level }} {{ a['b'].c }} {{ x.y|upper }} {% if meta.z %}{{ meta.z }}{% endif %} {{ q }} {{ l[0] }}"
+    assert sandbox.printed_paths(src) == {("meta", "level"), ("a", "b", "c"), ("meta", "z"), ("l", 0)}

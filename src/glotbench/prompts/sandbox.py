@@ -95,3 +95,29 @@ def first_unsafe(obj, prefix: str = "") -> tuple[str, str] | None:
 @lru_cache(maxsize=4096)
 def _checked(source: str) -> str | None:
     return check(source)
+
+
+def printed_paths(source: str) -> set[tuple[str, ...]]:
+    """The ``name.key.key`` (or ``name['key']``) paths a template prints as they are (``{{ meta.level }}``,
+    not inside a filter, a test or a condition), as tuples: a null there would be sent as "None", so
+    the items are checked for it before any request (tasks/task.py)."""
+    try:
+        tree = _PARSER.parse(source)
+    except jinja2.TemplateSyntaxError:
+        return set()
+    out: set[tuple[str, ...]] = set()
+    for output in tree.find_all(nodes.Output):
+        for node in output.nodes:
+            keys: list[str] = []
+            while isinstance(node, (nodes.Getattr, nodes.Getitem)):
+                if isinstance(node, nodes.Getattr):
+                    keys.append(node.attr)
+                elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, (str, int)):
+                    keys.append(node.arg.value)
+                else:
+                    break
+                node = node.node
+            else:
+                if isinstance(node, nodes.Name) and keys:
+                    out.add((node.name, *reversed(keys)))
+    return out

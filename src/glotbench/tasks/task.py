@@ -276,6 +276,42 @@ class Task:
                     pass  # reported with its line when the template is rendered
         return names
 
+    @cached_property
+    def printed_paths(self) -> set[tuple]:
+        """``name.key`` paths the prompt templates print as they are (``{{ meta.level }}``): a null
+        there is refused when the items are read, as a null top-level field is."""
+        from glotbench.prompts.sandbox import printed_paths
+
+        p = self.spec.prompt
+        out: set[tuple] = set()
+        for src in (p.system, p.user, p.plain, self.spec.fewshot.answer, *self.extra_templates()):
+            if src and "{" in src:
+                out |= printed_paths(src)
+        return out
+
+    def extra_templates(self) -> list[str]:
+        """Other templates an item's values fill (a judged task's grading prompt)."""
+        return []
+
+    def _check_printed_nulls(self, values: dict, index: int, where: str) -> None:
+        for path in self.printed_paths:
+            if path[0] not in values:
+                continue
+            cur: Any = values[path[0]]
+            for key in path[1:]:
+                if isinstance(cur, dict) and key in cur:
+                    cur = cur[key]
+                elif isinstance(cur, list) and isinstance(key, int) and -len(cur) <= key < len(cur):
+                    cur = cur[key]
+                else:
+                    break  # not there: the render names it (StrictUndefined)
+            else:
+                if cur is None:
+                    shown = path[0] + "".join(f".{k}" if isinstance(k, str) else f"[{k}]" for k in path[1:])
+                    raise DataError(f"{where}: record {index}: '{shown}' (field '{self.spec.fields.get(path[0], path[0])}') "
+                                    f"is null but the prompt prints it (it would be sent as the text \"None\"); fix the "
+                                    f"record or print it through a default (`{{{{ {shown} or '' }}}}`)")
+
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
         defaults = self.spec.default
@@ -296,6 +332,8 @@ class Task:
             if values[name] is None and name in self.prompt_variables:
                 raise DataError(f"{where}: record {index}: field '{path}' (for {name}) is missing or null but the prompt "
                                 f"uses it; fix the record or give a value under 'default: {{{name}: ...}}' in the task file")
+        if self.printed_paths:
+            self._check_printed_nulls(values, index, where)
         sid = values.pop("id", None)
         sid = str(index) if sid is None else str(sid)
         choices = values.get("choices")
