@@ -322,7 +322,7 @@ def test_bad_task_files_are_set_aside_and_nothing_is_deleted(tmp_path):
     r = _cli(["data", "list", "mm_eval", "--json"], env, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert len(r.stdout.splitlines()) == 4  # the built-in tasks still work
-    warned = [ln for ln in r.stderr.splitlines() if ln.startswith("warning: task file set aside")]
+    warned = [ln for ln in r.stderr.splitlines() if ln.startswith("warning: set aside")]
     assert len(warned) == 3, r.stderr
     for f in ("root.yaml", "escape.yaml", "shared.yaml"):
         assert sum(str(tasks / f) in ln and "field 'source.fetch.0.to'" in ln for ln in warned) == 1, (f, warned)

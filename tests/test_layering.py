@@ -115,7 +115,8 @@ def test_a_benchmark_package_installs_and_runs_by_name(tmp_path, stub_server):
 
 
 def test_a_broken_benchmark_package_is_one_line(tmp_path):
-    """A package whose register function raises: one line naming the package, exit 2, no traceback."""
+    """A package whose register function raises: set aside with one line naming the package, no
+    traceback, and the other tasks still listed (issue 48: it used to stop every command)."""
     site = tmp_path / "site"
     work = tmp_path / "pkg"
     shutil.copytree(REPO / "tests" / "fixtures" / "bench_pkg", work, ignore=shutil.ignore_patterns("build", "*.egg-info"))
@@ -126,6 +127,7 @@ def test_a_broken_benchmark_package_is_one_line(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO / "src")])}
     done = subprocess.run([sys.executable, "-m", "glotbench", "tasks", "--plain"], env=env, capture_output=True,
                           text=True, timeout=300)
-    assert done.returncode == 2
-    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and re.search(r"benchmark package 'tinybench' .* RuntimeError: boom", lines[0]), done.stderr
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    lines = [ln for ln in done.stderr.splitlines() if "tinybench" in ln]
+    assert len(lines) == 1 and re.search(r"set aside: benchmark package 'tinybench' .* RuntimeError: boom", lines[0]), done.stderr
+    assert "mm_eval.syntax" in done.stdout

@@ -5,7 +5,8 @@ from __future__ import annotations
 import jinja2
 import pytest
 
-from glotbench.prompts.render import _ENV, render
+from glotbench.errors import DataError
+from glotbench.prompts.render import _ENV, NullValue, render
 
 CASES = [
     "You are an AI assistant proficient in Mongolian.",
@@ -49,6 +50,14 @@ SIMPLE = [
 def test_placeholders_filled_as_jinja2_fills_them(src):
     variables = {"question": "Монгол улсын нийслэл?", "choices_block": "A. x\nB. y", "label": "B", "text": " two ",
                  "n": 3, "missing_is_none": None, "a": {"b": 1}, "loop": "L", "true": "T", "x": 1}
+    if "missing_is_none" in src:  # a null is refused on both paths (issue 48: it reached the model as "None")
+        with pytest.raises(DataError, match="'missing_is_none' is null"):
+            render(src, variables, task="t", field="prompt.user")
+        with pytest.raises(NullValue):
+            _ENV.from_string(src).render(**variables)
+        with pytest.raises(DataError, match="is null"):  # the jinja2 path of the same template
+            render(src.replace("{{ missing_is_none }}", "{{- missing_is_none }}"), variables, task="t", field="prompt.user")
+        return
     assert render(src, variables, task="t", field="prompt.user") == _ENV.from_string(src).render(**variables).strip()
 
 

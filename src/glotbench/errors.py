@@ -49,3 +49,20 @@ class RunStopped(GlotbenchError):
 
 class JournalCorrupt(GlotbenchError):
     """The run journal cannot be read; ``glotbench doctor RUN`` salvages what is readable."""
+
+
+_SAID: set[str] = set()
+
+
+def set_aside(message: str) -> None:
+    """Say once per process, on stderr, that something a user did not necessarily write (a task file,
+    a benchmark package) was set aside and why: one line, and every other command and task goes on."""
+    message = " ".join(message.split())  # one line, whatever the package's exception said
+    if len(message) > 600:
+        message = message[:600] + " ..."
+    if message in _SAID:
+        return
+    _SAID.add(message)
+    import sys
+
+    print(f"warning: set aside: {message}", file=sys.stderr, flush=True)

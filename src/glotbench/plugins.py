@@ -13,6 +13,9 @@ before its first lookup (``glotbench/__init__.py`` wires that), so what a name m
 on which module a caller imported first. A ``register`` function only registers: it must not look
 names up (the registries are still filling while it runs).
 
+A package whose import or ``register`` raises, or runs past ``GLOTBENCH_PLUGIN_TIMEOUT_S``, is set
+aside with one line naming it (docs/untrusted-files.md); the others load.
+
 A built-in benchmark folder whose entry point is missing from the installed metadata (a source
 checkout whose ``pyproject.toml`` gained a package after ``pip install -e .``) is loaded from its
 folder all the same, so the metadata never hides a built-in.
@@ -132,14 +135,50 @@ def load() -> None:
         _state["loading"] = False
 
 
-def _register(name: str, module: str, get: Callable[[], Callable]) -> None:
-    GlotbenchError = _attr("glotbench.errors", "GlotbenchError")
+DEFAULT_TIMEOUT_S = 30.0
+
+
+def _timeout_s() -> float:
+    """How long one package's import and ``register`` may take (``GLOTBENCH_PLUGIN_TIMEOUT_S``)."""
+    import os
+
     try:
-        fn = get()
-        fn(Benchmark(name))
-    except GlotbenchError:
-        raise
-    except Exception as err:  # noqa: BLE001  a broken third-party package: one line naming it
-        raise GlotbenchError(f"benchmark package {name!r} ({module}, entry point group {GROUP}) failed to "
-                             f"register: {type(err).__name__}: {err}") from err
+        value = float(os.environ.get("GLOTBENCH_PLUGIN_TIMEOUT_S", DEFAULT_TIMEOUT_S))
+    except ValueError:
+        return DEFAULT_TIMEOUT_S
+    return value if value > 0 else DEFAULT_TIMEOUT_S
+
+
+def _register(name: str, module: str, get: Callable[[], Callable]) -> None:
+    """Import one package and call its ``register``, in a thread bounded in time. A package that
+    raises, names a module that is not there or runs past the bound is set aside with one line
+    naming it (``errors.set_aside``), and every other package, command and task works
+    (docs/untrusted-files.md). A package past the bound keeps its daemon thread; what it registers
+    later is not looked at."""
+    import threading
+
+    set_aside = _attr("glotbench.errors", "set_aside")
+    outcome: list[BaseException | None] = []
+
+    def call() -> None:
+        try:
+            get()(Benchmark(name))
+            outcome.append(None)
+        except BaseException as err:  # noqa: BLE001  a broken third-party package: one line naming it
+            outcome.append(err)
+
+    worker = threading.Thread(target=call, name=f"glotbench-register-{name}", daemon=True)
+    worker.start()
+    limit = _timeout_s()
+    worker.join(limit)
+    where = f"benchmark package {name!r} ({module}, entry point group {GROUP})"
+    if not outcome:
+        set_aside(f"{where} did not finish registering within {limit:g} s (GLOTBENCH_PLUGIN_TIMEOUT_S)")
+        return
+    err = outcome[0]
+    if err is not None:
+        if isinstance(err, KeyboardInterrupt):
+            raise err
+        set_aside(f"{where} failed to register: {type(err).__name__}: {err}")
+        return
     LOADED[name] = module

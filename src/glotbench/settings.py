@@ -82,7 +82,7 @@ class RunSettings(BaseModel):
         "generate", "generate (parse answers) or loglikelihood (compare option log-probabilities).", "--mode", request=True)
     # ---- calling
     concurrency: int | None = setting(None, "Requests in flight (default: the backend's own limit, else 8).",
-                                      "--concurrency", "-j")
+                                      "--concurrency", "-j", ge=1)
     timeout: float = setting(120.0, "Per-request timeout, seconds.", "--timeout", gt=0)
     max_retries: int = setting(5, "Retries on timeouts, connection errors, HTTP 429 and 5xx.", "--max-retries", ge=0)
     retry_base_delay: float = setting(1.0, "Exponential backoff base, seconds (with jitter).", "--retry-base-delay", ge=0)
@@ -147,7 +147,27 @@ class RunSettings(BaseModel):
             return None
         parts = [p.strip() for item in ([v] if isinstance(v, str) else list(v)) for p in str(item).split(",")]
         parts = [p for p in parts if p]
+        for p in parts:  # "notaurl" or ftp://... would be taken as a replica and fail on every request
+            scheme, _, rest = p.partition("://")
+            if scheme.lower() not in ("http", "https") or not rest.split("/")[0].strip():
+                raise ValueError(f"{p[:80]!r} is not an http:// or https:// server URL (e.g. http://127.0.0.1:8000/v1)")
         return ",".join(parts) if parts else None
+
+    @field_validator("gen_kwargs")
+    @classmethod
+    def _gen_kwargs(cls, v):
+        """Options every backend reads as numbers must be numbers: ``top_k=abc`` was sent as a string."""
+        for key, value in (v or {}).items():
+            kind = NUMERIC_GEN_KWARGS.get(key)
+            if kind is None or value is None:
+                continue
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+            if kind is int:
+                ok = ok and float(value).is_integer()
+            if not ok:
+                what = "a whole number" if kind is int else "a number"
+                raise ValueError(f"{key}={value!r}: {key} must be {what}")
+        return v
 
     @property
     def base_urls(self) -> list[str]:
@@ -200,6 +220,13 @@ class RunSettings(BaseModel):
         if self.judge_base_url:
             opts["base_url"] = self.judge_base_url
         return opts
+
+
+# generation options every backend reads as numbers (the rest go to the backend as given)
+NUMERIC_GEN_KWARGS: dict[str, type] = {
+    "temperature": float, "top_p": float, "min_p": float, "typical_p": float, "repetition_penalty": float,
+    "frequency_penalty": float, "presence_penalty": float, "top_k": int, "max_tokens": int, "seed": int,
+    "min_tokens": int, "n": int}
 
 
 def parse_key_values(items: list[str] | None, flag: str) -> dict[str, Any]:

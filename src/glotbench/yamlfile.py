@@ -42,9 +42,61 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+# YAML aliases share one object, so a 1 KB file of nested aliases ("billion laughs") loads at once and
+# then stands for 10^9 values: whatever walks it next (validation, hashing, JSON) never ends. A file
+# is refused when its values, aliases expanded, number more than this, or an alias holds itself.
+MAX_EXPANDED_NODES = 1_000_000
+
+
+class AliasBomb(yaml.YAMLError):
+    """A YAML file whose aliases expand past :data:`MAX_EXPANDED_NODES` (or into themselves)."""
+
+    def __init__(self, problem: str):
+        super().__init__(problem)
+        self.problem = problem
+
+
+def expanded_size(value, limit: int = MAX_EXPANDED_NODES) -> int:
+    """How many values ``value`` stands for with every alias expanded (each shared container counted
+    once per place it appears), computed once per distinct container; :class:`AliasBomb` past
+    ``limit`` or on a container inside itself."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[object, bool]] = [(value, False)]
+    while stack:
+        cur, done = stack.pop()
+        if not isinstance(cur, (dict, list)):
+            continue
+        key = id(cur)
+        children = [*cur.keys(), *cur.values()] if isinstance(cur, dict) else cur
+        if done:
+            on_path.discard(key)
+            total = 1 + sum(sizes.get(id(c), 1) if isinstance(c, (dict, list)) else 1 for c in children)
+            if total > limit:
+                raise AliasBomb(f"its aliases expand to over {limit:,} values (an alias bomb?)")
+            sizes[key] = total
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise AliasBomb("an alias refers to a value that holds it (a recursive alias)")
+        on_path.add(key)
+        stack.append((cur, True))
+        for c in children:
+            if isinstance(c, (dict, list)):
+                if id(c) in on_path:
+                    raise AliasBomb("an alias refers to a value that holds it (a recursive alias)")
+                stack.append((c, False))
+    return sizes.get(id(value), 1)
+
+
 def load_yaml(text: str):
-    """``yaml.safe_load`` that raises on duplicate keys."""
-    return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    """``yaml.safe_load`` that raises on duplicate keys, and on aliases that expand past
+    :data:`MAX_EXPANDED_NODES` values (:class:`AliasBomb`, a ``yaml.YAMLError``)."""
+    data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    if "*" in text:  # no alias, nothing shared: nothing to count
+        expanded_size(data)
+    return data
 
 
 def read_mapping(path: Path, what: str, error: type[GlotbenchError], *, empty_ok: bool = False) -> dict:

@@ -20,6 +20,7 @@ import yaml
 
 from glotbench.build.provenance import add_step, write_items
 from glotbench.errors import DataError
+from glotbench.yamlfile import load_yaml
 
 
 @dataclass
@@ -73,7 +74,7 @@ def split_model(raw: str) -> tuple[str, dict]:
 
 
 def _round_task(task_yaml: Path, subset: Path, dest: Path) -> Path:
-    spec = yaml.safe_load(Path(task_yaml).read_text(encoding="utf-8"))
+    spec = load_yaml(Path(task_yaml).read_text(encoding="utf-8"))  # aliases bounded (yamlfile.py)
     spec["dataset"] = {**spec["dataset"], "splits": {**spec["dataset"].get("splits", {}),
                                                      spec["dataset"].get("eval_split", "test"): str(subset.resolve())}}
     dest.write_text(yaml.safe_dump(spec, allow_unicode=True, sort_keys=False, width=1000), encoding="utf-8")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import yaml
 
+from glotbench.yamlfile import load_yaml
+
 INSTRUCTIONS = {
     "cloze": "Complete the sentence to make it grammatically correct and meaningful in {language}. "
              "Return only the letter of the correct option (A, B, C, or D), do not return anything else.",
@@ -80,7 +82,7 @@ def retarget(dataset_in: Path, dataset_out: Path) -> Path | None:
     src = yaml_path_for(dataset_in)
     if not src.is_file():
         return None
-    spec = yaml.safe_load(src.read_text(encoding="utf-8"))
+    spec = load_yaml(src.read_text(encoding="utf-8"))  # aliases bounded (yamlfile.py)
     split = spec["dataset"].get("eval_split", "test")
     out = Path(dataset_out)
     target = out.name if out.resolve().parent == yaml_path_for(out).resolve().parent else str(out.resolve())

@@ -73,10 +73,15 @@ def read_chat_template(path: str) -> str:
         text = Path(path).expanduser().read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise GlotbenchError(f"--chat-template {path}: cannot read it ({err})") from None
+    from glotbench.prompts import sandbox
+
     try:
-        jinja2.Environment().parse(text)
+        sandbox.environment().parse(text)
     except jinja2.TemplateSyntaxError as err:
         raise GlotbenchError(f"--chat-template {path}, line {err.lineno}: {err.message}") from None
+    why = sandbox.check(text)
+    if why is not None:  # the backends render it in jinja2's sandbox too (llama-cpp-python, transformers)
+        raise GlotbenchError(f"--chat-template {path}: {why}")
     return text
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from glotbench.errors import DataError
+from glotbench.yamlfile import load_yaml
 
 SHIPPED = "prices.yaml"
 
@@ -89,7 +90,7 @@ def _read(path: Path | None) -> tuple[Any, str]:
             raise DataError(f"{path}: price file not found")
         text, name = path.read_text(encoding="utf-8"), str(path)
     try:
-        return yaml.safe_load(text), name
+        return load_yaml(text), name  # duplicate keys and alias bombs refused (yamlfile.py)
     except yaml.YAMLError as err:
         line = getattr(getattr(err, "problem_mark", None), "line", None)
         where = f" (line {line + 1})" if line is not None else ""

@@ -10,7 +10,6 @@ the file and the field.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +18,8 @@ from jinja2 import meta
 from pydantic import BaseModel, ConfigDict, Field
 
 from glotbench.errors import TaskSpecError
+from glotbench.extract import bounded_regex
+from glotbench.prompts import sandbox
 from glotbench.yamlfile import read_mapping, validate
 
 JUDGE_SUFFIX = ".judge.yaml"
@@ -128,11 +129,15 @@ def _fail(where: str, field: str, msg: str) -> TaskSpecError:
 
 
 def template_variables(source: str, where: str, field: str) -> set[str]:
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    env = sandbox.environment(undefined=jinja2.StrictUndefined)
     try:
-        return meta.find_undeclared_variables(env.parse(source))
+        tree = env.parse(source)
     except jinja2.TemplateSyntaxError as err:
         raise _fail(where, field, f"template syntax error line {err.lineno}: {err.message}") from None
+    why = sandbox.check(source)
+    if why is not None:
+        raise _fail(where, field, why)
+    return meta.find_undeclared_variables(tree)
 
 
 def check_declaration(decl: JudgeDecl, where: str, prefix: str = "") -> None:
@@ -179,11 +184,10 @@ def check_declaration(decl: JudgeDecl, where: str, prefix: str = "") -> None:
     for key in ("regex", "fallback_regex"):
         if getattr(r, key) is None:
             continue
-        try:
-            pattern = re.compile(getattr(r, key))
-        except re.error as err:
-            raise _fail(where, f(f"reply.{key}"), f"not a regular expression ({err})") from None
-        if pattern.groups < 1:
+        groups, err = bounded_regex.check(getattr(r, key))
+        if groups is None:
+            raise _fail(where, f(f"reply.{key}"), f"not a regular expression ({err})")
+        if groups < 1:
             raise _fail(where, f(f"reply.{key}"), "needs a group: (...) around the grade or number")
     if r.rule is not None:
         from glotbench.judges.parse import PARSERS

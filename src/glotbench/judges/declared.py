@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from glotbench.extract import bounded_regex
 from glotbench.extract.thinking import strip_thinking
 from glotbench.judges.declaration import ExplicitGrade, ExplicitScore, JudgeDecl, fingerprint_exclude, three_way_map
 from glotbench.prompts.render import render
@@ -56,14 +56,14 @@ class DeclaredJudge:
                                          ensure_ascii=False).encode()).hexdigest()[:12]
 
     @cached_property
-    def _pattern(self) -> re.Pattern | None:
+    def _pattern(self):
         r = self.decl.reply
-        return re.compile(r.regex, re.IGNORECASE if r.ignore_case else 0) if r.regex is not None else None
+        return bounded_regex.compile(r.regex, r.ignore_case) if r.regex is not None else None
 
     @cached_property
-    def _fallback(self) -> re.Pattern | None:
+    def _fallback(self):
         r = self.decl.reply
-        return re.compile(r.fallback_regex, re.IGNORECASE if r.ignore_case else 0) if r.fallback_regex else None
+        return bounded_regex.compile(r.fallback_regex, r.ignore_case) if r.fallback_regex else None
 
     @cached_property
     def _labels(self) -> dict[str, str]:
@@ -105,7 +105,7 @@ class DeclaredJudge:
     def _found(self, body: str) -> list[Any]:
         r = self.decl.reply
         if self._pattern is not None:
-            return [m.group(1) for m in self._pattern.finditer(body) if m.group(1) is not None]
+            return [m.group(1) for m in bounded_regex.finditer(self._pattern, body) if m.group(1) is not None]
         if r.json_key is not None:
             cur: Any = first_json_object(body)
             for k in r.json_key.split("."):
@@ -141,12 +141,21 @@ class DeclaredJudge:
         ``unreadable``, ``reason``, ``raw``. ``fallback=False``: ``reply.fallback_regex`` is not tried."""
         raw = text if isinstance(text, str) else ""
         body = strip_thinking(raw)[0] if self.decl.reply.strip_thinking else raw
-        found = self._found(body)
+        timed_out = ""
+        try:
+            found = self._found(body)
+        except bounded_regex.RegexTimeout as err:  # the reply is model output: a hostile one is unreadable
+            found, timed_out = [], f"reply.regex: {err}"
         if self._fallback is not None and fallback and (not found or self._value(found[0])[2].startswith("not a number")):
-            m = self._fallback.search(body)
+            try:
+                m = bounded_regex.search(self._fallback, body)
+            except bounded_regex.RegexTimeout as err:
+                m, timed_out = None, timed_out or f"reply.fallback_regex: {err}"
             found = [m.group(1)] if m and m.group(1) is not None else found
         grade, score, why = None, None, ""
-        if not found:
+        if not found and timed_out:
+            why = timed_out
+        elif not found:
             why = "the reply holds no " + ("match of reply.regex" if self.decl.reply.regex is not None else
                                            f"JSON key {self.decl.reply.json_key!r}" if self.decl.reply.json_key
                                            else f"verdict under rule {self.decl.reply.rule!r}")

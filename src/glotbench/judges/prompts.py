@@ -66,8 +66,14 @@ class _DeclaredGraders(MutableMapping):
             from glotbench.judges.declaration import declared_judges, load_judge_file
 
             data: dict[str, GraderSpec] = {}
+            from glotbench.errors import TaskSpecError, set_aside
+
             for name, path in declared_judges().items():
-                decl = load_judge_file(path)
+                try:
+                    decl = load_judge_file(path)
+                except TaskSpecError as err:  # a broken or hostile judge file never stops the others
+                    set_aside(str(err))
+                    continue
                 if decl.prompt_file is not None and decl.reply.rule is not None:
                     data[decl.name] = grader_spec(decl)
             self._data = data

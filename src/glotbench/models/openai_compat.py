@@ -47,6 +47,18 @@ def _one_line(text: object, limit: int = 300) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
+def _check_positive(name: str, **options) -> None:
+    """Model options that must be positive numbers (``-M max_response_bytes=-1`` failed every request
+    only after all were sent): one line before any request."""
+    for key, value in options.items():
+        if value is None and key == "max_parallel":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value != value:
+            raise ModelError(f"openai:{name}: model option {key}={value!r} must be a positive number")
+        if key in ("max_response_bytes", "max_parallel") and not float(value).is_integer():
+            raise ModelError(f"openai:{name}: model option {key}={value!r} must be a whole number")
+
+
 class OpenAICompatModel(Model):
     serves_remotely = True  # the server answers under any name: the cache keys on what it says it serves
     def __init__(self, name: str, base_url: str | list[str] | None = None, api_key_env: str = "OPENAI_API_KEY",
@@ -54,6 +66,10 @@ class OpenAICompatModel(Model):
                  max_parallel: int | None = None, max_response_bytes: int = MAX_RESPONSE_BYTES,
                  connect_timeout: float = CONNECT_TIMEOUT_S, replica_cooldown: float = 5.0):
         self.name = name
+        _check_positive(name, max_response_bytes=max_response_bytes, max_parallel=max_parallel, timeout=timeout,
+                        connect_timeout=connect_timeout)
+        if not isinstance(replica_cooldown, (int, float)) or isinstance(replica_cooldown, bool) or not replica_cooldown >= 0:
+            raise ModelError(f"openai:{name}: model option replica_cooldown={replica_cooldown!r} must be a number of seconds >= 0")
         urls = parse_urls(base_url) or [OPENAI_URL]
         # Several URLs are replicas of one model: requests spread over them (models/replicas.py).
         # The model's identity leaves the list out, so adding or losing a replica resumes the run.

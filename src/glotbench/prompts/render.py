@@ -7,13 +7,33 @@ from functools import lru_cache
 
 import jinja2
 
-from glotbench.errors import TaskSpecError
+from glotbench.errors import DataError, TaskSpecError
+from glotbench.prompts import sandbox
 
-_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+# templates come from files: jinja2's immutable sandbox (prompts/sandbox.py, docs/untrusted-files.md)
+class NullValue(Exception):
+    """A template printed a null (``None``), which would reach the model as the text "None"."""
+
+
+def _finalize(value):
+    if value is None:
+        raise NullValue()
+    return value
+
+
+_ENV = sandbox.environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False,
+                           finalize=_finalize)
+
+
+class UnsafeTemplate(Exception):
+    """A template :func:`sandbox.check` refuses (the reason is the message)."""
 
 
 @lru_cache(maxsize=512)
 def compile_template(source: str) -> jinja2.Template:
+    why = sandbox.check(source)
+    if why is not None:
+        raise UnsafeTemplate(why)
     return _ENV.from_string(source)
 
 
@@ -40,13 +60,23 @@ def simple_parts(source: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     return tuple(texts), tuple(names)
 
 
-def render(source: str, variables: dict, *, task: str, field: str) -> str:
+def _null_error(task: str, field: str, record: str | None, name: str | None) -> DataError:
+    what = f"variable '{name}'" if name else "a value it prints"
+    rec = f" record {record}:" if record is not None else ""
+    return DataError(f"task {task}:{rec} field '{field}': {what} is null and would be sent as the text \"None\"; fix "
+                     "the record or give a value under 'default:' in the task file")
+
+
+def render(source: str, variables: dict, *, task: str, field: str, record: str | None = None) -> str:
     # Text and {{ name }} placeholders (nearly every task template) are filled in directly, as jinja2
     # would: a jinja2 render per template was a tenth of a run's CPU against a fast server
     # (docs/performance.md; tests/test_render_constant.py diffs both on every built-in task).
     parts = simple_parts(source)
     if parts is not None and all(n in variables for n in parts[1]):
         texts, names = parts
+        for n in names:
+            if variables[n] is None:
+                raise _null_error(task, field, record, n)
         return "".join([texts[0], *(str(variables[n]) + t for n, t in zip(names, texts[1:]))]).strip()
     try:
         return compile_template(source).render(**variables).strip()
@@ -54,6 +84,13 @@ def render(source: str, variables: dict, *, task: str, field: str) -> str:
         raise TaskSpecError(f"task {task}: field '{field}': template syntax error line {err.lineno}: {err.message}") from None
     except jinja2.UndefinedError as err:
         raise TaskSpecError(f"task {task}: field '{field}': {err.message} (known variables: {', '.join(sorted(variables))})") from None
+    except NullValue:
+        raise _null_error(task, field, record, None) from None
+    except UnsafeTemplate as err:
+        raise TaskSpecError(f"task {task}: field '{field}': {err}") from None
+    except sandbox.SecurityError as err:
+        raise TaskSpecError(f"task {task}: field '{field}': refused by the template sandbox: {err} "
+                            "(docs/untrusted-files.md)") from None
 
 
 def choices_block(labels: list[str], texts: list[str], fmt: str, sep: str, *, task: str) -> str:

@@ -45,6 +45,8 @@ class Lock:
             raise DataError(f"{path}: cannot read the data lock file ({err})") from None
         if not isinstance(raw, dict) or raw.get("version") != VERSION or not isinstance(raw.get("origins"), dict):
             raise DataError(f"{path}: not a glotbench data lock file (version {VERSION})")
+        for key, entry in raw["origins"].items():
+            _check_entry(path, key, entry)
         return cls(path, raw["origins"])
 
     def entry(self, origin: DataOrigin) -> dict | None:
@@ -70,3 +72,29 @@ class Lock:
     def save(self) -> None:
         atomic_write_text(self.path, json.dumps({"version": VERSION, "origins": self.origins}, indent=1,
                                                 sort_keys=True) + "\n")
+
+
+def _check_entry(path: Path, key: str, entry) -> None:
+    """A hand-edited entry of the wrong shape is one line naming it (it gave tracebacks deep in a pull)."""
+    where = f"{path}: origins.{key}"
+    if not isinstance(entry, dict):
+        raise DataError(f"{where}: expected a mapping (kind, repo, requested, commit, files), got {type(entry).__name__}; "
+                        "rewrite the lock with: glotbench data lock")
+    commit = entry.get("commit")
+    if commit is not None and (not isinstance(commit, str) or not commit.strip()):
+        raise DataError(f"{where}.commit: expected a commit id (text), got {commit!r}; rewrite the lock with: "
+                        "glotbench data lock")
+    files = entry.get("files")
+    if files is None:
+        return
+    if not isinstance(files, dict):
+        raise DataError(f"{where}.files: expected a mapping of file -> {{size, sha256}}, got {type(files).__name__}")
+    for name, meta in files.items():
+        if not isinstance(meta, dict):
+            raise DataError(f"{where}.files.{name}: expected {{size, sha256}}, got {type(meta).__name__}")
+        size, digest = meta.get("size"), meta.get("sha256")
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
+            raise DataError(f"{where}.files.{name}.size: expected a byte count, got {size!r}")
+        if digest is not None and not (isinstance(digest, str) and len(digest) == 64
+                                       and all(c in "0123456789abcdef" for c in digest.lower())):
+            raise DataError(f"{where}.files.{name}.sha256: expected 64 hex digits, got {str(digest)[:80]!r}")

@@ -60,6 +60,10 @@ class JudgedTask(Task):
                 raise TaskSpecError(f"{self.spec_where}: field '{field}': unknown variable {unknown[0]!r} "
                                     f"(known: {', '.join(sorted(known))})")
 
+    def extra_templates(self) -> list[str]:
+        return [getattr(t, part) for t in (self.spec.judge.prompt or {}).values() for part in ("system", "user")
+                if getattr(t, part)]
+
     @cached_property
     def prompt_variables(self) -> set[str]:
         judge_names: set[str] = set().union(*self._judge_template_variables.values()) if self._judge_template_variables else set()

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from glotbench.errors import TaskSpecError
+from glotbench.yamlfile import expanded_size
 
 # lm-eval keys that have no effect on the numbers or that are mapped below
 MAPPED = {"task", "dataset_path", "dataset_name", "dataset_kwargs", "revision", "output_type", "training_split",
@@ -50,7 +51,10 @@ def _loader():
 
 def read_lm_eval_yaml(path: Path) -> dict:
     try:
-        doc = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_loader())  # noqa: S506 - SafeLoader subclass
+        text = Path(path).read_text(encoding="utf-8")
+        doc = yaml.load(text, Loader=_loader())  # noqa: S506 - SafeLoader subclass
+        if "*" in text:
+            expanded_size(doc)  # an alias bomb is refused, not walked (yamlfile.py)
     except (OSError, yaml.YAMLError) as err:
         raise TaskSpecError(f"{path}: cannot read the lm-eval task: {err}") from None
     if not isinstance(doc, dict) or "task" not in doc:

@@ -25,24 +25,27 @@ from __future__ import annotations
 
 import ast
 import random
-import re
 from functools import cached_property
 from typing import Any
 
 from glotbench.errors import DataError, TaskSpecError
+from glotbench.extract import bounded_regex
 from glotbench.tasks.task import LoglikelihoodRequest, Sample, Task
 
 DEFAULTS = {"target_delimiter": " ", "fewshot_delimiter": "\n\n", "description": ""}
 
 
 def _regex_replace(string, pattern, repl, count: int = 0):
-    return re.sub(pattern, repl, string, count=count)
+    # the pattern comes from the task file: time-bounded (extract/bounded_regex.py)
+    return bounded_regex.sub(pattern, repl, string, count=count)
 
 
 def jinja_env():
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.BaseLoader(), undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    from glotbench.prompts import sandbox
+
+    env = sandbox.environment(loader=jinja2.BaseLoader(), undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.filters["regex_replace"] = _regex_replace
     return env
 

@@ -43,6 +43,17 @@ def check_names(spec: TaskSpec, path: Path | None, cls: type) -> None:
     scorer = get_scorer(spec.scorer, where=f"{where}: field 'scorer'")
     scorer.check_options(spec.scorer_options, where=f"{where}: field 'scorer_options'")
     metrics = [get_metric(m, where=f"{where}: field 'metrics[{i}]'") for i, m in enumerate(spec.metrics)]
+    if getattr(cls, "score", None) is Task.score:  # generic scoring reads the language pack on every item
+        from glotbench.languages import get_pack
+        from glotbench.languages.pack import UnknownLanguageError
+
+        try:
+            get_pack(spec.language)
+        except UnknownLanguageError as err:  # it failed every item after every request was sent
+            raise TaskSpecError(f"{where}: field 'language': {err}") from None
+    if spec.output_type == "multiple_choice" and "target" not in spec.fields and cls is Task:
+        raise TaskSpecError(f"{where}: field 'fields.target': a multiple_choice task needs the gold answer mapped "
+                            "(fields: {target: PATH}); without it every item failed or only 'answered' was reported")
     if cls is not Task or scorer.metrics is None:
         return  # a task class computes its own values; an undeclared user scorer is trusted
     fed = {m.key for m in (get_metric(n, where=f"scorer {scorer.name!r}") for n in scorer.metrics) if m.key}

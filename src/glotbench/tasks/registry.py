@@ -7,7 +7,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from glotbench.errors import TaskSpecError, UnknownTaskError
+from glotbench.errors import TaskSpecError, UnknownTaskError, set_aside
 from glotbench.judges.declaration import JUDGE_SUFFIX
 from glotbench.tasks.spec import TaskSpec, load_spec
 from glotbench.tasks.names import check_names, task_class_of
@@ -37,7 +37,6 @@ def task_dirs(extra: list[Path] | None = None) -> list[Path]:
 
 # task files of the task path set aside when scanned (path -> one line); the other tasks work
 SET_ASIDE: dict[Path, str] = {}
-_SAID: set[Path] = set()
 
 
 @lru_cache(maxsize=8)
@@ -51,13 +50,12 @@ def _scan(dirs: tuple[Path, ...]) -> dict[str, tuple[TaskSpec, Path]]:
                 continue
             try:
                 spec = load_spec(path)
-            except TaskSpecError as err:
-                if d in PACKAGE_DIRS:  # a shipped task file that does not load is a bug: said at once
-                    raise
+            except TaskSpecError as err:  # one broken or hostile file never stops the other tasks
                 _set_aside(path, str(err))
                 continue
-            if spec.name in found:
-                raise TaskSpecError(f"{path}: task name {spec.name!r} is already defined in {found[spec.name][1]}")
+            if spec.name in found:  # a stray copy: the first file (in search order) keeps the name
+                _set_aside(path, f"{path}: task name {spec.name!r} is already defined in {found[spec.name][1]} (used instead)")
+                continue
             found[spec.name] = (spec, path)
     for name, line in destination_clashes(found).items():  # a fetch that would replace another task's files
         _set_aside(found.pop(name)[1], line)
@@ -65,12 +63,8 @@ def _scan(dirs: tuple[Path, ...]) -> dict[str, tuple[TaskSpec, Path]]:
 
 
 def _set_aside(path: Path, line: str) -> None:
-    import sys
-
     SET_ASIDE[path] = line
-    if path not in _SAID:
-        _SAID.add(path)
-        print(f"warning: task file set aside: {line.splitlines()[0]}", file=sys.stderr)
+    set_aside(line)
 
 
 # a task's former name -> its name now (resolve() accepts both; results keep the name they were run under)
@@ -128,6 +122,9 @@ def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
         chosen.append(task)
 
     for raw in names:
+        if not str(raw).strip(",; \t\n"):  # -t '' named nothing and fell through to a traceback
+            raise UnknownTaskError(f"--tasks {raw!r} names no task (a task, suite, glob or task file; "
+                                   "`glotbench tasks` lists them)")
         for name in [n.strip() for n in raw.split(",") if n.strip()]:
             if name.endswith((".yaml", ".yml")) or os.sep in name:
                 path = Path(name)

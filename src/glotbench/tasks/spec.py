@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from glotbench.errors import TaskSpecError
 from glotbench.judges.declaration import JudgeDecl, check_declaration, fingerprint_exclude, resolve_judge_field
 from glotbench.models.base import canonical_json, sha256_hex
+from glotbench.prompts.sandbox import first_unsafe
 from glotbench.sources.schema import DataOrigin, covers
 from glotbench.yamlfile import read_mapping, validate
 
@@ -61,7 +62,7 @@ class DatasetSpec(_Strict):
 
 class FewshotSpec(_Strict):
     split: str | None = None  # None: no few-shot material
-    n: int = 0
+    n: int = Field(0, ge=0)
     seed: int = 1234
     # how a solved example's answer is written (jinja2, same variables as the prompt)
     answer: str = "{{ target }}"
@@ -185,6 +186,9 @@ def load_spec(path: Path) -> TaskSpec:
     """Read one task YAML; any problem becomes a one-line TaskSpecError naming file and field
     (a problem in a judge file the task names, that file and its field)."""
     raw = resolve_judge_field(read_mapping(path, "task file", TaskSpecError), path)
+    unsafe = first_unsafe(raw)
+    if unsafe is not None:
+        raise TaskSpecError(f"{path}: field '{unsafe[0]}': {unsafe[1]}")
     spec = validate(TaskSpec, raw, path, TaskSpecError)
     if spec.judge is not None:
         check_declaration(spec.judge, str(path), prefix="judge.")

@@ -265,8 +265,10 @@ class Task:
         import jinja2
         from jinja2 import meta
 
+        from glotbench.prompts import sandbox
+
         p = self.spec.prompt
-        env = jinja2.Environment()
+        env = sandbox.environment()
         names: set[str] = set()
         for src in (p.system, p.user, p.plain, self.spec.fewshot.answer):
             if src:
@@ -275,6 +277,42 @@ class Task:
                 except jinja2.TemplateSyntaxError:
                     pass  # reported with its line when the template is rendered
         return names
+
+    @cached_property
+    def printed_paths(self) -> set[tuple]:
+        """``name.key`` paths the prompt templates print as they are (``{{ meta.level }}``): a null
+        there is refused when the items are read, as a null top-level field is."""
+        from glotbench.prompts.sandbox import printed_paths
+
+        p = self.spec.prompt
+        out: set[tuple] = set()
+        for src in (p.system, p.user, p.plain, self.spec.fewshot.answer, *self.extra_templates()):
+            if src and "{" in src:
+                out |= printed_paths(src)
+        return out
+
+    def extra_templates(self) -> list[str]:
+        """Other templates an item's values fill (a judged task's grading prompt)."""
+        return []
+
+    def _check_printed_nulls(self, values: dict, index: int, where: str) -> None:
+        for path in self.printed_paths:
+            if path[0] not in values:
+                continue
+            cur: Any = values[path[0]]
+            for key in path[1:]:
+                if isinstance(cur, dict) and key in cur:
+                    cur = cur[key]
+                elif isinstance(cur, list) and isinstance(key, int) and -len(cur) <= key < len(cur):
+                    cur = cur[key]
+                else:
+                    break  # not there: the render names it (StrictUndefined)
+            else:
+                if cur is None:
+                    shown = path[0] + "".join(f".{k}" if isinstance(k, str) else f"[{k}]" for k in path[1:])
+                    raise DataError(f"{where}: record {index}: '{shown}' (field '{self.spec.fields.get(path[0], path[0])}') "
+                                    f"is null but the prompt prints it (it would be sent as the text \"None\"); fix the "
+                                    f"record or print it through a default (`{{{{ {shown} or '' }}}}`)")
 
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
@@ -296,6 +334,8 @@ class Task:
             if values[name] is None and name in self.prompt_variables:
                 raise DataError(f"{where}: record {index}: field '{path}' (for {name}) is missing or null but the prompt "
                                 f"uses it; fix the record or give a value under 'default: {{{name}: ...}}' in the task file")
+        if self.printed_paths:
+            self._check_printed_nulls(values, index, where)
         sid = values.pop("id", None)
         sid = str(index) if sid is None else str(sid)
         choices = values.get("choices")
@@ -360,10 +400,10 @@ class Task:
         return {**sample.vars, "target": sample.target, "lang": self.spec.language}
 
     def render_user(self, sample: Sample) -> str:
-        return render(self.spec.prompt.user, self._vars(sample), task=self.name, field="prompt.user")
+        return render(self.spec.prompt.user, self._vars(sample), task=self.name, record=sample.id, field="prompt.user")
 
     def render_answer(self, sample: Sample) -> str:
-        return render(self.spec.fewshot.answer, self._vars(sample), task=self.name, field="fewshot.answer")
+        return render(self.spec.fewshot.answer, self._vars(sample), task=self.name, record=sample.id, field="fewshot.answer")
 
     def chat_messages(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> list[dict]:
         """``system``: a run's --system-prompt, replacing the task's own."""
@@ -371,7 +411,7 @@ class Task:
         if system is not None:
             msgs.append({"role": "system", "content": system})
         elif self.spec.prompt.system:
-            msgs.append({"role": "system", "content": render(self.spec.prompt.system, self._vars(sample), task=self.name, field="prompt.system")})
+            msgs.append({"role": "system", "content": render(self.spec.prompt.system, self._vars(sample), task=self.name, record=sample.id, field="prompt.system")})
         for shot in self.fewshot_for(sample, num_fewshot):
             msgs.append({"role": "user", "content": self.render_user(shot)})
             msgs.append({"role": "assistant", "content": self.render_answer(shot)})
@@ -401,9 +441,9 @@ class Task:
         if p.plain:
             shots = [{"question": self.render_user(s), "answer": self.render_answer(s)} for s in self.fewshot_for(sample, num_fewshot)]
             return render(p.plain, {**self._vars(sample), "fewshot": shots, "system": (p.system or "") if system is None else system},
-                          task=self.name, field="prompt.plain")
+                          task=self.name, record=sample.id, field="prompt.plain")
         if system is None:
-            system = render(p.system, self._vars(sample), task=self.name, field="prompt.system") if p.system else None
+            system = render(p.system, self._vars(sample), task=self.name, record=sample.id, field="prompt.system") if p.system else None
         shots = [(self.render_user(s), self.render_answer(s)) for s in self.fewshot_for(sample, num_fewshot)]
         return plain_from_chat(system, shots, self.render_user(sample), p.answer_cue)
 

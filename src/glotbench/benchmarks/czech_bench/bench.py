@@ -28,11 +28,12 @@ from glotbench.benchmarks.czech_bench import reference_rules, subsets
 from glotbench.benchmarks.czech_bench.records import READERS
 from glotbench.data.hub_folder import folder_sha256, load_hub_folder
 from glotbench.errors import DataError, TaskSpecError
+from glotbench.prompts import sandbox
 from glotbench.tasks.task import Output, Sample, Scored, Task
 
 # Like glotbench's prompt renderer, but keeping every character: the reference's templates end
 # in a newline and its exemplar blocks in a blank line.
-_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+_ENV = sandbox.environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
 
 
 def render_exact(source: str, variables: dict, *, task: str, field: str) -> str:
@@ -42,6 +43,8 @@ def render_exact(source: str, variables: dict, *, task: str, field: str) -> str:
         raise TaskSpecError(f"task {task}: field '{field}': template syntax error line {err.lineno}: {err.message}") from None
     except jinja2.UndefinedError as err:
         raise TaskSpecError(f"task {task}: field '{field}': {err.message}") from None
+    except sandbox.SecurityError as err:
+        raise TaskSpecError(f"task {task}: field '{field}': refused by the template sandbox: {err}") from None
 
 
 def hub_layout(folder: Path, config: str | None, split: str, older: list[dict] | None, where: str) -> tuple[str | None, str]:
