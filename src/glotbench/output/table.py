@@ -41,6 +41,33 @@ def results_table(results: dict, title: str = "") -> Table:
     return table
 
 
+NOT_RECORDED = "is not in the recorded answers"  # the recorded-answers backend's per-item error (models/recorded.py)
+
+
+def not_recorded_counts(errors: list[dict]) -> dict[str, int]:
+    """Per task, how many items the recorded-answers file did not hold (distinct item ids)."""
+    ids: dict[str, set] = {}
+    for e in errors:
+        if NOT_RECORDED in str(e.get("error") or "") and e.get("sample_id") is not None:
+            ids.setdefault(str(e.get("task")), set()).add(e["sample_id"])
+    return {t: len(v) for t, v in ids.items()}
+
+
+def _error_notes(name: str, n_errors: int, results: dict) -> list[str]:
+    """Why a task's items are unscored: items a recorded-answers file does not hold are not failures
+    of a model call, so they are counted apart from the requests that failed after retries."""
+    stored = results.get("not_recorded")  # counted over the whole journal (results' "errors" keeps the last 50)
+    n = stored.get(name, 0) if isinstance(stored, dict) else not_recorded_counts(results.get("errors") or []).get(name, 0)
+    n_absent = min(n, n_errors)
+    out = []
+    if n_absent:
+        out.append(f"{name}: {n_absent} item(s) not in the recorded answers, not scored")
+    if n_errors - n_absent:
+        out.append(f"{name}: {n_errors - n_absent} item(s) failed after retries and are excluded from the score "
+                   f"(see errors in results.json)")
+    return out
+
+
 def print_results(results: dict, console: Console | None = None) -> None:
     console = console or Console()
     console.print(unclipped(results_table(results, title=f"{results['model']['model_id']}  ·  run {results['fingerprint']}")))
@@ -59,7 +86,7 @@ def print_results(results: dict, console: Console | None = None) -> None:
         elif t["status"] == "incomplete":
             notes.append(f"incomplete {name}: {t['n_scored'] + t['n_errors']}/{t['n_items']} items done")
         if t["n_errors"]:
-            notes.append(f"{name}: {t['n_errors']} item(s) failed after retries and are excluded from the score (see errors in results.json)")
+            notes.extend(_error_notes(name, t["n_errors"], results))
     for name, why in (results.get("skipped_tasks") or {}).items():
         kind = "cannot load" if why.startswith("cannot load: ") else "data missing"
         notes.append(f"{kind}, not run: {name}: {why.removeprefix('cannot load: ')}")

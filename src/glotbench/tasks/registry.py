@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
 from functools import lru_cache
@@ -116,4 +117,19 @@ def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
                 close = [n for n in list(specs) + list(suite_map) if name.split(".")[0] in n][:5]
                 hint = f"; did you mean {', '.join(close)}?" if close else "; `glotbench tasks` lists them"
                 raise UnknownTaskError(f"unknown task or suite {name!r}{hint}")
+    _check_counterparts(chosen, set(specs))
     return chosen
+
+
+def _check_counterparts(tasks: list[Task], known: set[str]) -> None:
+    """A ``counterpart`` naming no task (a typo) is one line at load, with the nearest names,
+    instead of a cross-lingual pair that silently never forms."""
+    known = known | {t.spec.name for t in tasks}
+    for t in tasks:
+        cp = t.spec.counterpart
+        if cp is None or cp in known:
+            continue
+        close = difflib.get_close_matches(cp, sorted(known), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `glotbench tasks` lists the task names"
+        where = t.spec_path or t.spec.name
+        raise TaskSpecError(f"{where}: field 'counterpart': no task is named {cp!r}{hint}")

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from glotbench.errors import TaskSpecError
-from glotbench.judges.declaration import JudgeDecl, check_declaration, resolve_judge_field
+from glotbench.judges.declaration import JudgeDecl, anchor_prompt_file, check_declaration, resolve_judge_field
 from glotbench.models.base import canonical_json, sha256_hex
 from glotbench.sources.schema import DataOrigin, covers
 from glotbench.yamlfile import read_mapping, validate
@@ -181,6 +181,8 @@ def load_spec(path: Path) -> TaskSpec:
     """Read one task YAML; any problem becomes a one-line TaskSpecError naming file and field
     (a problem in a judge file the task names, that file and its field)."""
     raw = resolve_judge_field(read_mapping(path, "task file", TaskSpecError), path)
+    if isinstance(raw.get("judge"), dict):  # an inline judge's prompt_file.path: relative to the task file
+        raw = {**raw, "judge": anchor_prompt_file(raw["judge"], Path(path).parent)}
     spec = validate(TaskSpec, raw, path, TaskSpecError)
     if spec.judge is not None:
         check_declaration(spec.judge, str(path), prefix="judge.")
