@@ -93,7 +93,7 @@ def test_summary_chart_legend_covers_no_value_label():
     from glotbench.report.plots import grouped_hbar_figure
 
     groups = ["chinese_simpleqa", "mm_eval.knowledge", "hulu.cola", "hu_simpleqa"]
-    series = [(f"model {k}", c, [(0.97, 0.9, 1.0), (0.95, 0.9, 0.99), (0.99, 0.97, 1.0), (0.5, 0.4, 0.6)])
+    series = [(f"model {k}", c, [(0.5, 0.4, 0.6), (0.95, 0.9, 0.99), (0.99, 0.97, 1.0), (0.97, 0.9, 1.0)])
               for k, c in enumerate(["#4C72B0", "#DD8452", "#55A868"])]
     fig = grouped_hbar_figure(groups, series, "headline metric")
     fig.canvas.draw()

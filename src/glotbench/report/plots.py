@@ -9,6 +9,7 @@ import io
 import itertools
 import math
 import re
+import unicodedata
 
 from glotbench.plots._mpl import missing_glyphs, pyplot
 
@@ -44,6 +45,11 @@ def _generic_fallback(svg: str) -> str:
     return re.sub(r"(font-family:\s*)([^;\"]+?)(\s*[;\"])",
                   lambda m: m.group(0) if "sans-serif" in m.group(2) else f"{m.group(1)}{m.group(2)}, sans-serif{m.group(3)}",
                   svg)
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a monospace sense: a wide (CJK) character counts 2."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in str(text))
 
 
 def _ok(x) -> bool:
@@ -138,9 +144,11 @@ def outcome_bars(models: list[str], counts: list[dict[str, int]]) -> str:
 
 def slice_bars(field: str, values: list[str], series: list[tuple[str, str, list]], metric: str,
                ns: list[int] | None = None) -> str:
-    """Vertical grouped bars per slice value with CI whiskers (many values: horizontal)."""
-    if len(values) > 12:
-        return grouped_hbar(values, series, metric, title=f"by {field}")
+    """Vertical grouped bars per slice value with CI whiskers; horizontal with many values or long
+    names (``人文与社会科学`` under a bar ran into its neighbours' names once the browser drew it)."""
+    if len(values) > 12 or max((display_width(v) for v in values), default=0) > 10:
+        labels = [f"{v} (n={n})" for v, n in zip(values, ns)] if ns else values
+        return grouped_hbar(labels, series, metric, title=f"by {field}")
     plt = pyplot()
     n_s = max(1, len(series))
     width = 0.8 / n_s
