@@ -186,3 +186,33 @@ def test_a_moved_task_class_names_its_new_spelling(tmp_path):
     with pytest.raises(TaskSpecError, match=r"demo\.moved\.yaml: field 'task_class': .* has moved: write `task_class: "):
         resolve([str(spec)])
     assert moved_task_class("glotbench.nowhere:NoSuchTask") is None
+
+
+def test_recorded_answers_for_identical_prompts_and_absent_items(tmp_path):
+    """Two items with the same prompt keep their own recorded answers (the request key names the
+    item for a backend that answers items: HuStandardFIB's 93 items hold 90 distinct prompts, and
+    "90 item(s) matched" stood beside n = 93); an item the file lacks is reported as "not in the
+    recorded answers", not as failed after retries."""
+    rows = [{"id": "q01", "q": "Kétszer három?", "gold": "6"}, {"id": "q02", "q": "Kétszer három?", "gold": "6"},
+            {"id": "q03", "q": "Hány lába van a póknak?", "gold": "8"}, {"id": "q04", "q": "Egy meg egy?", "gold": "2"}]
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    spec = _spec(tmp_path, "jsonl", data.name, name="demo.recorded")
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps(r) + "\n" for r in ({"id": "q01", "answer": "6"}, {"id": "q02", "answer": "5"},
+                                                               {"id": "q03", "answer": "8"})), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": SRC, "COLUMNS": "200"}
+    done = subprocess.run([sys.executable, "-m", "glotbench", "run", "-m", f"recorded:{answers}", "-t", str(spec),
+                           "-o", str(tmp_path / "run"), "--no-progress", "--bootstrap", "20"],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout + done.stderr
+    assert "3 item(s) matched" in out, out
+    assert "demo.recorded: 1 item(s) not in the recorded answers, not scored" in out, out
+    assert "failed after retries" not in out, out
+    samples = {json.loads(x)["sample_id"]: json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()}
+    assert samples["q01"]["outputs"][0]["text"] == "6" and samples["q02"]["outputs"][0]["text"] == "5"
+    res = json.loads((tmp_path / "run" / "results.json").read_text())
+    t = res["tasks"]["demo.recorded"]
+    assert t["n_scored"] == 3 and t["n_errors"] == 1 and res["not_recorded"] == {"demo.recorded": 1}
+    assert t["metrics"]["numeric_match"]["value"] == pytest.approx(2 / 3)
