@@ -77,3 +77,32 @@ def test_console_counts_answers_from_the_response_cache(tmp_path, stub_server):
         second.stdout
     res = json.loads((tmp_path / "two" / "results.json").read_text())
     assert res["run"]["sessions"][-1]["requests_from_shared_cache"] == 4
+
+
+def _results() -> dict:
+    t = {"n_scored": 817, "n_unparseable": 12, "n_errors": 0, "flag": "", "version": "1.0", "prompt_hash": "a1b2c3d4",
+         "status": "ok"}
+    return {"model": {"model_id": "openai:gpt-4o-mini"}, "fingerprint": "abc123def456", "tasks": {
+        "czech_bench.truthfulqa_en": {**t, "language": "en", "metrics": {
+            "accuracy_norm": {"value": 0.41234, "ci95": [0.3812, 0.4423]}, "exact_match": {"value": 0.5, "ci95": [0.4, 0.6]}}},
+        "chinese_simpleqa": {**t, "language": "zh", "n_unparseable": 1200, "flag": "*", "metrics": {
+            "factuality_correct_given_attempted": {"value": 0.41234, "ci95": [0.3812, 0.4423]}}}}}
+
+
+def test_results_table_never_breaks_a_name_mid_word():
+    """At 80 columns (and at 200) every task and metric name is whole on one line of the table,
+    and every value with its interval is there."""
+    from rich.console import Console
+
+    from glotbench.output.table import print_results
+
+    res = _results()
+    for width in (80, 100, 200):
+        con = Console(width=width, record=True, force_terminal=False)
+        print_results(res, con)
+        text = con.export_text()
+        lines = text.splitlines()
+        assert max(len(x) for x in lines) <= width
+        for name in [*res["tasks"], *(m for t in res["tasks"].values() for m in t["metrics"])]:
+            assert any(name in line for line in lines), (width, name, text)
+        assert "0.412 [0.381, 0.442]" in text and "0.500 [0.400, 0.600]" in text
