@@ -216,3 +216,72 @@ def test_recorded_answers_for_identical_prompts_and_absent_items(tmp_path):
     t = res["tasks"]["demo.recorded"]
     assert t["n_scored"] == 3 and t["n_errors"] == 1 and res["not_recorded"] == {"demo.recorded": 1}
     assert t["metrics"]["numeric_match"]["value"] == pytest.approx(2 / 3)
+
+
+def test_tasks_lists_a_yaml_judged_tasks_headline(tmp_path):
+    """`glotbench tasks` shows a YAML-judged task's metrics as a run reports them (the judge's
+    headline first), not the task default `accuracy`."""
+    folder = tmp_path / "mytasks"
+    folder.mkdir()
+    (folder / "d.jsonl").write_bytes(_jsonl())
+    (folder / "grader.json").write_text(json.dumps({"grader": "Q: {question}\nG: {target}\nA: {predicted_answer}"}),
+                                        encoding="utf-8")
+    (folder / "judged.yaml").write_text(JUDGED.format(data="d.jsonl", prompt="grader.json"), encoding="utf-8")
+    (task,) = resolve([str(folder / "judged.yaml")])
+    expected = task.metric_names("generate")
+    assert expected and expected[0] != "accuracy"
+    env = {**os.environ, "PYTHONPATH": SRC, "GLOTBENCH_TASKS_PATH": str(folder)}
+    done = subprocess.run([sys.executable, "-m", "glotbench", "tasks", "demo.judged"], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = next(x for x in done.stdout.splitlines() if x.startswith("demo.judged"))
+    cells = line.split("\t")
+    assert cells[3] == ", ".join(expected), cells
+    done = subprocess.run([sys.executable, "-m", "glotbench", "tasks", "demo.judged", "--json"], capture_output=True,
+                          text=True, timeout=300, env=env)
+    assert json.loads(done.stdout)["tasks"][0]["metrics"] == expected
+
+
+def test_stub_server_runs_without_uvicorn(tmp_path):
+    """``python -m glotbench.testing.stub_openai`` (docs/writing-docs.md) serves on the standard
+    library when uvicorn (the `serve` extra) is missing: a chat request is answered, /_log counts it."""
+    import socket
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = ("import sys, runpy; sys.modules['uvicorn'] = None; "
+            f"sys.argv = ['stub_openai', '--port', '{port}', '--answer', 'Budapest']; "
+            "runpy.run_module('glotbench.testing.stub_openai', run_name='__main__')")
+    proc = subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": SRC},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):  # bounded wait for the port (no timing assertion)
+            try:
+                urllib.request.urlopen(base + "/v1/models", timeout=5).read()
+                break
+            except OSError:
+                assert proc.poll() is None, proc.communicate()[1][-2000:]
+                time.sleep(0.1)
+        body = json.dumps({"model": "stub", "messages": [{"role": "user", "content": "Fővárosa?"}]}).encode()
+        req = urllib.request.Request(base + "/v1/chat/completions", data=body, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            reply = json.load(r)
+        assert reply["choices"][0]["message"]["content"] == "Budapest"
+        with urllib.request.urlopen(base + "/_log", timeout=30) as r:
+            assert len(json.load(r)["log"]) == 1
+        # a real run against it (the OpenAI-compatible client, keep-alive and all)
+        data = tmp_path / "d.jsonl"
+        data.write_bytes(_jsonl())
+        spec = _spec(tmp_path, "jsonl", data.name, name="demo.stdlib")
+        done = subprocess.run([sys.executable, "-m", "glotbench", "run", "-m", "openai:stub", "--base-url", base + "/v1",
+                               "-t", str(spec), "-o", str(tmp_path / "run"), "--no-progress", "--bootstrap", "0"],
+                              capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": SRC,
+                                                                               "OPENAI_API_KEY": "x"}, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert json.loads((tmp_path / "run" / "results.json").read_text())["tasks"]["demo.stdlib"]["n_scored"] == 2
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
