@@ -179,13 +179,17 @@ def test_a_moved_task_class_names_its_new_spelling(tmp_path):
     module, _, cls = ref.partition(":")
     old = f"glotbench.{module.rsplit('.', 1)[-1]}_moved_away:{cls}"
     hint = moved_task_class(old)
-    assert hint is not None and name in hint and ref in hint
+    assert hint == (name, ref)
     data = tmp_path / "d.jsonl"
     data.write_bytes(_jsonl())
     spec = _spec(tmp_path, "jsonl", data.name, extra=f"task_class: {old}\n", name="demo.moved")
-    with pytest.raises(TaskSpecError, match=r"demo\.moved\.yaml: field 'task_class': .* has moved: write `task_class: "):
+    with pytest.raises(TaskSpecError, match=rf"demo\.moved\.yaml: field 'task_class': .* has moved: write `task_class: {name}` "
+                                            rf"\(its registered name; or `task_class: {ref}`\)"):
         resolve([str(spec)])
     assert moved_task_class("glotbench.nowhere:NoSuchTask") is None
+    # a class no name registers: found in a registered package under its old module's last name
+    assert moved_task_class("glotbench.factuality.option_order:OptionOrderTask") == (
+        "glotbench.benchmarks.factuality.option_order:OptionOrderTask", None)
 
 
 def test_recorded_answers_for_identical_prompts_and_absent_items(tmp_path):

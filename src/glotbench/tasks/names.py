@@ -30,13 +30,16 @@ def task_class_of(spec: TaskSpec, path: Path | None) -> type:
         moved = moved_task_class(spec.task_class)
         if moved is None:
             raise
-        raise TaskSpecError(f"{where}: {spec.task_class!r} has moved: write `task_class: {moved}`") from err
+        new, ref = moved
+        also = f" (its registered name; or `task_class: {ref}`)" if ref else ""
+        raise TaskSpecError(f"{where}: {spec.task_class!r} has moved: write `task_class: {new}`{also}") from err
 
 
-def moved_task_class(ref: str) -> str | None:
+def moved_task_class(ref: str) -> tuple[str, str | None] | None:
     """The current spelling of a ``"module:Class"`` task class that no longer imports (its module
     moved, e.g. into a benchmark package): the registered name whose class has that name, or the
-    reference under a registered package holding a module of the old module's last name, or None."""
+    reference under a registered package holding a module of the old module's last name, or None.
+    Returns ``(spelling, reference)``: the registered name and its ``module:Class``, or the reference alone."""
     import importlib.util
 
     from glotbench.registry import import_ref
@@ -48,7 +51,7 @@ def moved_task_class(ref: str) -> str | None:
     refs = TASK_CLASSES.refs()
     for name, new in sorted(refs.items()):
         if new.partition(":")[2] == attr and new != ref:
-            return f"{name}  (the registered name; or {new})"
+            return name, new
     leaf = mod.rsplit(".", 1)[-1]
     packages = sorted({r.partition(":")[0].rsplit(".", 1)[0] for r in refs.values()})
     for pkg in packages:
@@ -59,7 +62,7 @@ def moved_task_class(ref: str) -> str | None:
             import_ref(cand)
         except Exception:  # noqa: BLE001 - any failure: not this one
             continue
-        return cand
+        return cand, None
     return None
 
 
