@@ -128,7 +128,9 @@ def leaderboard_metrics() -> list[str]:
 
 
 def gold_for(db: Session, task: Task) -> dict[str, str]:
-    return dict(db.execute(select(GoldLabel.item_id, GoldLabel.label).where(GoldLabel.task_id == task.id)).all())
+    # in the gold file's order (the bootstrap's resamples index the items in this order)
+    return dict(db.execute(select(GoldLabel.item_id, GoldLabel.label).where(GoldLabel.task_id == task.id)
+                           .order_by(GoldLabel.id)).all())
 
 
 def first_item_ids(db: Session, task: Task, n: int = 2) -> list[str]:
