@@ -389,3 +389,29 @@ def test_run_with_text_bertscore_and_a_local_encoder_equals_bert_score(stub_serv
     assert t["bertscore"] == {"encoder": str(tiny_encoder), "path": str(tiny_encoder), "num_layers": 2,
                               "signature": f"{tiny_encoder}_L2_no-idf_version={bert_score.__version__}"
                                            f"(hug_trans={__import__('transformers').__version__})"}
+
+
+def test_docs_claims_on_rouge_tokens_and_nfd_rouge_raw():
+    """docs/text-metrics.md: English ROUGE equals rouge-score's defaults on ASCII only (the listed
+    non-ASCII words differ as stated); ROUGE_RAW of an NFD text against its NFC form is near zero
+    (F 0.14 on the sentence in the doc), 1.0 once both are NFC."""
+    import unicodedata
+
+    tokenizers = pytest.importorskip("rouge_score.tokenizers")
+    from glotbench.scoring import rouge_raw
+    from glotbench.scoring.text_metrics import UnicodeTokenizer
+
+    default, ours = tokenizers.DefaultTokenizer(use_stemmer=False), UnicodeTokenizer()
+    ascii_text = "The cat's 3 hats -- don't stop, (quoted) text_here!"
+    assert ours.tokenize(ascii_text) == default.tokenize(ascii_text)
+    assert default.tokenize("naïve café in Zürich") == ["na", "ve", "caf", "in", "z", "rich"]
+    assert ours.tokenize("naïve café in Zürich") == ["naïve", "café", "in", "zürich"]
+    assert default.tokenize("x²") == ["x"] and ours.tokenize("x²") == ["x²"]
+    curly = "don’t stop — “quoted” text…"
+    assert ours.tokenize(curly) == default.tokenize(curly)
+    gold = "Žluťoučký kůň úpěl ďábelské ódy a pes štěkal na louce."
+    nfd = unicodedata.normalize("NFD", gold)
+    assert rouge_raw.tokens(nfd)[:4] == ["z", "\u030c", "lut", "\u030c"]
+    f = rouge_raw.document(gold, nfd)["1"][2]
+    assert round(f, 2) == 0.14
+    assert rouge_raw.document(gold, unicodedata.normalize("NFC", nfd))["1"][2] == 1.0

@@ -107,6 +107,16 @@ class Registry(Generic[T]):
         type(self).before_lookup()
         return [n for n in self._order if n in self._items or n in self._lazy]
 
+    def refs(self) -> dict[str, str]:
+        """Each name's ``"module:attr"`` reference (lazy or resolved; entries that cannot be re-imported left out)."""
+        type(self).before_lookup()
+        out = dict(self._lazy)
+        for name, obj in list(self._items.items()):
+            ref = ref_of(obj)
+            if ref:
+                out.setdefault(name, ref)
+        return out
+
     def __contains__(self, name: object) -> bool:
         type(self).before_lookup()
         return name in self._items or name in self._lazy

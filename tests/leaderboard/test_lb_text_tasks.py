@@ -130,7 +130,7 @@ def test_task_page_shows_metric_direction_and_free_text(sessions, client_factory
     assert 'id="task-metric">abs_error<' in page
     assert 'id="task-metric-direction">lower is better<' in page
     assert 'id="task-labels">free text (any string)<' in page
-    assert '"prediction": "the answer to item 0"' in page.replace("&#34;", '"')
+    assert '{"id": "a", "prediction": "the answer to item a"}' in page.replace("&#34;", '"')  # the task's own ids
 
 
 @pytest.mark.parametrize("raw, problem", [

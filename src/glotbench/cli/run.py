@@ -92,6 +92,22 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
     return validate(RunSettings, {**base, **over}, config or Path("command line"), GlotbenchError)
 
 
+def session_requests_line(session: dict) -> str | None:
+    """Where this session's answers came from: sent, already in the journal, from the shared
+    response cache (``--cache``; docs/cache.md). None for a session that counted nothing."""
+    sent, cached = session.get("requests_sent"), session.get("requests_cached")
+    if sent is None and cached is None:
+        return None
+    shared = session.get("requests_from_shared_cache") or 0
+    parts = [f"{sent or 0} sent", f"{(cached or 0) - shared} from this run's journal"]
+    if shared:
+        parts.append(f"{shared} from the response cache (--cache)")
+    judge = session.get("judge_requests_sent") or 0
+    if judge:
+        parts.append(f"{judge} judge request(s) sent")
+    return "requests this session: " + " · ".join(parts)
+
+
 def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: Optional[Path], no_progress: bool,
          wait: bool = False, **values: Any) -> None:
     """Evaluate a model; re-running the same command resumes from the journal."""
@@ -121,6 +137,9 @@ def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: O
     print_results(results, out)
     out.print(f"results: {out_dir / 'results.json'} · samples: {out_dir / 'samples.jsonl'}", soft_wrap=True)
     session = (results["run"].get("sessions") or [results["run"]])[-1]
+    line = session_requests_line(session)
+    if line:
+        out.print(line, soft_wrap=True, highlight=False)
     if session.get("requests_sent") == 0 and (session.get("failed_requests") or 0) > 0:
         # nothing got through (an unreachable server, a wrong URL or key): say so on one line
         first = results["errors"][0]["error"] if results["errors"] else "every request failed"

@@ -34,11 +34,14 @@ def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
         if not fnmatch.fnmatch(name, pattern):
             continue
         error = None
+        task = make_task(spec, path)
         try:
-            count: int | None = len(make_task(spec, path).raw_records(spec.dataset.eval_split))
+            count: int | None = len(task.raw_records(spec.dataset.eval_split))
         except DataError as err:
             count, error = None, str(err)
-        rows.append({"task": name, "lang": spec.language, "items": count, "metrics": list(spec.metrics),
+        # the metrics a default run reports, headline first (a YAML-judged task's come from its judge)
+        mode = "loglikelihood_rolling" if spec.output_type == "loglikelihood_rolling" else "generate"
+        rows.append({"task": name, "lang": spec.language, "items": count, "metrics": task.metric_names(mode),
                      "version": spec.version, "prompt": spec.prompt_hash(), "suites": list(spec.suites),
                      "source": spec.source.name or spec.source.url,
                      # what the data may be used for: the task file's source.license, "not stated" if it has none

@@ -1,12 +1,21 @@
 """Read dataset files (JSON array, JSONL, CSV, TSV, Parquet) or a pinned Hugging Face dataset
-into a list of record dicts. Problems name the file, and the line or record at fault."""
+into a list of record dicts. Problems name the file, and the line or record at fault.
+
+A file compressed with gzip, xz or bzip2 (``data.jsonl.gz``, ``answers.csv.xz``) is read through
+the standard library's decompressor, told by its first bytes (the suffix is not needed); a
+Zstandard file, which the standard library of this Python cannot read, is refused with one line
+saying how to decompress it."""
 
 from __future__ import annotations
 
+import bz2
 import codecs
 import csv
+import gzip
 import hashlib
+import io
 import json
+import lzma
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +44,53 @@ def locate(rel: str, task: str, base: Path | None = None) -> Path:
         near = f"{base}, " if base is not None else ""
         raise DataError(f"task {task}: data file {rel} not found (looked in {near}{hint})")
     return path
+
+
+# first bytes -> (name, opener of a binary stream); Zstandard has no reader in this Python's stdlib
+_MAGIC = ((b"\x1f\x8b", "gzip", gzip.open), (b"\xfd7zXZ\x00", "xz", lzma.open), (b"BZh", "bzip2", bz2.open))
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+COMPRESSED_SUFFIXES = (".gz", ".xz", ".bz2", ".zst")
+
+
+def compression_of(path: Path) -> str | None:
+    """``"gzip"``, ``"xz"``, ``"bzip2"`` (read transparently) or None for a plain file; a
+    Zstandard file is a DataError saying how to decompress it."""
+    with path.open("rb") as fh:
+        head = fh.read(6)
+    for magic, name, _ in _MAGIC:
+        if head.startswith(magic):
+            return name
+    if head.startswith(_ZSTD_MAGIC):
+        raise DataError(f"{path}: Zstandard-compressed, which glotbench cannot read without an extra package; "
+                        f"decompress it first (zstd -d {path.name}) or recompress it with gzip or xz")
+    return None
+
+
+def open_binary(path: Path):
+    """``path`` opened for reading bytes, decompressed when it is gzip, xz or bzip2."""
+    kind = compression_of(path)
+    for _, name, opener in _MAGIC:
+        if name == kind:
+            return opener(path, "rb")
+    return path.open("rb")
+
+
+def _read_bytes(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of the (decompressed) file: a small file that inflates hugely is not read whole."""
+    with open_binary(path) as fh:
+        try:
+            return fh.read(limit)
+        except (OSError, EOFError, lzma.LZMAError) as err:
+            raise DataError(f"{path}: cannot decompress: {err}") from None
+
+
+def strip_compression(name: str) -> str:
+    """``answers.csv.gz`` -> ``answers.csv`` (the suffix that tells the format)."""
+    low = name.lower()
+    for suf in COMPRESSED_SUFFIXES:
+        if low.endswith(suf):
+            return name[: -len(suf)]
+    return name
 
 
 MAX_RECORD_BYTES = 16 << 20  # one JSONL line / CSV row; GLOTBENCH_MAX_RECORD_BYTES overrides
@@ -88,7 +144,7 @@ def _read_csv(path: Path, encoding: str, delimiter: str) -> list[dict]:
     csv.field_size_limit(limit)
     rows: list[dict] = []
     try:
-        with path.open(encoding=encoding, newline="") as fh:
+        with open_binary(path) as raw, io.TextIOWrapper(raw, encoding=encoding, newline="") as fh:
             reader = csv.DictReader(fh, delimiter=delimiter)
             try:
                 for r in reader:
@@ -99,6 +155,8 @@ def _read_csv(path: Path, encoding: str, delimiter: str) -> list[dict]:
             except UnicodeDecodeError as err:
                 raise DataError(f"{path}: record {len(rows)} (after line {reader.line_num}): not valid {encoding}: "
                                 f"{err.reason}") from None
+            except (OSError, EOFError, lzma.LZMAError) as err:  # a truncated or corrupt compressed file
+                raise DataError(f"{path}: cannot decompress: {err}") from None
     finally:
         csv.field_size_limit(old)
     return rows
@@ -110,7 +168,10 @@ def _read_json(path: Path, encoding: str) -> list[dict]:
     if size > limit:
         raise DataError(f"{path}: {size} bytes, over the {limit}-byte cap for JSON array files "
                         f"(convert it to JSONL, or raise GLOTBENCH_MAX_JSON_FILE_BYTES)")
-    raw = path.read_bytes()
+    raw = _read_bytes(path, limit + 1)
+    if len(raw) > limit:
+        raise DataError(f"{path}: more than {limit} bytes decompressed, over the {limit}-byte cap for JSON array files "
+                        f"(convert it to JSONL, or raise GLOTBENCH_MAX_JSON_FILE_BYTES)")
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError as err:
@@ -139,10 +200,13 @@ def iter_jsonl(path: Path, encoding: str = "utf-8-sig") -> Iterator[tuple[int, d
     a JSON object. Callers that check fields of their own get the line number to name."""
     _check_encoding(path, encoding)
     limit = _cap("GLOTBENCH_MAX_RECORD_BYTES", MAX_RECORD_BYTES)
-    with path.open("rb") as fh:  # bytes, a bounded line at a time: a huge line never sits in memory
+    with open_binary(path) as fh:  # bytes, a bounded line at a time: a huge line never sits in memory
         lineno = 0
         while True:
-            raw = fh.readline(limit + 1)
+            try:
+                raw = fh.readline(limit + 1)
+            except (OSError, EOFError, lzma.LZMAError) as err:
+                raise DataError(f"{path}: line {lineno + 1}: cannot decompress: {err}") from None
             if not raw:
                 break
             lineno += 1

@@ -131,6 +131,9 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
                          is_chat: bool, judge: CachedCaller | None = None) -> str:
     task = tr.task
     requests = task.requests(sample, mode=tr.mode, chat=is_chat, settings=tr.settings or RequestSettings.of(settings))
+    if getattr(caller.model, "answers_items", False):  # recorded answers: the item is part of the key
+        requests = [dataclasses.replace(r, extra=(*r.extra, ("answers_item", f"{task.name}/{sample.id}")))
+                    if isinstance(r, GenRequest) else r for r in requests]
     record = SampleRecord.start(task=task.name, sample_id=sample.id, idx=sample.index, run_key=tr.run_key,
                                 lang=task.spec.language, prompt=_prompt_of(requests[0]),
                                 request_keys=[r.key(caller.model.model_id) for r in requests], gold=sample.target,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sqlite3
 import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from glotbench.tasks.request_settings import RequestSettings
@@ -26,6 +28,7 @@ from glotbench.errors import JournalCorrupt, RunStopped
 from glotbench.engine.runner import execute, plan, summarise, task_mode
 from glotbench.models.base import Model, canonical_json, sha256_hex
 from glotbench.output.results import export_samples, package_versions, write_json
+from glotbench.output.table import not_recorded_counts
 from glotbench.tasks.registry import resolve
 
 JOURNAL_NAME = "journal.sqlite"
@@ -448,7 +451,7 @@ def _execute_and_report(cfg: RunConfig, out_dir: Path, journal: Journal, tasks: 
         tr.release_samples()
     task_results = summarise(runs, journal, n_boot=cfg.bootstrap, seed=cfg.seed, out_dir=None if journal.read_only else out_dir)
     results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results,
-                             skipped)
+                             skipped, console)
     if journal.read_only:
         _read_only_note(console, out_dir)
         return results, out_dir
@@ -474,9 +477,36 @@ def grades_from_file_block(model: Model) -> dict | None:
             "file": str(model.path), "sha256": model.sha, "column": model.cols["grade"]}
 
 
+def keep_earlier_results(out_dir: Path, fingerprint: str) -> str | None:
+    """When ``out_dir/results.json`` holds another run's result (another run fingerprint: another
+    setting such as ``--temperature``, or other tasks), keep it beside as ``results.<fingerprint>.json``
+    before this run writes its own, and return the one line that says so (None when nothing is kept)."""
+    path = out_dir / "results.json"
+    if not path.is_file():
+        return None
+    try:
+        import json
+
+        old = json.loads(path.read_text(encoding="utf-8"))
+        old_fp = str(old.get("fingerprint") or "")
+    except (OSError, ValueError, AttributeError):
+        old_fp = ""
+    if old_fp == fingerprint:
+        return None
+    name = f"results.{re.sub(r'[^A-Za-z0-9_.-]', '_', old_fp) or 'unreadable'}.json"
+    kept = out_dir / name
+    if not kept.exists():
+        os.replace(path, kept)
+    what = f"run {old_fp}" if old_fp else "an unreadable results.json"
+    return (f"{out_dir} held the result of another setting ({what}); kept it as {kept.name}, results.json is now "
+            f"run {fingerprint} (docs/footguns.md: one -o per setting)")
+
+
 def _write_results(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model, judge_model: Model | None,
-                   sessions: list[dict], model_notes: list[str], task_results: dict, skipped: dict) -> dict:
+                   sessions: list[dict], model_notes: list[str], task_results: dict, skipped: dict,
+                   console: Console | None = None) -> dict:
     fps = {name: t["fingerprint"] for name, t in task_results.items()}
+    errors = journal.errors()
     results = {
         "glotbench_version": package_versions()["glotbench"],
         "fingerprint": run_fingerprint(fps),
@@ -491,11 +521,18 @@ def _write_results(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model
         "run": run_block(out_dir, sessions),  # totals over every session of this run, and the sessions
         "judge": judge_model.settings() if judge_model else grades_from_file_block(model),
         "model_notes": model_notes,
-        "errors": journal.errors()[-50:],
+        "errors": errors[-50:],
         "tasks": task_results,
         "skipped_tasks": skipped,
     }
+    absent = not_recorded_counts(errors)  # items a recorded-answers file lacks: not failures after retries
+    if absent:
+        results["not_recorded"] = {t: min(n, task_results[t].get("n_errors", n)) if t in task_results else n
+                                   for t, n in absent.items()}
     if not journal.read_only:
+        kept = keep_earlier_results(out_dir, results["fingerprint"])
+        if kept and console is not None:
+            console.print(f"[yellow]note[/]: {escape(kept)}", highlight=False)
         write_json(out_dir / "results.json", results)
     return results
 
@@ -517,7 +554,8 @@ def _rereport(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model, jud
     model_notes = model.run_notes()
     for line in model_notes:
         console.print(f"[yellow]note[/] {line}")
-    results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results, skipped)
+    results = _write_results(cfg, out_dir, journal, model, judge_model, sessions, model_notes, task_results, skipped,
+                             console)
     if journal.read_only:
         _read_only_note(console, out_dir)
         return results, out_dir

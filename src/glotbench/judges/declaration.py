@@ -202,10 +202,27 @@ def check_declaration(decl: JudgeDecl, where: str, prefix: str = "") -> None:
         raise _fail(where, f("metrics"), "'shares' counts grades; a scale has none")
 
 
+def anchor_prompt_file(judge: Any, base: Path) -> Any:
+    """A judge mapping whose ``prompt_file.path`` is relative and names a file beside the file that
+    declares it (``base``: the task file's or judge file's folder) gets that file's absolute path, as
+    ``judge: FILE`` is read relative to the task file; any other path keeps its meaning (a file shipped
+    in a benchmark package, else under the data root: :func:`glotbench.paths.benchmark_file`)."""
+    if not isinstance(judge, dict) or not isinstance(judge.get("prompt_file"), dict):
+        return judge
+    rel = judge["prompt_file"].get("path")
+    if not isinstance(rel, str) or Path(rel).expanduser().is_absolute():
+        return judge
+    beside = Path(base) / rel
+    if not beside.is_file():
+        return judge
+    return {**judge, "prompt_file": {**judge["prompt_file"], "path": str(beside.resolve())}}
+
+
 def load_judge_file(path: Path) -> JudgeDecl:
     """Read and check one judge file; a problem is a one-line TaskSpecError naming file and field."""
     path = Path(path)
-    decl = validate(JudgeDecl, read_mapping(path, "judge file", TaskSpecError), path, TaskSpecError)
+    raw = anchor_prompt_file(read_mapping(path, "judge file", TaskSpecError), path.parent)
+    decl = validate(JudgeDecl, raw, path, TaskSpecError)
     check_declaration(decl, str(path))
     return decl
 

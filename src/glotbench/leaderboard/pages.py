@@ -19,7 +19,7 @@ from glotbench.leaderboard.chart import Point, Series, build_chart
 from glotbench.leaderboard.db import LeaderboardError
 from glotbench.leaderboard.i18n import translator
 from glotbench.leaderboard.schema import APPROVED, PENDING, REJECTED
-from glotbench.leaderboard.scoring import leaderboard_metrics
+from glotbench.leaderboard.scoring import first_item_ids, leaderboard_metrics
 from glotbench.leaderboard.submission_format import make_submission
 from glotbench.leaderboard.uploads import FORM_OVERHEAD, TooLarge, TooSlow, file_bytes, read_form
 from glotbench.leaderboard.visibility import view_of, views_of
@@ -96,12 +96,16 @@ def download(name: str, split: str, db: Session = Depends(get_db)):
     return Response(f.content, media_type="application/json", headers={"Content-Disposition": f'attachment; filename="{f.filename}"'})
 
 
-def _example_for(task) -> str:
-    """An example file for ``task``: metadata fields, then one prediction per line."""
+def _example_for(task, db: Session | None = None) -> str:
+    """An example file for ``task``: metadata fields, then one prediction per line, for the task's
+    own first item ids (``q01``, ``q02``: what a submission must name), not made-up ones."""
+    ids = (first_item_ids(db, task) if db is not None else []) or ["0", "1"]
+    first, last = ids[0], ids[-1]
     if task.labels:
-        doc = make_submission(task.name, "my-model", {"0": task.labels[0], "1": task.labels[-1]})
+        doc = make_submission(task.name, "my-model", {first: task.labels[0], last: task.labels[-1]})
     else:  # a text task: free-text answers
-        doc = make_submission(task.name, "my-model", {"0": "the answer to item 0", "1": "the answer to item 1"}, field="prediction")
+        doc = make_submission(task.name, "my-model", {first: f"the answer to item {first}", last: f"the answer to item {last}"},
+                              field="prediction")
     head = {"task": doc["task"], "model": doc["model"], "model_size": "135M parameters",
             "paper_url": "https://example.org/paper", "description": "What the model is and how it was run."}
     lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
@@ -119,7 +123,7 @@ def task_page(name: str, request: Request, db: Session = Depends(get_db)):
                                 higher_is_better=service.higher_is_better(task.metric))])
     text = task.description_hu if request.state.lang == "hu" and task.description_hu else task.description_en
     return render(request, db, "task.html", task=task, rows=service.task_board(db, task), chart=chart, description=text,
-                  files=service.task_files(db, task), example=_example_for(task), tasks=service.list_tasks(db))
+                  files=service.task_files(db, task), example=_example_for(task, db), tasks=service.list_tasks(db))
 
 
 @router.get("/models/{model}")
@@ -271,7 +275,7 @@ async def change_password(request: Request):
 
 def _submit_ctx(request: Request, db: Session) -> dict:
     tasks = service.list_tasks(db)
-    example = _example_for(tasks[0]) if tasks else ""
+    example = _example_for(tasks[0], db) if tasks else ""
     return dict(tasks=tasks, example=example, max_bytes=request.app.state.settings.max_upload_bytes,
                 idem=secrets.token_urlsafe(16))
 

@@ -128,7 +128,14 @@ def leaderboard_metrics() -> list[str]:
 
 
 def gold_for(db: Session, task: Task) -> dict[str, str]:
-    return dict(db.execute(select(GoldLabel.item_id, GoldLabel.label).where(GoldLabel.task_id == task.id)).all())
+    # in the gold file's order (the bootstrap's resamples index the items in this order)
+    return dict(db.execute(select(GoldLabel.item_id, GoldLabel.label).where(GoldLabel.task_id == task.id)
+                           .order_by(GoldLabel.id)).all())
+
+
+def first_item_ids(db: Session, task: Task, n: int = 2) -> list[str]:
+    """The first ``n`` item ids of ``task`` in its gold file's order (what an example submission names)."""
+    return list(db.scalars(select(GoldLabel.item_id).where(GoldLabel.task_id == task.id).order_by(GoldLabel.id).limit(n)))
 
 
 def task_ids(db: Session, task: Task) -> set[str]:
@@ -141,11 +148,17 @@ def score_predictions(gold: dict[str, str], predictions: dict[str, str], metric:
     return float(tm.metric(tm.items(gold, predictions)))
 
 
+# the resamples `glotbench run` draws by default (--bootstrap 1000, --seed 1234: glotbench.settings), so
+# a run over the gold file's items, in its order, reports the interval the leaderboard shows
+RUN_BOOTSTRAP, RUN_SEED = 1000, 1234
+
+
 def score_interval(gold: dict[str, str], predictions: dict[str, str], metric: str,
-                   n_resamples: int = 1000, seed: int = 0) -> tuple[float | None, float | None]:
+                   n_resamples: int = RUN_BOOTSTRAP, seed: int = RUN_SEED) -> tuple[float | None, float | None]:
     """Percentile bootstrap 95% interval of ``metric`` over the items of ``gold``:
     :func:`glotbench.scoring.metrics.bootstrap_ci`, the interval every run reports (its resample
-    forms compute label metrics from per-resample confusion matrices, per-item means at once)."""
+    forms compute label metrics from per-resample confusion matrices, per-item means at once), with
+    the run's default resample count and seed."""
     tm = task_metric(metric)
     lo, hi = bootstrap_ci(tm.items(gold, predictions), tm.metric, n_resamples=n_resamples, seed=seed)
     return (None, None) if math.isnan(lo) or math.isnan(hi) else (lo, hi)

@@ -149,6 +149,7 @@ def add_task(db: Session, name: str, gold: dict[str, str], metric: str, labels: 
              title: str = "", replace: bool = False, public_share: float | None = None) -> Task:
     if not TASK_NAME_RE.match(name):
         raise InputError("err_task_name", f"task name {shown(name)} must be letters, digits, '.', '_' or '-'")
+    metric = metric_name(metric)  # `chrF` as the pages spell it: the registered `chrf`
     tm = _task_metric(name, metric)
     if not gold:
         raise InputError("err_gold_empty", f"task {name!r}: the gold file has no items")
@@ -181,6 +182,16 @@ def add_task(db: Session, name: str, gold: dict[str, str], metric: str, labels: 
     rescore_task(db, task, gold)
     db.commit()
     return task
+
+
+def metric_name(metric: str) -> str:
+    """The registered spelling of ``metric``, matched without regard to case (the pages write
+    ``chrF``, ``BLEU``; the registry holds ``chrf``, ``bleu``); unchanged when none matches or
+    the match is not unique."""
+    if metric in METRICS:
+        return metric
+    same = [n for n in METRICS.names() if n.casefold() == metric.casefold()]
+    return same[0] if len(same) == 1 else metric
 
 
 def _task_metric(name: str, metric: str) -> TaskMetric:

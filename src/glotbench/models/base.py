@@ -154,6 +154,9 @@ class Model(ABC):
     is_chat: bool = True
     supports_loglikelihood: bool = False
     max_parallel: int | None = None
+    # a backend that answers items, not prompts (``recorded:``): each request's key names its item, so
+    # two items with the same prompt get their own answers, not the first one's from the journal
+    answers_items: bool = False
     notice: str | None = None  # one line the run shows on loading (e.g. "no chat template: plain completion")
     timeout_scale: int = 1  # the engine's per-request timeout is multiplied by this (batched in-process models)
     # Extra generation knobs (task generation.extra, --gen-kwargs): the ones the backend takes (None:

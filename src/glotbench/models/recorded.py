@@ -28,7 +28,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from glotbench.data.loaders import file_sha256, read_records
+from glotbench.data.loaders import file_sha256, read_records, strip_compression
 from glotbench.errors import ModelError, PermanentModelError
 from glotbench.models.backends import register_backend
 from glotbench.models.base import GenRequest, GenResult, Model
@@ -48,6 +48,7 @@ class RecordedModel(Model):
     is_chat = True
     supports_loglikelihood = False
     max_parallel = 64
+    answers_items = True  # the key names the item: identical prompts of two items keep their own rows
 
     def __init__(self, path: str | Path, *, id: str | None = None, question: str | None = None,
                  question_var: str = "question", answer: str = "answer", reasoning: str | None = None,
@@ -56,7 +57,7 @@ class RecordedModel(Model):
         self.path = Path(path).expanduser()
         if not self.path.is_file():
             raise ModelError(f"recorded answers file not found: {self.path}")
-        fmt = format or FORMATS.get(self.path.suffix.lower())
+        fmt = format or FORMATS.get(Path(strip_compression(self.path.name)).suffix.lower())  # answers.csv.gz: csv
         if fmt is None:
             raise ModelError(f"{self.path}: cannot tell the format from the suffix; give format=csv|tsv|jsonl|json|parquet")
         self.rows = read_records(self.path, fmt)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 
 def unclipped(table: Table) -> Table:
@@ -46,9 +48,70 @@ def results_table(results: dict, title: str = "") -> Table:
     return table
 
 
+NOT_RECORDED = "is not in the recorded answers"  # the recorded-answers backend's per-item error (models/recorded.py)
+
+
+def not_recorded_counts(errors: list[dict]) -> dict[str, int]:
+    """Per task, how many items the recorded-answers file did not hold (distinct item ids)."""
+    ids: dict[str, set] = {}
+    for e in errors:
+        if NOT_RECORDED in str(e.get("error") or "") and e.get("sample_id") is not None:
+            ids.setdefault(str(e.get("task")), set()).add(e["sample_id"])
+    return {t: len(v) for t, v in ids.items()}
+
+
+def _error_notes(name: str, n_errors: int, results: dict) -> list[str]:
+    """Why a task's items are unscored: items a recorded-answers file does not hold are not failures
+    of a model call, so they are counted apart from the requests that failed after retries."""
+    stored = results.get("not_recorded")  # counted over the whole journal (results' "errors" keeps the last 50)
+    n = stored.get(name, 0) if isinstance(stored, dict) else not_recorded_counts(results.get("errors") or []).get(name, 0)
+    n_absent = min(n, n_errors)
+    out = []
+    if n_absent:
+        out.append(f"{name}: {n_absent} item(s) not in the recorded answers, not scored")
+    if n_errors - n_absent:
+        out.append(f"{name}: {n_errors - n_absent} item(s) failed after retries and are excluded from the score "
+                   f"(see errors in results.json)")
+    return out
+
+
+def compact_results_table(results: dict, title: str = "") -> Table:
+    """The results for a narrow terminal (80 columns): one row per task with its counts, then one
+    indented row per metric; names never wrap (the name column is as wide as the longest name),
+    the counts and values wrap at spaces."""
+    table = Table(title=title or None, show_lines=False, box=box.SIMPLE_HEAD, pad_edge=False)
+    names = [n for n in results["tasks"]] + [f"  {m}" for t in results["tasks"].values() for m in t["metrics"]]
+    table.add_column("task / metric", no_wrap=True, min_width=max(map(len, names), default=4))
+    table.add_column("value [95% CI] · counts", overflow="fold")
+    for name, t in results["tasks"].items():
+        counts = (f"{t['language']} · n {t['n_scored']} · unparseable {t['n_unparseable']} · errors {t['n_errors']}"
+                  + (f" · {t['flag']}" if t["flag"] else "") + f" · prompt v{t['version']}·{t['prompt_hash']}")
+        table.add_row(Text(name, style="bold"), Text(counts, style="dim"))
+        for mname, m in t["metrics"].items():
+            table.add_row(f"  {mname}", _fmt(m, (t.get("metric_definitions") or {}).get(mname)))
+    return table
+
+
+def fitting_results_table(results: dict, console: Console, title: str = "") -> Table:
+    """The full results table when its words fit the console's width, else :func:`compact_results_table`
+    (so a task or metric name is never broken mid-word)."""
+    wide = unclipped(results_table(results, title=title))
+    return wide if _words_width(wide) <= console.width else compact_results_table(results, title=title)
+
+
+def _words_width(table: Table) -> int:
+    """The narrowest width at which every column holds its longest word (header or cell) whole:
+    each column's longest word plus its padding (2), plus the borders (columns + 1)."""
+    total = len(table.columns) + 1
+    for col in table.columns:
+        words = [w for cell in [col.header, *col._cells] for w in str(getattr(cell, "plain", cell)).split()]
+        total += max(map(len, words), default=1) + 2
+    return total
+
+
 def print_results(results: dict, console: Console | None = None) -> None:
     console = console or Console()
-    console.print(unclipped(results_table(results, title=f"{results['model']['model_id']}  ·  run {results['fingerprint']}")))
+    console.print(fitting_results_table(results, console, title=f"{results['model']['model_id']}  ·  run {results['fingerprint']}"))
     if results.get("note"):
         console.print(f"note: {results['note']}", markup=False)
     notes = []
@@ -64,7 +127,7 @@ def print_results(results: dict, console: Console | None = None) -> None:
         elif t["status"] == "incomplete":
             notes.append(f"incomplete {name}: {t['n_scored'] + t['n_errors']}/{t['n_items']} items done")
         if t["n_errors"]:
-            notes.append(f"{name}: {t['n_errors']} item(s) failed after retries and are excluded from the score (see errors in results.json)")
+            notes.extend(_error_notes(name, t["n_errors"], results))
     for name, t in results["tasks"].items():
         if t.get("data_differs"):
             notes.append(f"{name}: {t['data_differs']} (run with --allow-modified-data): not a score on the "

@@ -2,10 +2,18 @@
 fallback so task names, slice values and labels in Chinese, Mongolian (Cyrillic) or Hungarian
 render: DejaVu Sans first, then every installed face that covers CJK (matplotlib >= 3.6 falls
 back glyph by glyph through the ``font.family`` list; DejaVu alone drew empty boxes and warned
-"Glyph ... missing from font(s) DejaVu Sans")."""
+"Glyph ... missing from font(s) DejaVu Sans").
+
+When no installed face covers a label's characters, a PNG shows boxes for them: :func:`save`
+then says so once per process, with how to install one (Debian/Ubuntu ``fonts-noto-cjk``),
+instead of matplotlib's warning per glyph. SVG for the HTML report keeps its text as text
+(``svg.fonttype = 'none'``), so the browser draws it with its own fonts."""
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import warnings
 from pathlib import Path
 
 # installed faces that cover CJK, by family name (Noto CJK, Source Han, WenQuanYi, Droid, ...)
@@ -13,6 +21,9 @@ _CJK_HINTS = ("cjk", "source han", "wenquanyi", "wqy", "droid sans fallback", "n
               "noto sans jp", "noto sans kr", "noto serif sc", "ar pl", "simhei", "simsun", "microsoft yahei",
               "pingfang", "hiragino", "heiti", "ukai", "uming", "ms gothic", "yu gothic", "malgun", "unifont")
 _configured = False
+_hinted = False
+FONT_HINT = ("plots: no installed font covers some label characters (e.g. Chinese), so the PNG shows boxes for "
+             "them; install a CJK font (Debian/Ubuntu: apt-get install fonts-noto-cjk) and run again")
 
 
 def cjk_families(names) -> list[str]:
@@ -44,9 +55,30 @@ def pyplot():
     return plt
 
 
+@contextlib.contextmanager
+def missing_glyphs(hint: bool = True):
+    """Drawing inside this block keeps matplotlib's "Glyph ... missing from font(s)" warnings to
+    itself; with ``hint``, the first time any is seen in this process one line on stderr says how
+    to get a font that has them (:data:`FONT_HINT`)."""
+    global _hinted
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    missing = False
+    for w in caught:
+        if "missing from" in str(w.message) and "font" in str(w.message).lower():
+            missing = True
+        else:  # anything else goes on as it came
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if missing and hint and not _hinted:
+        _hinted = True
+        print(FONT_HINT, file=sys.stderr)
+
+
 def save(fig, path: str | Path) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(p, dpi=120, bbox_inches="tight")
+    with missing_glyphs():
+        fig.savefig(p, dpi=120, bbox_inches="tight")
     pyplot().close(fig)
     return p

@@ -11,6 +11,11 @@ from typing import Any
 from glotbench.plots._mpl import pyplot, save
 
 
+def ece_label(value: float | None) -> str:
+    """ECE as the results table prints it: ``0.550``, ``n/a`` when missing."""
+    return "n/a" if value is None or value != value else f"{value:.3f}"
+
+
 def save_reliability_diagram(
     tables: Mapping[str, Sequence[Mapping[str, Any]]] | Sequence[Mapping[str, Any]],
     path: str | Path,
@@ -20,6 +25,16 @@ def save_reliability_diagram(
 ) -> Path:
     """``tables``: ``{label: reliability_table rows}`` (or one table). ``ece``: optional
     ``{label: ECE}`` shown in the legend. Empty bins are skipped. Returns the PNG path."""
+    return save(reliability_figure(tables, title, ece, xlabel), path)
+
+
+def reliability_figure(
+    tables: Mapping[str, Sequence[Mapping[str, Any]]] | Sequence[Mapping[str, Any]],
+    title: str = "Calibration from stated confidence",
+    ece: Mapping[str, float] | None = None,
+    xlabel: str = "stated confidence (%)",
+):
+    """The figure :func:`save_reliability_diagram` writes."""
     if not isinstance(tables, Mapping):
         tables = {"model": tables}
     plt = pyplot()
@@ -32,7 +47,8 @@ def save_reliability_diagram(
         used = [r for r in rows if r["count"]]
         xs = [100 * r["mean_confidence"] for r in used]
         ys = [100 * r["accuracy"] for r in used]
-        name = label if not ece or label not in ece else f"{label} (ECE {100 * ece[label]:.1f})"
+        # ECE as the results table and the console line print it (a fraction, 3 decimals)
+        name = label if not ece or label not in ece else f"{label} (ECE {ece_label(ece[label])})"
         (line,) = ax.plot(xs, ys, lw=1.6, label=name)
         # Marker area follows the bin's share of answers, so sparse, noisy bins look small.
         total = sum(r["count"] for r in used) or 1
@@ -50,4 +66,4 @@ def save_reliability_diagram(
     axc.set_ylabel("answers")
     axc.set_xticks(range(0, 101, 10))
     axc.grid(alpha=0.3, axis="y")
-    return save(fig, path)
+    return fig

@@ -1,5 +1,7 @@
-"""Report plots as inline SVG strings (matplotlib, Agg backend; text drawn as paths, so the
-SVG needs no fonts and carries no model text as markup)."""
+"""Report plots as inline SVG strings (matplotlib, Agg backend). Text stays SVG ``<text>``
+(``svg.fonttype = 'none'``, XML-escaped by matplotlib) with a generic ``sans-serif`` fallback, so
+the browser draws Chinese or Mongolian labels with its own fonts; drawn as paths, a label needed a
+matplotlib font with those glyphs on the machine that wrote the report and showed boxes without one."""
 
 from __future__ import annotations
 
@@ -7,8 +9,9 @@ import io
 import itertools
 import math
 import re
+import unicodedata
 
-from glotbench.plots._mpl import pyplot
+from glotbench.plots._mpl import missing_glyphs, pyplot
 
 PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD"]
 OUTCOME_COLORS = {"correct": "#55A868", "partial": "#C9D66B", "wrong": "#C44E52", "not_attempted": "#DD8452",
@@ -23,17 +26,30 @@ def model_color(i: int) -> str:
 def to_svg(fig) -> str:
     plt = pyplot()
     # A distinct hash salt per figure keeps clip-path ids unique when many SVGs share one page.
-    with plt.rc_context({"svg.hashsalt": f"glotbench-{next(_salt)}", "svg.fonttype": "path"}):
-        buf = io.StringIO()
+    with plt.rc_context({"svg.hashsalt": f"glotbench-{next(_salt)}", "svg.fonttype": "none"}), missing_glyphs(hint=False):
+        buf = io.StringIO()  # text as text: layout measures with matplotlib's fonts, the browser draws with its own
         fig.savefig(buf, format="svg", bbox_inches="tight")
     plt.close(fig)
-    svg = buf.getvalue()
+    svg = _generic_fallback(buf.getvalue())
     svg = svg[svg.find("<svg"):]
     svg = re.sub(r"<!--.*?-->", "", svg, flags=re.DOTALL)  # matplotlib writes each label as a comment
     svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.DOTALL)
     # scale with the page: keep the viewBox, let CSS size it
     svg = re.sub(r'(<svg[^>]*?)\swidth="([\d.]+)pt"\sheight="([\d.]+)pt"', r'\1 style="max-width:\2pt;width:100%;height:auto"', svg, count=1)
     return svg
+
+
+def _generic_fallback(svg: str) -> str:
+    """Each ``font-family`` list ends in ``sans-serif``, so a browser without DejaVu Sans (or with
+    the CJK face elsewhere) still picks a face that has the glyphs."""
+    return re.sub(r"(font-family:\s*)([^;\"]+?)(\s*[;\"])",
+                  lambda m: m.group(0) if "sans-serif" in m.group(2) else f"{m.group(1)}{m.group(2)}, sans-serif{m.group(3)}",
+                  svg)
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a monospace sense: a wide (CJK) character counts 2."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in str(text))
 
 
 def _ok(x) -> bool:
@@ -66,6 +82,12 @@ def _group_bars(vals: list, k: int, n_s: int, size: float) -> tuple[list, list, 
 def grouped_hbar(groups: list[str], series: list[tuple[str, str, list]], xlabel: str, title: str = "",
                  xmax: float | None = 1.0) -> str:
     """Horizontal grouped bars. ``series`` = [(name, color, [(value, lo, hi) or None per group])]."""
+    return to_svg(grouped_hbar_figure(groups, series, xlabel, title, xmax))
+
+
+def grouped_hbar_figure(groups: list[str], series: list[tuple[str, str, list]], xlabel: str, title: str = "",
+                        xmax: float | None = 1.0):
+    """The figure of :func:`grouped_hbar` (its legend sits right of the axes)."""
     plt = pyplot()
     n_s = max(1, len(series))
     height = 0.8 / n_s
@@ -85,10 +107,10 @@ def grouped_hbar(groups: list[str], series: list[tuple[str, str, list]], xlabel:
     ax.tick_params(axis="x", labelsize=7)
     if title:
         ax.set_title(title, fontsize=9, loc="left")
-    if len(series) > 1:
-        ax.legend(fontsize=7, loc="lower right", frameon=False)
+    if len(series) > 1:  # beside the axes, never over a bar's value label
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, borderaxespad=0)
     _style(ax)
-    return to_svg(fig)
+    return fig
 
 
 def outcome_bars(models: list[str], counts: list[dict[str, int]]) -> str:
@@ -122,9 +144,11 @@ def outcome_bars(models: list[str], counts: list[dict[str, int]]) -> str:
 
 def slice_bars(field: str, values: list[str], series: list[tuple[str, str, list]], metric: str,
                ns: list[int] | None = None) -> str:
-    """Vertical grouped bars per slice value with CI whiskers (many values: horizontal)."""
-    if len(values) > 12:
-        return grouped_hbar(values, series, metric, title=f"by {field}")
+    """Vertical grouped bars per slice value with CI whiskers; horizontal with many values or long
+    names (``人文与社会科学`` under a bar ran into its neighbours' names once the browser drew it)."""
+    if len(values) > 12 or max((display_width(v) for v in values), default=0) > 10:
+        labels = [f"{v} (n={n})" for v, n in zip(values, ns)] if ns else values
+        return grouped_hbar(labels, series, metric, title=f"by {field}")
     plt = pyplot()
     n_s = max(1, len(series))
     width = 0.8 / n_s
@@ -140,8 +164,8 @@ def slice_bars(field: str, values: list[str], series: list[tuple[str, str, list]
     ax.set_ylabel(metric, fontsize=8)
     ax.set_xlabel(field, fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
-    if len(series) > 1:
-        ax.legend(fontsize=7, frameon=False)
+    if len(series) > 1:  # beside the axes, never over a bar
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, borderaxespad=0)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     ax.grid(axis="y", alpha=0.25)

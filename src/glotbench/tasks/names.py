@@ -23,7 +23,47 @@ def task_class_of(spec: TaskSpec, path: Path | None) -> type:
 
             return JudgedTask
         return Task
-    return TASK_CLASSES.resolve(spec.task_class, where=f"{path or spec.name}: field 'task_class'")
+    where = f"{path or spec.name}: field 'task_class'"
+    try:
+        return TASK_CLASSES.resolve(spec.task_class, where=where)
+    except TaskSpecError as err:
+        moved = moved_task_class(spec.task_class)
+        if moved is None:
+            raise
+        new, ref = moved
+        also = f" (its registered name; or `task_class: {ref}`)" if ref else ""
+        raise TaskSpecError(f"{where}: {spec.task_class!r} has moved: write `task_class: {new}`{also}") from err
+
+
+def moved_task_class(ref: str) -> tuple[str, str | None] | None:
+    """The current spelling of a ``"module:Class"`` task class that no longer imports (its module
+    moved, e.g. into a benchmark package): the registered name whose class has that name, or the
+    reference under a registered package holding a module of the old module's last name, or None.
+    Returns ``(spelling, reference)``: the registered name and its ``module:Class``, or the reference alone."""
+    import importlib.util
+
+    from glotbench.registry import import_ref
+    from glotbench.tasks.classes import TASK_CLASSES
+
+    mod, sep, attr = ref.partition(":")
+    if not sep or not attr:
+        return None
+    refs = TASK_CLASSES.refs()
+    for name, new in sorted(refs.items()):
+        if new.partition(":")[2] == attr and new != ref:
+            return name, new
+    leaf = mod.rsplit(".", 1)[-1]
+    packages = sorted({r.partition(":")[0].rsplit(".", 1)[0] for r in refs.values()})
+    for pkg in packages:
+        cand = f"{pkg}.{leaf}:{attr}"
+        if cand == ref or importlib.util.find_spec(pkg) is None:
+            continue
+        try:
+            import_ref(cand)
+        except Exception:  # noqa: BLE001 - any failure: not this one
+            continue
+        return cand, None
+    return None
 
 
 def check_names(spec: TaskSpec, path: Path | None, cls: type) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
 from functools import lru_cache
@@ -153,4 +154,19 @@ def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
                 if SET_ASIDE:
                     hint += f" ({len(SET_ASIDE)} task file(s) set aside: {next(iter(SET_ASIDE.values()))})"
                 raise UnknownTaskError(f"unknown task or suite {name!r}{hint}")
+    _check_counterparts(chosen, set(specs))
     return chosen
+
+
+def _check_counterparts(tasks: list[Task], known: set[str]) -> None:
+    """A ``counterpart`` naming no task (a typo) is one line at load, with the nearest names,
+    instead of a cross-lingual pair that silently never forms."""
+    known = known | {t.spec.name for t in tasks}
+    for t in tasks:
+        cp = t.spec.counterpart
+        if cp is None or cp in known:
+            continue
+        close = difflib.get_close_matches(cp, sorted(known), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `glotbench tasks` lists the task names"
+        where = t.spec_path or t.spec.name
+        raise TaskSpecError(f"{where}: field 'counterpart': no task is named {cp!r}{hint}")

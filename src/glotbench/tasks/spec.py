@@ -14,7 +14,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from glotbench.errors import TaskSpecError
-from glotbench.judges.declaration import JudgeDecl, check_declaration, fingerprint_exclude, resolve_judge_field
+from glotbench.judges.declaration import JudgeDecl, anchor_prompt_file, check_declaration, fingerprint_exclude, \
+    resolve_judge_field
 from glotbench.models.base import canonical_json, sha256_hex
 from glotbench.prompts.sandbox import first_unsafe
 from glotbench.sources.schema import DataOrigin, covers
@@ -189,6 +190,8 @@ def load_spec(path: Path) -> TaskSpec:
     unsafe = first_unsafe(raw)
     if unsafe is not None:
         raise TaskSpecError(f"{path}: field '{unsafe[0]}': {unsafe[1]}")
+    if isinstance(raw.get("judge"), dict):  # an inline judge's prompt_file.path: relative to the task file
+        raw = {**raw, "judge": anchor_prompt_file(raw["judge"], Path(path).parent)}
     spec = validate(TaskSpec, raw, path, TaskSpecError)
     if spec.judge is not None:
         check_declaration(spec.judge, str(path), prefix="judge.")

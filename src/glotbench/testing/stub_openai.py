@@ -31,6 +31,9 @@ with that ``model_path``.
 
 ``GET /_log`` returns every request received as ``{"hash", "status"}`` pairs, in order
 (``--log-bodies``: with the parsed request ``body`` too).
+
+It runs on uvicorn when the ``serve`` extra is installed, else on the standard library's asyncio
+(:mod:`glotbench.testing.asgi_stdlib`): no extra is needed.
 """
 
 from __future__ import annotations
@@ -258,8 +261,6 @@ class StubApp:
 
 
 def main() -> None:
-    import uvicorn
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8765)
@@ -286,6 +287,15 @@ def main() -> None:
                   retry_after=a.retry_after, huge_mb=a.huge_mb)
     app.log_bodies = a.log_bodies
     app.served_id, app.no_models, app.model_path = a.served_id, a.no_models, a.model_path
+    try:
+        import uvicorn
+    except ImportError:  # the `serve` extra is not installed: the standard library serves the stub
+        from glotbench.testing.asgi_stdlib import serve
+
+        print(f"stub_openai: serving on http://{a.host}:{a.port} (standard library server; uvicorn not installed)",
+              flush=True)
+        serve(app, a.host, a.port)
+        return
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning", access_log=False)
 
 
