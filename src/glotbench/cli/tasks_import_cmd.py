@@ -18,11 +18,16 @@ def import_lm_eval(
     data_dir: str = typer.Option(None, "--data-dir", help="Read the splits from DATA_DIR/<task>_<split>.jsonl (the "
                                  "dataset's own record format; relative to the written task file) instead of the Hub."),
 ) -> None:
-    """Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted."""
-    from glotbench.tasks.lm_eval_import import convert, dump, read_lm_eval_yaml
+    """Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted. A task
+    that could not run as lm-eval runs it is not written: one line names what is missing, exit 2."""
+    from glotbench.tasks.lm_eval_import import cannot_run, convert, dump, read_lm_eval_yaml
 
     src = read_lm_eval_yaml(task_yaml)
     task, problems = convert(src, language=language, name=name, data_dir=data_dir)
+    if fatal := cannot_run(problems):
+        typer.echo(f"error: {task_yaml}: not converted, the task could not run as lm-eval runs it: {'; '.join(fatal)}"
+                   + ("" if out is None else f" ({out} not written)"), err=True)
+        raise typer.Exit(2)
     text = dump(task, task_yaml.name)
     if out is None:
         typer.echo(text, nl=False)

@@ -13,7 +13,9 @@
   fewshot_delimiter`` + the item's text (an answer is the choice at the target index for a
   multiple-choice shot, the first of a list target); ``--mode loglikelihood`` scores
   ``target_delimiter + choice`` after it, per choice, and normalises by the choice's length.
-* few-shot examples: lm-eval's default sampler, one ``random.Random(seed)`` (1234) drawn from in
+* few-shot examples (``fewshot_sampler: first_n``: the pool's first ``n`` in order, records equal to
+  the item left out when ``fewshot_excludes_item``; ``fewshot_samples``: a fixed pool of records);
+  otherwise lm-eval's default sampler, one ``random.Random(seed)`` (1234) drawn from in
   document order over the evaluation split (``n + 1`` and the item itself removed when the few-shot
   split is the evaluation split), so each item gets the shots lm-eval gives it.
 
@@ -129,26 +131,56 @@ class LmEvalTask(Task):
                       metadata={})
 
     # ---------------------------------------------------------------- few-shot: lm-eval's sampler
+    def _shot_pool(self) -> tuple[list[Sample], list[dict]]:
+        """The few-shot pool and its records as lm-eval has them: ``fewshot_config.samples`` when the
+        task fixes its exemplars, else the few-shot split."""
+        fixed = self.opts.get("fewshot_samples")
+        if fixed:
+            return [self.build_sample(dict(r), i, "fewshot_config.samples") for i, r in enumerate(fixed)], list(fixed)
+        raws = self.raw_records(self.spec.fewshot.split)
+        pool = self._fewshot_pool
+        return pool, [raws[s.index] for s in pool]
+
     def _shots_in_order(self, n: int) -> dict[str, list[Sample]]:
         key = ("_lm_eval_shots", n)
         cache = self.__dict__.setdefault("_shot_cache", {})
         if key not in cache:
             rnd = random.Random(self.spec.fewshot.seed)
-            pool = self._fewshot_pool
-            same = self.spec.fewshot.split == self.spec.dataset.eval_split
+            pool, pool_raws = self._shot_pool()
+            exclude = self.opts.get("fewshot_excludes_item", self.spec.fewshot.split == self.spec.dataset.eval_split)
+            first_n = self.opts.get("fewshot_sampler") == "first_n"
+            eval_split = self.spec.dataset.eval_split
+            raws = self.raw_records(eval_split) if exclude else []
             out: dict[str, list[Sample]] = {}
-            for s in self.samples(self.spec.dataset.eval_split):
-                if same:
-                    drawn = [x for x in rnd.sample(pool, min(n + 1, len(pool))) if x.id != s.id][:n]
+            for s in self.samples(eval_split):
+                # lm-eval leaves out of the shots the records equal to the item (``x != doc``), by value
+                doc = raws[s.index] if exclude else None
+                if first_n:  # lm-eval's FirstNSampler: the pool in order
+                    drawn = [p for p, r in zip(pool, pool_raws) if doc is None or r != doc][:n]
+                elif exclude:  # ContextSampler: n + 1 drawn, then the item's equals removed
+                    idx = rnd.sample(range(len(pool)), min(n + 1, len(pool)))
+                    drawn = [pool[i] for i in idx if pool_raws[i] != doc][:n]
                 else:
                     drawn = rnd.sample(pool, min(n, len(pool)))
+                if len(drawn) < n:
+                    raise DataError(f"task {self.name}: {n} few-shot examples asked for, but the few-shot pool "
+                                    f"has only {len(drawn)} for item {s.id}")
                 out[s.id] = drawn
             cache[key] = out
         return cache[key]
 
+    def check_fewshot(self, n: int | None = None) -> None:
+        if self.opts.get("fewshot_samples"):
+            n = self.spec.fewshot.n if n is None else n
+            if n > len(self.opts["fewshot_samples"]):
+                raise DataError(f"task {self.name}: {n} few-shot examples per prompt asked for, but fewshot_config."
+                                f"samples has {len(self.opts['fewshot_samples'])}")
+            return
+        super().check_fewshot(n)
+
     def fewshot_for(self, sample: Sample, n: int | None = None) -> list[Sample]:
         n = self.spec.fewshot.n if n is None else n
-        if n <= 0 or not self.spec.fewshot.split:
+        if n <= 0 or not (self.spec.fewshot.split or self.opts.get("fewshot_samples")):
             return []
         shots = self._shots_in_order(n).get(sample.id)
         if shots is None:  # an item outside the evaluation split (another --split): a draw of its own

@@ -1,0 +1,213 @@
+"""`glotbench tasks import-lm-eval` on lm-eval's own multilingual task files, as shipped inside the
+installed lm-eval wheel (lm_eval/tasks/...): belebele_ces_Latn (5-shot, ``fewshot_config.sampler:
+first_n`` from the test split itself), xnli_de (2-shot, lm-eval's random sampler), m_mmlu_hu (5-shot
+``first_n`` from train, ``include:`` + ``tag:``) and xstorycloze_ru (``include:`` of another language's
+file, the child's keys winning). Each is converted by the CLI (a fresh process), run against the stub
+server in --mode loglikelihood on local records in the dataset's record shape, exported with
+``export --format lm-eval``, and every item's prompt and every option continuation are compared with
+what lm-eval's own ``ConfigurableTask.build_all_requests`` builds on the same records (built from the
+same YAML by lm-eval's loader, ``dataset_path`` pointed at the local JSON files, fewshot seed 1234 as
+lm-eval's default). Tasks that could not run as lm-eval runs them (paws-x's ``process_docs``,
+xcopa's ``!function`` prompts, a group file) are refused: no file, exit 2, one line naming the cause.
+lm-eval (``pip install --no-deps lm-eval``) with ``datasets`` is needed; without them the tests skip."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+N = 8
+
+
+def _tasks_dir() -> Path:
+    lm_eval = pytest.importorskip("lm_eval", reason="pip install --no-deps lm-eval")
+    pytest.importorskip("datasets")
+    return Path(lm_eval.__file__).parent / "tasks"
+
+
+def cli(*args: str, cwd) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": SRC}
+    return subprocess.run([sys.executable, "-m", "glotbench", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def _belebele(i: int) -> dict:
+    return {"link": f"https://x/{i}", "question_number": i, "flores_passage": f"Pasáž číslo {i}. Žluťoučký kůň.",
+            "question": f" Co je v pasáži {i}? ", "mc_answer1": f"první {i}", "mc_answer2": "druhá", "mc_answer3": "třetí",
+            "mc_answer4": "čtvrtá", "correct_answer_num": str(1 + i % 4), "dialect": "ces_Latn", "ds": "2023"}
+
+
+def _xnli(i: int) -> dict:
+    return {"premise": f"Der Hund {i} schläft", "hypothesis": f"Ein Tier {i} ruht", "label": i % 3}
+
+
+def _mmlu(i: int, split: str) -> dict:
+    return {"id": f"{split}/{i}", "instruction": f"  Melyik a helyes válasz ({split} {i})? ", "option_a": "alma",
+            "option_b": "körte", "option_c": f"szilva {i}", "option_d": "dió", "answer": "ABCD"[i % 4]}
+
+
+def _story(i: int) -> dict:
+    return {"story_id": f"s{i}", "input_sentence_1": f"Маша {i} пошла.", "input_sentence_2": "Было тепло.",
+            "input_sentence_3": "Она шла.", "input_sentence_4": "Пришла домой.", "sentence_quiz1": "Она отдохнула.",
+            "sentence_quiz2": f"Она улетела {i}.", "answer_right_ending": 1 + i % 2}
+
+
+# task file (relative to lm_eval/tasks), glotbench name, language, shots, {split: records}
+CASES = {
+    "belebele_ces_Latn": ("belebele/belebele_ces_Latn.yaml", "cs", 5, {"test": [_belebele(i) for i in range(N)]}),
+    "xnli_de": ("xnli/xnli_de.yaml", "de", 2, {"train": [_xnli(i + 100) for i in range(N)],
+                                              "validation": [_xnli(i) for i in range(N)]}),
+    "m_mmlu_hu": ("okapi/mmlu_multilingual/m_mmlu_hu.yaml", "hu", 5, {"train": [_mmlu(i, "train") for i in range(N)],
+                                                                      "test": [_mmlu(i, "test") for i in range(N)]}),
+    "xstorycloze_ru": ("xstorycloze/default_ru.yaml", "ru", 0, {"train": [_story(i + 50) for i in range(N)],
+                                                               "eval": [_story(i) for i in range(N)]}),
+}
+
+
+def lm_eval_requests(tasks_dir: Path, rel: str, shots: int, files: dict[str, Path]) -> dict[int, list[tuple[str, str]]]:
+    """doc_id -> [(context, continuation) per option] as lm-eval's ConfigurableTask builds them."""
+    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    from lm_eval.api.task import ConfigurableTask
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    cfg = load_yaml(tasks_dir / rel, resolve_func=True)
+    cfg.update(dataset_path="json", dataset_name=None, num_fewshot=shots,
+               dataset_kwargs={"data_files": {s: str(p) for s, p in files.items()}})
+    task = ConfigurableTask(config=cfg)
+    task.set_fewshot_seed(1234)  # lm-eval's default --fewshot_random_seed
+    task.build_all_requests(limit=None, rank=0, world_size=1)
+    out: dict[int, list] = {}
+    for inst in sorted(task.instances, key=lambda x: (x.doc_id, x.idx)):
+        out.setdefault(inst.doc_id, []).append(tuple(inst.arguments))
+    return out
+
+
+@pytest.fixture(scope="module")
+def zoo(tmp_path_factory):
+    from glotbench.testing.servers import start_stub, stop
+
+    tasks_dir = _tasks_dir()
+    tmp = tmp_path_factory.mktemp("zoo")
+    (tmp / "data").mkdir()
+    out = {}
+    base, proc = start_stub("--answer", "A")
+    try:
+        for task, (rel, lang, shots, splits) in CASES.items():
+            files = {}
+            for split, recs in splits.items():
+                files[split] = tmp / "data" / f"{task}_{split}.jsonl"
+                files[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+            c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--data-dir", "data", "--language", lang,
+                    "-o", f"{task}.yaml", cwd=tmp)
+            assert c.returncode == 0, c.stderr
+            r = cli("run", "-m", "openai:stub", "--base-url", base, "-M", "logprobs_trusted=true", "--mode",
+                    "loglikelihood", "-t", f"{task}.yaml", "--num-fewshot", str(shots), "-o", f"run_{task}",
+                    "--no-progress", "--bootstrap", "20", "--max-retries", "0", cwd=tmp)
+            assert r.returncode == 0, r.stderr[-2000:]
+            e = cli("export", f"run_{task}", "--format", "lm-eval", "-o", f"lm_{task}", cwd=tmp)
+            assert e.returncode == 0, e.stderr
+            [samples] = list((tmp / f"lm_{task}").glob("*/samples_*.jsonl"))
+            lines = sorted((json.loads(x) for x in samples.read_text().splitlines()), key=lambda x: x["doc_id"])
+            ours = {x["doc_id"]: [(a["arg_0"], a["arg_1"]) for a in x["arguments"].values()] for x in lines}
+            out[task] = (ours, lm_eval_requests(tasks_dir, rel, shots, files), c.stderr,
+                         (tmp / f"{task}.yaml").read_text(encoding="utf-8"))
+    finally:
+        stop(proc)
+    return out
+
+
+@pytest.mark.parametrize("task", list(CASES))
+def test_prompts_and_continuations_equal_lm_evals(zoo, task):
+    ours, theirs, _, _ = zoo[task]
+    assert len(ours) == len(theirs) == N
+    for doc_id in theirs:
+        assert ours[doc_id] == theirs[doc_id], f"{task} doc {doc_id}"
+    shots = CASES[task][2]
+    if shots:  # the shots are there: the first prompt holds n + 1 questions
+        marker = {"belebele_ces_Latn": "\nQ: ", "m_mmlu_hu": "\nA. alma", "xnli_de": None}[task]
+        if marker:
+            assert theirs[0][0][0].count(marker) == shots + 1
+
+
+def test_first_n_shots_are_the_splits_first_records(zoo):
+    """m_mmlu_hu: lm-eval's first_n gives every item the same five train records, in order."""
+    ours, _, _, text = zoo["m_mmlu_hu"]
+    ctx = ours[3][0][0]
+    for i in range(5):
+        assert f"(train {i})" in ctx
+    assert "(train 5)" not in ctx
+    assert ctx.index("(train 0)") < ctx.index("(train 4)") < ctx.index("(test 3)")
+    import yaml
+
+    spec = yaml.safe_load(text)
+    assert spec["options"]["fewshot_sampler"] == "first_n" and spec["suites"] == ["lm_eval.m_mmlu"]
+    assert spec["dataset"]["eval_split"] == "test" and spec["fewshot"]["split"] == "train"
+    # belebele draws its shots from the test split itself: the item is left out of its own shots
+    bele, _, _, _ = zoo["belebele_ces_Latn"]
+    assert "Pasáž číslo 0." not in bele[0][0][0].rsplit("P: ", 1)[0] and "Pasáž číslo 5." in bele[0][0][0]
+    assert "Pasáž číslo 0." in bele[1][0][0]
+
+
+def test_include_child_keys_win(zoo):
+    """xstorycloze_ru includes default_ar.yaml: the Russian file's task and dataset_name win."""
+    import yaml
+
+    _, _, _, text = zoo["xstorycloze_ru"]
+    spec = yaml.safe_load(text)
+    assert spec["name"] == "lm_eval.xstorycloze_ru" and spec["dataset"]["eval_split"] == "eval"
+    tasks_dir = _tasks_dir()
+    from glotbench.tasks.lm_eval_import import load_lm_eval_yaml
+
+    merged = load_lm_eval_yaml(tasks_dir / "xstorycloze" / "default_ru.yaml")
+    assert merged["dataset_name"] == "ru" and merged["task"] == "xstorycloze_ru" and "include" not in merged
+
+
+def _same_as_lm_evals_loader(path: Path) -> None:
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    from glotbench.tasks.lm_eval_import import _Function, load_lm_eval_yaml
+
+    def norm(x):  # lm-eval's loader (resolve_func=False) gives a !function as "<its file's folder>/<module.fn>"
+        if isinstance(x, _Function):
+            return str(x.base / x[len("!function "):])
+        if isinstance(x, dict):
+            return {k: norm(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [norm(v) for v in x]
+        return x
+
+    assert norm(load_lm_eval_yaml(path)) == load_yaml(path, resolve_func=False), path
+
+
+@pytest.mark.parametrize("family", ["belebele", "xnli", "okapi", "xcopa", "xstorycloze", "paws-x", "mgsm", "xwinograd",
+                                    "cmmlu", "bigbench/multiple_choice"])
+def test_include_chains_merge_as_lm_evals_loader(family):
+    """Every YAML of these families (include lists, chains across folders, !function hooks in included
+    files): the merged keys equal lm-eval's own loader's (bench/lmeval_zoo.py checks the whole tree)."""
+    tasks_dir = _tasks_dir()
+    files = sorted((tasks_dir / family).rglob("*.yaml"))
+    assert files
+    for p in files[:80]:
+        _same_as_lm_evals_loader(p)
+
+
+@pytest.mark.parametrize("rel,cause", [
+    ("paws-x/paws_de.yaml", "process_docs"),
+    ("xcopa/default_et.yaml", "doc_to_text: !function utils.doc_to_text_et"),
+    ("xstorycloze/_xstorycloze.yaml", "a group file"),
+])
+def test_what_cannot_run_is_not_written(tmp_path, rel, cause):
+    tasks_dir = _tasks_dir()
+    r = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "-o", "out.yaml", cwd=tmp_path)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and cause in lines[0] and "not converted" in lines[0], r.stderr
+    assert not (tmp_path / "out.yaml").exists()
+    printed = cli("tasks", "import-lm-eval", str(tasks_dir / rel), cwd=tmp_path)  # nor printed as a task
+    assert printed.returncode == 2 and printed.stdout == ""
