@@ -211,3 +211,34 @@ def test_what_cannot_run_is_not_written(tmp_path, rel, cause):
     assert not (tmp_path / "out.yaml").exists()
     printed = cli("tasks", "import-lm-eval", str(tasks_dir / rel), cwd=tmp_path)  # nor printed as a task
     assert printed.returncode == 2 and printed.stdout == ""
+
+
+def test_all_converts_a_tree_into_a_package_with_a_table(tmp_path):
+    """`--all DIR -o PKG`: every task file below DIR, one benchmark package; the group file becomes a
+    suite of the converted tasks; refused files (paws-x de/en/es/fr: process_docs) are in the table and
+    not written (lm-eval's ja/ko/zh files have no process_docs: they convert, as lm-eval runs them)."""
+    import shutil
+
+    tasks_dir = _tasks_dir()
+    tree = tmp_path / "tree"
+    for fam in ("xstorycloze", "paws-x"):
+        shutil.copytree(tasks_dir / fam, tree / fam, ignore=shutil.ignore_patterns("__pycache__"))
+    r = cli("tasks", "import-lm-eval", "--all", str(tree), "-o", "pkg", "--name", "zoo", "--data-dir", "data",
+            cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "14 converted, 4 refused, 2 group file(s) as suites" in r.stdout
+    rows = [line for line in r.stdout.splitlines() if "paws_" in line and "refused" in line]
+    assert len(rows) == 4 and all("process_docs" in line for line in rows)
+    written = sorted(p.name for p in (tmp_path / "pkg" / "src" / "zoo" / "tasks").glob("*.yaml"))
+    assert written == sorted([f"xstorycloze_{lang}.yaml" for lang in
+                              ("ar", "en", "es", "eu", "hi", "id", "my", "ru", "sw", "te", "zh")]
+                             + [f"paws_{lang}.yaml" for lang in ("ja", "ko", "zh")])
+    assert (tmp_path / "pkg" / "pyproject.toml").is_file() and (tmp_path / "pkg" / "src" / "zoo" / "__init__.py").is_file()
+    env_path = str(tmp_path / "pkg" / "src" / "zoo" / "tasks")
+    listed = subprocess.run([sys.executable, "-m", "glotbench", "tasks", "--json"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": SRC, "GLOTBENCH_TASKS_PATH": env_path})
+    assert listed.returncode == 0, listed.stderr
+    suites = json.loads(listed.stdout)["suites"]
+    assert len(suites["lm_eval.xstorycloze"]) == 11
+    assert sorted(suites["lm_eval.pawsx"]) == ["lm_eval.paws_ja", "lm_eval.paws_ko", "lm_eval.paws_zh"]

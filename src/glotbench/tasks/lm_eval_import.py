@@ -269,3 +269,97 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
 def dump(task: dict, origin: str) -> str:
     head = f"# Converted from the lm-eval task {origin} by `glotbench tasks import-lm-eval`.\n"
     return head + yaml.safe_dump(task, sort_keys=False, allow_unicode=True, width=1000)
+
+
+# ---------------------------------------------------------------- a whole task tree (--all)
+def _group_members(doc: dict) -> tuple[list[str], list[str]]:
+    """A group file's member names, and the inline members (task configs written inside the group
+    file) that are not converted."""
+    names, inline = [], []
+    for m in doc.get("task") or []:
+        if isinstance(m, str):
+            names.append(m)
+        elif isinstance(m, dict) and isinstance(m.get("task"), str) and set(m) <= {"task"}:
+            names.append(m["task"])
+        elif isinstance(m, dict):
+            inline.append(str(m.get("task") or m.get("group") or "?"))
+    return names, inline
+
+
+def convert_tree(root: Path, *, language: str, data_dir: str | None = None) -> tuple[dict[str, dict], list[tuple[str, str, str, str]]]:
+    """Every lm-eval task file below ``root``: ``(converted {task name: glotbench task}, rows)``, one
+    row ``(file, lm-eval name, "converted" | "refused" | "group", why)`` per YAML file. A group file
+    (``group:`` + a task list) and every ``tag:`` become a suite ``lm_eval.<name>`` of the converted
+    tasks they reach (through groups of groups); a task that could not run as lm-eval runs it is
+    refused with its reasons, and left out of its suites."""
+    root = Path(root)
+    rows: list[tuple[str, str, str, str]] = []
+    converted: dict[str, dict] = {}
+    groups: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.yaml")):
+        rel = path.relative_to(root).as_posix()
+        try:
+            src = load_lm_eval_yaml(path)
+        except TaskSpecError as err:
+            rows.append((rel, "?", "refused", str(err).replace(f"{path}: ", "")))
+            continue
+        if is_group(src):
+            members, inline = _group_members(src)
+            group = str(src.get("group"))
+            groups.setdefault(group, []).extend(members)
+            why = f"suite lm_eval.{group} ({len(members)} members)"
+            if inline:
+                why += f"; inline task configs not converted: {', '.join(inline)}"
+            rows.append((rel, group, "group", why))
+            continue
+        if not isinstance(src.get("task"), str):
+            rows.append((rel, "?", "refused", "not an lm-eval task file (no 'task' name)"))
+            continue
+        name = src["task"]
+        task, problems = convert(src, language=language, data_dir=data_dir)
+        if fatal := cannot_run(problems):
+            rows.append((rel, name, "refused", "; ".join(fatal)))
+        elif name in converted:
+            rows.append((rel, name, "refused", f"task name {name} taken by {converted[name]['_file']}"))
+        else:
+            task["_file"] = rel
+            converted[name] = task
+            losses = [p for p in problems if not p.startswith("note: ") and not p.startswith("dataset revision")]
+            rows.append((rel, name, "converted", "; ".join(losses)))
+    # groups of groups: every converted task a group reaches gets the group's suite
+    def reach(name: str, seen: frozenset = frozenset()) -> set[str]:
+        if name in converted:
+            return {name}
+        if name in seen:
+            return set()
+        out: set[str] = set()
+        for m in groups.get(name, []):
+            out |= reach(m, seen | {name})
+        for t, spec in converted.items():  # a tag names tasks directly
+            if f"lm_eval.{name}" in spec.get("suites", []) and name not in groups:
+                out.add(t)
+        return out
+
+    for group in groups:
+        for t in reach(group):
+            suites = converted[t].setdefault("suites", [])
+            if f"lm_eval.{group}" not in suites:
+                suites.append(f"lm_eval.{group}")
+    for spec in converted.values():
+        spec.pop("_file", None)
+    return converted, rows
+
+
+def package_files(name: str, tasks: dict[str, dict], origin: dict[str, str]) -> dict[str, str]:
+    """The files of a benchmark package holding ``tasks``: relative path -> text (docs/adding-a-benchmark.md)."""
+    files = {
+        "pyproject.toml": (f'[project]\nname = "{name}"\nversion = "0.1.0"\ndependencies = ["glotbench"]\n\n'
+                           f'[project.entry-points."glotbench.benchmarks"]\n{name} = "{name}:register"\n\n'
+                           f'[tool.setuptools.package-data]\n{name} = ["tasks/*.yaml"]\n'),
+        f"src/{name}/__init__.py": ('"""lm-eval tasks converted by `glotbench tasks import-lm-eval --all`."""\n\n'
+                                    "from pathlib import Path\n\n\ndef register(bench) -> None:\n"
+                                    '    bench.tasks(Path(__file__).parent / "tasks")\n'),
+    }
+    for task_name, spec in tasks.items():
+        files[f"src/{name}/tasks/{task_name}.yaml"] = dump(spec, origin.get(task_name, task_name))
+    return files
