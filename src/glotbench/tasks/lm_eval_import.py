@@ -10,9 +10,10 @@ task with ``--mode loglikelihood``; ``generate_until``), ``generation_kwargs`` (
 ``max_gen_toks``, ``temperature``), ``target_delimiter``, ``fewshot_delimiter``, ``description``,
 ``metadata.version`` and the ``acc`` / ``acc_norm`` / ``exact_match`` metrics.
 
-The file is read as lm-eval's ``utils.load_yaml_config`` reads it: ``include:`` (a name or a list)
-is followed recursively, each included file relative to the file that includes it; the included
-keys are merged first (a list in order: later entries win), then the file's own keys win. ``tag`` / ``group`` names become the task's ``suites`` (``lm_eval.<name>``: ``--tasks
+The file is read as lm-eval 0.4.13's ``tasks/_yaml_loader.load_yaml`` reads it: ``include:`` (a
+name or a list) is followed recursively, each included file relative to the file that includes
+it; the included keys are merged first (a list in order: later entries win), then the file's own
+keys win. ``tag`` / ``group`` names become the task's ``suites`` (``lm_eval.<name>``: ``--tasks
 lm_eval.<name>`` runs the group). ``fewshot_config``: ``sampler`` (``default``: lm-eval's random
 sampler; ``first_n``: the first ``n`` examples of the few-shot split in order, the evaluated
 record itself left out) and ``samples`` (a fixed list of exemplars: the few-shot pool, whatever
@@ -45,7 +46,8 @@ IGNORED = {"should_decontaminate", "doc_to_decontamination_query", "task_alias",
 FATAL_KEYS = {"process_docs": "process_docs (lm-eval's Python that rewrites the records)",
               "process_results": "process_results (lm-eval's Python that scores)",
               "class": "class (a Python task class)", "use_prompt": "use_prompt (a promptsource template)",
-              "doc_to_image": "doc_to_image", "doc_to_audio": "doc_to_audio", "multiple_target": "multiple_target"}
+              "gen_prefix": "gen_prefix (a prefix of the answer turn)", "doc_to_image": "doc_to_image",
+              "doc_to_audio": "doc_to_audio", "multiple_target": "multiple_target"}
 FEWSHOT_KEYS = {"sampler", "samples", "split"}
 SAMPLERS = ("default", "first_n")
 CANNOT = "cannot run: "

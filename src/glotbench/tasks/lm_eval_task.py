@@ -197,7 +197,9 @@ class LmEvalTask(Task):
     def plain_prompt(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
         o = self.opts
         head = o["description"] if system is None else system
-        shots = "".join(f"{self.render_user(s)}{o['target_delimiter']}{self.render_answer(s)}{o['fewshot_delimiter']}"
+        # lm-eval's build_qa_turn: a shot whose answer is empty gets neither delimiter (nor an answer turn)
+        shots = "".join(f"{self.render_user(s)}{o['target_delimiter']}{a}{o['fewshot_delimiter']}"
+                        if (a := self.render_answer(s)) != "" else self.render_user(s)
                         for s in self.fewshot_for(sample, num_fewshot))
         return f"{head}{shots}{self.render_user(sample)}"
 
