@@ -136,3 +136,70 @@ def test_evaluate_settings_are_checked_before_a_thread_starts():
             glotbench.evaluate(model="openai:stub", tasks=["mm_eval.syntax"], no_such_setting=1)
 
     asyncio.run(main())
+
+
+def _responses(journal: Path) -> int:
+    import sqlite3
+
+    if not journal.is_file():
+        return 0
+    try:
+        db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=5)
+        try:
+            return db.execute("SELECT count(*) FROM responses").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_kernel_interrupt_stops_the_run_and_the_next_call_resumes(stub_server, data_root, tmp_path, monkeypatch):
+    """Interrupting the kernel while `evaluate()` works in its thread: the cell ends in KeyboardInterrupt,
+    the run records an interrupted session and unlocks its directory; the same call then resumes it."""
+    jupyter_client = pytest.importorskip("jupyter_client")
+    pytest.importorskip("ipykernel")
+    import time
+
+    base = stub_server("--answer", "A", "--delay", "0.2")
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    monkeypatch.setenv("PYTHONPATH", SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    kw = dict(model="openai:stub", tasks=["mm_eval.syntax"], limit=40, base_url=base, bootstrap=20, max_retries=0,
+              concurrency=1, output="run")
+    km = jupyter_client.KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(tmp_path))
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=120)
+
+        def run_cell(code: str, *, interrupt_when=None) -> tuple[dict, str]:
+            msg_id = kc.execute(code)
+            deadline = time.monotonic() + 240
+            if interrupt_when is not None:
+                while not interrupt_when():  # a condition on the run's journal, bounded: not a timed test
+                    assert time.monotonic() < deadline, "the run never started"
+                    time.sleep(0.05)
+                km.interrupt_kernel()
+            out = []
+            while True:
+                msg = kc.get_iopub_msg(timeout=240)
+                if msg["parent_header"].get("msg_id") != msg_id:
+                    continue
+                if msg["msg_type"] == "stream":
+                    out.append(msg["content"]["text"])
+                if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                    break
+            reply = kc.get_shell_msg(timeout=240)
+            return reply["content"], "".join(out)
+
+        call = f"import glotbench, json\nres = glotbench.evaluate(**{kw!r})\n"
+        reply, _ = run_cell(call, interrupt_when=lambda: _responses(tmp_path / "run" / "journal.sqlite") >= 2)
+        assert reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt", reply
+        reply, out = run_cell(call + "print('N', res.tasks['mm_eval.syntax'].n_items, len(res.samples))")
+        assert reply["status"] == "ok", reply
+        assert "N 40 40" in out
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    sessions = json.loads((tmp_path / "run" / "results.json").read_text())["run"]["sessions"]
+    assert [bool(s.get("interrupted")) for s in sessions] == [True, False]
