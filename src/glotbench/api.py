@@ -182,21 +182,27 @@ def _in_own_thread(fn, *args: Any, **kwargs: Any) -> Any:
     run in a thread whose event loop is already running (a Jupyter kernel's). The caller's
     KeyboardInterrupt (a kernel interrupt) is passed on to that thread, then waited for."""
     box: dict[str, Any] = {}
+    done = threading.Event()
 
     def target() -> None:
         try:
             box["value"] = fn(*args, **kwargs)
         except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = err
+        finally:
+            done.set()
 
     thread = threading.Thread(target=target, name="glotbench-evaluate", daemon=True)
     thread.start()
+    # waited on an Event, not Thread.join: a KeyboardInterrupt inside join() leaves CPython 3.11's
+    # thread marked finished while it still runs (threading._wait_for_tstate_lock releases its lock)
     try:
-        while thread.is_alive():
-            thread.join(0.2)
+        while not done.wait(0.2):
+            pass
     except KeyboardInterrupt:
         _interrupt(thread)
-        thread.join()
+        while not done.wait(0.2):  # the run records its interrupted session and unlocks its directory
+            pass
         raise
     if "error" in box:
         raise box["error"]
