@@ -242,3 +242,37 @@ def test_all_converts_a_tree_into_a_package_with_a_table(tmp_path):
     suites = json.loads(listed.stdout)["suites"]
     assert len(suites["lm_eval.xstorycloze"]) == 11
     assert sorted(suites["lm_eval.pawsx"]) == ["lm_eval.paws_ja", "lm_eval.paws_ko", "lm_eval.paws_zh"]
+
+
+def test_gsm8k_cot_gets_lm_evals_eight_fixed_exemplars(tmp_path):
+    """gsm8k-cot.yaml: ``fewshot_config`` (``sampler: first_n`` over eight fixed ``samples``), 8-shot,
+    generate_until. The shots come from the YAML itself, not from a split: every prompt equals the
+    context lm-eval's ConfigurableTask builds (the answer filters are a loss the conversion names)."""
+    from glotbench.testing.servers import start_stub, stop
+
+    tasks_dir = _tasks_dir()
+    (tmp_path / "data").mkdir()
+    recs = [{"question": f"Kati has {i} apples and buys {i + 2} more. How many now?",
+             "answer": f"{i} + {i + 2} = {2 * i + 2}\n#### {2 * i + 2}"} for i in range(N)]
+    files = {}
+    for split in ("train", "test"):
+        files[split] = tmp_path / "data" / f"gsm8k_cot_{split}.jsonl"
+        files[split].write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    rel = "gsm8k/gsm8k-cot.yaml"
+    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--data-dir", "data", "-o", "gsm8k_cot.yaml", cwd=tmp_path)
+    assert c.returncode == 0, c.stderr
+    assert "filter_list" in c.stderr  # the answer filters are named as left out
+    base, proc = start_stub("--answer", "The answer is 6.")
+    try:
+        r = cli("run", "-m", "openai:stub", "--base-url", base, "-M", "chat=false", "-t", "gsm8k_cot.yaml", "-o", "run",
+                "--no-progress", "--bootstrap", "20", "--max-retries", "0", cwd=tmp_path)
+    finally:
+        stop(proc)
+    assert r.returncode == 0, r.stderr[-2000:]
+    theirs = lm_eval_requests(tasks_dir, rel, 8, {"test": files["test"], "train": files["train"]})
+    ours = {json.loads(x)["idx"]: json.loads(x)["prompt"]
+            for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()}
+    assert len(ours) == len(theirs) == N
+    for doc_id, reqs in theirs.items():
+        assert ours[doc_id] == reqs[0][0], f"doc {doc_id}"
+    assert ours[0].count("Q: ") == 9 and "There are 15 trees in the grove" in ours[0]
