@@ -276,3 +276,42 @@ def test_gsm8k_cot_gets_lm_evals_eight_fixed_exemplars(tmp_path):
     for doc_id, reqs in theirs.items():
         assert ours[doc_id] == reqs[0][0], f"doc {doc_id}"
     assert ours[0].count("Q: ") == 9 and "There are 15 trees in the grove" in ours[0]
+
+
+def test_a_shot_with_an_empty_answer_is_rendered_as_lm_eval_renders_it(tmp_path, monkeypatch):
+    """lm-eval's build_qa_turn: a shot whose answer renders empty gets neither delimiter in a plain
+    prompt, and no assistant turn in a multi-turn chat prompt (mgsm's cot files hit this)."""
+    _tasks_dir()
+    import yaml
+    from lm_eval.api.task import ConfigurableTask
+
+    from glotbench.tasks.lm_eval_import import convert, dump
+    from glotbench.tasks.registry import resolve
+
+    src = {"task": "empty_answers", "dataset_path": "json", "output_type": "generate_until", "test_split": "test",
+           "fewshot_split": "train", "doc_to_text": "Q: {{q}}\nA:", "doc_to_target": "{{a}}", "num_fewshot": 3,
+           "description": "Answer.\n\n"}
+    (tmp_path / "data").mkdir()
+    files = {}
+    for split in ("train", "test"):
+        files[split] = tmp_path / "data" / f"empty_answers_{split}.jsonl"
+        files[split].write_text("".join(json.dumps({"q": f"{split} {i}?", "a": "" if i % 2 else f"ans {i}"}) + "\n"
+                                        for i in range(6)), encoding="utf-8")
+    (tmp_path / "lm.yaml").write_text(yaml.safe_dump(src), encoding="utf-8")
+    spec, problems = convert(src, language="en", data_dir="data")
+    (tmp_path / "ours.yaml").write_text(dump(spec, "lm.yaml"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    [ours] = resolve([str(tmp_path / "ours.yaml")])
+    cfg = {**src, "dataset_kwargs": {"data_files": {s: str(p) for s, p in files.items()}}}
+    plain_task, chat_task = ConfigurableTask(config=dict(cfg)), ConfigurableTask(config=dict(cfg))
+    for t in (plain_task, chat_task):  # one sampler each: every call draws from the task's one Random(1234)
+        t.set_fewshot_seed(1234)
+    seen = []
+    for s, doc in zip(ours.samples(), plain_task.eval_docs):
+        plain = plain_task.fewshot_context(doc, 3)
+        chat = chat_task.fewshot_context(doc, 3, apply_chat_template=True, fewshot_as_multiturn=True,
+                                         chat_template=lambda msgs, add_generation_prompt=True: msgs)
+        assert ours.plain_prompt(s, 3) == plain
+        assert ours.chat_messages(s, 3) == chat
+        seen.append(sum(m["role"] == "assistant" for m in chat))
+    assert min(seen) < 3  # some shot had an empty answer, so fewer answer turns than shots

@@ -210,7 +210,8 @@ class LmEvalTask(Task):
             msgs.append({"role": "system", "content": head})
         for shot in self.fewshot_for(sample, num_fewshot):
             msgs.append({"role": "user", "content": self.render_user(shot)})
-            msgs.append({"role": "assistant", "content": self.render_answer(shot)})
+            if (answer := self.render_answer(shot)) != "":  # lm-eval: no answer turn for an empty answer
+                msgs.append({"role": "assistant", "content": answer})
         msgs.append({"role": "user", "content": self.render_user(sample)})
         return msgs
 
