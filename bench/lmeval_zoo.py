@@ -15,6 +15,7 @@ cannot render is counted as "no records" (not compared), not as a difference.
 
     python bench/lmeval_zoo.py                       # conversion counts for the whole tree + the compare families
     python bench/lmeval_zoo.py --compare belebele,xnli --limit 20
+    python bench/lmeval_zoo.py --lm-eval-hooks       # process_docs / !function doc_to_* run as lm-eval's code
 
 Needs lm-eval (pip install --no-deps lm-eval) and datasets. Not a unit test: the whole tree takes minutes.
 """
@@ -175,6 +176,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--compare", default=",".join(MULTILINGUAL), help="families whose prompts are compared ('' none)")
     ap.add_argument("--limit", type=int, default=0, help="at most this many tasks compared per family (0: all)")
+    ap.add_argument("--lm-eval-hooks", action="store_true", help="convert with --lm-eval-hooks (delegate process_docs "
+                    "and !function doc_to_* to lm-eval's code)")
     ap.add_argument("--no-loader-check", action="store_true", help="skip comparing merged keys with lm-eval's loader")
     args = ap.parse_args()
     import lm_eval
@@ -224,7 +227,7 @@ def main() -> None:
                 c["other"] += 1
                 continue
             c["task"] += 1
-            spec, problems = convert(src, language="en", data_dir="data")
+            spec, problems = convert(src, language="en", data_dir="data", hooks=args.lm_eval_hooks)
             fatal = cannot_run(problems)
             if fatal:
                 c["refused"] += 1

@@ -315,3 +315,65 @@ def test_a_shot_with_an_empty_answer_is_rendered_as_lm_eval_renders_it(tmp_path,
         assert ours.chat_messages(s, 3) == chat
         seen.append(sum(m["role"] == "assistant" for m in chat))
     assert min(seen) < 3  # some shot had an empty answer, so fewer answer turns than shots
+
+
+def _xcopa(i: int) -> dict:
+    return {"premise": f"Mees {i} jäi haigeks.", "choice1": f"Ta sõi {i} seeni.", "choice2": "Ta jooksis.",
+            "question": "cause" if i % 2 else "effect", "label": i % 2, "idx": i}
+
+
+def _paws(i: int) -> dict:
+    return {"id": i, "sentence1": f"Der Satz ( {i} ) ist gut .", "sentence2": f"Dieser Satz {i} ist \" gut \" .",
+            "label": i % 2}
+
+
+HOOK_CASES = {
+    "xcopa_et": ("xcopa/default_et.yaml", "et", 0, {"test": [_xcopa(i) for i in range(N)],
+                                                    "validation": [_xcopa(i + 50) for i in range(N)]}),
+    "paws_de": ("paws-x/paws_de.yaml", "de", 2, {"train": [_paws(i + 50) for i in range(N)],
+                                                 "validation": [_paws(i + 80) for i in range(N)],
+                                                 "test": [_paws(i) for i in range(N)]}),
+}
+
+
+@pytest.mark.parametrize("task", list(HOOK_CASES))
+def test_lm_eval_hooks_delegated_give_lm_evals_prompts(tmp_path, task):
+    """--lm-eval-hooks: xcopa's !function doc_to_text / doc_to_choice and paws-x's process_docs run as
+    lm-eval's own code (recorded in the task with lm-eval's version); every prompt and continuation of
+    the run equals ConfigurableTask's. Without the flag the same files are refused (tested above)."""
+    import yaml
+
+    from glotbench.testing.servers import start_stub, stop
+
+    tasks_dir = _tasks_dir()
+    rel, lang, shots, splits = HOOK_CASES[task]
+    (tmp_path / "data").mkdir()
+    files = {}
+    for split, recs in splits.items():
+        files[split] = tmp_path / "data" / f"{task}_{split}.jsonl"
+        files[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--lm-eval-hooks", "--data-dir", "data", "--language", lang,
+            "-o", f"{task}.yaml", cwd=tmp_path)
+    assert c.returncode == 0, c.stderr
+    spec = yaml.safe_load((tmp_path / f"{task}.yaml").read_text(encoding="utf-8"))
+    import importlib.metadata
+
+    assert spec["options"]["lm_eval_version"] == importlib.metadata.version("lm-eval")
+    assert all("lm_eval_dir" in ref for ref in spec["options"]["lm_eval_hooks"].values())  # no machine paths
+    base, proc = start_stub("--answer", "A")
+    try:
+        r = cli("run", "-m", "openai:stub", "--base-url", base, "-M", "logprobs_trusted=true", "--mode", "loglikelihood",
+                "-t", f"{task}.yaml", "--num-fewshot", str(shots), "-o", "run", "--no-progress", "--bootstrap", "20",
+                "--max-retries", "0", cwd=tmp_path)
+    finally:
+        stop(proc)
+    assert r.returncode == 0, r.stderr[-2000:]
+    e = cli("export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp_path)
+    assert e.returncode == 0, e.stderr
+    [samples] = list((tmp_path / "lm").glob("*/samples_*.jsonl"))
+    ours = {x["doc_id"]: [(a["arg_0"], a["arg_1"]) for a in x["arguments"].values()]
+            for x in map(json.loads, samples.read_text().splitlines())}
+    theirs = lm_eval_requests(tasks_dir, rel, shots, files)
+    assert len(ours) == len(theirs) == N
+    for doc_id in theirs:
+        assert ours[doc_id] == theirs[doc_id], f"{task} doc {doc_id}"

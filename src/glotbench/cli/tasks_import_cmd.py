@@ -21,18 +21,21 @@ def import_lm_eval(
                              "package name (default: lm_eval_tasks)."),
     data_dir: str = typer.Option(None, "--data-dir", help="Read the splits from DATA_DIR/<task>_<split>.jsonl (the "
                                  "dataset's own record format; relative to the written task file) instead of the Hub."),
+    hooks: bool = typer.Option(False, "--lm-eval-hooks", help="Delegate process_docs and !function doc_to_* hooks to "
+                               "lm-eval's own Python (the lm_eval package must be importable here and where the task "
+                               "runs; its version is recorded in the task). Without it such tasks are refused."),
     all_: bool = typer.Option(False, "--all", help="Convert every task file below the folder TASK_YAML into one "
                               "benchmark package at --out; groups and tags become suites; print converted / refused (why)."),
 ) -> None:
     """Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted. A task
     that could not run as lm-eval runs it is not written: one line names what is missing, exit 2."""
     if all_:
-        _import_tree(task_yaml, out, language, name or "lm_eval_tasks", data_dir)
+        _import_tree(task_yaml, out, language, name or "lm_eval_tasks", data_dir, hooks)
         return
     from glotbench.tasks.lm_eval_import import cannot_run, convert, dump, read_lm_eval_yaml
 
     src = read_lm_eval_yaml(task_yaml)
-    task, problems = convert(src, language=language, name=name, data_dir=data_dir)
+    task, problems = convert(src, language=language, name=name, data_dir=data_dir, hooks=hooks)
     if fatal := cannot_run(problems):
         typer.echo(f"error: {task_yaml}: not converted, the task could not run as lm-eval runs it: {'; '.join(fatal)}"
                    + ("" if out is None else f" ({out} not written)"), err=True)
@@ -48,7 +51,8 @@ def import_lm_eval(
         typer.echo(p if p.startswith("note: ") else f"not converted: {p}", err=True)
 
 
-def _import_tree(root: Path, out: Path | None, language: str, package: str, data_dir: str | None) -> None:
+def _import_tree(root: Path, out: Path | None, language: str, package: str, data_dir: str | None,
+                 hooks: bool = False) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -61,7 +65,7 @@ def _import_tree(root: Path, out: Path | None, language: str, package: str, data
         raise GlotbenchError("--all needs --out PKG_DIR: the benchmark package's folder")
     if not package.isidentifier():
         raise GlotbenchError(f"--name {package}: a package name is a Python identifier")
-    tasks, rows = convert_tree(root, language=language, data_dir=data_dir)
+    tasks, rows = convert_tree(root, language=language, data_dir=data_dir, hooks=hooks)
     origin = {t: Path(f).name for f, t, status, _ in rows if status == "converted"}
     for rel, text in package_files(package, tasks, origin).items():
         path = out / rel

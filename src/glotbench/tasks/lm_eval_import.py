@@ -167,11 +167,51 @@ def _fewshot_config(src: dict, problems: list[str]) -> dict:
     return out
 
 
+HOOK_KEYS = ("process_docs", "doc_to_text", "doc_to_target", "doc_to_choice")
+
+
+def hook_ref(f: _Function) -> dict[str, str]:
+    """Where an lm-eval ``!function`` hook lives: its ``qual`` (``module.name``, as the YAML writes it)
+    and the folder it is imported from (relative to the installed ``lm_eval`` package when it is one
+    of lm-eval's own task folders, so the converted task does not name this machine's paths)."""
+    base = Path(f.base or ".")
+    ref = {"qual": f[len("!function "):]}
+    try:
+        import lm_eval
+
+        ref["lm_eval_dir"] = base.resolve().relative_to(Path(lm_eval.__file__).resolve().parent).as_posix()
+    except (ImportError, ValueError):
+        ref["dir"] = str(base.resolve())
+    return ref
+
+
+def lm_eval_version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        import lm_eval  # noqa: F401 - importable, not only installed
+
+        return version("lm-eval")
+    except Exception:  # noqa: BLE001 - absent or broken: no version
+        return None
+
+
 def convert(src: dict, *, language: str, name: str | None = None, data_dir: str | None = None,
-            data_format: str = "jsonl") -> tuple[dict, list[str]]:
+            data_format: str = "jsonl", hooks: bool = False) -> tuple[dict, list[str]]:
     """``(glotbench task dict, problems)``. ``data_dir``: read the splits from local files
-    ``DATA_DIR/<task>_<split>.<format>`` in the dataset's own record format instead of the Hub."""
+    ``DATA_DIR/<task>_<split>.<format>`` in the dataset's own record format instead of the Hub.
+    ``hooks``: delegate ``process_docs`` and ``!function`` doc_to_* hooks to lm-eval's own code (the
+    ``lm_eval`` package must be importable here and where the task runs; its version is recorded)."""
     problems: list[str] = []
+    delegated: dict[str, dict] = {}
+    if hooks:
+        version = lm_eval_version()
+        if version is None:
+            problems.append(f"{CANNOT}--lm-eval-hooks: the lm_eval package is not importable here "
+                            "(pip install --no-deps lm-eval)")
+        else:
+            delegated = {k: hook_ref(src[k]) for k in HOOK_KEYS if isinstance(src.get(k), _Function)}
+            src = {k: v for k, v in src.items() if k not in delegated}
     task = str(src["task"]) if isinstance(src.get("task"), str) else str(src.get("group"))
     out: dict[str, Any] = {"name": name or f"lm_eval.{task}", "version": str((src.get("metadata") or {}).get("version", "0")),
                            "language": language,
@@ -189,9 +229,10 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         if isinstance(src.get(key), _Function):
             problems.append(f"{CANNOT}{key}: {src[key]} is Python in lm-eval's task folder")
     for key in ("doc_to_text", "doc_to_target"):
-        if src.get(key) is None:
+        if src.get(key) is None and key not in delegated:
             problems.append(f"{CANNOT}{key}: missing")
-    if src.get("output_type", "generate_until") == "multiple_choice" and src.get("doc_to_choice") is None:
+    if (src.get("output_type", "generate_until") == "multiple_choice" and src.get("doc_to_choice") is None
+            and "doc_to_choice" not in delegated):
         problems.append(f"{CANNOT}doc_to_choice: missing for output_type multiple_choice")
     # ---- dataset and splits
     splits = {k: src.get(f"{k}_split") for k in ("training", "validation", "test", "fewshot")}
@@ -223,6 +264,11 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
                                                    "fewshot_delimiter", "description")
                                if src.get(k) is not None and not isinstance(src[k], _Function)}
     options.update(_fewshot_config(src, problems))
+    if delegated:
+        options["lm_eval_hooks"] = delegated
+        options["lm_eval_version"] = lm_eval_version()
+        problems.append(f"note: {', '.join(delegated)} delegated to lm-eval {options['lm_eval_version']}'s own code "
+                        "(the task needs the lm_eval package where it runs)")
     # lm-eval leaves the evaluated record out of its shots when the few-shot split is the test split
     # (ConfigurableTask.fewshot_context: ``eval_doc=doc if fewshot split == test_split``)
     options["fewshot_excludes_item"] = (fc.get("split") or splits["fewshot"]) == splits["test"]
@@ -288,7 +334,8 @@ def _group_members(doc: dict) -> tuple[list[str], list[str]]:
     return names, inline
 
 
-def convert_tree(root: Path, *, language: str, data_dir: str | None = None) -> tuple[dict[str, dict], list[tuple[str, str, str, str]]]:
+def convert_tree(root: Path, *, language: str, data_dir: str | None = None,
+                 hooks: bool = False) -> tuple[dict[str, dict], list[tuple[str, str, str, str]]]:
     """Every lm-eval task file below ``root``: ``(converted {task name: glotbench task}, rows)``, one
     row ``(file, lm-eval name, "converted" | "refused" | "group", why)`` per YAML file. A group file
     (``group:`` + a task list) and every ``tag:`` become a suite ``lm_eval.<name>`` of the converted
@@ -318,7 +365,7 @@ def convert_tree(root: Path, *, language: str, data_dir: str | None = None) -> t
             rows.append((rel, "?", "refused", "not an lm-eval task file (no 'task' name)"))
             continue
         name = src["task"]
-        task, problems = convert(src, language=language, data_dir=data_dir)
+        task, problems = convert(src, language=language, data_dir=data_dir, hooks=hooks)
         if fatal := cannot_run(problems):
             rows.append((rel, name, "refused", "; ".join(fatal)))
         elif name in converted:

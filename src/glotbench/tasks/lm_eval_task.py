@@ -58,6 +58,55 @@ class LmEvalTask(Task):
     def _env(self):
         return jinja_env()
 
+    @cached_property
+    def _hooks(self) -> dict[str, Any]:
+        """lm-eval's own functions the task delegates to (``options.lm_eval_hooks``), imported with
+        lm-eval's own loader from the folder each was written in."""
+        refs = self.opts.get("lm_eval_hooks") or {}
+        if not refs:
+            return {}
+        try:
+            import lm_eval
+            from lm_eval.tasks._yaml_loader import _import_func_in_yml
+        except ImportError:
+            raise TaskSpecError(f"task {self.name}: delegates {', '.join(refs)} to lm-eval's code: pip install --no-deps "
+                                f"lm-eval (converted with lm-eval {self.opts.get('lm_eval_version')})") from None
+        from pathlib import Path
+
+        root = Path(lm_eval.__file__).parent
+        out = {}
+        for key, ref in refs.items():
+            base = root / ref["lm_eval_dir"] if "lm_eval_dir" in ref else Path(ref["dir"])
+            try:
+                out[key] = _import_func_in_yml(ref["qual"], base)
+            except Exception as err:  # noqa: BLE001 - one line naming the hook
+                raise TaskSpecError(f"task {self.name}: options.lm_eval_hooks.{key}: cannot import {ref['qual']} from "
+                                    f"{base}: {type(err).__name__}: {err}") from None
+        return out
+
+    def raw_records(self, split: str) -> list[dict]:
+        fn = self._hooks.get("process_docs")
+        if fn is None:
+            return super().raw_records(split)
+        cache = self.__dict__.setdefault("_processed", {})
+        if split not in cache:
+            import datasets
+
+            records = super().raw_records(split)
+            try:
+                cache[split] = [dict(r) for r in fn(datasets.Dataset.from_list(records))]
+            except Exception as err:  # noqa: BLE001 - lm-eval's code failing on these records: one line
+                raise DataError(f"task {self.name}: split {split}: lm-eval's process_docs failed: "
+                                f"{type(err).__name__}: {err}") from None
+        return cache[split]
+
+    def _hook(self, key: str, doc: dict, where: str) -> Any:
+        try:
+            return self._hooks[key](doc)
+        except Exception as err:  # noqa: BLE001 - names the record and the hook
+            raise DataError(f"{where}: {key} (lm-eval's {self.opts['lm_eval_hooks'][key]['qual']}): "
+                            f"{type(err).__name__}: {err}") from None
+
     def _apply(self, template: str, doc: dict, what: str, where: str) -> str:
         try:
             return self._env.from_string(template).render(**doc)
@@ -65,12 +114,20 @@ class LmEvalTask(Task):
             raise DataError(f"{where}: {what}: {type(err).__name__}: {err}") from None
 
     def doc_to_text(self, doc: dict, where: str = "") -> str:
+        if "doc_to_text" in self._hooks:
+            text = self._hook("doc_to_text", doc, where)
+            if not isinstance(text, str):  # lm-eval's multiple_input (an index into the choices): not here
+                raise DataError(f"{where}: doc_to_text gave {type(text).__name__} {text!r}, not a text (lm-eval's "
+                                "multiple-input tasks are not supported)")
+            return text
         t = self.opts["doc_to_text"]
         if isinstance(t, str) and t in doc:
             return str(doc[t])
         return self._apply(str(t), doc, "doc_to_text", where)
 
     def doc_to_choice(self, doc: dict, where: str = "") -> list[str] | None:
+        if "doc_to_choice" in self._hooks:
+            return [str(x) for x in self._hook("doc_to_choice", doc, where)]
         c = self.opts.get("doc_to_choice")
         if c is None:
             return None
@@ -87,6 +144,8 @@ class LmEvalTask(Task):
             raise DataError(f"{where}: doc_to_choice: {text!r} is not a list") from None
 
     def doc_to_target(self, doc: dict, where: str = "") -> Any:
+        if "doc_to_target" in self._hooks:
+            return self._hook("doc_to_target", doc, where)
         t = self.opts["doc_to_target"]
         if isinstance(t, (int, list)):
             return t
