@@ -377,3 +377,15 @@ def test_lm_eval_hooks_delegated_give_lm_evals_prompts(tmp_path, task):
     assert len(ours) == len(theirs) == N
     for doc_id in theirs:
         assert ours[doc_id] == theirs[doc_id], f"{task} doc {doc_id}"
+
+
+def test_lm_eval_hooks_without_lm_eval_is_one_line(tmp_path):
+    tasks_dir = _tasks_dir()
+    code = ("import sys; sys.modules['lm_eval'] = None  # the package is absent\n"
+            "sys.argv = ['glotbench'] + sys.argv[1:]\nfrom glotbench.cli import main\nmain()")
+    r = subprocess.run([sys.executable, "-c", code, "tasks", "import-lm-eval", str(tasks_dir / "xcopa" / "default_et.yaml"),
+                        "--lm-eval-hooks", "-o", "out.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": SRC})
+    assert r.returncode == 2
+    [line] = r.stderr.strip().splitlines()
+    assert "lm_eval package is not importable" in line and not (tmp_path / "out.yaml").exists()
