@@ -167,7 +167,7 @@ def test_inspect_log_reads_back_with_inspect_ai(run_dir):
         mine = {r["sample_id"]: r for r in recs if r["task"] == task}
         assert len(log.samples) == len(mine) == 6
         for s in log.samples:
-            rec = mine[s.id]
+            rec = mine[str(s.id)]  # integer ids when every id is one (numeric order in Inspect)
             assert s.target == str(rec["gold"])
             assert s.output.completion == rec["outputs"][0]["text"]
             score = s.scores["glotbench"]

@@ -54,7 +54,7 @@ def test_inspect_samples_have_messages_the_raw_answer_and_a_duration(run_dir):
     log = log_api.read_eval_log(str(out / f"{TASK}.eval"))
     assert len(log.samples) == 4
     for s in log.samples:
-        rec = recs[s.id]
+        rec = recs[str(s.id)]  # integer ids when every id is one (numeric order in Inspect)
         assert rec["pred"] == "B" and rec["outputs"][0]["text"] == ANSWER  # the two differ
         assert s.output.completion == ANSWER
         score = s.scores["glotbench"]

@@ -11,7 +11,7 @@ from glotbench.registry import Registry as _Registry
 
 __version__ = "0.1.0"
 
-_API = ("evaluate", "load_result", "EvalResult", "TaskResult", "MetricValue", "SampleRecord")
+_API = ("evaluate", "evaluate_async", "load_result", "EvalResult", "TaskResult", "MetricValue", "SampleRecord")
 
 _Registry.before_lookup = staticmethod(_plugins.load)
 

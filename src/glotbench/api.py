@@ -3,7 +3,10 @@ returns a typed :class:`EvalResult` (see docs/python-api.md)."""
 
 from __future__ import annotations
 
+import asyncio
+import ctypes
 import json
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -11,7 +14,8 @@ from typing import Any
 
 from glotbench.sample_record import SampleRecord
 
-__all__ = ["EvalResult", "MetricValue", "SampleRecord", "TaskResult", "UnknownName", "evaluate", "evaluate_settings", "load_result"]
+__all__ = ["EvalResult", "MetricValue", "SampleRecord", "TaskResult", "UnknownName", "evaluate", "evaluate_async",
+           "evaluate_settings", "load_result"]
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,60 @@ def evaluate_settings(cfg: Any, *, console: Any = None, show_progress: bool = Fa
     return result_from(results, out_dir)
 
 
+def _settings(model: str, tasks: list[str] | str | None, limit: int | float | None, settings: dict[str, Any]):
+    from glotbench.settings import RunSettings
+
+    if isinstance(tasks, str):
+        tasks = [tasks]
+    return RunSettings.model_validate({"model": model, "tasks": list(tasks or []), "limit": limit, **settings})
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _interrupt(thread: threading.Thread) -> None:
+    """Raise KeyboardInterrupt inside ``thread`` (the run then stops as Ctrl-C stops ``glotbench run``:
+    its session is recorded as interrupted and the run directory's lock is released)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))
+
+
+def _in_own_thread(fn, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` in a thread of its own, waited for: the engine's ``asyncio.run`` cannot
+    run in a thread whose event loop is already running (a Jupyter kernel's). The caller's
+    KeyboardInterrupt (a kernel interrupt) is passed on to that thread, then waited for."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = err
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=target, name="glotbench-evaluate", daemon=True)
+    thread.start()
+    # waited on an Event, not Thread.join: a KeyboardInterrupt inside join() leaves CPython 3.11's
+    # thread marked finished while it still runs (threading._wait_for_tstate_lock releases its lock)
+    try:
+        while not done.wait(0.2):
+            pass
+    except KeyboardInterrupt:
+        _interrupt(thread)
+        while not done.wait(0.2):  # the run records its interrupted session and unlocks its directory
+            pass
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def evaluate(model: str = "embedded", tasks: list[str] | str | None = None, limit: int | float | None = None, *,
              show_progress: bool = False, wait_lock: bool = False, **settings: Any) -> EvalResult:
     """Run (or resume) an evaluation, exactly as ``glotbench run`` does (the same call:
@@ -159,10 +217,23 @@ def evaluate(model: str = "embedded", tasks: list[str] | str | None = None, limi
     ``settings`` are any :class:`glotbench.settings.RunSettings` fields (``base_url=``, ``max_tokens=``,
     ``output=``, ``mode=``, ``model_args={...}``, ``system_prompt=``, ``gen_kwargs={...}``,
     ``log_to=["mlflow:file:/tmp/store"]`` ...); an unknown name is an error before anything runs.
-    """
-    from glotbench.settings import RunSettings
 
-    if isinstance(tasks, str):
-        tasks = [tasks]
-    cfg = RunSettings.model_validate({"model": model, "tasks": list(tasks or []), "limit": limit, **settings})
+    Called where an event loop is already running (a Jupyter notebook, an async web handler), the
+    run goes to a thread of its own and this call waits for it (blocking that loop meanwhile; in
+    async code ``await glotbench.evaluate_async(...)`` instead).
+    """
+    cfg = _settings(model, tasks, limit, settings)
+    if _loop_running():
+        return _in_own_thread(evaluate_settings, cfg, show_progress=show_progress, wait_lock=wait_lock)
     return evaluate_settings(cfg, show_progress=show_progress, wait_lock=wait_lock)
+
+
+async def evaluate_async(model: str = "embedded", tasks: list[str] | str | None = None,
+                         limit: int | float | None = None, *, show_progress: bool = False, wait_lock: bool = False,
+                         **settings: Any) -> EvalResult:
+    """:func:`evaluate` as a coroutine (Inspect's ``eval_async`` counterpart): the run works in a
+    thread of its own, so the caller's event loop keeps serving while it runs. Settings are checked
+    before the thread starts. Cancelling the awaiting task does not stop the run (it finishes, or is
+    resumed by the next call with the same ``output``)."""
+    cfg = _settings(model, tasks, limit, settings)
+    return await asyncio.to_thread(evaluate_settings, cfg, show_progress=show_progress, wait_lock=wait_lock)

@@ -13,6 +13,15 @@ Inspect log holds one task). Mapping:
   ``Score`` whose value is the per-item values dict, whose answer is the model's own text (Inspect's
   ANSWER column) and whose metadata holds the parsed prediction; ``messages`` = the prompt's
   messages and the model's answer; a failed item carries ``error``);
+* ``id``: the item's id; a task whose ids are all plain non-negative integers ("0", "12") gets integer
+  ids, so Inspect lists them in numeric order (0, 1, 2, ..., 10), not as text (0, 1, 10, 11, 2);
+* ``choices``: the item's answer options (read again from the task's data; none when the task has
+  none or its data cannot be loaded here);
+* tokens: ``output.usage`` and ``model_usage`` from the input/output token counts the backend
+  reported per answer (summed over an item's answers; absent when the backend reported none, as
+  for log-likelihood requests); ``stats.model_usage`` their sum over the task;
+* times: ``total_time`` / ``working_time`` = the sum of the item's request latencies as the run
+  journaled them (``output.time``: the first answer's); absent without the journal;
 * ``stats``: the run's start and end (its sessions), so Inspect shows a real duration;
 * ``results.scores``: one ``EvalScore`` named ``glotbench`` with one ``EvalMetric`` per task metric,
   the value as glotbench computed it and its 95% interval in the metric's ``metadata``
@@ -55,7 +64,53 @@ def _conversation(prompt: Any, answer: str) -> list:
     return [*msgs, ChatMessageAssistant(content=answer)]
 
 
-def _sample(rec: SampleRecord, model: str):
+def _usage(outputs: list[dict]):
+    """The item's token counts as an Inspect ``ModelUsage`` (None when the backend reported none)."""
+    from inspect_ai.model import ModelUsage
+
+    ins = [o.get("input_tokens") for o in outputs if isinstance(o.get("input_tokens"), int)]
+    outs = [o.get("output_tokens") for o in outputs if isinstance(o.get("output_tokens"), int)]
+    if not ins and not outs:
+        return None
+    return ModelUsage(input_tokens=sum(ins), output_tokens=sum(outs), total_tokens=sum(ins) + sum(outs))
+
+
+def _latencies(rec: SampleRecord, journal: Any) -> list[float]:
+    """The journaled latency (seconds) of each of the item's requests that has one."""
+    if journal is None or not rec.request_keys:
+        return []
+    out = []
+    for key in rec.request_keys:
+        row = journal.conn.execute("SELECT latency_s FROM responses WHERE key=?", (key,)).fetchone()
+        if row and isinstance(row[0], (int, float)):
+            out.append(float(row[0]))
+    return out
+
+
+def sample_ids(recs: list[SampleRecord]) -> list[int | str]:
+    """The items' ids for Inspect: integers when every id of the task is a plain non-negative integer
+    (its canonical text: "7", not "07"), so Inspect's order is numeric; the ids as text otherwise."""
+    ids = [str(r.id) for r in recs]
+    if ids and all(i.isdigit() and str(int(i)) == i for i in ids):
+        return [int(i) for i in ids]
+    return ids
+
+
+def task_choices(name: str, split: str | None) -> dict[int, list[str]]:
+    """``idx -> answer options`` of a task's split, read again from its data (empty when the task or
+    its data cannot be loaded here: the export still works from the run's own records)."""
+    try:
+        from glotbench.tasks.registry import resolve
+
+        [task] = resolve([name])
+        return {s.index: [str(c) for c in s.choices] for s in task.samples(split or task.spec.dataset.eval_split)
+                if s.choices}
+    except Exception:  # noqa: BLE001 - choices are extra information
+        return {}
+
+
+def _sample(rec: SampleRecord, model: str, sid: int | str | None = None, choices: list[str] | None = None,
+            journal: Any = None):
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ModelOutput
     from inspect_ai.scorer import Score
@@ -67,10 +122,19 @@ def _sample(rec: SampleRecord, model: str):
         text = (outputs[0].get("text") if outputs else None) or ""
     own = {"idx": rec.idx, "status": rec.status, "mode": rec.mode, "extracted": rec.extracted,
            "extraction_rule": rec.extraction_rule, "detail": rec.detail, "lang": rec.lang}
+    output = ModelOutput.from_content(model, text)
+    usage = _usage(outputs)
+    times = _latencies(rec, journal)
+    if usage is not None:
+        output.usage = usage
+    if times:
+        output.time = times[0]
     sample = EvalSample(
-        id=rec.id, epoch=1, input=_messages(rec.prompt or ""),
+        id=rec.id if sid is None else sid, epoch=1, input=_messages(rec.prompt or ""), choices=choices or None,
         target=str(rec.gold) if rec.gold is not None else "",
-        output=ModelOutput.from_content(model, text), messages=_conversation(rec.prompt or "", text),
+        output=output, messages=_conversation(rec.prompt or "", text),
+        model_usage={model: usage} if usage is not None else {},
+        total_time=sum(times) if times else None, working_time=sum(times) if times else None,
         metadata={"glotbench": {k: v for k, v in own.items() if v is not None}, **rec.metadata_map})
     if rec.is_scored:
         values = {k: float(v) for k, v in rec.value_map.items() if isinstance(v, (int, float))}
@@ -101,6 +165,7 @@ def build_logs(run_dir: Path, journal: Any = None) -> list:
     try:
         from inspect_ai.log import (EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec,
                                     EvalStats)
+        from inspect_ai.model import ModelUsage
     except ImportError:
         raise GlotbenchError("--format inspect needs the inspect-ai package: pip install 'glotbench[inspect]'") from None
     results = read_results(run_dir)
@@ -130,8 +195,14 @@ def build_logs(run_dir: Path, journal: Any = None) -> list:
                       "model": model_settings, "language": t.get("language"), "fingerprint": t.get("fingerprint")})
         scores = [EvalScore(name=SCORER, scorer=SCORER, scored_samples=t.get("n_scored", 0),
                             unscored_samples=t.get("n_errors", 0), metrics=metrics)]
-        logs.append(EvalLog(status="success", eval=spec, samples=[_sample(r, model) for r in recs],
-                            stats=EvalStats(started_at=started, completed_at=completed),
+        choices = task_choices(name, cfg.get("split"))
+        samples = [_sample(r, model, sid, choices.get(r.idx), journal) for r, sid in zip(recs, sample_ids(recs))]
+        used = [u for x in samples for u in x.model_usage.values()]
+        usage = {model: ModelUsage(input_tokens=sum(u.input_tokens for u in used),
+                                   output_tokens=sum(u.output_tokens for u in used),
+                                   total_tokens=sum(u.total_tokens for u in used))} if used else {}
+        logs.append(EvalLog(status="success", eval=spec, samples=samples,
+                            stats=EvalStats(started_at=started, completed_at=completed, model_usage=usage),
                             results=EvalResults(total_samples=t.get("n_items", len(recs)),
                                                 completed_samples=t.get("n_scored", 0), scores=scores)))
     return logs

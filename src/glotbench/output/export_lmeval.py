@@ -11,7 +11,9 @@ holds ``results_<date>.json`` (``results`` per task with ``name``, ``alias``, ``
 as ``{"gen_args_<i>": {"arg_<j>": ...}}`` one per request: ``(context, continuation)`` for
 loglikelihood, ``(prompt, gen_kwargs)`` for generation; ``resps`` / ``filtered_resps`` stringified
 as lm-eval's ``sanitize_list`` does (``[logprob, is_greedy]`` per option), ``filter``, ``metrics``,
-the three hashes and the per-item metric values). The layout is restated, not copied.
+the three hashes and a value under every metric of ``metric_list``: see :func:`per_sample_values`).
+The layout is restated, not copied. lm-eval's own readers of this layout (``make_table``, the
+WandbLogger, ``scripts/zeno_visualize.py``) are run on it in tests/test_export_peer_tools.py.
 
 ``acc_stderr,none`` is computed as lm-eval computes a mean's stderr (sample standard deviation of the
 per-item values / sqrt(n), over the scored items). Footgun (docs/export-formats.md): for other metrics
@@ -161,8 +163,28 @@ def task_items(name: str, split: str | None, ranked: bool) -> dict[int, tuple[di
         return {}
 
 
+def per_sample_values(rec: SampleRecord, defs: dict[str, dict]) -> dict[str, Any]:
+    """A value under every metric the task lists (lm-eval's WandbLogger and zeno script read
+    ``sample[metric]`` for each entry of ``metric_list``): a mean metric's per-item value (its
+    ``key``; None for an item not scored); for a corpus metric (mcc, F1, calibration ...) the item's
+    ``[gold, prediction]`` pair (both as the run recorded them: labels), as lm-eval's own corpus
+    metrics log per sample (``mcc``: ``(gold, pred)``, aggregated over the items)."""
+    values = rec.value_map
+    out: dict[str, Any] = {}
+    for m, d in defs.items():
+        name = LMEVAL_NAMES.get(m, m)
+        per_item = next((k for k, v in PER_ITEM.items() if v == name), None)
+        if per_item is not None:
+            out[name] = values.get(per_item)
+        elif (d or {}).get("kind") == "mean" and (d or {}).get("key"):
+            out[name] = values.get(d["key"])
+        else:
+            out[name] = [rec.gold, rec.pred]
+    return out
+
+
 def sample_line(rec: SampleRecord, metric_names: list[str], requests: list[dict | None] | None = None,
-                item: tuple[dict, Any] | None = None) -> dict:
+                item: tuple[dict, Any] | None = None, defs: dict[str, dict] | None = None) -> dict:
     if item is not None:
         doc, target = item
     else:
@@ -186,6 +208,8 @@ def sample_line(rec: SampleRecord, metric_names: list[str], requests: list[dict 
         line[k] = v
         if k in PER_ITEM:
             line[PER_ITEM[k]] = v
+    for k, v in per_sample_values(rec, defs or {}).items():
+        line.setdefault(k, v)
     if rec.error:
         line["error"] = rec.error
     return line
@@ -259,7 +283,9 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
         task = rec.task
         names = [LMEVAL_NAMES.get(m, m) for m in ((tasks.get(task) or {}).get("metrics") or {})]
         reqs = [get_request(k) for k in rec.request_keys or []] if get_request else []
-        lines.setdefault(task, []).append(sample_line(rec, names, reqs, items.get(task, {}).get(rec.idx)))
+        defs = {m: ((tasks.get(task) or {}).get("metric_definitions") or {}).get(m) or {}
+                for m in ((tasks.get(task) or {}).get("metrics") or {})}
+        lines.setdefault(task, []).append(sample_line(rec, names, reqs, items.get(task, {}).get(rec.idx), defs))
     # lm-eval: one hash per task over its samples' doc + prompt + target hashes
     doc["task_hashes"] = {t: _hash("".join(x["doc_hash"] + x["prompt_hash"] + x["target_hash"] for x in ls))
                           for t, ls in lines.items()}

@@ -8,10 +8,23 @@ the splits (``test_split`` else ``validation_split`` is evaluated, as lm-eval's 
 ``num_fewshot``, ``output_type`` (``multiple_choice``: log-likelihood ranking in lm-eval, so run the
 task with ``--mode loglikelihood``; ``generate_until``), ``generation_kwargs`` (``until``,
 ``max_gen_toks``, ``temperature``), ``target_delimiter``, ``fewshot_delimiter``, ``description``,
-``metadata.version`` and the ``acc`` / ``acc_norm`` / ``exact_match`` metrics. Everything else
-(``process_docs``, ``filter_list``, ``!function`` hooks, ``include``, metric options such as
-``ignore_case``, ...) is listed in the returned problems, one line each, and left out (a line
-starting with ``note:`` is advice, not a loss).
+``metadata.version`` and the ``acc`` / ``acc_norm`` / ``exact_match`` metrics.
+
+The file is read as lm-eval 0.4.13's ``tasks/_yaml_loader.load_yaml`` reads it: ``include:`` (a
+name or a list) is followed recursively, each included file relative to the file that includes
+it; the included keys are merged first (a list in order: later entries win), then the file's own
+keys win. ``tag`` / ``group`` names become the task's ``suites`` (``lm_eval.<name>``: ``--tasks
+lm_eval.<name>`` runs the group). ``fewshot_config``: ``sampler`` (``default``: lm-eval's random
+sampler; ``first_n``: the first ``n`` examples of the few-shot split in order, the evaluated
+record itself left out) and ``samples`` (a fixed list of exemplars: the few-shot pool, whatever
+the splits) are converted; its other keys are refused.
+
+Problems come in two kinds. A loss (``filter_list``, metric options such as ``ignore_case``, an
+unknown key, ...) is one line each and the task is still written (a line starting with ``note:``
+is advice, not a loss). A problem that means the converted task could not run, or would run as a
+different task than lm-eval's (a ``!function`` hook, ``process_docs`` / ``process_results``, a
+missing ``doc_to_text``, an output type not converted, a group file) starts with
+``cannot run:``: :func:`cannot_run` collects those and the command writes nothing.
 """
 
 from __future__ import annotations
@@ -29,62 +42,210 @@ MAPPED = {"task", "dataset_path", "dataset_name", "dataset_kwargs", "revision", 
           "validation_split", "test_split", "fewshot_split", "doc_to_text", "doc_to_target", "doc_to_choice",
           "num_fewshot", "generation_kwargs", "target_delimiter", "fewshot_delimiter", "description", "metadata",
           "metric_list", "repeats"}
-IGNORED = {"group", "tag", "should_decontaminate", "doc_to_decontamination_query", "task_alias", "group_alias"}
+IGNORED = {"should_decontaminate", "doc_to_decontamination_query", "task_alias", "group_alias"}
+# keys whose effect the converted task could not have: the conversion is refused
+FATAL_KEYS = {"process_docs": "process_docs (lm-eval's Python that rewrites the records)",
+              "process_results": "process_results (lm-eval's Python that scores)",
+              "class": "class (a Python task class)", "use_prompt": "use_prompt (a promptsource template)",
+              "gen_prefix": "gen_prefix (a prefix of the answer turn)", "doc_to_image": "doc_to_image",
+              "doc_to_audio": "doc_to_audio", "multiple_target": "multiple_target"}
+FEWSHOT_KEYS = {"sampler", "samples", "split"}
+SAMPLERS = ("default", "first_n")
+CANNOT = "cannot run: "
 METRICS = {"acc": "accuracy", "acc_norm": "accuracy_norm", "exact_match": "exact_match"}
 GEN_KEYS = {"until", "max_gen_toks", "do_sample", "temperature"}
 
 
 class _Function(str):
-    """An lm-eval ``!function module.name`` hook (Python in lm-eval's task folder): not convertible."""
+    """An lm-eval ``!function module.name`` hook (Python in lm-eval's task folder): not convertible.
+    ``base`` is the folder of the YAML file that names it (lm-eval imports ``module`` from there)."""
+
+    base: Path | None = None
 
 
-def _loader():
+def _loader(base: Path | None = None):
     class Loader(yaml.SafeLoader):
         pass
 
     def function(loader, node):
-        return _Function(f"!function {loader.construct_scalar(node)}")
+        f = _Function(f"!function {loader.construct_scalar(node)}")
+        f.base = base
+        return f
 
     Loader.add_constructor("!function", function)
     return Loader
 
 
-def read_lm_eval_yaml(path: Path) -> dict:
+def _read_one(path: Path) -> dict:
     try:
         text = Path(path).read_text(encoding="utf-8")
-        doc = yaml.load(text, Loader=_loader())  # noqa: S506 - SafeLoader subclass
+        doc = yaml.load(text, Loader=_loader(Path(path).resolve().parent))  # noqa: S506 - SafeLoader subclass
         if "*" in text:
             expanded_size(doc)  # an alias bomb is refused, not walked (yamlfile.py)
     except (OSError, yaml.YAMLError) as err:
         raise TaskSpecError(f"{path}: cannot read the lm-eval task: {err}") from None
-    if not isinstance(doc, dict) or "task" not in doc:
+    if not isinstance(doc, dict):
+        raise TaskSpecError(f"{path}: not an lm-eval task YAML (not a mapping)")
+    return doc
+
+
+def load_lm_eval_yaml(path: Path, _chain: tuple[Path, ...] = ()) -> dict:
+    """An lm-eval YAML with its ``include:`` chain merged as lm-eval 0.4.13's ``tasks/_yaml_loader.
+    load_yaml`` merges it: the included files (each relative to the file naming it, recursively; a
+    list is applied in order, so later entries win; an included file's ``task_list`` is dropped), then
+    the file's own keys on top."""
+    path = Path(path)
+    here = path.resolve()
+    if here in _chain:
+        raise TaskSpecError(f"{path}: include loop: {' -> '.join(str(p) for p in (*_chain, here))}")
+    doc = _read_one(path)
+    include = doc.pop("include", None)
+    if include is None:
+        return doc
+    merged: dict = {}
+    for inc in ([include] if isinstance(include, str) else list(include)):
+        inc_path = Path(str(inc))
+        if not inc_path.is_absolute():
+            inc_path = path.parent / inc_path
+        if not inc_path.is_file():
+            raise TaskSpecError(f"{path}: include: {inc}: no such file ({inc_path})")
+        inc_doc = load_lm_eval_yaml(inc_path, (*_chain, here))
+        inc_doc.pop("task_list", None)
+        merged.update(inc_doc)
+    merged.update(doc)
+    return merged
+
+
+def read_lm_eval_yaml(path: Path) -> dict:
+    doc = load_lm_eval_yaml(path)
+    if "task" not in doc and "group" not in doc:
         raise TaskSpecError(f"{path}: not an lm-eval task YAML (no 'task' key)")
     return doc
 
 
+def is_group(doc: dict) -> bool:
+    """A group file: ``group: NAME`` with ``task:`` a list of tasks (no dataset of its own)."""
+    return "group" in doc and not isinstance(doc.get("task"), str)
+
+
+def cannot_run(problems: list[str]) -> list[str]:
+    """The problems that keep the converted task from running as lm-eval's task runs."""
+    return [p[len(CANNOT):] for p in problems if p.startswith(CANNOT)]
+
+
+def suites_of(src: dict) -> list[str]:
+    """``tag`` and ``group`` names of a task file as glotbench suites (``lm_eval.<name>``)."""
+    names: list[str] = []
+    for key in ("tag", "group"):
+        v = src.get(key)
+        for n in ([v] if isinstance(v, str) else list(v or [])):
+            if isinstance(n, str) and f"lm_eval.{n}" not in names:
+                names.append(f"lm_eval.{n}")
+    return names
+
+
+def _fewshot_config(src: dict, problems: list[str]) -> dict:
+    """``fewshot_config`` -> the options LmEvalTask reads (``fewshot_sampler``, ``fewshot_samples``)."""
+    fc = src.get("fewshot_config")
+    if fc is None:
+        return {}
+    if not isinstance(fc, dict):
+        problems.append(f"{CANNOT}fewshot_config: not a mapping")
+        return {}
+    out: dict[str, Any] = {}
+    for k in sorted(set(fc) - FEWSHOT_KEYS):
+        problems.append(f"{CANNOT}fewshot_config.{k}: not converted")
+    sampler = fc.get("sampler", "default")
+    if sampler not in SAMPLERS:
+        problems.append(f"{CANNOT}fewshot_config.sampler {sampler}: not converted (only {', '.join(SAMPLERS)})")
+    elif sampler != "default":
+        out["fewshot_sampler"] = sampler
+    samples = fc.get("samples")
+    if isinstance(samples, _Function):
+        problems.append(f"{CANNOT}fewshot_config.samples: {samples} is Python in lm-eval's task folder")
+    elif samples is not None and fc.get("split") is None and src.get("fewshot_split") is None:
+        if not isinstance(samples, list) or not all(isinstance(x, dict) for x in samples):
+            problems.append(f"{CANNOT}fewshot_config.samples: not a list of records")
+        else:
+            out["fewshot_samples"] = samples
+    return out
+
+
+HOOK_KEYS = ("process_docs", "doc_to_text", "doc_to_target", "doc_to_choice")
+
+
+def hook_ref(f: _Function) -> dict[str, str]:
+    """Where an lm-eval ``!function`` hook lives: its ``qual`` (``module.name``, as the YAML writes it)
+    and the folder it is imported from (relative to the installed ``lm_eval`` package when it is one
+    of lm-eval's own task folders, so the converted task does not name this machine's paths)."""
+    base = Path(f.base or ".")
+    ref = {"qual": f[len("!function "):]}
+    try:
+        import lm_eval
+
+        ref["lm_eval_dir"] = base.resolve().relative_to(Path(lm_eval.__file__).resolve().parent).as_posix()
+    except (ImportError, ValueError):
+        ref["dir"] = str(base.resolve())
+    return ref
+
+
+def lm_eval_version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        import lm_eval  # noqa: F401 - importable, not only installed
+
+        return version("lm-eval")
+    except Exception:  # noqa: BLE001 - absent or broken: no version
+        return None
+
+
 def convert(src: dict, *, language: str, name: str | None = None, data_dir: str | None = None,
-            data_format: str = "jsonl") -> tuple[dict, list[str]]:
+            data_format: str = "jsonl", hooks: bool = False) -> tuple[dict, list[str]]:
     """``(glotbench task dict, problems)``. ``data_dir``: read the splits from local files
-    ``DATA_DIR/<task>_<split>.<format>`` in the dataset's own record format instead of the Hub."""
+    ``DATA_DIR/<task>_<split>.<format>`` in the dataset's own record format instead of the Hub.
+    ``hooks``: delegate ``process_docs`` and ``!function`` doc_to_* hooks to lm-eval's own code (the
+    ``lm_eval`` package must be importable here and where the task runs; its version is recorded)."""
     problems: list[str] = []
-    task = str(src["task"])
+    delegated: dict[str, dict] = {}
+    if hooks:
+        version = lm_eval_version()
+        if version is None:
+            problems.append(f"{CANNOT}--lm-eval-hooks: the lm_eval package is not importable here "
+                            "(pip install --no-deps lm-eval)")
+        else:
+            delegated = {k: hook_ref(src[k]) for k in HOOK_KEYS if isinstance(src.get(k), _Function)}
+            src = {k: v for k, v in src.items() if k not in delegated}
+    task = str(src["task"]) if isinstance(src.get("task"), str) else str(src.get("group"))
     out: dict[str, Any] = {"name": name or f"lm_eval.{task}", "version": str((src.get("metadata") or {}).get("version", "0")),
                            "language": language,
                            "description": f"Converted from lm-eval's task {task} by glotbench tasks import-lm-eval."}
-    for key in sorted(set(src) - MAPPED - IGNORED):
+    if is_group(src):
+        problems.append(f"{CANNOT}a group file ({src.get('group')}: tasks {src.get('task')}): convert its tasks "
+                        f"(tasks import-lm-eval --all DIR makes the group a suite)")
+    for key in sorted(set(src) - MAPPED - IGNORED - set(FATAL_KEYS) - {"fewshot_config", "group", "tag"}):
         problems.append(f"{key}: no glotbench equivalent; left out")
+    for key in sorted(set(src) & set(FATAL_KEYS)):
+        if src[key] is not None:
+            problems.append(f"{CANNOT}{FATAL_KEYS[key]}: {src[key]}" if isinstance(src[key], _Function)
+                            else f"{CANNOT}{FATAL_KEYS[key]}")
     for key in ("doc_to_text", "doc_to_target", "doc_to_choice", "description"):
         if isinstance(src.get(key), _Function):
-            problems.append(f"{key}: {src[key]} is Python in lm-eval's task folder: not converted")
-    if "doc_to_text" not in src or "doc_to_target" not in src:
-        problems.append("doc_to_text / doc_to_target: missing (the task may use 'include'): the converted task cannot run")
+            problems.append(f"{CANNOT}{key}: {src[key]} is Python in lm-eval's task folder")
+    for key in ("doc_to_text", "doc_to_target"):
+        if src.get(key) is None and key not in delegated:
+            problems.append(f"{CANNOT}{key}: missing")
+    if (src.get("output_type", "generate_until") == "multiple_choice" and src.get("doc_to_choice") is None
+            and "doc_to_choice" not in delegated):
+        problems.append(f"{CANNOT}doc_to_choice: missing for output_type multiple_choice")
     # ---- dataset and splits
     splits = {k: src.get(f"{k}_split") for k in ("training", "validation", "test", "fewshot")}
     eval_split = splits["test"] or splits["validation"]
     if not eval_split:
-        problems.append("test_split / validation_split: none given: nothing to evaluate")
+        problems.append(f"{CANNOT}test_split / validation_split: none given: nothing to evaluate")
         eval_split = "test"
-    shot_split = splits["fewshot"] or splits["training"] or splits["validation"] or splits["test"]
+    fc = src.get("fewshot_config") if isinstance(src.get("fewshot_config"), dict) else {}
+    shot_split = fc.get("split") or splits["fewshot"] or splits["training"] or splits["validation"] or splits["test"]
     names = sorted({s for s in (eval_split, shot_split) if s})
     kwargs = src.get("dataset_kwargs") or {}
     revision = kwargs.get("revision") or src.get("revision")
@@ -104,7 +265,17 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
     # ---- type, prompt, shots
     otype = src.get("output_type", "generate_until")
     options: dict[str, Any] = {k: src[k] for k in ("doc_to_text", "doc_to_target", "doc_to_choice", "target_delimiter",
-                                                   "fewshot_delimiter", "description") if k in src and not isinstance(src[k], _Function)}
+                                                   "fewshot_delimiter", "description")
+                               if src.get(k) is not None and not isinstance(src[k], _Function)}
+    options.update(_fewshot_config(src, problems))
+    if delegated:
+        options["lm_eval_hooks"] = delegated
+        options["lm_eval_version"] = lm_eval_version()
+        problems.append(f"note: {', '.join(delegated)} delegated to lm-eval {options['lm_eval_version']}'s own code "
+                        "(the task needs the lm_eval package where it runs)")
+    # lm-eval leaves the evaluated record out of its shots when the few-shot split is the test split
+    # (ConfigurableTask.fewshot_context: ``eval_doc=doc if fewshot split == test_split``)
+    options["fewshot_excludes_item"] = (fc.get("split") or splits["fewshot"]) == splits["test"]
     if otype == "multiple_choice":
         out["output_type"] = "multiple_choice"
         metrics = ["accuracy", "accuracy_norm"]
@@ -116,7 +287,7 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         out["scorer"] = "exact_match"
         out["extractor"] = {"name": "text"}
     else:
-        problems.append(f"output_type {otype}: not supported (only multiple_choice and generate_until)")
+        problems.append(f"{CANNOT}output_type {otype}: not converted (only multiple_choice and generate_until)")
         out["output_type"] = "generate"
         metrics = ["exact_match"]
     for m in src.get("metric_list") or []:
@@ -140,6 +311,8 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
     out["fewshot"] = {"split": shot_split, "n": n, "seed": 1234}
     if int(src.get("repeats") or 1) != 1:
         problems.append(f"repeats {src['repeats']}: not converted (use --samples)")
+    if suites := suites_of(src):
+        out["suites"] = suites
     out["task_class"] = "glotbench.tasks.lm_eval_task:LmEvalTask"
     out["options"] = options
     return out, problems
@@ -148,3 +321,98 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
 def dump(task: dict, origin: str) -> str:
     head = f"# Converted from the lm-eval task {origin} by `glotbench tasks import-lm-eval`.\n"
     return head + yaml.safe_dump(task, sort_keys=False, allow_unicode=True, width=1000)
+
+
+# ---------------------------------------------------------------- a whole task tree (--all)
+def _group_members(doc: dict) -> tuple[list[str], list[str]]:
+    """A group file's member names, and the inline members (task configs written inside the group
+    file) that are not converted."""
+    names, inline = [], []
+    for m in doc.get("task") or []:
+        if isinstance(m, str):
+            names.append(m)
+        elif isinstance(m, dict) and isinstance(m.get("task"), str) and set(m) <= {"task"}:
+            names.append(m["task"])
+        elif isinstance(m, dict):
+            inline.append(str(m.get("task") or m.get("group") or "?"))
+    return names, inline
+
+
+def convert_tree(root: Path, *, language: str, data_dir: str | None = None,
+                 hooks: bool = False) -> tuple[dict[str, dict], list[tuple[str, str, str, str]]]:
+    """Every lm-eval task file below ``root``: ``(converted {task name: glotbench task}, rows)``, one
+    row ``(file, lm-eval name, "converted" | "refused" | "group", why)`` per YAML file. A group file
+    (``group:`` + a task list) and every ``tag:`` become a suite ``lm_eval.<name>`` of the converted
+    tasks they reach (through groups of groups); a task that could not run as lm-eval runs it is
+    refused with its reasons, and left out of its suites."""
+    root = Path(root)
+    rows: list[tuple[str, str, str, str]] = []
+    converted: dict[str, dict] = {}
+    groups: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.yaml")):
+        rel = path.relative_to(root).as_posix()
+        try:
+            src = load_lm_eval_yaml(path)
+        except TaskSpecError as err:
+            rows.append((rel, "?", "refused", str(err).replace(f"{path}: ", "")))
+            continue
+        if is_group(src):
+            members, inline = _group_members(src)
+            group = str(src.get("group"))
+            groups.setdefault(group, []).extend(members)
+            why = f"suite lm_eval.{group} ({len(members)} members)"
+            if inline:
+                why += f"; inline task configs not converted: {', '.join(inline)}"
+            rows.append((rel, group, "group", why))
+            continue
+        if not isinstance(src.get("task"), str):
+            rows.append((rel, "?", "refused", "not an lm-eval task file (no 'task' name)"))
+            continue
+        name = src["task"]
+        task, problems = convert(src, language=language, data_dir=data_dir, hooks=hooks)
+        if fatal := cannot_run(problems):
+            rows.append((rel, name, "refused", "; ".join(fatal)))
+        elif name in converted:
+            rows.append((rel, name, "refused", f"task name {name} taken by {converted[name]['_file']}"))
+        else:
+            task["_file"] = rel
+            converted[name] = task
+            losses = [p for p in problems if not p.startswith("note: ") and not p.startswith("dataset revision")]
+            rows.append((rel, name, "converted", "; ".join(losses)))
+    # groups of groups: every converted task a group reaches gets the group's suite
+    def reach(name: str, seen: frozenset = frozenset()) -> set[str]:
+        if name in converted:
+            return {name}
+        if name in seen:
+            return set()
+        out: set[str] = set()
+        for m in groups.get(name, []):
+            out |= reach(m, seen | {name})
+        for t, spec in converted.items():  # a tag names tasks directly
+            if f"lm_eval.{name}" in spec.get("suites", []) and name not in groups:
+                out.add(t)
+        return out
+
+    for group in groups:
+        for t in reach(group):
+            suites = converted[t].setdefault("suites", [])
+            if f"lm_eval.{group}" not in suites:
+                suites.append(f"lm_eval.{group}")
+    for spec in converted.values():
+        spec.pop("_file", None)
+    return converted, rows
+
+
+def package_files(name: str, tasks: dict[str, dict], origin: dict[str, str]) -> dict[str, str]:
+    """The files of a benchmark package holding ``tasks``: relative path -> text (docs/adding-a-benchmark.md)."""
+    files = {
+        "pyproject.toml": (f'[project]\nname = "{name}"\nversion = "0.1.0"\ndependencies = ["glotbench"]\n\n'
+                           f'[project.entry-points."glotbench.benchmarks"]\n{name} = "{name}:register"\n\n'
+                           f'[tool.setuptools.package-data]\n{name} = ["tasks/*.yaml"]\n'),
+        f"src/{name}/__init__.py": ('"""lm-eval tasks converted by `glotbench tasks import-lm-eval --all`."""\n\n'
+                                    "from pathlib import Path\n\n\ndef register(bench) -> None:\n"
+                                    '    bench.tasks(Path(__file__).parent / "tasks")\n'),
+    }
+    for task_name, spec in tasks.items():
+        files[f"src/{name}/tasks/{task_name}.yaml"] = dump(spec, origin.get(task_name, task_name))
+    return files

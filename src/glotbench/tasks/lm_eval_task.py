@@ -13,7 +13,9 @@
   fewshot_delimiter`` + the item's text (an answer is the choice at the target index for a
   multiple-choice shot, the first of a list target); ``--mode loglikelihood`` scores
   ``target_delimiter + choice`` after it, per choice, and normalises by the choice's length.
-* few-shot examples: lm-eval's default sampler, one ``random.Random(seed)`` (1234) drawn from in
+* few-shot examples (``fewshot_sampler: first_n``: the pool's first ``n`` in order, records equal to
+  the item left out when ``fewshot_excludes_item``; ``fewshot_samples``: a fixed pool of records);
+  otherwise lm-eval's default sampler, one ``random.Random(seed)`` (1234) drawn from in
   document order over the evaluation split (``n + 1`` and the item itself removed when the few-shot
   split is the evaluation split), so each item gets the shots lm-eval gives it.
 
@@ -59,6 +61,55 @@ class LmEvalTask(Task):
     def _env(self):
         return jinja_env()
 
+    @cached_property
+    def _hooks(self) -> dict[str, Any]:
+        """lm-eval's own functions the task delegates to (``options.lm_eval_hooks``), imported with
+        lm-eval's own loader from the folder each was written in."""
+        refs = self.opts.get("lm_eval_hooks") or {}
+        if not refs:
+            return {}
+        try:
+            import lm_eval
+            from lm_eval.tasks._yaml_loader import _import_func_in_yml
+        except ImportError:
+            raise TaskSpecError(f"task {self.name}: delegates {', '.join(refs)} to lm-eval's code: pip install --no-deps "
+                                f"lm-eval (converted with lm-eval {self.opts.get('lm_eval_version')})") from None
+        from pathlib import Path
+
+        root = Path(lm_eval.__file__).parent
+        out = {}
+        for key, ref in refs.items():
+            base = root / ref["lm_eval_dir"] if "lm_eval_dir" in ref else Path(ref["dir"])
+            try:
+                out[key] = _import_func_in_yml(ref["qual"], base)
+            except Exception as err:  # noqa: BLE001 - one line naming the hook
+                raise TaskSpecError(f"task {self.name}: options.lm_eval_hooks.{key}: cannot import {ref['qual']} from "
+                                    f"{base}: {type(err).__name__}: {err}") from None
+        return out
+
+    def raw_records(self, split: str) -> list[dict]:
+        fn = self._hooks.get("process_docs")
+        if fn is None:
+            return super().raw_records(split)
+        cache = self.__dict__.setdefault("_processed", {})
+        if split not in cache:
+            import datasets
+
+            records = super().raw_records(split)
+            try:
+                cache[split] = [dict(r) for r in fn(datasets.Dataset.from_list(records))]
+            except Exception as err:  # noqa: BLE001 - lm-eval's code failing on these records: one line
+                raise DataError(f"task {self.name}: split {split}: lm-eval's process_docs failed: "
+                                f"{type(err).__name__}: {err}") from None
+        return cache[split]
+
+    def _hook(self, key: str, doc: dict, where: str) -> Any:
+        try:
+            return self._hooks[key](doc)
+        except Exception as err:  # noqa: BLE001 - names the record and the hook
+            raise DataError(f"{where}: {key} (lm-eval's {self.opts['lm_eval_hooks'][key]['qual']}): "
+                            f"{type(err).__name__}: {err}") from None
+
     def _apply(self, template: str, doc: dict, what: str, where: str) -> str:
         try:
             return self._env.from_string(template).render(**doc)
@@ -66,12 +117,20 @@ class LmEvalTask(Task):
             raise DataError(f"{where}: {what}: {type(err).__name__}: {err}") from None
 
     def doc_to_text(self, doc: dict, where: str = "") -> str:
+        if "doc_to_text" in self._hooks:
+            text = self._hook("doc_to_text", doc, where)
+            if not isinstance(text, str):  # lm-eval's multiple_input (an index into the choices): not here
+                raise DataError(f"{where}: doc_to_text gave {type(text).__name__} {text!r}, not a text (lm-eval's "
+                                "multiple-input tasks are not supported)")
+            return text
         t = self.opts["doc_to_text"]
         if isinstance(t, str) and t in doc:
             return str(doc[t])
         return self._apply(str(t), doc, "doc_to_text", where)
 
     def doc_to_choice(self, doc: dict, where: str = "") -> list[str] | None:
+        if "doc_to_choice" in self._hooks:
+            return [str(x) for x in self._hook("doc_to_choice", doc, where)]
         c = self.opts.get("doc_to_choice")
         if c is None:
             return None
@@ -88,6 +147,8 @@ class LmEvalTask(Task):
             raise DataError(f"{where}: doc_to_choice: {text!r} is not a list") from None
 
     def doc_to_target(self, doc: dict, where: str = "") -> Any:
+        if "doc_to_target" in self._hooks:
+            return self._hook("doc_to_target", doc, where)
         t = self.opts["doc_to_target"]
         if isinstance(t, (int, list)):
             return t
@@ -132,26 +193,56 @@ class LmEvalTask(Task):
                       metadata={})
 
     # ---------------------------------------------------------------- few-shot: lm-eval's sampler
+    def _shot_pool(self) -> tuple[list[Sample], list[dict]]:
+        """The few-shot pool and its records as lm-eval has them: ``fewshot_config.samples`` when the
+        task fixes its exemplars, else the few-shot split."""
+        fixed = self.opts.get("fewshot_samples")
+        if fixed:
+            return [self.build_sample(dict(r), i, "fewshot_config.samples") for i, r in enumerate(fixed)], list(fixed)
+        raws = self.raw_records(self.spec.fewshot.split)
+        pool = self._fewshot_pool
+        return pool, [raws[s.index] for s in pool]
+
     def _shots_in_order(self, n: int) -> dict[str, list[Sample]]:
         key = ("_lm_eval_shots", n)
         cache = self.__dict__.setdefault("_shot_cache", {})
         if key not in cache:
             rnd = random.Random(self.spec.fewshot.seed)
-            pool = self._fewshot_pool
-            same = self.spec.fewshot.split == self.spec.dataset.eval_split
+            pool, pool_raws = self._shot_pool()
+            exclude = self.opts.get("fewshot_excludes_item", self.spec.fewshot.split == self.spec.dataset.eval_split)
+            first_n = self.opts.get("fewshot_sampler") == "first_n"
+            eval_split = self.spec.dataset.eval_split
+            raws = self.raw_records(eval_split) if exclude else []
             out: dict[str, list[Sample]] = {}
-            for s in self.samples(self.spec.dataset.eval_split):
-                if same:
-                    drawn = [x for x in rnd.sample(pool, min(n + 1, len(pool))) if x.id != s.id][:n]
+            for s in self.samples(eval_split):
+                # lm-eval leaves out of the shots the records equal to the item (``x != doc``), by value
+                doc = raws[s.index] if exclude else None
+                if first_n:  # lm-eval's FirstNSampler: the pool in order
+                    drawn = [p for p, r in zip(pool, pool_raws) if doc is None or r != doc][:n]
+                elif exclude:  # ContextSampler: n + 1 drawn, then the item's equals removed
+                    idx = rnd.sample(range(len(pool)), min(n + 1, len(pool)))
+                    drawn = [pool[i] for i in idx if pool_raws[i] != doc][:n]
                 else:
                     drawn = rnd.sample(pool, min(n, len(pool)))
+                if len(drawn) < n:
+                    raise DataError(f"task {self.name}: {n} few-shot examples asked for, but the few-shot pool "
+                                    f"has only {len(drawn)} for item {s.id}")
                 out[s.id] = drawn
             cache[key] = out
         return cache[key]
 
+    def check_fewshot(self, n: int | None = None) -> None:
+        if self.opts.get("fewshot_samples"):
+            n = self.spec.fewshot.n if n is None else n
+            if n > len(self.opts["fewshot_samples"]):
+                raise DataError(f"task {self.name}: {n} few-shot examples per prompt asked for, but fewshot_config."
+                                f"samples has {len(self.opts['fewshot_samples'])}")
+            return
+        super().check_fewshot(n)
+
     def fewshot_for(self, sample: Sample, n: int | None = None) -> list[Sample]:
         n = self.spec.fewshot.n if n is None else n
-        if n <= 0 or not self.spec.fewshot.split:
+        if n <= 0 or not (self.spec.fewshot.split or self.opts.get("fewshot_samples")):
             return []
         shots = self._shots_in_order(n).get(sample.id)
         if shots is None:  # an item outside the evaluation split (another --split): a draw of its own
@@ -168,7 +259,9 @@ class LmEvalTask(Task):
     def plain_prompt(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
         o = self.opts
         head = o["description"] if system is None else system
-        shots = "".join(f"{self.render_user(s)}{o['target_delimiter']}{self.render_answer(s)}{o['fewshot_delimiter']}"
+        # lm-eval's build_qa_turn: a shot whose answer is empty gets neither delimiter (nor an answer turn)
+        shots = "".join(f"{self.render_user(s)}{o['target_delimiter']}{a}{o['fewshot_delimiter']}"
+                        if (a := self.render_answer(s)) != "" else self.render_user(s)
                         for s in self.fewshot_for(sample, num_fewshot))
         return f"{head}{shots}{self.render_user(sample)}"
 
@@ -179,7 +272,8 @@ class LmEvalTask(Task):
             msgs.append({"role": "system", "content": head})
         for shot in self.fewshot_for(sample, num_fewshot):
             msgs.append({"role": "user", "content": self.render_user(shot)})
-            msgs.append({"role": "assistant", "content": self.render_answer(shot)})
+            if (answer := self.render_answer(shot)) != "":  # lm-eval: no answer turn for an empty answer
+                msgs.append({"role": "assistant", "content": answer})
         msgs.append({"role": "user", "content": self.render_user(sample)})
         return msgs
 
