@@ -102,3 +102,22 @@ def stored_task_results(journal: Journal, out_dir: Path, config: dict, tasks: li
     if any((stored.get(name) or {}).get("fingerprint") != fp for name, fp in fingerprints.items()):
         return None
     return {name: stored[name] for name in fingerprints}, [(t[0], t[2], t[3]) for t in stamp["tasks"]]
+
+
+def can_reuse(out_dir: Path, journal_name: str, config: dict, tasks: list, settings: Any, model_settings: dict) -> bool:
+    """Before any item is read: would :func:`stored_task_results` reuse the finished run in
+    ``out_dir``? Reads the journal's stamp, results.json and the task fingerprints only (the data
+    files' hashes, the spec, the code), never an item. The run checks again under its lock."""
+    path = out_dir / journal_name
+    if not path.is_file():
+        return False
+    try:
+        journal = Journal(path)
+    except Exception:  # noqa: BLE001 - a journal that cannot be opened is reported by the full path
+        return False
+    try:
+        return stored_task_results(journal, out_dir, config, tasks, settings, model_settings) is not None
+    except Exception:  # noqa: BLE001 - anything odd (a task whose fingerprint fails): the full path decides
+        return False
+    finally:
+        journal.close()
