@@ -23,7 +23,28 @@ class _Backend:
         self.factory, self.needs_name, self.renders_prompts, self.light = factory, needs_name, renders_prompts, light
 
 
-BACKENDS: Registry[_Backend] = Registry("model backend", same=lambda a, b: a.factory is b.factory, error=TaskSpecError)
+# The built-in backend modules: imported on the first lookup of a backend, not by
+# glotbench.builtins, so commands that never name a model (`glotbench tasks`) import no HTTP client,
+# numpy or llama.cpp binding for it.
+BUILTIN_MODULES = ("glotbench.models.anthropic_api", "glotbench.models.embedded", "glotbench.models.hf",
+                   "glotbench.models.llamacpp", "glotbench.models.openai_compat", "glotbench.models.recorded")
+_builtins_loaded = {"done": False}
+
+
+class _BackendRegistry(Registry):
+    @staticmethod
+    def before_lookup() -> None:
+        Registry.before_lookup()  # glotbench.plugins.load: the benchmark packages' own backends
+        if not _builtins_loaded["done"]:
+            import importlib
+
+            _builtins_loaded["done"] = True
+            for module in BUILTIN_MODULES:
+                importlib.import_module(module)
+
+
+BACKENDS: Registry[_Backend] = _BackendRegistry("model backend", same=lambda a, b: a.factory is b.factory,
+                                                error=TaskSpecError)
 
 
 def register_backend(*prefixes: str, needs_name: bool = True, renders_prompts: bool = False,
