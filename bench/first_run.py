@@ -8,7 +8,8 @@ processes, user + system) and peak RSS, with the load average beside them.
 llama-cpp-python has no wheel on PyPI: pip compiles llama.cpp from source (20-50 minutes on 2
 cores). A user who has a wheel folder, e.g. the portable wheel CI builds once per version
 (`~/.cache/glotbench/llama-cpp-python-portable-0.3.36`, made by `.ci/run`), passes it with
-`--wheels DIR`; pip then takes the wheel from there (`--find-links`). llama-cpp-python's own
+`--wheels DIR`; pip then takes the wheel from there (`--find-links DIR --only-binary
+llama-cpp-python`, so a newer source release on PyPI is not compiled instead). llama-cpp-python's own
 prebuilt CPU wheel index (https://abetlen.github.io/llama-cpp-python/whl/cpu) would serve the
 same purpose where it can be reached; `--index-url-extra URL` passes such an index. The reading
 says which was used.
@@ -78,7 +79,8 @@ def main() -> None:
     wheels = Path(a.wheels).expanduser() if a.wheels else None
     pip_extra = ""
     if wheels is not None and any(wheels.glob("llama_cpp_python-*.whl")):
-        pip_extra += f" --find-links {shlex.quote(str(wheels))}"
+        # --only-binary: pip would otherwise take a newer sdist from PyPI over the folder's wheel
+        pip_extra += f" --find-links {shlex.quote(str(wheels))} --only-binary llama-cpp-python"
         source = f"llama-cpp-python from the wheel folder {wheels}"
     else:
         source = "llama-cpp-python compiled from source by pip (no wheel folder)"
