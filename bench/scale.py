@@ -8,7 +8,7 @@ os.wait4; CPU seconds move far less than wall seconds on a busy shared machine. 
 (`glotbench --help`, importing the run path) and, with ``--baseline-src``, the same figures for
 another checkout (e.g. /work/main/src), measured interleaved in the same run.
 
-    python bench/scale.py [--sizes 1000,10000,100000] [--baseline-src /work/main/src] [--concurrency 64] [--rounds 1]
+    python bench/scale.py [--sizes 1000,10000,100000] [--metrics both|accuracy|macro_f1] [--baseline-src /work/main/src] [--concurrency 64] [--rounds 1]
 
 With ``--rounds N`` every run is repeated N times, interleaved, and the summary reads medians.
 
@@ -115,6 +115,10 @@ def startup(label: str, src: Path, reps: int) -> dict:
     return out
 
 
+METRIC_SETS = {"both": (["accuracy"], ["accuracy", "macro_f1"]), "accuracy": (["accuracy"],),
+               "macro_f1": (["accuracy", "macro_f1"],)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000")
@@ -124,6 +128,8 @@ def main() -> None:
     ap.add_argument("--startup-reps", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=1, help="repeat every run, interleaved; the summary reads medians")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--metrics", default="both", choices=["both", "accuracy", "macro_f1"],
+                    help="which runs: accuracy only, accuracy + macro-F1, or both (default)")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="glotbench-scale-"))
     srcs = {"this": REPO / "src"}
@@ -140,9 +146,9 @@ def main() -> None:
         print(f"\nscale: synthetic 4-option task, slice by level, instant stub, concurrency {a.concurrency},"
               " bootstrap 1000 (default)")
         print(f"  {'checkout':9s} {'items':>7s} {'metrics':22s} {'run s':>7s} {'CPU s':>7s} {'items/s':>8s} {'run MB':>7s}"
-              f" {'re-report s':>11s} {'re-rep MB':>9s}")
+              f" {'re-report s':>11s} {'re-rep CPU s':>12s} {'re-rep MB':>9s} {'load':>5s}")
         for n, r, metrics in ((int(x), r, m) for x in a.sizes.split(",") for r in range(a.rounds)
-                              for m in (["accuracy"], ["accuracy", "macro_f1"])):
+                              for m in METRIC_SETS[a.metrics]):
             order = list(srcs.items()) if r % 2 == 0 else list(srcs.items())[::-1]
             for label, src in order:  # interleaved: this / baseline back to back, alternating
                 if label != "this" and n > a.baseline_max:
@@ -152,13 +158,13 @@ def main() -> None:
                 cmd = [sys.executable, "-m", "glotbench", "run", "-m", "openai:bench", "--base-url", base,
                        "-t", str(spec), "-j", str(a.concurrency), "-o", str(out), "--no-progress"]
                 dt, rss, rc, cpu = run_child(cmd, env_for(src))
-                dt2, rss2, rc2, _ = run_child(cmd, env_for(src))
+                dt2, rss2, rc2, cpu2 = run_child(cmd, env_for(src))
                 row = {"checkout": label, "items": n, "metrics": metrics, "run_s": dt, "run_cpu_s": cpu,
-                       "items_per_s": n / dt, "run_peak_mb": rss, "rereport_s": dt2, "rereport_peak_mb": rss2,
-                       "ok": rc == rc2 == 0}
+                       "items_per_s": n / dt, "run_peak_mb": rss, "rereport_s": dt2, "rereport_cpu_s": cpu2,
+                       "rereport_peak_mb": rss2, "load": os.getloadavg()[0], "ok": rc == rc2 == 0}
                 results["scale"].append(row)
                 print(f"  {label:9s} {n:7d} {'+'.join(metrics):22s} {dt:7.2f} {cpu:7.2f} {n / dt:8.0f} {rss:7.0f}"
-                      f" {dt2:11.2f} {rss2:9.0f}{'' if row['ok'] else '  FAILED'}", flush=True)
+                      f" {dt2:11.2f} {cpu2:12.2f} {rss2:9.0f} {row['load']:5.1f}{'' if row['ok'] else '  FAILED'}", flush=True)
                 if not a.keep:
                     shutil.rmtree(out, ignore_errors=True)
     finally:
@@ -171,7 +177,7 @@ def main() -> None:
         if not rows:
             return None
         return {k: statistics.median(x[k] for x in rows) for k in ("run_s", "run_cpu_s", "run_peak_mb", "rereport_s",
-                                                                   "rereport_peak_mb")}
+                                                                   "rereport_cpu_s", "rereport_peak_mb", "load")}
 
     sizes = sorted({x["items"] for x in results["scale"] if x["checkout"] == "this"})
     for n in sizes:
@@ -181,8 +187,9 @@ def main() -> None:
                   f" (CPU {f1['run_cpu_s'] / acc['run_cpu_s']:.2f}x), re-report {f1['rereport_s'] / acc['rereport_s']:.2f}x")
     big = med("this", 100000, 2) or med("this", 100000, 1)
     if big:
-        print(f"  100k: run peak {big['run_peak_mb']:.0f} MB (target < 500), re-report {big['rereport_s']:.2f} s"
-              f" (target < 5) at {big['rereport_peak_mb']:.0f} MB (target < 300)")
+        print(f"  100k: run peak {big['run_peak_mb']:.0f} MB (target < 500), re-report {big['rereport_s']:.2f} s wall,"
+              f" {big['rereport_cpu_s']:.2f} s CPU (target < 1) at {big['rereport_peak_mb']:.0f} MB (target < 100);"
+              f" load average {big['load']:.1f}")
     if "baseline" in srcs:
         for n in sizes:
             for k in (1, 2):

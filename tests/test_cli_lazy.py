@@ -71,3 +71,21 @@ def test_commands_table_matches_what_the_modules_register():
 
     assert list(real) == list(COMMANDS)
     assert real == {n: h for n, (_, h) in COMMANDS.items()}
+
+
+def test_tasks_listing_imports_no_model_backend_and_no_data_library():
+    """`glotbench tasks` reads the task files (and item counts): no HTTP client, llama.cpp binding,
+    model backend, datasets/pandas or scikit-learn/scipy is imported for it."""
+    env = {**os.environ, "PYTHONPATH": SRC}
+    code = ("import sys, io, contextlib\nsys.argv = ['glotbench', 'tasks', '--plain']\nfrom glotbench import cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n        cli.main()\n    except SystemExit as e:\n        assert not e.code, e.code\n"
+            "print(' '.join(sorted(sys.modules)))")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    mods = set(r.stdout.split())
+    assert "glotbench.tasks.registry" in mods  # it did list the tasks
+    unwanted = {"aiohttp", "llama_cpp", "datasets", "pandas", "pyarrow", "sklearn", "scipy", "torch", "transformers",
+                "anthropic", "glotbench.models.openai_compat", "glotbench.models.llamacpp", "glotbench.models.hf",
+                "glotbench.models.anthropic_api", "glotbench.engine.session"}
+    assert not (mods & unwanted), sorted(mods & unwanted)

@@ -1,5 +1,6 @@
-"""README's first install line installs what the built-in suites need (the Hub-hosted Czech-Bench
-sets read through `datasets`, CZE-NEC's draw through pandas), and .ci/run installs at least that."""
+"""README's first install line installs what its first command needs; the Hub-hosted Czech-Bench
+sets (read through `datasets`, CZE-NEC's draw through pandas) are the extra `hub`, which README
+names and .ci/run installs; without it each such task says so in one line (tests/test_hub_extra.py)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,10 @@ def test_first_install_line_brings_what_the_builtin_suites_need():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     first = re.search(r"```bash\n(.*?)\n```", readme, re.S).group(1)
     assert "pip install" in first and "glotbench run" in first  # it is the install line
-    assert SUITES_NEED <= _installed_by(first, meta)
+    assert {"llama-cpp-python", "numpy"} <= _installed_by(first, meta)
+    assert "czech_bench" not in first  # the first command needs no Hub-format task
+    assert SUITES_NEED == {_name(r) for r in meta["project"]["optional-dependencies"]["hub"]}
+    assert "pip install 'glotbench[hub]'" in readme or "'.[serve,plots,analysis,cs,hub]'" in readme
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     ci_line = next(ln for ln in ci.splitlines() if re.search(r"pip install[^#]*-e\s+['\"]?\.", ln))
     assert SUITES_NEED <= _installed_by(ci_line, meta)

@@ -101,3 +101,49 @@ def test_a_run_with_failed_items_is_never_reused(tmp_path, stub_server):
     # they are sent again, not re-read (the stub fails the same bodies again: exit 2, nothing got through)
     second = _run(spec, base, out, "--max-retries", "0", ok=(0, 2))
     assert REUSED not in first.stderr + second.stderr and "already done" in second.stderr
+
+
+# A `glotbench run` whose item reading raises: Task.samples (every item read goes through it) and
+# build_sample (every item built) fail loudly, so a run that reads one item exits 2 with this line.
+_NO_ITEMS = ("import sys, glotbench.tasks.task as T\n"
+             "def boom(*a, **k):\n"
+             "    raise SystemExit('ITEMS READ: ' + T.Task.samples.__name__)\n"
+             "T.Task.samples = T.Task.build_sample = boom\n"
+             "from glotbench.cli import main\n"
+             "sys.argv[0] = 'glotbench'\n"
+             "main()\n")
+
+
+def _run_reading_no_item(spec: Path, base: str, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OPENAI_API_KEY": "x"}
+    return subprocess.run([sys.executable, "-c", _NO_ITEMS, "run", "-m", "openai:stub", "--base-url", base, "-t",
+                           str(spec), "-o", str(out), "--no-progress"], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_a_rereport_reads_no_item_and_a_changed_data_file_is_still_noticed(tmp_path, stub_server):
+    base = stub_server("--answer", "B")
+    spec, out = _task(tmp_path), tmp_path / "run"
+    _run(spec, base, out)
+    computed = _tasks(out)
+
+    again = _run_reading_no_item(spec, base, out)  # the stored summary is checked before any item is read
+    assert again.returncode == 0, again.stderr
+    assert REUSED in again.stderr and "ITEMS READ" not in again.stderr
+    assert _tasks(out) == computed
+
+    # the instrument works: without a stamp to reuse, the same process reads the items and stops
+    fresh = _run_reading_no_item(spec, base, tmp_path / "other")
+    assert fresh.returncode != 0 and "ITEMS READ" in fresh.stderr
+
+    # an edited data file (same size, so only its content tells) is noticed without reading items:
+    # the run reads them (here: stops), and a normal run recomputes with the new answers
+    data = tmp_path / "data.json"
+    text = data.read_text()
+    data.write_text(text.replace('"answerKey": "A"', '"answerKey": "B"'), encoding="utf-8")  # the stub answers B
+    assert len(data.read_text()) == len(text)
+    changed = _run_reading_no_item(spec, base, out)
+    assert changed.returncode != 0 and "ITEMS READ" in changed.stderr
+    recomputed = _run(spec, base, out)
+    assert REUSED not in recomputed.stderr and "40 item(s) to run" in recomputed.stderr
+    assert _tasks(out)["t.stored"]["metrics"]["accuracy"]["value"] != computed["t.stored"]["metrics"]["accuracy"]["value"]

@@ -9,12 +9,8 @@ here when a generic module registers something; a benchmark's names live in its 
 from __future__ import annotations
 
 import glotbench.extract  # noqa: F401  choice, number, json, text
-import glotbench.models.anthropic_api  # noqa: F401  model backend anthropic:
-import glotbench.models.embedded  # noqa: F401  model backend embedded
-import glotbench.models.hf  # noqa: F401  model backend hf: / transformers: (torch imported on load)
-import glotbench.models.llamacpp  # noqa: F401  model backend llamacpp: / gguf:
-import glotbench.models.openai_compat  # noqa: F401  model backends openai: / vllm: / ollama:
-import glotbench.models.recorded  # noqa: F401  model backend recorded: (answers from a file)
+# The model backends (anthropic:, embedded, hf:, llamacpp:, openai:/vllm:/ollama:, recorded:) register
+# on the first backend lookup: glotbench.models.backends.BUILTIN_MODULES
 import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
 import glotbench.scoring.judge_metrics  # noqa: F401  judge_score, judge_unreadable_rate (judges declared in YAML)
 import glotbench.scoring.ll_calibration  # noqa: F401  ll_ece, ll_brier, ll_auroc_macro (--mode loglikelihood)

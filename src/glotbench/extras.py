@@ -1,9 +1,10 @@
 """Optional parts of glotbench and the pip extra that installs each (pyproject.toml).
 
-The default install runs every built-in evaluation. Jobs beside evaluation need an extra:
+The default install runs every built-in evaluation but the Hub-format ones. Jobs beside evaluation need an extra:
 ``serve`` (the leaderboard: ``glotbench serve`` / ``glotbench admin``), ``plots`` (matplotlib:
 ``glotbench report`` and the factuality tasks' PNG plots), ``analysis`` (lingua language detection:
-``glotbench analyze thinking``). :func:`require` turns a missing package into one line naming the
+``glotbench analyze thinking``), ``hub`` (datasets, pyarrow, pandas: the tasks that read Hugging Face
+Hub snapshots, Czech-Bench's). :func:`require` turns a missing package into one line naming the
 extra (the CLI prints a :class:`~glotbench.errors.GlotbenchError` as ``error: ...``, exit 2)."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "plots": ("matplotlib",),
     "analysis": ("lingua",),
     "bertscore": ("bert_score", "torch", "transformers"),
+    "hub": ("datasets", "pandas"),  # the Hub-format tasks (glotbench.data.hub_folder.require_hub)
 }
 
 

@@ -20,6 +20,7 @@ def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
     import fnmatch
 
     from glotbench.errors import DataError
+    from glotbench.tasks.item_counts import ItemCounts
     from glotbench.tasks.registry import all_specs, make_task, suites
 
     specs = all_specs()
@@ -29,6 +30,7 @@ def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
             raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(sorted(suites()))}", param_hint="--suite")
         names = suites()[suite]
     rows = []
+    counts = ItemCounts()  # remembered per task and data file identity (tasks/item_counts.py)
     for name in names:
         spec, path = specs[name]
         if not fnmatch.fnmatch(name, pattern):
@@ -36,7 +38,7 @@ def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
         error = None
         task = make_task(spec, path)
         try:
-            count: int | None = len(task.raw_records(spec.dataset.eval_split))
+            count: int | None = counts.get(task)
         except DataError as err:
             count, error = None, str(err)
         # the metrics a default run reports, headline first (a YAML-judged task's come from its judge)
@@ -47,6 +49,7 @@ def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
                      # what the data may be used for: the task file's source.license, "not stated" if it has none
                      "license": spec.source.license or "not stated", "description": spec.description,
                      "data_error": error})
+    counts.save()
     return rows
 
 

@@ -50,6 +50,21 @@ def folder_sha256(folder: Path) -> str:
     return _DIGESTS[key]
 
 
+HUB_EXTRA = "pip install 'glotbench[hub]'"  # datasets (with pyarrow) and pandas: the Hub-format tasks only
+
+
+def require_hub(where: str, module: str = "datasets"):
+    """``import module`` (a package of the ``hub`` extra), or one DataError line naming the extra:
+    the default install leaves datasets, pyarrow and pandas out (253 MB that only Hub-format tasks use)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise DataError(f"{where}: needs {HUB_EXTRA} (no module {module.split('.')[0]!r}): a Hub-format dataset is "
+                        f"read through the datasets package") from None
+
+
 def cache_dir_for(digest: str) -> Path:
     """Where ``datasets`` keeps the prepared copy of a folder with content hash ``digest``."""
     import datasets
@@ -60,10 +75,7 @@ def cache_dir_for(digest: str) -> Path:
 def load_hub_folder(folder: Path, config: str | None, split: str, where: str) -> list[dict]:
     """Rows of a Hub dataset snapshot kept in ``folder``, through ``datasets`` itself, from a cache
     of this content's own (:func:`cache_dir_for`)."""
-    try:
-        import datasets
-    except ImportError:
-        raise DataError(f"{where}: reading a Hugging Face dataset folder needs the `datasets` package (a glotbench dependency: `pip install 'datasets>=2.18'`)") from None
+    datasets = require_hub(where)
     cache = cache_dir_for(folder_sha256(folder))
     try:
         ds = datasets.load_dataset(str(folder), config, split=split, cache_dir=str(cache))

@@ -236,10 +236,9 @@ def _read_jsonl(path: Path, encoding: str) -> list[dict]:
 
 def read_hf(hf_id: str, revision: str, config: str | None, split: str) -> list[dict]:
     """Load a Hugging Face dataset at a pinned revision (needs network and `datasets`)."""
-    try:
-        import datasets
-    except ImportError:
-        raise DataError(f"dataset {hf_id}: loading from the Hugging Face hub needs the `datasets` package (a glotbench dependency: `pip install 'datasets>=2.18'`)") from None
+    from glotbench.data.hub_folder import require_hub
+
+    datasets = require_hub(f"dataset {hf_id}")
     try:
         ds = datasets.load_dataset(hf_id, config, revision=revision, split=split)
     except Exception as err:  # noqa: BLE001 - the hub raises many types

@@ -66,9 +66,13 @@ class CachedCaller:
         self._answered_here: set[str] = set()  # keys this caller sent (or took from the shared cache)
 
     async def __call__(self, request: GenRequest | LoglikelihoodRequest, *, task: str | None = None,
-                       sample_id: str | None = None) -> GenResult | LoglikelihoodResult:
-        keyed_json = request.keyed_json(self.model.model_id)  # what the journal stores; its sha256 is the key
-        key = hashlib.sha256(keyed_json).hexdigest()
+                       sample_id: str | None = None, keyed: tuple[bytes, str] | None = None) -> GenResult | LoglikelihoodResult:
+        """``keyed``: ``(request.keyed_json(model_id), its sha256 hex)`` when the caller has them already."""
+        if keyed is None:
+            keyed_json = request.keyed_json(self.model.model_id)  # what the journal stores; its sha256 is the key
+            key = hashlib.sha256(keyed_json).hexdigest()
+        else:
+            keyed_json, key = keyed
         cached = self.journal.get_response(key) if key in self._known else None
         is_gen = isinstance(request, GenRequest)
         if cached is None and self.shared is not None:

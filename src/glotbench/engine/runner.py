@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import dataclasses
 import inspect
 from dataclasses import dataclass, field
@@ -84,17 +85,19 @@ def _output_view(out) -> dict:
 
 
 async def _call_all(caller: CachedCaller, requests: list, task: str, sample_id: str, *,
-                    return_exceptions: bool) -> list:
+                    return_exceptions: bool, keyed: list[tuple[bytes, str]] | None = None) -> list:
     """``gather`` of every request (``return_exceptions`` as there); one request (the common case)
-    is awaited directly, without a task of its own."""
+    is awaited directly, without a task of its own. ``keyed``: each request's (keyed JSON, key),
+    when already computed."""
+    keys = keyed or [None] * len(requests)
     if len(requests) == 1:
         try:
-            return [await caller(requests[0], task=task, sample_id=sample_id)]
+            return [await caller(requests[0], task=task, sample_id=sample_id, keyed=keys[0])]
         except Exception as err:  # noqa: BLE001 - sorted by the caller, as gather would return it
             if not return_exceptions:
                 raise
             return [err]
-    return await asyncio.gather(*(caller(r, task=task, sample_id=sample_id) for r in requests),
+    return await asyncio.gather(*(caller(r, task=task, sample_id=sample_id, keyed=k) for r, k in zip(requests, keys)),
                                 return_exceptions=return_exceptions)
 
 
@@ -134,9 +137,11 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
     if getattr(caller.model, "answers_items", False):  # recorded answers: the item is part of the key
         requests = [dataclasses.replace(r, extra=(*r.extra, ("answers_item", f"{task.name}/{sample.id}")))
                     if isinstance(r, GenRequest) else r for r in requests]
+    model_id = caller.model.model_id
+    keyed = [(kj, hashlib.sha256(kj).hexdigest()) for kj in (r.keyed_json(model_id) for r in requests)]  # once per request
     record = SampleRecord.start(task=task.name, sample_id=sample.id, idx=sample.index, run_key=tr.run_key,
                                 lang=task.spec.language, prompt=_prompt_of(requests[0]),
-                                request_keys=[r.key(caller.model.model_id) for r in requests], gold=sample.target,
+                                request_keys=[k for _, k in keyed], gold=sample.target,
                                 metadata=sample.metadata, mode=tr.mode)
 
     def put(rec: SampleRecord) -> str:
@@ -144,7 +149,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
         return rec.status
     # each generation request names its item, for backends that answer items, not prompts (recorded:)
     requests = [dataclasses.replace(r, item=(task.name, sample)) if isinstance(r, GenRequest) else r for r in requests]
-    results = await _call_all(caller, requests, task.name, sample.id, return_exceptions=True)
+    results = await _call_all(caller, requests, task.name, sample.id, return_exceptions=True, keyed=keyed)
     failures = [r for r in results if isinstance(r, BaseException)]
     for f in failures:
         if isinstance(f, (RunStopped, asyncio.CancelledError)) or not isinstance(f, Exception):

@@ -150,6 +150,38 @@ def load_or_set_aside(tasks, cfg: RunConfig, skipped: dict[str, str]) -> tuple[l
     return keep, loaded
 
 
+def light_model(cfg: RunConfig) -> Model | None:
+    """The run's model when building it loads no weights and sends nothing (an HTTP backend,
+    ``light`` in models/backends.py), so it can be built before any item is read; None otherwise,
+    or when building it fails (the run then builds it at its usual place and reports the error there)."""
+    from glotbench.models.backends import BACKENDS
+
+    try:
+        if not BACKENDS.get((cfg.model or "embedded").partition(":")[0].strip().lower()).light:
+            return None
+        return load_model_from_config(cfg)
+    except Exception:  # noqa: BLE001 - reported where the model is normally built, after the data checks
+        return None
+
+
+def finished_unchanged(cfg: RunConfig, tasks: list, model: Model) -> bool:
+    """True when ``tasks`` ran to the end in the run's output directory and nothing they depend on
+    changed since (engine/stored_summary.py): the run then re-reports without reading any item. Every
+    task's own files (a grader, a prompt file) are still checked; a task that fails that check, or
+    that was set aside in that run, takes the full path."""
+    from glotbench.engine.stored_summary import can_reuse
+
+    out_dir = Path(cfg.output) if cfg.output else default_output_dir(model.model_id, cfg, model.settings())
+    if not (out_dir / JOURNAL_NAME).is_file():
+        return False
+    try:
+        for t in tasks:
+            t.check_ready()
+    except Exception:  # noqa: BLE001 - load_or_set_aside reports it or sets the task aside
+        return False
+    return can_reuse(out_dir, JOURNAL_NAME, cfg.model_dump(), tasks, cfg, model.settings())
+
+
 def fetch_missing_data(tasks, cfg: RunConfig, console: Console, *, show_progress: bool = True) -> None:
     """Pull the data of tasks that no data root holds (saying what, from where, how big, under which
     licence), unless the run is offline (``--offline``, ``HF_HUB_OFFLINE``): then the missing data
@@ -308,13 +340,18 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     fetch_missing_data(selected, cfg, console, show_progress=show_progress)
     tasks, skipped = drop_tasks_without_data(selected, cfg)
     tasks = check_data_unchanged(tasks, cfg, skipped, console)
-    tasks, loaded = load_or_set_aside(tasks, cfg, skipped)
+    model = model or light_model(cfg)
+    if model is not None and finished_unchanged(cfg, tasks, model):
+        loaded = None  # a re-report: no item is read or rendered (the run checks the stamp again under its lock)
+    else:
+        tasks, loaded = load_or_set_aside(tasks, cfg, skipped)
     for name, why in skipped.items():
         console.print(f"[yellow]skipped[/] {name}: {why}")
     check_judge(tasks, cfg.judge, grades_from_file=bool(getattr(model, "has_grades", False)) if model is not None
                 else recorded_grades_given(cfg))
-    for t in tasks:  # before any model is loaded: one line, nothing sent
-        t.check_fewshot(cfg.num_fewshot)
+    if loaded is not None:
+        for t in tasks:  # before any model is loaded: one line, nothing sent
+            t.check_fewshot(cfg.num_fewshot)
     if cfg.gen_kwargs:
         from glotbench.engine.overrides import check_gen_kwargs
         from glotbench.tasks.request_settings import one_value_per_knob

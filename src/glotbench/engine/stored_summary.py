@@ -74,6 +74,22 @@ def restamp_results(journal: Journal, out_dir: Path) -> None:
         journal.set_meta(STAMP_KEY, {**stamp, "results": _file_id(out_dir / "results.json")})
 
 
+def _fingerprint(task, settings: Any, model_settings: dict) -> dict:
+    """The task's fingerprint, computed once per task object and settings (kept on the task): a run
+    checks the stamp before reading items and again under its lock (hashing the data twice, else)."""
+    key = json.dumps([settings.to_dict() if hasattr(settings, "to_dict") else str(settings), model_settings],
+                     sort_keys=True, default=str)
+    hit = getattr(task, "_stamp_fingerprint", None)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    fp = task_fingerprint(task, settings, model_settings)
+    try:
+        task._stamp_fingerprint = (key, fp)
+    except AttributeError:  # a task class with __slots__: no memo
+        pass
+    return fp
+
+
 def stored_task_results(journal: Journal, out_dir: Path, config: dict, tasks: list, settings: Any,
                         model_settings: dict) -> tuple[dict[str, dict], list[tuple[str, int, list[str]]]] | None:
     """The per-task results of the finished run in ``out_dir`` if nothing they depend on changed,
@@ -89,7 +105,7 @@ def stored_task_results(journal: Journal, out_dir: Path, config: dict, tasks: li
         return None
     fingerprints = {}
     for task, (_, fp_id, _, _) in zip(tasks, stamp["tasks"]):
-        fp = task_fingerprint(task, settings, model_settings)
+        fp = _fingerprint(task, settings, model_settings)
         if fp["id"] != fp_id:
             return None
         fingerprints[task.name] = fp
@@ -104,3 +120,22 @@ def stored_task_results(journal: Journal, out_dir: Path, config: dict, tasks: li
     if any((stored.get(name) or {}).get("fingerprint") != fp for name, fp in fingerprints.items()):
         return None
     return {name: stored[name] for name in fingerprints}, [(t[0], t[2], t[3]) for t in stamp["tasks"]]
+
+
+def can_reuse(out_dir: Path, journal_name: str, config: dict, tasks: list, settings: Any, model_settings: dict) -> bool:
+    """Before any item is read: would :func:`stored_task_results` reuse the finished run in
+    ``out_dir``? Reads the journal's stamp, results.json and the task fingerprints only (the data
+    files' hashes, the spec, the code), never an item. The run checks again under its lock."""
+    path = out_dir / journal_name
+    if not path.is_file():
+        return False
+    try:
+        journal = Journal(path)
+    except Exception:  # noqa: BLE001 - a journal that cannot be opened is reported by the full path
+        return False
+    try:
+        return stored_task_results(journal, out_dir, config, tasks, settings, model_settings) is not None
+    except Exception:  # noqa: BLE001 - anything odd (a task whose fingerprint fails): the full path decides
+        return False
+    finally:
+        journal.close()

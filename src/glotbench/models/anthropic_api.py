@@ -139,7 +139,7 @@ class AnthropicModel(Model):
         await self._client.close()
 
 
-@register_backend("anthropic")
+@register_backend("anthropic", light=True)
 def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
     """``anthropic:NAME``: the Anthropic Messages API."""
     opts = dict(kw)

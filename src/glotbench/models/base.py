@@ -53,7 +53,11 @@ class GenRequest:
 
     def to_dict(self) -> dict:
         """Every field that is part of the key (all but ``item``), as JSON shapes: the form the key hashes."""
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.compare}
+        names = type(self).__dict__.get("_key_fields")
+        if names is None:  # the compared fields, once per class (dataclasses.fields per call was 2% of a run)
+            names = tuple(f.name for f in fields(self) if f.compare)
+            setattr(type(self), "_key_fields", names)
+        d = {n: getattr(self, n) for n in names}
         return {**d, "messages": list(self.messages) if self.messages is not None else None,
                 "stop": list(self.stop), "extra": dict(self.extra)}
 

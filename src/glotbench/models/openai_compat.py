@@ -288,7 +288,7 @@ class OpenAICompatModel(Model):
 OLLAMA_URL = "http://127.0.0.1:11434/v1"
 
 
-@register_backend("openai", "vllm", "ollama")
+@register_backend("openai", "vllm", "ollama", light=True)
 def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
     """``openai:NAME`` (OpenAI or any compatible server with base_url), ``vllm:NAME`` (base_url
     required), ``ollama:NAME`` (default http://127.0.0.1:11434/v1)."""

@@ -26,7 +26,7 @@ import jinja2
 
 from glotbench.benchmarks.czech_bench import reference_rules, subsets
 from glotbench.benchmarks.czech_bench.records import READERS
-from glotbench.data.hub_folder import folder_sha256, load_hub_folder
+from glotbench.data.hub_folder import folder_sha256, load_hub_folder, require_hub
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.prompts import sandbox
 from glotbench.tasks.task import Output, Sample, Scored, Task
@@ -53,10 +53,7 @@ def hub_layout(folder: Path, config: str | None, split: str, older: list[dict] |
     taken before the repo was reorganised; Belebele until 2024-08: one config, a split per language)."""
     if not older:
         return config, split
-    try:
-        import datasets
-    except ImportError:
-        raise DataError(f"{where}: reading a Hugging Face dataset folder needs the `datasets` package (a glotbench dependency: `pip install 'datasets>=2.18'`)") from None
+    datasets = require_hub(where)
     try:
         names = datasets.get_dataset_config_names(str(folder))
     except Exception as err:  # noqa: BLE001 - datasets raises many types
