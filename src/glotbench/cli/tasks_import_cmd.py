@@ -27,8 +27,9 @@ def import_lm_eval(
     all_: bool = typer.Option(False, "--all", help="Convert every task file below the folder TASK_YAML into one "
                               "benchmark package at --out; groups and tags become suites; print converted / refused (why)."),
 ) -> None:
-    """Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted. A task
-    that could not run as lm-eval runs it is not written: one line names what is missing, exit 2."""
+    """Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted.
+
+    A task that could not run as lm-eval runs it is not written: one line names what is missing, exit 2."""
     if all_:
         _import_tree(task_yaml, out, language, name or "lm_eval_tasks", data_dir, hooks)
         return
