@@ -82,10 +82,10 @@ AGGREGATES: dict[str, str] = {
                                                             "average_signed_gap", "n_english_higher", "n_native_higher")},
     # compare --ranks
     **{f"compare.ranks.row.{k}": RANKS for k in ("score_a", "score_b", "rank_a", "rank_b", "delta", "movement")},
-    **{f"compare.ranks.{k}": RANKS for k in ("tau", "p_value", "share_changed")},
+    **{f"compare.ranks.{k}": RANKS for k in ("tau", "p_value", "share_changed", "invalid")},
     # compare --paired
     **{f"compare.paired.{k}": PAIRED for k in ("n_items", "n_left_out", "score_a", "score_b", "difference", "low", "high",
-                                               "mcnemar_b", "mcnemar_c", "p_value", "method")},
+                                               "mcnemar_b", "mcnemar_c", "p_value", "method", "invalid")},
     # compare-judges (one model per run, two or more judges)
     **{f"compare_judges.{k}": "test_compare_judges_equals_plain_rates_sklearn_kappa_and_scipy_tau"
        for k in ("scores", "rankings", "kendall_tau", "cohen_kappa", "cohen_kappa.kappa", "cohen_kappa.agreement",
@@ -114,7 +114,7 @@ AGGREGATES: dict[str, str] = {
                  "n_with_assessed_thought", "share_with_correct_thought", "incorrect_with_correct_thought",
                  "n_incorrect_assessed")},
     # the MM-Eval abilities table printed under a run
-    **{f"run_table.mm_eval_abilities.{k}": ABIL for k in ("levels", "mean_of_levels", "pooled_items", "n")},
+    **{f"run_table.mm_eval_abilities.{k}": ABIL for k in ("levels", "mean_of_levels", "pooled_items", "n", "invalid")},
 }
 
 # Fields that are labels, not numbers computed from the items.
@@ -505,6 +505,13 @@ def test_ranks_equal_a_plain_ranking(runs, tmp_path, a, b, metric):
     ra, rb = competition_ranks(sa), competition_ranks(sb)
     rows = {r["model"]: r for r in got["rows"]}
     assert sorted(rows) == sorted(sa) and len(sa) >= 2
+    # a model with no score on a side (an invalid or failed task) is listed, never ranked as a number
+    assert not set(got["invalid"]) & set(rows)
+    labels = {_label(m): run for m, run in runs.items()}
+    for m in got["invalid"]:
+        tasks = results(labels[m])["tasks"]
+        assert any(no_score(tasks[t], metric or HEADLINES[t][0]) for side_name in (a, b) if side_name != "paper"
+                   for t in tasks if t == side_name or t.startswith(side_name + ".")), m
     for m, r in rows.items():
         assert same(r["score_a"], sa[m]) and same(r["score_b"], sb[m]), (m, r)
         assert (r["rank_a"], r["rank_b"], r["delta"]) == (ra[m], rb[m], ra[m] - rb[m]), (m, r)
@@ -538,9 +545,12 @@ def test_paired_equals_a_plain_loop(runs, tmp_path):
     out = tmp_path / "p.json"
     a, b = runs["A"], runs["C"]
     cli("compare", "--paired", a, b, "--n-boot", n_boot, "--json", out)
-    got = {(r["task"], r["metric"]): r for r in json.loads(out.read_text(encoding="utf-8"))["paired"]}
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    got = {(r["task"], r["metric"]): r for r in doc["paired"]}
+    no_number = {(r["task"], r["metric"]) for r in doc["invalid"]}  # a side invalid: shown as such, never a number
+    assert not set(got) & no_number
     ra, rb = results(a)["tasks"], results(b)["tasks"]
-    assert {t for t, _ in got} == set(ra) & set(rb)
+    assert {t for t, _ in got} | {t for t, _ in no_number} == set(ra) & set(rb)
     for task in set(ra) & set(rb):
         sa = {r["sample_id"]: r for r in samples(a, task)}
         sb = {r["sample_id"]: r for r in samples(b, task)}
@@ -551,6 +561,9 @@ def test_paired_equals_a_plain_loop(runs, tmp_path):
             oracle = METRIC_ORACLES[m].compute
             if math.isnan(oracle(ia)) or math.isnan(oracle(ib)):  # undefined on a side: no row (issue 41)
                 assert (task, m) not in got, (task, m)
+                continue
+            if (task, m) in no_number:
+                assert "invalid" in (ra[task].get("status"), rb[task].get("status")), (task, m)
                 continue
             row = got[(task, m)]
             assert (row["n_items"], row["n_left_out"]) == (k, len(set(sa) | set(sb)) - k)
@@ -929,12 +942,18 @@ def _abilities_check(runs, ability):
     for name, run in runs.items():
         res = results(run)
         row = abilities(res)[ability]
-        # each level's headline metric (the paper's number for that level), as the run's own table shows it
-        accs = {t: res["tasks"][t]["metrics"][HEADLINES[t][0]]["value"] for t in LEVELS[ability]}
-        ns = {t: res["tasks"][t]["n_scored"] for t in LEVELS[ability]}
-        assert row["levels"] == accs, (name, ability, row)
-        assert same(row["mean_of_levels"], sum(accs.values()) / len(accs))
-        assert same(row["pooled_items"], sum(accs[t] * ns[t] for t in accs) / sum(ns.values()))
+        # each level's headline metric (the paper's number for that level), as the run's own table shows it;
+        # a level the run marks invalid (or failed) is shown as such and left out of both averages (issue 50)
+        bad = [t for t in LEVELS[ability] if res["tasks"][t].get("status") in ("invalid", "failed")]
+        accs = {t: res["tasks"][t]["metrics"][HEADLINES[t][0]]["value"] for t in LEVELS[ability] if t not in bad}
+        ns = {t: res["tasks"][t]["n_scored"] for t in accs}
+        assert row["levels"] == {t: ("invalid" if t in bad else accs[t]) for t in LEVELS[ability]}, (name, ability, row)
+        assert row["invalid"] == bad, (name, ability, row)
+        if accs:
+            assert same(row["mean_of_levels"], sum(accs.values()) / len(accs))
+            assert same(row["pooled_items"], sum(accs[t] * ns[t] for t in accs) / sum(ns.values()))
+        else:
+            assert row["mean_of_levels"] is None and row["pooled_items"] is None
         assert row["n"] == sum(ns.values())
         assert row["metrics"] == {t: HEADLINES[t][0] for t in LEVELS[ability]}, (name, ability, row)
 

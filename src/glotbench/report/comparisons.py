@@ -355,7 +355,8 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
 
     A task and its ``counterpart`` (the same items in another language) are paired on their shared
     item ids when the runs share no task name, and always when A and B are the same run directory
-    (one model's native task against its counterpart).
+    (one model's native task against its counterpart; a run with no counterparts is paired task by
+    task with itself).
 
     A score either run marks as no score (invalid: over 50% unparseable by the metric's rule, or a
     failed task) gets no number and no test: its row goes to ``invalid`` (when given) and a note
@@ -368,6 +369,8 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
         common = variant_pairs(run_a.tasks, run_b.tasks, notes)
     if not common:
         common = counterpart_pairs(run_a.tasks, run_b.tasks)
+    if not common and same_run:  # a run against itself with no counterparts: each task with itself
+        common = [(t, t) for t in run_a.tasks]
     if tasks:
         common = [(ta, tb) for ta, tb in common if ta in tasks or tb in tasks]
     if not common:
