@@ -94,9 +94,21 @@ def test_identity_from_meta_and_the_default_chance_is_unchecked_for_mcc(tmp_path
 
 
 def test_bad_meta_is_one_line():
-    done = glotbench("analyze", "signal", str(sorted(RUNS.iterdir())[0]), "--meta", "x=speed=3")
+    run = sorted(RUNS.iterdir())[0]
+    done = glotbench("analyze", "signal", str(run), "--meta", f"{run.name}=speed=3")
     assert done.returncode != 0
-    assert "--meta 'x=speed=3'" in done.stderr and "Traceback" not in done.stderr
+    assert f"--meta '{run.name}=speed=3'" in done.stderr and "Traceback" not in done.stderr
+    done = glotbench("analyze", "signal", str(run), "--meta", "elsewhere=step=3")
+    assert done.returncode != 0
+    assert "--meta elsewhere=...: no run directory" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_plot_draws_score_against_step(tmp_path):
+    pytest.importorskip("matplotlib", reason="the plots extra is not installed")
+    png = tmp_path / "signal.png"
+    done = glotbench("analyze", "signal", *map(str, sorted(RUNS.iterdir())), "--plot", str(png))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_an_invalid_score_is_left_out_and_counted():

@@ -81,3 +81,46 @@ def test_share_of_duels_won_equals_a_plain_loop(rows, up):
     for t in {d.task for d in duels}:
         mine = [d for d in duels if d.task == t]
         assert np.allclose([d.p_holm for d in mine], statsmodels_holm([d.p_value for d in mine]))
+
+
+def test_compare_duels_on_committed_runs_equals_the_oracle(tmp_path):
+    """No data needed: three of the committed signal fixture runs (one recorded-answers model at
+    steps 1000, 3000, 4000; labelled by folder, as runs of one model sharing tasks are), in a fresh
+    subprocess, against the oracle of tests/test_duels_e2e.py."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from test_duels_e2e import oracle
+
+    root = Path(__file__).resolve().parent / "fixtures" / "signal_runs"
+    runs = [root / f"ckpt-step{s}-seed1" for s in (1000, 3000, 4000)]
+    out = tmp_path / "d.json"
+    done = subprocess.run([sys.executable, "-m", "glotbench", "compare", "--duels", *map(str, runs), "--n-boot", "300",
+                           "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(out.read_text(encoding="utf-8"))
+    label = {r: f"recorded:answers.jsonl ({r.name})" for r in runs}
+    want, shares, invalid = oracle(runs, 300, 0, 0.05, label, ("mm_eval.syntax", "hulu.cola"))
+    assert invalid == [] and len(got["duels"]) == len(want) == 6
+    key = lambda d: (d["task"], d["a"], d["b"])  # noqa: E731
+    for g, w in zip(sorted(got["duels"], key=key), sorted(want, key=key)):
+        assert key(g) == key(w)
+        for k in ("score_a", "score_b", "p_holm"):
+            assert math.isclose(g[k], w[k], rel_tol=1e-9, abs_tol=1e-12), (g, w)
+    assert {m["model"]: m["average_share_won"] for m in got["models"]} == shares
+
+
+def test_duels_refuse_bad_options_in_one_line(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    run = str(Path(__file__).resolve().parent / "fixtures" / "signal_runs" / "ckpt-step1000-seed1")
+    for args, says in ((["--alpha", "1.5"], "--alpha must be between 0 and 1"),
+                       (["--paired"], "choose exactly one of"),
+                       (["--n-boot", "0"], "--n-boot must be at least 1")):
+        done = subprocess.run([sys.executable, "-m", "glotbench", "compare", "--duels", run, run, *args],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode != 0 and says in done.stderr and "Traceback" not in done.stderr, done.stderr

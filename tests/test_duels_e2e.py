@@ -52,12 +52,14 @@ def _samples(run: Path) -> list[dict]:
     return [json.loads(x) for x in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
-def oracle(runs: list[Path], n: int, seed: int, alpha: float) -> tuple[list[dict], dict[str, float], list]:
-    """The duel table restated from the runs' files alone."""
+def oracle(runs: list[Path], n: int, seed: int, alpha: float, label: dict | None = None,
+           tasks: tuple[str, ...] = TASKS) -> tuple[list[dict], dict[str, float], list]:
+    """The duel table restated from the runs' files alone (``label``: each run's model name; default
+    its model id without the ``@...`` suffix)."""
     res = {r: json.loads((r / "results.json").read_text(encoding="utf-8")) for r in runs}
-    label = {r: res[r]["model"]["model_id"].split("@")[0] for r in runs}
+    label = label or {r: res[r]["model"]["model_id"].split("@")[0] for r in runs}
     duels, invalid = [], []
-    for task in TASKS:
+    for task in tasks:
         valid = []
         for r in runs:
             if res[r]["tasks"][task]["status"] in ("invalid", "failed"):

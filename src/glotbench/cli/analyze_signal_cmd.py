@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.analyze_cmd import analyze_app
+from glotbench.output.table import unclipped
 
 
 def _f(x, digits: int = 3) -> str:
@@ -51,7 +52,7 @@ def signal(
     for s in signals:
         t.add_row(s.task, s.metric, str(s.n_runs), str(s.n_invalid), _f(s.final_score), _f(s.chance), _f(s.monotonicity),
                   _f(s.noise), _f(s.distance_from_random, 1), _f(s.rank_consistency), s.verdict)
-    console.print(t)
+    console.print(unclipped(t))
     n_invalid = sum(s.n_invalid for s in signals)
     if n_invalid:
         console.print(f"note: {n_invalid} invalid score(s) (over 50% unparseable, or a failed task): left out of every "

@@ -110,6 +110,10 @@ def signal_from_runs(runs: list[RunData], given: list[str], meta: dict[str, dict
                      model_from: str | None = None) -> tuple[list[TaskSignal], list[dict]]:
     """Per task the signal, and each run's identity and scores (for the table and the JSON)."""
     meta, chance = meta or {}, chance or {}
+    known = set(given) | {str(r.path) for r in runs} | {Path(r.path).name for r in runs}
+    stray = [k for k in meta if k not in known]
+    if stray:
+        raise DataError(f"--meta {stray[0]}=...: no run directory given by that path or folder name")
     ids = [run_identity(r, g, meta, step_from, model_from) for r, g in zip(runs, given)]
     out, rows = [], []
     for task in task_names(runs):
