@@ -80,6 +80,7 @@ def test_identity_from_meta_and_the_default_chance_is_unchecked_for_mcc(tmp_path
     runs = sorted(RUNS.iterdir())[:4]  # steps 1000 and 2000 only, 2 seeds each
     # --meta renames the steps: rho needs 3 steps, so monotonicity is unchecked with two
     meta = [f"{r.name}=step={100 * (i // 2 + 1)},seed={i % 2}" for i, r in enumerate(runs)]
+    meta[0] = f"{runs[0]}=step=100,seed=0"  # RUN as given (a path) works as well as the folder name
     out = tmp_path / "s.json"
     args = ["analyze", "signal", *map(str, runs), "--json", str(out)]
     for m in meta:
@@ -101,6 +102,9 @@ def test_bad_meta_is_one_line():
     done = glotbench("analyze", "signal", str(run), "--meta", "elsewhere=step=3")
     assert done.returncode != 0
     assert "--meta elsewhere=...: no run directory" in done.stderr and "Traceback" not in done.stderr
+    for option, rx, says in (("--step-from", "ckpt(", "not a regular expression"), ("--model-from", "ckpt", "needs a group")):
+        done = glotbench("analyze", "signal", str(run), option, rx)
+        assert done.returncode != 0 and f"{option} '{rx}': {says}" in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 def test_plot_draws_score_against_step(tmp_path):
@@ -120,3 +124,19 @@ def test_an_invalid_score_is_left_out_and_counted():
         assert getattr(with_bad, k) == getattr(without, k)
     assert math.isclose(without.monotonicity, scipy_spearman([1, 2, 3], [0.115, 0.215, 0.315]))
     assert math.isclose(without.noise, plain_sample_std([0.11, 0.12]))
+
+
+def test_step_and_model_from_regular_expressions(tmp_path):
+    runs = sorted(RUNS.iterdir())
+    out = tmp_path / "s.json"
+    done = glotbench("analyze", "signal", *map(str, runs), "--step-from", r"step(\d)", "--model-from", r"(seed\d)",
+                     "--json", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads(out.read_text(encoding="utf-8"))["runs"]
+    assert {(r["model"], r["step"]) for r in rows} == {(f"seed{s}", float(k)) for s in (1, 2) for k in (1, 2, 3, 4)}
+    tasks = {t["task"]: t for t in json.loads(out.read_text(encoding="utf-8"))["tasks"]}
+    # one seed per (model, step) now: no noise, so the distance is unchecked; rho per model, averaged
+    assert tasks["mm_eval.syntax"]["noise"] is None and "distance_from_random" in tasks["mm_eval.syntax"]["unchecked"]
+    scores = {(r["model"], r["step"]): r["score"] for r in rows if r["task"] == "mm_eval.syntax"}
+    want = sum(scipy_spearman([1, 2, 3, 4], [scores[(m, k)] for k in (1.0, 2.0, 3.0, 4.0)]) for m in ("seed1", "seed2")) / 2
+    assert math.isclose(tasks["mm_eval.syntax"]["monotonicity"], want)

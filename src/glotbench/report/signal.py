@@ -3,7 +3,8 @@
 A run's identity (model, step, seed), in this order:
 
 1. ``--meta RUN=model=NAME,step=1000,seed=1`` (RUN: the directory as given, or its folder name);
-2. the folder name: ``step`` and ``seed`` followed by digits (``ckpt-step1000-seed2``:
+2. the folder name, else the run's model id (a checkpoint revision such as
+   ``hf:org/model@step1000``): ``step`` and ``seed`` followed by digits (``ckpt-step1000-seed2``:
    step 1000, seed 2; ``step_1000``, ``step-1000`` and ``step=1000`` too), or a ``--step-from``
    regular expression whose first group is the step;
 3. the model: ``--model-from REGEX`` (its first group, on the folder name), else the run's model id
@@ -68,26 +69,42 @@ def parse_chance(values: list[str]) -> dict[str, float]:
     return out
 
 
+def pattern(text: str | None, option: str) -> re.Pattern | None:
+    """A user's regular expression with at least one group, or one line naming the option."""
+    if text is None:
+        return None
+    try:
+        rx = re.compile(text)
+    except re.error as err:
+        raise DataError(f"{option} {text!r}: not a regular expression ({err})") from None
+    if rx.groups < 1:
+        raise DataError(f"{option} {text!r}: needs a group, e.g. 'ckpt(\\d+)'")
+    return rx
+
+
 def run_identity(run: RunData, given: str, meta: dict[str, dict[str, str]], step_from: str | None,
                  model_from: str | None) -> tuple[str, float | None, str | None]:
     name = Path(run.path).name
     m = meta.get(given) or meta.get(str(run.path)) or meta.get(name) or {}
     step_text = m.get("step")
     if step_text is None:
-        found = re.search(step_from, name) if step_from else STEP_RE.search(name)
-        step_text = found.group(1) if found else None
+        for where in (name, run.model_id):
+            found = (pattern(step_from, "--step-from") or STEP_RE).search(where)
+            if found:
+                step_text = found.group(1)
+                break
     try:
         step = float(step_text) if step_text is not None else None
     except ValueError:
         raise DataError(f"{run.path}: step {step_text!r} is not a number") from None
     seed = m.get("seed")
     if seed is None:
-        found = SEED_RE.search(name)
+        found = SEED_RE.search(name) or SEED_RE.search(run.model_id)
         seed = found.group(1) if found else None
     model = m.get("model")
     if model is None and model_from:
-        found = re.search(model_from, name)
-        model = found.group(1) if found and found.groups() else None
+        found = pattern(model_from, "--model-from").search(name)  # type: ignore[union-attr]
+        model = found.group(1) if found else None
     return model or short_model_name(run.model_id), step, seed
 
 
