@@ -79,7 +79,12 @@ def bootstrap_p_value(metric_fn: Callable[[np.ndarray], float], k: int, n: int =
     if k == 0:
         raise DataError("bootstrap_p_value: no items")
     rng = np.random.default_rng(seed)
-    diffs = np.array([metric_fn(rng.integers(0, k, size=k)) for _ in range(n)], dtype=float)
+    return p_from_differences(np.array([metric_fn(rng.integers(0, k, size=k)) for _ in range(n)], dtype=float))
+
+
+def p_from_differences(diffs: np.ndarray) -> float:
+    """The two-sided bootstrap p-value of resampled differences (NaN ones dropped), as :func:`bootstrap_p_value`."""
+    diffs = np.asarray(diffs, dtype=float)
     diffs = diffs[~np.isnan(diffs)]
     if diffs.size == 0:
         return float("nan")
@@ -149,13 +154,18 @@ def task_shares(duels: list[Duel], models: list[str]) -> dict[str, float]:
 
 
 def duel_test(values_a: list[float] | None, values_b: list[float] | None, binary: bool,
-              corpus_diff: Callable[[np.ndarray], float] | None, k: int, n: int, seed: int) -> tuple[str, float]:
+              corpus_diff: Callable[[np.ndarray], float] | None, k: int, n: int, seed: int,
+              resampled_diffs: np.ndarray | None = None) -> tuple[str, float]:
     """(test name, p-value) for one pair: McNemar exact for 0/1 per-item values, permutation for
-    real per-item values, paired bootstrap for a corpus metric (``corpus_diff``)."""
+    real per-item values, paired bootstrap for a corpus metric (``resampled_diffs`` when the metric's
+    vectorised resampling gave them, drawn as :func:`bootstrap_p_value` draws; else ``corpus_diff``
+    per resample)."""
     if values_a is not None and values_b is not None:
         if binary:
             return "mcnemar-exact", mcnemar(values_a, values_b, exact=True).p_value
         return "permutation", paired_permutation_test(values_a, values_b, n=n, seed=seed)
+    if resampled_diffs is not None:
+        return "bootstrap", p_from_differences(resampled_diffs)
     if corpus_diff is None:
         raise DataError("duel_test: neither per-item values nor a corpus metric")
     return "bootstrap", bootstrap_p_value(corpus_diff, k, n=n, seed=seed)

@@ -197,8 +197,8 @@ def compare(
     metric: Optional[str] = typer.Option(None, "--metric", help="--ranks: metric to rank on; --duels: metric to duel on; --crosslingual: the one metric to "
                                          "compare (default: each task's headline metric(s); parse rates never)."),
     style: str = typer.Option("arrow", "--style", help="--ranks: movement as arrow (↑2, ↓1, -) or signed (+2, -1, 0)."),
-    n_boot: Optional[int] = typer.Option(None, "--n-boot", help="Bootstrap resamples: --paired (default 10000), --duels (permutations; "
-                                         "default 10000, corpus-metric bootstraps at most 2000), "
+    n_boot: Optional[int] = typer.Option(None, "--n-boot", help="Bootstrap resamples: --paired (default 10000), --duels (permutations and "
+                                         "bootstraps, default 10000; at most 2000 for a corpus metric without a fast form), "
                                          "--crosslingual's item-paired gap intervals (default 1000; 0: none)."),
     seed: int = typer.Option(0, "--seed", help="--paired / --crosslingual / --duels: resampling seed."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),

@@ -86,7 +86,15 @@ def duels_from_runs(runs: list[RunData], metric: str | None = None, alpha: float
                     if math.isnan(sa) or math.isnan(sb):
                         notes.append(f"{task}: {ra.label} vs {rb.label}: {m} undefined on these items; no duel")
                         continue
-                    test, p = duel_test(None, None, False, diff, k, min(n_resamples, 2000), pseed)
+                    fast = None
+                    try:  # the metric's vectorised resampling: the same draws on both sides, so paired
+                        sa_stats = mdef.resample_stats(items[:k], n_resamples, pseed)
+                        sb_stats = mdef.resample_stats(items[k:], n_resamples, pseed)
+                        if sa_stats is not None and sb_stats is not None:
+                            fast = np.asarray(sa_stats, dtype=float) - np.asarray(sb_stats, dtype=float)
+                    except (ValueError, TypeError, KeyError):  # no fast form for these items: the loop below
+                        fast = None
+                    test, p = duel_test(None, None, False, diff, k, min(n_resamples, 2000), pseed, fast)
                 duels.append(Duel(task, m, ra.label, rb.label, sa, sb, k, test, p))
         decide(duels, mdef.higher_is_better, alpha)
         result.duels.extend(duels)
