@@ -63,6 +63,8 @@ OPT = "test_option_order_equals_plain_differences"
 ITEMS = "test_items_analysis_equals_a_plain_count"
 THINK = "test_thinking_aggregates_equal_a_plain_loop"
 ABIL = "test_mm_eval_abilities_equal_the_levels"
+DUELS = "test_duels_equal_statsmodels_and_a_plain_loop"
+SIGNAL = "test_signal_equals_scipy_and_a_plain_loop"
 
 AGGREGATES: dict[str, str] = {
     # results.json, per task (and per slice)
@@ -86,6 +88,13 @@ AGGREGATES: dict[str, str] = {
     # compare --paired
     **{f"compare.paired.{k}": PAIRED for k in ("n_items", "n_left_out", "score_a", "score_b", "difference", "low", "high",
                                                "mcnemar_b", "mcnemar_c", "p_value", "method", "invalid")},
+    # compare --duels (the per-pair tests end to end: tests/test_duels_e2e.py; statistics: tests/test_duels.py)
+    **{f"compare.duels.{k}": DUELS for k in ("score_a", "score_b", "n_items", "p_value", "p_holm", "winner",
+                                             "average_share_won")},
+    # analyze signal (end to end on committed runs: tests/test_analyze_signal.py)
+    **{f"analyze.signal.{k}": SIGNAL for k in ("n_runs", "n_invalid", "chance", "final_score", "monotonicity", "noise",
+                                               "distance_from_random", "rank_consistency", "verdict", "failed",
+                                               "unchecked")},
     # compare-judges (one model per run, two or more judges)
     **{f"compare_judges.{k}": "test_compare_judges_equals_plain_rates_sklearn_kappa_and_scipy_tau"
        for k in ("scores", "rankings", "kendall_tau", "cohen_kappa", "cohen_kappa.kappa", "cohen_kappa.agreement",
@@ -124,6 +133,8 @@ NOT_NUMBERS = {"run.language", "run.version", "run.prompt_hash", "run.fingerprin
                "run.factuality.by", "compare.crosslingual.row.model", "compare.crosslingual.row.pair",
                "compare.crosslingual.model.model", "compare.ranks.row.model", "compare.ranks.only_in_a",
                "compare.ranks.only_in_b", "compare.ranks.rows", "compare.paired.task", "compare.paired.metric",
+               "compare.duels.task", "compare.duels.metric", "compare.duels.a", "compare.duels.b", "compare.duels.test",
+               "analyze.signal.task", "analyze.signal.metric",
                "analyze.option_order.task", "analyze.option_order.status", "compare_judges.metric", "compare_judges.judges",
                "compare_judges.models", "compare_judges.kendall_tau.judge_a", "compare_judges.kendall_tau.judge_b",
                "compare_judges.cohen_kappa.judge_a", "compare_judges.cohen_kappa.judge_b"}
@@ -997,6 +1008,11 @@ def live_aggregates(runs) -> set[str]:
     names |= {f"compare.ranks.row.{f.name}" for f in dataclasses.fields(RankRow)}
     names |= {f"compare.ranks.{f.name}" for f in dataclasses.fields(RankComparison)}
     names |= {f"compare.paired.{f.name}" for f in dataclasses.fields(PairedRow)}
+    from glotbench.analysis.duels import Duel
+    from glotbench.analysis.signal import TaskSignal
+
+    names |= {f"compare.duels.{f.name}" for f in dataclasses.fields(Duel)} | {"compare.duels.average_share_won"}
+    names |= {f"analyze.signal.{f.name}" for f in dataclasses.fields(TaskSignal)}
     names |= {f"report.outcomes.{k}" for k in OUTCOMES}
     rep = analyze([{"outcome": "CORRECT", "response": "<think>Wait, a b c.</think>x"}], prompt_lang="hu", pivot_lang="en")
     names |= {f"analyze.thinking.{k}" for r in rep.values() for k in r}
@@ -1036,6 +1052,64 @@ def test_compare_judges_ranks_equal_scipy_min_ranks():
             models = res["models"]
             want = rankdata([sign * res["scores"][j][m][metric] for m in models], method="min")
             assert [res["ranks"][j][m] for m in models] == [int(x) for x in want], (metric, j)
+
+
+def test_duels_equal_statsmodels_and_a_plain_loop():
+    """Holm within a task (statsmodels), the winners and each model's share of duels won averaged over
+    tasks (a plain loop); the per-pair p-values: McNemar exact vs statsmodels here, the permutation and
+    bootstrap p-values in tests/test_duels.py, the whole table end to end in tests/test_duels_e2e.py."""
+    from glotbench.analysis.duels import Duel, DuelResult, decide, task_shares
+    from glotbench.analysis.paired import mcnemar
+    from value_oracles import plain_duel_shares, statsmodels_holm, statsmodels_mcnemar_exact
+
+    a, b, c = [1] * 30 + [0] * 10, [1] * 18 + [0] * 22, [0, 1] * 20
+    vec = {"m1": a, "m2": b, "m3": c}
+    duels = []
+    for task, flip in (("t1", False), ("t2", True)):
+        mine = []
+        for x, y in (("m1", "m2"), ("m1", "m3"), ("m2", "m3")):
+            va, vb = (vec[y], vec[x]) if flip else (vec[x], vec[y])
+            p = mcnemar(va, vb, exact=True).p_value
+            assert math.isclose(p, statsmodels_mcnemar_exact(va, vb), rel_tol=1e-9)
+            mine.append(Duel(task, "accuracy", x, y, sum(va) / 40, sum(vb) / 40, 40, "mcnemar-exact", p))
+        decide(mine, True, 0.05)
+        assert np.allclose([d.p_holm for d in mine], statsmodels_holm([d.p_value for d in mine]))
+        duels += mine
+    res = DuelResult(duels, {})
+    for task in ("t1", "t2"):
+        for m, share in task_shares([d for d in duels if d.task == task], list(vec)).items():
+            res.shares.setdefault(m, {})[task] = share
+    want = plain_duel_shares([d.to_dict() for d in duels], 0.05, {})
+    assert {m: res.average(m) for m in vec} == pytest.approx(want)
+    assert {m["model"]: m["average_share_won"] for m in res.to_dict()["models"]} == pytest.approx(want)
+    assert any(d.winner for d in duels) and any(d.winner is None for d in duels)
+
+
+def test_signal_equals_scipy_and_a_plain_loop():
+    """Every number of a task's signal from points (3 steps x 2 seeds, one invalid run) against scipy's
+    spearmanr / kendalltau and a plain std; end to end on committed runs: tests/test_analyze_signal.py."""
+    from glotbench.analysis.signal import THRESHOLDS, RunPoint, task_signal
+    from value_oracles import plain_sample_std, scipy_kendall, scipy_spearman
+
+    scores = {(1, "1"): 0.30, (1, "2"): 0.34, (2, "1"): 0.52, (2, "2"): 0.44, (3, "1"): 0.71, (3, "2"): 0.65}
+    halves = {k: (v + 0.02, v - 0.03) for k, v in scores.items()}
+    pts = [RunPoint("m", s, seed, v, halves[(s, seed)]) for (s, seed), v in scores.items()] + [RunPoint("m", 3, "3", None)]
+    sig = task_signal("t", "accuracy", pts, 0.25)
+    means = [(scores[(s, "1")] + scores[(s, "2")]) / 2 for s in (1, 2, 3)]
+    noise = sum(plain_sample_std([scores[(s, "1")], scores[(s, "2")]]) for s in (1, 2, 3)) / 3
+    h1 = [(halves[(s, "1")][0] + halves[(s, "2")][0]) / 2 for s in (1, 2, 3)]
+    h2 = [(halves[(s, "1")][1] + halves[(s, "2")][1]) / 2 for s in (1, 2, 3)]
+    assert (sig.n_runs, sig.n_invalid, sig.chance) == (7, 1, 0.25)
+    assert sig.final_score == pytest.approx(means[-1])
+    assert sig.monotonicity == pytest.approx(scipy_spearman([1, 2, 3], means))
+    assert sig.noise == pytest.approx(noise)
+    assert sig.distance_from_random == pytest.approx((means[-1] - 0.25) / noise)
+    assert sig.rank_consistency == pytest.approx(scipy_kendall(h1, h2))
+    failed = [k for k, v in (("monotonicity", sig.monotonicity), ("distance_from_random", sig.distance_from_random),
+                             ("rank_consistency", sig.rank_consistency))
+              if (v <= THRESHOLDS[k] if k == "distance_from_random" else v < THRESHOLDS[k])]
+    assert sig.failed == failed and sig.unchecked == []
+    assert sig.verdict == ("good signal" if not failed else "weak signal: " + ", ".join(failed))
 
 
 def test_every_aggregate_has_a_value_test(runs):

@@ -881,3 +881,112 @@ def item_paired_gap_bootstrap(native: list[list[float]], english: list[list[floa
     average = [sum(abs(g[r]) for g in gaps_by_pair) / len(gaps_by_pair) for r in range(n_resamples)]
     return {"pairs": per_pair,
             "average_ci95": [plain_percentile(average, alpha / 2), plain_percentile(average, 1 - alpha / 2)]}
+
+
+# ------------------------------------------------------------------ duels (compare --duels) and signal (analyze signal)
+
+
+def statsmodels_mcnemar_exact(correct_a: list, correct_b: list) -> float:
+    """McNemar's exact p-value as statsmodels computes it, from the 2x2 table of paired outcomes."""
+    from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+
+    table = [[0, 0], [0, 0]]
+    for x, y in zip(correct_a, correct_b):
+        table[0 if x else 1][0 if y else 1] += 1
+    return float(sm_mcnemar(table, exact=True).pvalue)
+
+
+def statsmodels_holm(p_values: list[float]) -> list[float]:
+    from statsmodels.stats.multitest import multipletests
+
+    return [float(x) for x in multipletests(p_values, method="holm")[1]]
+
+
+def plain_sign_flip_p(a: list[float], b: list[float], n: int, seed: int) -> float:
+    """The paired permutation test restated with loops: permutation r flips item j's difference when
+    numpy's ``default_rng(seed).integers(0, 2, size=(n, k))[r, j]`` is 1 (the documented draws);
+    p = (1 + #{|permuted mean| >= |observed mean|}) / (n + 1)."""
+    import numpy as np
+
+    k = len(a)
+    d = [x - y for x, y in zip(a, b)]
+    observed = abs(sum(d) / k)
+    flips = np.random.default_rng(seed).integers(0, 2, size=(n, k)).tolist()
+    hits = 0
+    for row in flips:
+        s = sum(-dj if f else dj for dj, f in zip(d, row)) / k
+        hits += abs(s) >= observed - 1e-12
+    return (1 + hits) / (n + 1)
+
+
+def plain_bootstrap_p(metric: Callable[[list[ScoredItem]], float], items_a: list[ScoredItem], items_b: list[ScoredItem],
+                      n: int, seed: int) -> float:
+    """A corpus metric's paired bootstrap p-value, with loops: resample r draws item indices
+    ``default_rng(seed).integers(0, k, size=k)`` (one call per resample), both sides on the same
+    items; undefined differences dropped; p = min(1, 2 * min(share <= 0, share >= 0))."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    k = len(items_a)
+    diffs = []
+    for _ in range(n):
+        idx = rng.integers(0, k, size=k).tolist()
+        d = metric([items_a[j] for j in idx]) - metric([items_b[j] for j in idx])
+        if not math.isnan(d):
+            diffs.append(d)
+    if not diffs:
+        return NAN
+    low = sum(d <= 0 for d in diffs) / len(diffs)
+    high = sum(d >= 0 for d in diffs) / len(diffs)
+    return min(1.0, 2 * min(low, high))
+
+
+def plain_duel_shares(duels: list[dict], alpha: float, higher_is_better: dict[str, bool]) -> dict[str, float]:
+    """Share of duels won per model, averaged over tasks, with plain loops over duel dicts
+    (task, a, b, score_a, score_b, p_holm): a won duel is p_holm < alpha and a better score."""
+    per_task: dict[str, dict[str, list[int]]] = {}
+    for d in duels:
+        up = higher_is_better.get(d["task"], True)
+        won = None
+        if d["p_holm"] < alpha and d["score_a"] != d["score_b"]:
+            won = d["a"] if (d["score_a"] > d["score_b"]) == up else d["b"]
+        for m in (d["a"], d["b"]):
+            wins_total = per_task.setdefault(d["task"], {}).setdefault(m, [0, 0])
+            wins_total[0] += won == m
+            wins_total[1] += 1
+    shares: dict[str, list[float]] = {}
+    for task, models in per_task.items():
+        for m, (w, t) in models.items():
+            shares.setdefault(m, []).append(w / t)
+    return {m: sum(v) / len(v) for m, v in shares.items()}
+
+
+def duel_pair_seed(seed: int, task: str, a: str, b: str) -> int:
+    """The documented per-pair seed of ``compare --duels``: (seed * 1000003 + crc32(task NUL a NUL b)) mod 2**32."""
+    import zlib
+
+    return (seed * 1_000_003 + zlib.crc32(f"{task}\0{a}\0{b}".encode("utf-8"))) % (2**32)
+
+
+def scipy_spearman(x: list[float], y: list[float]) -> float:
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(x, y).statistic)
+
+
+def scipy_kendall(x: list[float], y: list[float]) -> float:
+    from scipy.stats import kendalltau
+
+    return float(kendalltau(x, y).statistic)
+
+
+def plain_sample_std(xs: list[float]) -> float:
+    m = sum(xs) / len(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+def plain_majority_share(golds: list) -> float:
+    counts: dict = {}
+    for g in golds:
+        counts[str(g)] = counts.get(str(g), 0) + 1
+    return max(counts.values()) / len(golds)

@@ -24,7 +24,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
     'export': (('tasks_cmd',), "Write a run's samples (samples.jsonl), or its results in lm-eval's layout, as CSV or as Inspect AI logs."),
     "serve": (("serve",), "Start the leaderboard web service (pages and REST API)."),
     "report": (("report_cmd",), "Scores with intervals, per-slice plots, error counts and a sample browser, in one offline HTML file."),
-    "compare": (("compare_cmd",), "Compare finished runs: --crosslingual, --ranks (--a, --b) or --paired RUN_A RUN_B."),
+    "compare": (("compare_cmd",), "Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B or --duels RUN..."),
     "estimate": (("estimate_cmd",), "Count the requests, input and output tokens and the cost a run would have; no model is called."),
     "submission": (("submission_cmd",), "Write leaderboard submission files for the tasks the run scored on --split test."),
     "judge": (("judge_cmd",), "Re-grade an existing run with another judge, without calling the evaluated model."),
@@ -35,7 +35,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
     "merge": (("merge_cmd",), "Merge shard journals into RUN/journal.sqlite (idempotent: a second merge changes nothing).\nRerun `glotbench run` with the same settings afterwards to write results.json from it."),
     "tasks-import-lm-eval": (("tasks_import_cmd",), "Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted."),
     "admin": (("serve",), "Manage the leaderboard: users, API tokens and tasks."),
-    "analyze": (("analyze_cmd",), "Analyses of a finished run (reads its journal; no model calls unless --judge)."),
+    "analyze": (("analyze_cmd", "analyze_signal_cmd"), "Analyses of a finished run (reads its journal; no model calls unless --judge)."),
     "build": (("build_cmd",), "Build a native-language benchmark: cloze/word-order items from sentences, QA from passages, filters, selection, checklists, human review. Every step writes JSONL with provenance."),
     "data": (("data_cmd",), "Benchmark data: list, pull (download and check), verify, lock (docs/data.md)."),
 }

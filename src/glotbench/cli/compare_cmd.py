@@ -149,47 +149,87 @@ def _print_paired(runs, n_boot: int, seed: int, console: Console) -> dict:
             "b": str(b.path), "notes": notes}
 
 
+def _print_duels(runs, metric: str | None, alpha: float, n_boot: int, seed: int, console: Console) -> dict:
+    from glotbench.report.duels import duels_from_runs
+
+    notes: list[str] = []
+    res = duels_from_runs(runs, metric=metric, alpha=alpha, n_resamples=n_boot, seed=seed, notes=notes)
+    t = Table(title=f"Duels: per task, each pair of models (McNemar exact for 0/1 items, paired permutation for "
+                    f"real-valued items, paired bootstrap for corpus metrics; {n_boot} resamples, seed {seed}), "
+                    f"Holm-corrected over the task's pairs; won when p (Holm) < {alpha} and the score is better")
+    for col in ("task", "metric", "A", "B", "score A", "score B", "n", "test", "p", "p (Holm)", "winner"):
+        t.add_column(col, justify="left" if col in ("task", "metric", "A", "B", "test", "winner") else "right")
+    for d in res.duels:
+        t.add_row(d.task, d.metric, d.a, d.b, fmt(d.score_a), fmt(d.score_b), str(d.n_items), d.test,
+                  pval(d.p_value), pval(d.p_holm), d.winner or "draw")
+    for model, tasks in sorted(res.invalid.items()):
+        for task in tasks:
+            t.add_row(task, res.metrics.get(task, "-"), model, "-", "invalid", "-", "-", "-", "-", "-", "left out")
+    console.print(unclipped(t))
+    s = Table(title="Share of duels won per model, averaged over the tasks where it has a valid score "
+                    "(invalid scores left out and counted)")
+    for col in ("model", "tasks", "invalid", "share of duels won"):
+        s.add_column(col, justify="left" if col == "model" else "right")
+    models = sorted(set(res.shares) | set(res.invalid), key=lambda m: -(res.average(m) or -1))
+    for m in models:
+        s.add_row(m, str(len(res.shares.get(m, {}))), str(len(res.invalid.get(m, []))), pct(res.average(m)))
+    console.print(unclipped(s))
+    n_invalid = sum(len(v) for v in res.invalid.values())
+    if n_invalid:
+        notes.append(f"{n_invalid} task score(s) invalid (over 50% unparseable, or a failed task): shown as invalid, "
+                     "in no duel, not averaged")
+    for n in notes:
+        console.print(f"note: {n}", style="yellow")
+    return {**res.to_dict(), "n_resamples": n_boot, "seed": seed, "notes": notes}
+
+
 @app.command("compare")
 def compare(
     run_dirs: Optional[list[Path]] = typer.Argument(None, help="Run directories (each written by `glotbench run -o DIR`)."),
     crosslingual: bool = typer.Option(False, "--crosslingual", help="Each task vs its `counterpart` task: relative gap per model."),
     ranks: bool = typer.Option(False, "--ranks", help="Rank the models on --a and --b side by side, with movement and Kendall's tau."),
     paired: bool = typer.Option(False, "--paired", help="Two runs on the same items: paired bootstrap difference and McNemar test."),
+    duels: bool = typer.Option(False, "--duels", help="Several runs (one per model): per task a test per model pair, "
+                               "Holm-corrected; the share of duels won per model (docs/trust-a-number.md)."),
+    alpha: float = typer.Option(0.05, "--alpha", help="--duels: a duel is won when the Holm-corrected p is below this."),
     a: Optional[str] = typer.Option(None, "--a", help="--ranks: reference task or suite."),
     b: Optional[str] = typer.Option(None, "--b", help="--ranks: compared task or suite."),
-    metric: Optional[str] = typer.Option(None, "--metric", help="--ranks: metric to rank on; --crosslingual: the one metric to "
+    metric: Optional[str] = typer.Option(None, "--metric", help="--ranks: metric to rank on; --duels: metric to duel on; --crosslingual: the one metric to "
                                          "compare (default: each task's headline metric(s); parse rates never)."),
     style: str = typer.Option("arrow", "--style", help="--ranks: movement as arrow (↑2, ↓1, -) or signed (+2, -1, 0)."),
-    n_boot: Optional[int] = typer.Option(None, "--n-boot", help="Bootstrap resamples: --paired (default 10000), "
+    n_boot: Optional[int] = typer.Option(None, "--n-boot", help="Bootstrap resamples: --paired (default 10000), --duels (permutations and "
+                                         "bootstraps, default 10000; at most 2000 for a corpus metric without a fast form), "
                                          "--crosslingual's item-paired gap intervals (default 1000; 0: none)."),
-    seed: int = typer.Option(0, "--seed", help="--paired / --crosslingual: bootstrap seed."),
+    seed: int = typer.Option(0, "--seed", help="--paired / --crosslingual / --duels: resampling seed."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
     published: Optional[Path] = typer.Option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
                                              "(columns model, benchmark, score; optional metric, counterpart, language); --ranks: a side named by one "
                                              "of its benchmarks takes the paper's numbers; --crosslingual: each model of the CSV "
                                              "is one more run."),
 ) -> None:
-    """Compare finished runs: --crosslingual, --ranks (--a, --b) or --paired RUN_A RUN_B."""
+    """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B or --duels RUN..."""
     from glotbench.errors import GlotbenchError
     from glotbench.report.runs import load_runs
 
-    chosen = [n for n, on in (("crosslingual", crosslingual), ("ranks", ranks), ("paired", paired)) if on]
+    chosen = [n for n, on in (("crosslingual", crosslingual), ("ranks", ranks), ("paired", paired), ("duels", duels)) if on]
     if len(chosen) != 1:
-        raise GlotbenchError("choose exactly one of --crosslingual, --ranks, --paired")
+        raise GlotbenchError("choose exactly one of --crosslingual, --ranks, --paired, --duels")
+    if duels and not 0 < alpha < 1:
+        raise GlotbenchError(f"--alpha must be between 0 and 1, got {alpha}")
     if ranks and not (a and b):
         raise GlotbenchError("--ranks needs --a TASK_OR_SUITE and --b TASK_OR_SUITE")
     if style not in ("arrow", "signed"):
         raise GlotbenchError(f"--style must be arrow or signed, got {style!r}")
-    if published is not None and paired:
+    if published is not None and (paired or duels):
         raise GlotbenchError("--published goes with --ranks or --crosslingual")
     if not run_dirs and published is None:
         raise GlotbenchError("give run directories (or, with --ranks or --crosslingual, a --published CSV)")
     console = Console(width=max(Console().width, 140))
     if n_boot is None:
-        n_boot = 10_000 if paired else 1000
-    if n_boot < 0 or (paired and n_boot < 1):
-        raise GlotbenchError(f"--n-boot must be {'at least 1' if paired else '0 or more'}, got {n_boot}")
-    runs = load_runs(list(run_dirs), with_samples=paired or (crosslingual and n_boot > 0)) if run_dirs else []
+        n_boot = 10_000 if paired or duels else 1000
+    if n_boot < 0 or ((paired or duels) and n_boot < 1):
+        raise GlotbenchError(f"--n-boot must be {'at least 1' if paired or duels else '0 or more'}, got {n_boot}")
+    runs = load_runs(list(run_dirs), with_samples=paired or duels or (crosslingual and n_boot > 0)) if run_dirs else []
     if runs:
         console.print("runs: " + "; ".join(f"{r.label} = {r.path}" for r in runs))
     if crosslingual:
@@ -201,6 +241,8 @@ def compare(
         out = _print_crosslingual(runs, console, metric, n_boot, seed)
     elif ranks:
         out = _print_ranks(runs, a, b, metric, style, console, published)
+    elif duels:
+        out = _print_duels(runs, metric, alpha, n_boot, seed, console)
     else:
         out = _print_paired(runs, n_boot, seed, console)
     if json_out:
