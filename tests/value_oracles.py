@@ -634,20 +634,37 @@ def text_item(gold: str, pred: str | None) -> ScoredItem:
 
 
 @st.composite
-def text_items(draw, min_size=0, max_size=12):
+def text_items(draw, min_size=0, max_size=12, max_refs=1):
+    """Scored texts; ``max_refs`` > 1: each gold a list of 1..max_refs references (some items one
+    plain string), so corpora mix numbers of references."""
     n = draw(st.integers(min_size, max_size))
     rng = draw(st.randoms(use_true_random=False))
     items = []
     for _ in range(n):
-        gold = random_text(rng)
+        if max_refs == 1:  # the single-reference draws as they always were
+            gold = random_text(rng)
+            r = rng.random()
+            pred = None if r < 0.1 else (gold if r < 0.2 else random_text(rng))
+            items.append(text_item(gold, pred))
+            continue
+        refs = [random_text(rng) for _ in range(rng.randint(1, max_refs))]
+        gold = refs[0] if len(refs) == 1 and rng.random() < 0.5 else refs
         r = rng.random()
-        pred = None if r < 0.1 else (gold if r < 0.2 else random_text(rng))
+        pred = None if r < 0.1 else (rng.choice(refs) if r < 0.2 else random_text(rng))
         items.append(text_item(gold, pred))
     return items
 
 
+def _refs_of(gold) -> list[str]:
+    return [str(r) for r in gold] if isinstance(gold, (list, tuple)) else [str(gold)]
+
+
 def _hyps_refs(items):
-    return ["" if i.pred is None else str(i.pred) for i in items], [[str(i.gold) for i in items]]
+    """sacrebleu's input: the hypotheses and one reference stream per reference position, padded
+    with None where an item has fewer references (sacrebleu's rule for a variable number)."""
+    width = max((len(_refs_of(i.gold)) for i in items), default=1)
+    streams = [[(_refs_of(i.gold) + [None] * width)[k] for i in items] for k in range(width)]
+    return ["" if i.pred is None else str(i.pred) for i in items], streams
 
 
 def sacrebleu_oracle(kind: str):
@@ -705,7 +722,13 @@ def rouge_score_oracle(kind: str):
     """rouge-score's F-measure per item (its scorer, the restated tokenizer), plainly averaged."""
 
     def f(items):
-        vals = [_rouge_lib().score(str(i.gold), "" if i.pred is None else str(i.pred))[kind].fmeasure for i in items]
+        vals = []
+        for i in items:  # several references: the maximum over them, a plain loop
+            best = 0.0
+            for k, ref in enumerate(_refs_of(i.gold)):
+                f = _rouge_lib().score(ref, "" if i.pred is None else str(i.pred))[kind].fmeasure
+                best = f if k == 0 or f > best else best
+            vals.append(best)
         return sum(vals) / len(vals) if vals else NAN
 
     return f
@@ -756,16 +779,21 @@ def rouge_raw_oracle(which: str, part: str = "f", full: bool = False):
         if not items:
             return NAN
         total = 0.0
-        for i in items:
-            gold = rouge_raw_reference_tokens(str(i.gold), full)
+        for i in items:  # several references: the one with the highest F (the first of equal ones) gives P, R, F
             system = rouge_raw_reference_tokens("" if i.pred is None else str(i.pred), full)
-            total += plain_rouge_raw(gold, system, which)[k]
+            best = None
+            for ref in _refs_of(i.gold):
+                prf = plain_rouge_raw(rouge_raw_reference_tokens(ref, full), system, which)
+                if best is None or prf[2] > best[2]:
+                    best = prf
+            total += best[k]
         return total / len(items)
 
     return f
 
 
 TEXT = text_items()
+TEXT_MULTI = text_items(max_refs=4)  # several references per item (tests/test_text_multiref.py)
 TEXT_ORACLES: dict[str, Oracle] = {
     "bleu": Oracle(sacrebleu_oracle("bleu"), TEXT, "sacrebleu.corpus_bleu (unparseable = empty hypothesis)"),
     "chrf": Oracle(sacrebleu_oracle("chrf"), TEXT, "sacrebleu.corpus_chrf"),
@@ -787,6 +815,13 @@ TEXT_ORACLES: dict[str, Oracle] = {
     "bertscore_recall": _mean("bertscore_recall"),
 }
 METRIC_ORACLES.update(TEXT_ORACLES)
+# the same oracles over items with several references (a gold list): sacrebleu's own multi-reference
+# corpus scores (reference streams padded with None), ROUGE / ROUGE_RAW the plain max loop per item
+MULTIREF_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l",
+                    *(f"rouge_raw_{w}{p}" for w in ("1", "2", "l") for p in ("", "_precision", "_recall", "_full")))
+MULTIREF_ORACLES: dict[str, Oracle] = {m: Oracle(TEXT_ORACLES[m].compute, TEXT_MULTI, TEXT_ORACLES[m].source + "; "
+                                                 "several references: sacrebleu streams padded with None / max over references")
+                                       for m in MULTIREF_METRICS}
 
 
 def same(a: float, b: float, rel: float = 1e-9, abs_: float = 1e-12) -> bool:
