@@ -916,3 +916,66 @@ def item_paired_gap_bootstrap(native: list[list[float]], english: list[list[floa
     average = [sum(abs(g[r]) for g in gaps_by_pair) / len(gaps_by_pair) for r in range(n_resamples)]
     return {"pairs": per_pair,
             "average_ci95": [plain_percentile(average, alpha / 2), plain_percentile(average, 1 - alpha / 2)]}
+
+
+# ------------------------------------------------------------------ annotation agreement (build review import --kind)
+
+
+def statsmodels_fleiss_kappa(ratings: list[list]) -> float:
+    """statsmodels' ``fleiss_kappa`` on ``aggregate_raters`` of the items x raters matrix of category
+    codes (labels coded by their sorted order); NaN where statsmodels divides 0 by 0."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    cats = sorted({str(c) for r in ratings for c in r})
+    table, _ = aggregate_raters(np.array([[cats.index(str(c)) for c in r] for r in ratings]))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(fleiss_kappa(table, method="fleiss"))
+
+
+def krippendorff_package_alpha(matrix: list[list], level: str) -> float:
+    """The ``krippendorff`` package's alpha on the annotators x items matrix (None: no rating);
+    nominal labels coded by their sorted order. NaN where the package finds it undefined."""
+    import krippendorff
+    import numpy as np
+
+    codes = sorted({str(v) for row in matrix for v in row if v is not None})
+    data = np.array([[np.nan if v is None else (codes.index(str(v)) if level == "nominal" else float(v)) for v in row]
+                     for row in matrix], dtype=float)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+    except (ValueError, ZeroDivisionError):
+        return NAN
+
+
+def plain_majority(labels: list[str], strict: bool = False) -> str | None:
+    """The label with the most votes, counted in a loop; None for a tie at the top (or, ``strict``,
+    when the top label has no more than half the votes)."""
+    counts: dict[str, int] = {}
+    for x in labels:
+        counts[x] = counts.get(x, 0) + 1
+    best = max(counts.values())
+    top = [k for k, c in counts.items() if c == best]
+    if len(top) != 1 or (strict and best * 2 <= len(labels)):
+        return None
+    return top[0]
+
+
+def plain_sd(xs: list[float], sample: bool = True) -> float:
+    """Standard deviation in a loop (n - 1 in the denominator for ``sample``; 0 for one rating)."""
+    if len(xs) < 2 and sample:
+        return 0.0
+    m = sum(xs) / len(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - (1 if sample else 0)))
+
+
+AGREEMENT_ORACLES = {
+    "fleiss_kappa": "statsmodels.stats.inter_rater.fleiss_kappa(aggregate_raters(...))",
+    "krippendorff_alpha": "krippendorff.alpha(reliability_data, level_of_measurement=nominal|ordinal|interval)",
+    "majority": "plain loop: unique top vote count (ties: none)",
+    "unanimous": "plain loop: all of an item's labels equal",
+    "sd_filter": "plain loop: mean and SD (n-1), kept when SD < max",
+}
