@@ -101,3 +101,70 @@ def test_sacrebleu_stats_for_list_gold_without_text_scorer():
     import sacrebleu
 
     assert TM.bleu(items) == pytest.approx(sacrebleu.corpus_bleu(["a b d", ""], [["a b c", "x y"], ["a b d", None]]).score)
+
+
+# ---------------------------------------------------------------- a run in a fresh process
+
+def test_run_with_several_references_equals_sacrebleu_and_the_oracles(stub_server, tmp_path):
+    """A generate task whose target is a list of references (some items one string): results.json's
+    BLEU and chrF equal sacrebleu's multi-reference corpus scores, every metric equals its oracle on
+    the run's own samples, the signature says nrefs:var."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    import sacrebleu
+
+    from value_oracles import run_value_mismatches
+
+    rows = [("s1", ["Kůň úpěl.", "Žluťoučký kůň úpěl ódy."], "Kůň úpěl ódy."),
+            ("s2", "Praha je hlavní město.", "Praha je město."),
+            ("s3", ["A győztes szőlő.", "Győztes a szőlő.", "Szőlő."], "A szőlő győztes."),
+            ("s4", ["北京 天气", "我们 学习 中文"], "我们 学习")]
+    (tmp_path / "sum.jsonl").write_text("".join(json.dumps({"id": i, "text": f"Q{i}: {src}", "summary": gold},
+                                                           ensure_ascii=False) + "\n" for i, gold, src in rows),
+                                        encoding="utf-8")
+    task = tmp_path / "sum.yaml"
+    task.write_text(textwrap.dedent(f"""\
+        name: my.multiref
+        version: "1.0"
+        language: cs
+        dataset: {{format: jsonl, splits: {{test: {tmp_path / 'sum.jsonl'}}}}}
+        fields: {{id: id, question: text, target: summary}}
+        output_type: generate
+        prompt: {{user: "Shrň: {{{{ question }}}}"}}
+        extractor: {{name: text}}
+        scorer: text
+        metrics: [rouge_raw_1, rouge_raw_l, rouge1, rougeL, bleu, chrf, chrfpp]
+        """), encoding="utf-8")
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"match": f"Q{i}:", "response": src}, ensure_ascii=False) + "\n"
+                               for i, _g, src in rows), encoding="utf-8")
+    base = stub_server("--responses", str(answers))
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "OPENAI_API_KEY": "x", "PYTHONPATH": os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p)}
+    done = subprocess.run([sys.executable, "-m", "glotbench", "run", "-m", "openai:stub", "--base-url", base, "-t", str(task),
+                           "-o", str(tmp_path / "run"), "--no-progress"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    t = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["tasks"]["my.multiref"]
+    assert run_value_mismatches(tmp_path / "run") == []
+    hyps = [s for *_, s in rows]
+    refs = [g if isinstance(g, list) else [g] for _, g, _ in rows]
+    streams = [[(r + [None] * 3)[k] for r in refs] for k in range(3)]
+    assert t["metrics"]["bleu"]["value"] == pytest.approx(sacrebleu.corpus_bleu(hyps, streams).score, abs=1e-6)
+    assert t["metrics"]["chrf"]["value"] == pytest.approx(sacrebleu.corpus_chrf(hyps, streams).score, abs=1e-6)
+    assert t["metric_definitions"]["bleu"]["signature"].startswith("nrefs:var|")
+
+
+def test_signature_names_the_number_of_references():
+    from glotbench.scoring.text_metrics import sacrebleu_signature, sacrebleu_signature_of
+
+    one = [ScoredItem(gold="a b", pred="a"), ScoredItem(gold=["c d"], pred="c")]
+    two = [ScoredItem(gold=["a b", "a c"], pred="a"), ScoredItem(gold=["c d", "d"], pred=None)]
+    for kind in ("bleu", "chrf", "chrfpp"):
+        assert sacrebleu_signature_of(kind)(one) == sacrebleu_signature(kind)  # byte-identical to the registered one
+        assert sacrebleu_signature_of(kind)(two).startswith("nrefs:2|")
+        assert sacrebleu_signature_of(kind)(one + two).startswith("nrefs:var|")

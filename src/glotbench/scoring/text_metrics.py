@@ -192,10 +192,35 @@ def sacrebleu_corpus(items: list[ScoredItem], kind: str) -> float:
 
 @functools.lru_cache(maxsize=None)
 def sacrebleu_signature(kind: str) -> str:
-    """sacrebleu's signature of the metric as glotbench runs it (one reference per item)."""
+    """sacrebleu's signature of the metric with one reference per item (the registered one; a run
+    with several references writes :func:`sacrebleu_signature_of`'s)."""
     m = _sacrebleu_metric(kind)
     m.corpus_score(["a"], [["a"]])  # the signature names the number of references, known after a call
     return str(m.get_signature())
+
+
+@functools.lru_cache(maxsize=None)
+def _signature_with_refs(kind: str, nrefs: int) -> str:
+    """sacrebleu's signature after a corpus with ``nrefs`` references per segment (0: a variable number)."""
+    if nrefs == 1:
+        return sacrebleu_signature(kind)
+    m = _sacrebleu_metric(kind)
+    if nrefs:
+        m.corpus_score(["a"], [["a"]] * nrefs)
+    else:
+        m.corpus_score(["a", "a"], [["a", "a"], ["a", None]])
+    return str(m.get_signature())
+
+
+def sacrebleu_signature_of(kind: str):
+    """The signature for the items a run scored: ``nrefs:1`` as registered, ``nrefs:N`` for N
+    references each, ``nrefs:var`` for a mix (sacrebleu's own words)."""
+
+    def signature_of(items: list[ScoredItem]) -> str:
+        counts = {len(references(i.gold, "metric (sacrebleu), an item")) for i in items if i.gold is not None}
+        return _signature_with_refs(kind, counts.pop() if len(counts) == 1 else (1 if not counts else 0))
+
+    return signature_of
 
 
 def sacrebleu_form(kind: str):
@@ -251,7 +276,8 @@ def sacrebleu_fast(items: list[ScoredItem], n_resamples: int, seed: int, kind: s
 
 def _sacrebleu(kind: str) -> Metric:
     return Metric(kind, fn=sacrebleu_corpus, fast=sacrebleu_fast, params=(("kind", kind),), format=".2f",
-                  description=_SACREBLEU_DESC[kind], signature=sacrebleu_signature(kind))
+                  description=_SACREBLEU_DESC[kind], signature=sacrebleu_signature(kind),
+                  signature_of=sacrebleu_signature_of(kind))
 
 
 def _raw(n: str, part: str = "") -> Metric:
