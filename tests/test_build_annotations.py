@@ -134,7 +134,10 @@ def test_likert_sd_filter_and_mean_equal_a_plain_loop(tmp_path, sd):
     assert got.keys() == want.keys() and 0 < len(got) < len(ids)
     for i in got:
         assert got[i][0] == pytest.approx(want[i][0], rel=1e-12) and got[i][1] == pytest.approx(want[i][1], rel=1e-12)
-    stats = agreement(ann)
+    stats = agreement(ann, sd)
+    sds = [plain_sd(xs, sd == "sample") for xs in ([float(table[a][i]) for a in range(5) if table[a][i] is not None]
+                                                    for i in ids) if len(xs) >= 2]
+    assert stats["mean_sd"]["value"] == pytest.approx(sum(sds) / len(sds), rel=1e-12) and stats["mean_sd"]["items"] == len(sds)
     matrix = [[table[a][i] for i in ids] for a in range(5)]
     for level in ("nominal", "ordinal", "interval"):
         assert same(stats["krippendorff_alpha"][level]["value"], krippendorff_package_alpha(matrix, level), rel=1e-9)
@@ -222,3 +225,11 @@ def test_cli_ties_reported_likert_sd_and_refusals(tmp_path):
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
         "error: r1.csv: row 3: field 'rating': '-3' is outside the scale 1..7"]
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_jsonl_number_labels_stay_numbers(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    write_items(a, [{"id": "x", "label": 1}, {"id": "y", "label": 0}])
+    write_items(b, [{"id": "x", "label": 1}, {"id": "y", "label": 0}])
+    res = aggregate(read_annotations([a, b], "label"))
+    assert [(i["id"], i["label"]) for i in res.kept] == [("x", 1), ("y", 0)]

@@ -75,6 +75,7 @@ class Annotations:
     ids: list[str] = field(default_factory=list)
     annotators: list[str] = field(default_factory=list)
     values: dict[str, dict[str, object]] = field(default_factory=dict)
+    typed: dict[str, object] = field(default_factory=dict)  # a label as a JSONL sheet first gave it (1, not "1")
 
     def of(self, iid: str) -> list:
         return [self.values[a][iid] for a in self.annotators if iid in self.values[a]]
@@ -110,6 +111,8 @@ def read_annotations(sheets: list[Path], kind: str, column: str | None = None, s
             if _text(raw) == "":
                 continue  # no annotation of this item by this annotator
             value: object = _text(raw)
+            if kind == "label" and isinstance(raw, (int, float)) and not isinstance(raw, bool):
+                out.typed.setdefault(str(value), raw)
             if kind == "rating":
                 try:
                     value = float(raw)
@@ -140,7 +143,7 @@ def _number(v) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def agreement(ann: Annotations) -> dict:
+def agreement(ann: Annotations, sd: str = "sample") -> dict:
     """Fleiss' kappa over the items with the most common number (>= 2) of annotations (Fleiss needs
     the same number per item; the others are counted as left out), Krippendorff's alpha over every
     item with two or more (nominal always; ordinal and interval when every value is a number)."""
@@ -165,6 +168,9 @@ def agreement(ann: Annotations) -> dict:
         a = krippendorff_alpha(units, level)
         alphas[level] = {"value": None if math.isnan(a) else a, "items": len(pairable)}
     out["krippendorff_alpha"] = alphas
+    if ann.kind == "rating":  # HuCB reports the SD over the corpus (1.01): the mean of the items' SDs
+        sds = [(statistics.stdev if sd == "sample" else statistics.pstdev)([float(x) for x in v]) for v in pairable]
+        out["mean_sd"] = {"value": statistics.fmean(sds) if sds else None, "items": len(sds), "sd": sd}
     return out
 
 
@@ -214,7 +220,7 @@ def aggregate(ann: Annotations, *, unanimous: bool = False, strict_majority: boo
             elif unanimous and len(top) > 1:
                 cause, reason = "not_unanimous", "not unanimous: " + ", ".join(f"{k} {c}" for k, c in top)
             else:
-                info["label"] = top[0][0]
+                info["label"] = ann.typed.get(top[0][0], top[0][0])
         else:
             nums = [float(v) for v in vals]
             mean = statistics.fmean(nums)

@@ -10,6 +10,12 @@ from pathlib import Path
 import typer
 
 
+CAUSES = {"sd": "dropped, rating SD not below --max-sd", "conflict": "dropped, label conflicts with --against",
+          "not_unanimous": "dropped, not unanimous", "no_majority": "dropped, no strict majority",
+          "too_few_annotators": "dropped, fewer than --min-annotators", "not_annotated": "dropped, not annotated",
+          "not_in_against": "kept, not in --against (not checked)"}
+
+
 def _fmt(v) -> str:
     return "undefined (one category throughout)" if v is None else f"{round(v, 3) + 0.0:.3f}"  # no "-0.000"
 
@@ -32,7 +38,7 @@ def import_annotations(sheets: list[Path], output: Path, *, kind: str, fmt=None,
     ann = read_annotations(sheets, kind, column, scale, fmt)
     other = read_against(against, against_field) if against is not None else None
     items = read_items(dataset) if dataset is not None else None
-    stats = agreement(ann)
+    stats = agreement(ann, sd)
     res = aggregate(ann, unanimous=unanimous, strict_majority=strict_majority, min_annotators=min_annotators,
                     max_sd=max_sd, sd=sd, against=other, against_name=str(against), dataset=items, label_field=label_field)
     fk = stats["fleiss_kappa"]
@@ -42,12 +48,14 @@ def import_annotations(sheets: list[Path], output: Path, *, kind: str, fmt=None,
                    + (f" ({fk['left_out']} items with another number of labels left out)" if fk["left_out"] else ""))
     for level, a in stats["krippendorff_alpha"].items():
         typer.echo(f"Krippendorff's alpha ({level}): {_fmt(a['value'])} over {a['items']} items with 2+ annotations")
+    if "mean_sd" in stats and stats["mean_sd"]["value"] is not None:
+        typer.echo(f"mean rating SD ({sd}): {stats['mean_sd']['value']:.3f} over {stats['mean_sd']['items']} items with 2+ ratings")
     if res.ties:
         shown = ", ".join(res.ties[:10]) + (f" and {len(res.ties) - 10} more" if len(res.ties) > 10 else "")
         typer.echo(f"ties (not broken, dropped): {len(res.ties)}: {shown}")
     for cause, n in sorted(res.counts.items()):
         if cause != "tie":
-            typer.echo(f"{cause.replace('_', ' ')}: {n}")
+            typer.echo(f"{CAUSES.get(cause, cause)}: {n}")
     summary = {"kind": kind, "sheets": [str(s) for s in sheets], **stats, "annotator_names": ann.annotators,
                "kept": len(res.kept), "dropped": len(res.dropped), "ties": res.ties, "counts": dict(res.counts),
                "rules": {"unanimous": unanimous, "strict_majority": strict_majority, "min_annotators": min_annotators,
