@@ -634,20 +634,37 @@ def text_item(gold: str, pred: str | None) -> ScoredItem:
 
 
 @st.composite
-def text_items(draw, min_size=0, max_size=12):
+def text_items(draw, min_size=0, max_size=12, max_refs=1):
+    """Scored texts; ``max_refs`` > 1: each gold a list of 1..max_refs references (some items one
+    plain string), so corpora mix numbers of references."""
     n = draw(st.integers(min_size, max_size))
     rng = draw(st.randoms(use_true_random=False))
     items = []
     for _ in range(n):
-        gold = random_text(rng)
+        if max_refs == 1:  # the single-reference draws as they always were
+            gold = random_text(rng)
+            r = rng.random()
+            pred = None if r < 0.1 else (gold if r < 0.2 else random_text(rng))
+            items.append(text_item(gold, pred))
+            continue
+        refs = [random_text(rng) for _ in range(rng.randint(1, max_refs))]
+        gold = refs[0] if len(refs) == 1 and rng.random() < 0.5 else refs
         r = rng.random()
-        pred = None if r < 0.1 else (gold if r < 0.2 else random_text(rng))
+        pred = None if r < 0.1 else (rng.choice(refs) if r < 0.2 else random_text(rng))
         items.append(text_item(gold, pred))
     return items
 
 
+def _refs_of(gold) -> list[str]:
+    return [str(r) for r in gold] if isinstance(gold, (list, tuple)) else [str(gold)]
+
+
 def _hyps_refs(items):
-    return ["" if i.pred is None else str(i.pred) for i in items], [[str(i.gold) for i in items]]
+    """sacrebleu's input: the hypotheses and one reference stream per reference position, padded
+    with None where an item has fewer references (sacrebleu's rule for a variable number)."""
+    width = max((len(_refs_of(i.gold)) for i in items), default=1)
+    streams = [[(_refs_of(i.gold) + [None] * width)[k] for i in items] for k in range(width)]
+    return ["" if i.pred is None else str(i.pred) for i in items], streams
 
 
 def sacrebleu_oracle(kind: str):
@@ -705,7 +722,13 @@ def rouge_score_oracle(kind: str):
     """rouge-score's F-measure per item (its scorer, the restated tokenizer), plainly averaged."""
 
     def f(items):
-        vals = [_rouge_lib().score(str(i.gold), "" if i.pred is None else str(i.pred))[kind].fmeasure for i in items]
+        vals = []
+        for i in items:  # several references: the maximum over them, a plain loop
+            best = 0.0
+            for k, ref in enumerate(_refs_of(i.gold)):
+                f = _rouge_lib().score(ref, "" if i.pred is None else str(i.pred))[kind].fmeasure
+                best = f if k == 0 or f > best else best
+            vals.append(best)
         return sum(vals) / len(vals) if vals else NAN
 
     return f
@@ -756,16 +779,21 @@ def rouge_raw_oracle(which: str, part: str = "f", full: bool = False):
         if not items:
             return NAN
         total = 0.0
-        for i in items:
-            gold = rouge_raw_reference_tokens(str(i.gold), full)
+        for i in items:  # several references: the one with the highest F (the first of equal ones) gives P, R, F
             system = rouge_raw_reference_tokens("" if i.pred is None else str(i.pred), full)
-            total += plain_rouge_raw(gold, system, which)[k]
+            best = None
+            for ref in _refs_of(i.gold):
+                prf = plain_rouge_raw(rouge_raw_reference_tokens(ref, full), system, which)
+                if best is None or prf[2] > best[2]:
+                    best = prf
+            total += best[k]
         return total / len(items)
 
     return f
 
 
 TEXT = text_items()
+TEXT_MULTI = text_items(max_refs=4)  # several references per item (tests/test_text_multiref.py)
 TEXT_ORACLES: dict[str, Oracle] = {
     "bleu": Oracle(sacrebleu_oracle("bleu"), TEXT, "sacrebleu.corpus_bleu (unparseable = empty hypothesis)"),
     "chrf": Oracle(sacrebleu_oracle("chrf"), TEXT, "sacrebleu.corpus_chrf"),
@@ -787,6 +815,13 @@ TEXT_ORACLES: dict[str, Oracle] = {
     "bertscore_recall": _mean("bertscore_recall"),
 }
 METRIC_ORACLES.update(TEXT_ORACLES)
+# the same oracles over items with several references (a gold list): sacrebleu's own multi-reference
+# corpus scores (reference streams padded with None), ROUGE / ROUGE_RAW the plain max loop per item
+MULTIREF_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l",
+                    *(f"rouge_raw_{w}{p}" for w in ("1", "2", "l") for p in ("", "_precision", "_recall", "_full")))
+MULTIREF_ORACLES: dict[str, Oracle] = {m: Oracle(TEXT_ORACLES[m].compute, TEXT_MULTI, TEXT_ORACLES[m].source + "; "
+                                                 "several references: sacrebleu streams padded with None / max over references")
+                                       for m in MULTIREF_METRICS}
 
 
 def same(a: float, b: float, rel: float = 1e-9, abs_: float = 1e-12) -> bool:
@@ -990,3 +1025,66 @@ def plain_majority_share(golds: list) -> float:
     for g in golds:
         counts[str(g)] = counts.get(str(g), 0) + 1
     return max(counts.values()) / len(golds)
+
+
+# ------------------------------------------------------------------ annotation agreement (build review import --kind)
+
+
+def statsmodels_fleiss_kappa(ratings: list[list]) -> float:
+    """statsmodels' ``fleiss_kappa`` on ``aggregate_raters`` of the items x raters matrix of category
+    codes (labels coded by their sorted order); NaN where statsmodels divides 0 by 0."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    cats = sorted({str(c) for r in ratings for c in r})
+    table, _ = aggregate_raters(np.array([[cats.index(str(c)) for c in r] for r in ratings]))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(fleiss_kappa(table, method="fleiss"))
+
+
+def krippendorff_package_alpha(matrix: list[list], level: str) -> float:
+    """The ``krippendorff`` package's alpha on the annotators x items matrix (None: no rating);
+    nominal labels coded by their sorted order. NaN where the package finds it undefined."""
+    import krippendorff
+    import numpy as np
+
+    codes = sorted({str(v) for row in matrix for v in row if v is not None})
+    data = np.array([[np.nan if v is None else (codes.index(str(v)) if level == "nominal" else float(v)) for v in row]
+                     for row in matrix], dtype=float)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+    except (ValueError, ZeroDivisionError):
+        return NAN
+
+
+def plain_majority(labels: list[str], strict: bool = False) -> str | None:
+    """The label with the most votes, counted in a loop; None for a tie at the top (or, ``strict``,
+    when the top label has no more than half the votes)."""
+    counts: dict[str, int] = {}
+    for x in labels:
+        counts[x] = counts.get(x, 0) + 1
+    best = max(counts.values())
+    top = [k for k, c in counts.items() if c == best]
+    if len(top) != 1 or (strict and best * 2 <= len(labels)):
+        return None
+    return top[0]
+
+
+def plain_sd(xs: list[float], sample: bool = True) -> float:
+    """Standard deviation in a loop (n - 1 in the denominator for ``sample``; 0 for one rating)."""
+    if len(xs) < 2 and sample:
+        return 0.0
+    m = sum(xs) / len(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - (1 if sample else 0)))
+
+
+AGREEMENT_ORACLES = {
+    "fleiss_kappa": "statsmodels.stats.inter_rater.fleiss_kappa(aggregate_raters(...))",
+    "krippendorff_alpha": "krippendorff.alpha(reliability_data, level_of_measurement=nominal|ordinal|interval)",
+    "majority": "plain loop: unique top vote count (ties: none)",
+    "unanimous": "plain loop: all of an item's labels equal",
+    "sd_filter": "plain loop: mean and SD (n-1), kept when SD < max",
+}

@@ -74,17 +74,46 @@ def review_export(
 
 @review_app.command("import")
 def review_import(
-    dataset: Path = typer.Argument(..., help="The dataset the sheets were exported from."),
-    sheets: list[Path] = typer.Argument(..., help="Two or more annotators' filled sheets."),
+    dataset: Path = typer.Argument(..., help="The dataset the sheets were exported from (with --kind: the first sheet)."),
+    sheets: Optional[list[Path]] = typer.Argument(None, help="Two or more annotators' filled sheets (with --kind: any number of label/rating sheets)."),
     output: Path = typer.Option(..., "--output", "-o", help="Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it)."),
     arbiter: Optional[Path] = typer.Option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements."),
     disagreements: Optional[Path] = typer.Option(None, "--disagreements", help="Where the disagreements go (default <output stem>.disagreements.csv)."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="csv or tsv for every sheet (default: by extension)."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="csv or tsv for every sheet (default: by extension; with --kind also jsonl)."),
+    kind: Optional[str] = typer.Option(None, "--kind", help="label or rating: aggregate annotators' labels (majority vote, Fleiss' kappa) "
+                                       "or Likert ratings (mean, SD filter); Krippendorff's alpha for both. Without it: keep/drop/fix verdicts."),
+    on_dataset: Optional[Path] = typer.Option(None, "--dataset", help="--kind: the dataset the ids belong to; its items get the aggregated label."),
+    column: Optional[str] = typer.Option(None, "--column", help="--kind: the sheets' column of the label or rating (default: label / rating)."),
+    label_field: str = typer.Option("label", "--label-field", help="--kind: the output items' field for the aggregated label (rating: the mean)."),
+    unanimous: bool = typer.Option(False, "--unanimous", help="--kind: keep only items all their annotators labelled (rated) alike (HuRTE's test set)."),
+    strict_majority: bool = typer.Option(False, "--strict-majority", help="--kind label: the top label needs more than half the votes (default: most votes, ties dropped)."),
+    min_annotators: int = typer.Option(1, "--min-annotators", help="--kind: drop items with fewer annotations."),
+    scale: Optional[str] = typer.Option(None, "--scale", help="--kind rating: MIN..MAX every rating must lie in, e.g. -3..3 (HuCB's 7 points)."),
+    max_sd: Optional[float] = typer.Option(None, "--max-sd", help="--kind rating: keep items whose ratings' SD is below this (HuCB: 1; its test set 0.5)."),
+    sd: str = typer.Option("sample", "--sd", help="--kind rating: sample (n-1) or population (n) standard deviation."),
+    against: Optional[Path] = typer.Option(None, "--against", help="--kind label: another language's labels (id, label); items whose label conflicts are dropped (HuLU §3.2)."),
+    against_field: str = typer.Option("label", "--against-field", help="--against: the field holding the label."),
 ) -> None:
     """Cohen's kappa between annotators, the disagreements as a sheet for an arbiter, and with --arbiter
-    (or when all agree) the dataset with the final verdicts applied."""
+    (or when all agree) the dataset with the final verdicts applied. With --kind label|rating: any
+    number of annotators' labels or ratings aggregated (majority vote or mean), with agreement statistics."""
     import json
     import math
+
+    if kind is not None:
+        from glotbench.cli.build_annotations_cmd import import_annotations
+
+        import_annotations([dataset, *(sheets or [])], output, kind=kind, fmt=fmt, dataset=on_dataset, column=column,
+                           label_field=label_field, unanimous=unanimous, strict_majority=strict_majority,
+                           min_annotators=min_annotators, scale=scale, max_sd=max_sd, sd=sd, against=against,
+                           against_field=against_field)
+        return
+    if unanimous or strict_majority or on_dataset or column or scale or max_sd is not None or against or min_annotators != 1:
+        from glotbench.errors import GlotbenchError
+
+        raise GlotbenchError("--dataset, --column, --unanimous, --strict-majority, --min-annotators, --scale, --max-sd, "
+                             "--against go with --kind label|rating (keep/drop/fix verdict sheets take none of them)")
+    sheets = list(sheets or [])
 
     from glotbench.build.provenance import dropped_path, read_items, write_items
     from glotbench.build.review import disagreement_rows, import_reviews, write_sheet

@@ -304,12 +304,20 @@ def dedup_cmd(
     output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     threshold: float = typer.Option(85.0, "--threshold", help="Drop a question scoring at least this (0-100, rapidfuzz token_sort_ratio) against a kept one."),
     field: str = typer.Option("question", "--field"),
+    against: Optional[list[Path]] = typer.Option(None, "--against", help="Other sets' JSONL (repeat the option): an item "
+                                                 "duplicating any of their questions is dropped too (cross-set dedup); "
+                                                 "every duplicate pair is listed side by side in <output stem>.duplicates.csv."),
+    against_field: Optional[str] = typer.Option(None, "--against-field", help="The other sets' text field (default: --field)."),
 ) -> None:
     """Near-duplicate questions (rapidfuzz); the dropped one names the item it duplicates."""
     from glotbench.build.dedup import SCORER, dedup
     from glotbench.build.provenance import add_step, drop
 
     items = _items(input)
+    if against:
+        from glotbench.cli.build_dedup_against import read_others
+
+        others = read_others(against)  # every file read and checked before anything is written
     kept, dups = dedup(items, threshold, field)
     for it in kept:
         add_step(it, "dedup", source=it.get("passage_id"), scorer=SCORER, threshold=threshold)
@@ -318,6 +326,10 @@ def dedup_cmd(
         add_step(it, "dedup", source=it.get("passage_id"), scorer=SCORER, threshold=threshold)
         it["duplicate_of"], it["similarity"] = of, score
         dropped.append(drop(it, "dedup", f"near-duplicate of {of} (similarity {score} >= {threshold})"))
+    if against:
+        from glotbench.cli.build_dedup_against import cross_set
+
+        kept = cross_set(kept, dropped, dups, others, output, threshold, field, against_field)
     _write("dedup", output, kept, dropped, f" · threshold {threshold} ({SCORER})")
 
 

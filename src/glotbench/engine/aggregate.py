@@ -60,6 +60,7 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
             first_error = first_error or r.error
     defs = [get_metric(name, where=f"metric {name!r}") for name in metric_names]
     defs = [d if d.name == name else dataclasses.replace(d, name=name) for d, name in zip(defs, metric_names)]
+    defs = [dataclasses.replace(d, signature=d.signature_of(items)) if d.signature_of and items else d for d in defs]
     head = headline_metric(defs)
     parsed_key = next((d.parsed_key for d in defs if d.name == head), None)
     unparseable = sum(1 for i in items if _unparsed(i, parsed_key))

@@ -187,7 +187,8 @@ class Metric:
     metric's own parse rule could read the answer: the ``*`` / ``invalid`` flags of a task whose
     headline declares it count unparseable answers by it, not by glotbench's extractor.
     ``signature`` (optional) is the reference library's own string for its settings and version
-    (sacrebleu's ``nrefs:1|case:mixed|eff:no|tok:13a|...``), written into the definition.
+    (sacrebleu's ``nrefs:1|case:mixed|eff:no|tok:13a|...``), written into the definition;
+    ``signature_of`` (optional) gives it for the items a run scored (the number of references).
     """
 
     name: str
@@ -204,6 +205,8 @@ class Metric:
     parsed_key: str | None = None  # per-item 1/0: parsed by this metric's own rule
     signature: str = ""  # the reference library's own signature of its settings (sacrebleu's), kept in results.json
     fast: Callable[..., np.ndarray | None] | None = None  # every resample at once; not in results.json
+    # the signature for the items a run scored (sacrebleu's nrefs: 1, N or var); not in results.json itself
+    signature_of: Callable[[list[ScoredItem]], str] | None = None
 
     def __post_init__(self) -> None:
         if (self.key is None) == (self.fn is None):

@@ -1,8 +1,9 @@
 """Text-generation metrics from the field's libraries: BLEU, chrF, chrF++ (sacrebleu), ROUGE-1/2/L
 (rouge-score), ROUGE_RAW (:mod:`glotbench.scoring.rouge_raw`) and the ``text`` scorer that feeds them.
 
-A task compares a generated text (``extractor: {name: text}``) with one gold reference string and
-names ``scorer: text`` (``text_bertscore`` adds BERTScore, :mod:`glotbench.scoring.bertscore`).
+A task compares a generated text (``extractor: {name: text}``) with its gold reference string (or a
+list of references: BLEU and chrF as sacrebleu's multi-reference corpus score, ROUGE and ROUGE_RAW
+the maximum over the references per item) and names ``scorer: text`` (``text_bertscore`` adds BERTScore, :mod:`glotbench.scoring.bertscore`).
 
 * ``bleu``, ``chrf``, ``chrfpp`` are corpus metrics on sacrebleu's 0-100 scale: sacrebleu's
   ``corpus_score`` over the items' predictions (an unparseable answer counts as an empty
@@ -83,6 +84,18 @@ def one_reference(target: Any, where: str) -> str:
     return target
 
 
+def references(target: Any, where: str) -> list[str]:
+    """The gold references of an item: a string is one reference, a list of strings several."""
+    if isinstance(target, (list, tuple)):
+        if not target:
+            raise DataError(f"{where}: the gold is an empty list; give at least one reference string")
+        for k, ref in enumerate(target):
+            if not isinstance(ref, str):
+                raise DataError(f"{where}: reference {k + 1} of the gold must be a string, not {type(ref).__name__}")
+        return list(target)
+    return [one_reference(target, where)]
+
+
 TEXT_SCORER_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l",
                        "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
                        "rouge_raw_1_precision", "rouge_raw_1_recall", "rouge_raw_2_precision", "rouge_raw_2_recall",
@@ -93,16 +106,37 @@ def text_values(reference: str, prediction: str) -> dict[str, float]:
     return {**rouge_values(reference, prediction), **rouge_raw.item_values(reference, prediction)}
 
 
+# Several references: per ROUGE type (and per ROUGE_RAW n), the reference with the highest F gives
+# the item's values, its precision and recall with it (rouge-score's ``score_multi`` rule; Czech-Bench
+# §4.3.2: "compare the candidate with each reference separately and consider only the maximum").
+_MAX_GROUPS = (("rouge1",), ("rouge2",), ("rougeL",),
+               *((f"rouge_raw_{n}", f"rouge_raw_{n}_precision", f"rouge_raw_{n}_recall") for n in ("1", "2", "l")),
+               *((f"rouge_raw_{n}_full",) for n in ("1", "2", "l")))
+
+
+def multi_text_values(refs: list[str], prediction: str) -> dict[str, float]:
+    """ROUGE and ROUGE_RAW of the prediction against its best reference, per type (one reference:
+    exactly :func:`text_values`)."""
+    if len(refs) == 1:
+        return text_values(refs[0], prediction)
+    each = [text_values(r, prediction) for r in refs]
+    out: dict[str, float] = {}
+    for group in _MAX_GROUPS:
+        best = max(each, key=lambda v: v[group[0]])  # the first of equal maxima
+        out.update({k: best[k] for k in group})
+    return out
+
+
 @scorer(metrics=TEXT_SCORER_METRICS)  # registered as "text" lazily (glotbench.builtins)
 def text(extracted, target, *, sample=None, pack=None):
-    """The generated text against one gold reference: ``pred`` is the text (None when empty), the
-    values ROUGE and ROUGE_RAW per item (an empty answer is scored as the empty string). BLEU and
-    chrF read ``pred`` and the gold at corpus level."""
+    """The generated text against its gold reference(s): ``pred`` is the text (None when empty), the
+    values ROUGE and ROUGE_RAW per item, the maximum over references (an empty answer is scored as
+    the empty string). BLEU and chrF read ``pred`` and the gold at corpus level."""
     if target is None:
         return (None if extracted is None else str(extracted)), {}
-    ref = one_reference(target, f"scorer 'text', item {getattr(sample, 'id', '?')}")
+    refs = references(target, f"scorer 'text', item {getattr(sample, 'id', '?')}")
     pred = None if extracted is None else str(extracted)
-    return pred, text_values(ref, pred or "")
+    return pred, multi_text_values(refs, pred or "")
 
 
 # ---------------------------------------------------------------- sacrebleu corpus metrics
@@ -130,13 +164,15 @@ def _shared_metric(kind: str):
 
 def item_stats(item: ScoredItem, kind: str) -> list[int]:
     """sacrebleu's sufficient statistics of one item (its prediction, unparseable = empty, against its
-    one reference), kept on the item: a corpus score is then a sum, however often an interval or a
-    paired test recomputes it on resampled lists."""
+    references), kept on the item: a corpus score is then a sum, however often an interval or a
+    paired test recomputes it on resampled lists. With several references each is one reference
+    stream of sacrebleu's (the statistics of a segment depend on its own references only, so the sum
+    equals ``corpus_score`` with the streams padded by None where an item has fewer)."""
     memo = item.__dict__.setdefault("_sacrebleu_stats", {})
     if kind not in memo:
-        ref = one_reference(item.gold, "metric (sacrebleu), an item")
+        refs = references(item.gold, "metric (sacrebleu), an item")
         hyp = "" if item.pred is None else str(item.pred)
-        memo[kind] = [int(x) for x in _shared_metric(kind)._extract_corpus_statistics([hyp], [[ref]])[0]]
+        memo[kind] = [int(x) for x in _shared_metric(kind)._extract_corpus_statistics([hyp], [[r] for r in refs])[0]]
     return memo[kind]
 
 
@@ -156,10 +192,35 @@ def sacrebleu_corpus(items: list[ScoredItem], kind: str) -> float:
 
 @functools.lru_cache(maxsize=None)
 def sacrebleu_signature(kind: str) -> str:
-    """sacrebleu's signature of the metric as glotbench runs it (one reference per item)."""
+    """sacrebleu's signature of the metric with one reference per item (the registered one; a run
+    with several references writes :func:`sacrebleu_signature_of`'s)."""
     m = _sacrebleu_metric(kind)
     m.corpus_score(["a"], [["a"]])  # the signature names the number of references, known after a call
     return str(m.get_signature())
+
+
+@functools.lru_cache(maxsize=None)
+def _signature_with_refs(kind: str, nrefs: int) -> str:
+    """sacrebleu's signature after a corpus with ``nrefs`` references per segment (0: a variable number)."""
+    if nrefs == 1:
+        return sacrebleu_signature(kind)
+    m = _sacrebleu_metric(kind)
+    if nrefs:
+        m.corpus_score(["a"], [["a"]] * nrefs)
+    else:
+        m.corpus_score(["a", "a"], [["a", "a"], ["a", None]])
+    return str(m.get_signature())
+
+
+def sacrebleu_signature_of(kind: str):
+    """The signature for the items a run scored: ``nrefs:1`` as registered, ``nrefs:N`` for N
+    references each, ``nrefs:var`` for a mix (sacrebleu's own words)."""
+
+    def signature_of(items: list[ScoredItem]) -> str:
+        counts = {len(references(i.gold, "metric (sacrebleu), an item")) for i in items if i.gold is not None}
+        return _signature_with_refs(kind, counts.pop() if len(counts) == 1 else (1 if not counts else 0))
+
+    return signature_of
 
 
 def sacrebleu_form(kind: str):
@@ -215,7 +276,8 @@ def sacrebleu_fast(items: list[ScoredItem], n_resamples: int, seed: int, kind: s
 
 def _sacrebleu(kind: str) -> Metric:
     return Metric(kind, fn=sacrebleu_corpus, fast=sacrebleu_fast, params=(("kind", kind),), format=".2f",
-                  description=_SACREBLEU_DESC[kind], signature=sacrebleu_signature(kind))
+                  description=_SACREBLEU_DESC[kind], signature=sacrebleu_signature(kind),
+                  signature_of=sacrebleu_signature_of(kind))
 
 
 def _raw(n: str, part: str = "") -> Metric:
