@@ -128,3 +128,15 @@ def test_a_hand_edited_data_lock_is_one_line(tmp_path, entry, words):
                                                        encoding="utf-8")
     for cmd in (["verify", "mm_eval.syntax"], ["pull", "mm_eval.syntax", "--force"]):
         _one_line(_glotbench(tmp_path, "data", *cmd), "glotbench-data.lock.json", *words)
+
+
+def test_a_language_without_a_pack_runs_when_its_scoring_reads_no_pack(stub_server, tmp_path):
+    """A multiple-choice task scored from option log-likelihoods reads no language pack (lm-eval's
+    tasks in German, Russian ...), so its language needs none; scored from generated text it does,
+    and is refused before any request (the case above)."""
+    base = stub_server("--answer", "A")
+    task = _task(tmp_path, "language", lang="xx-nope")
+    done = _run(base, tmp_path, "--tasks", str(task), "--mode", "loglikelihood", "-M", "logprobs_trusted=true")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "field 'language'" not in done.stderr
+    assert _sent(base)  # it ran

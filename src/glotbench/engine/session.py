@@ -352,6 +352,9 @@ def run_evaluation(cfg: RunConfig, *, console: Console | None = None, show_progr
     if loaded is not None:
         for t in tasks:  # before any model is loaded: one line, nothing sent
             t.check_fewshot(cfg.num_fewshot)
+    from glotbench.tasks.names import check_packs_for_mode
+
+    check_packs_for_mode(tasks, lambda t: task_mode(t, RequestSettings.of(cfg)))
     if cfg.gen_kwargs:
         from glotbench.engine.overrides import check_gen_kwargs
         from glotbench.tasks.request_settings import one_value_per_knob

@@ -83,14 +83,8 @@ def check_names(spec: TaskSpec, path: Path | None, cls: type) -> None:
     scorer = get_scorer(spec.scorer, where=f"{where}: field 'scorer'")
     scorer.check_options(spec.scorer_options, where=f"{where}: field 'scorer_options'")
     metrics = [get_metric(m, where=f"{where}: field 'metrics[{i}]'") for i, m in enumerate(spec.metrics)]
-    if getattr(cls, "score", None) is Task.score:  # generic scoring reads the language pack on every item
-        from glotbench.languages import get_pack
-        from glotbench.languages.pack import UnknownLanguageError
-
-        try:
-            get_pack(spec.language)
-        except UnknownLanguageError as err:  # it failed every item after every request was sent
-            raise TaskSpecError(f"{where}: field 'language': {err}") from None
+    if getattr(cls, "score", None) is Task.score and spec.output_type != "multiple_choice":
+        check_language_pack(spec.language, where)  # a multiple-choice task: when its mode is known (run)
     if spec.output_type == "multiple_choice" and "target" not in spec.fields and cls is Task:
         raise TaskSpecError(f"{where}: field 'fields.target': a multiple_choice task needs the gold answer mapped "
                             "(fields: {target: PATH}); without it every item failed or only 'answered' was reported")
@@ -102,3 +96,26 @@ def check_names(spec: TaskSpec, path: Path | None, cls: type) -> None:
             raise TaskSpecError(
                 f"{where}: field 'metrics[{i}]': metric {spec.metrics[i]!r} averages per-item value {m.key!r}, "
                 f"which scorer {spec.scorer!r} does not write (it feeds: {', '.join(scorer.metrics)})")
+
+
+def check_language_pack(language: str, where: str) -> None:
+    """TaskSpecError naming the field when generic scoring would need a language pack that does not
+    exist (it used to fail every item after every request was sent)."""
+    from glotbench.languages import get_pack
+    from glotbench.languages.pack import UnknownLanguageError
+
+    try:
+        get_pack(language)
+    except UnknownLanguageError as err:
+        raise TaskSpecError(f"{where}: field 'language': {err}") from None
+
+
+def check_packs_for_mode(tasks, mode_of) -> None:
+    """Before any request: a generic multiple-choice task scored from generated text reads its
+    language's pack (answer words, option labels); scored from option log-likelihoods it does not."""
+    from glotbench.tasks.task import Task
+
+    for t in tasks:
+        if t.spec.output_type == "multiple_choice" and getattr(type(t), "score", None) is Task.score \
+                and mode_of(t) == "generate":
+            check_language_pack(t.spec.language, str(t.spec_path or t.name))
