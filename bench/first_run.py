@@ -15,7 +15,7 @@ same purpose where it can be reached; `--index-url-extra URL` passes such an ind
 says which was used.
 
     python bench/first_run.py [--wheels ~/.cache/glotbench/llama-cpp-python-portable-0.3.36]
-                              [--first "glotbench run --tasks mm_eval --limit 20"] [--keep]
+                              [--first "glotbench run ..." (default: README's first command)] [--keep]
 
 The benchmark data is read from $GLOTBENCH_DATA (default: the shared/data folder beside the
 repository's parent, as README.md's first command expects).
@@ -35,7 +35,17 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_WHEELS = Path("~/.cache/glotbench/llama-cpp-python-portable-0.3.36").expanduser()
-DEFAULT_FIRST = "glotbench run --tasks mm_eval --limit 20"
+
+
+def readme_first_command() -> str:
+    """The `glotbench ...` step of README.md's first command (what a newcomer runs after installing)."""
+    import re
+
+    block = re.search(r"```bash\n(.*?)\n```", (REPO / "README.md").read_text(encoding="utf-8"), re.S).group(1)
+    return next(step.strip() for step in block.split("&&") if step.strip().startswith("glotbench "))
+
+
+DEFAULT_FIRST = readme_first_command()
 
 
 def phase(name: str, cmd: str, cwd: Path, env: dict, rows: list, log: Path) -> int:
