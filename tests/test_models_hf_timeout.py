@@ -45,8 +45,6 @@ def test_a_timed_out_batch_stops_and_frees_the_model(tiny):
     runs at once instead of queueing behind thousands of abandoned decoding steps."""
     from glotbench.models.base import GenRequest
 
-    n = 3000
-    long = GenRequest(prompt="Write forever:", max_tokens=n, extra=(("min_new_tokens", n),))
     short = GenRequest(prompt="Hi", max_tokens=2)
 
     async def go():
@@ -54,13 +52,17 @@ def test_a_timed_out_batch_stops_and_frees_the_model(tiny):
         [alone] = await asyncio.gather(tiny.generate(GenRequest(prompt="Write forever:", max_tokens=60,
                                                                extra=(("min_new_tokens", 60),))))
         per_step = (time.monotonic() - t0) / 60
+        # long enough that the abandoned batch would still have > 6 s of decoding left, whatever this
+        # machine's speed (a fixed 3,000 steps was under 3 s on a quiet machine)
+        n = max(3000, int(6.0 / per_step))
+        long = GenRequest(prompt="Write forever:", max_tokens=n, extra=(("min_new_tokens", n),))
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(tiny.generate(long), 0.5)
         t1 = time.monotonic()
         await asyncio.wait_for(tiny.generate(short), 120)
-        return per_step, time.monotonic() - t1
+        return n, per_step, time.monotonic() - t1
 
-    per_step, waited = asyncio.run(go())
+    n, per_step, waited = asyncio.run(go())
     # the abandoned batch had about n * per_step seconds of decoding left (old code: waited that long)
     assert n * per_step > 3.0, per_step
     assert waited < 1.5, (waited, per_step)

@@ -100,8 +100,10 @@ def test_a_committed_suite_run_rescored_from_its_journal_has_the_same_numbers(su
 
 def test_a_run_written_before_the_move_is_compared_with_its_metric_functions_found(tmp_path):
     """The committed factuality run names its metric functions by their old modules
-    (``glotbench.scoring.factuality:factuality_metric``); compare --paired still recomputes them."""
-    src = OUT / "factuality"
+    (``glotbench.scoring.factuality:factuality_metric``); compare --paired still recomputes them. (A copy
+    of the factuality fixture run as it was before the recorded-answers key changed: the fixture run
+    itself was made again then.)"""
+    src = OUT.parent / "old_runs" / "factuality_before_the_move"
     old = json.loads((src / "results.json").read_text(encoding="utf-8"))
     refs = {d.get("function") for t in old["tasks"].values() for d in (t.get("metric_definitions") or {}).values()
             if isinstance(d, dict)}

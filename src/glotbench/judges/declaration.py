@@ -49,6 +49,10 @@ class PromptFileSpec(_Strict):
     ``reference``, ``answer``, a field...) -> the file's name for it."""
 
     path: str
+    # the folder of the file that declared ``path`` when the prompt file lies beside it (set by
+    # :func:`anchor_prompt_file`, not written by users); left out of every dump, so of every hash: a
+    # fingerprint does not depend on where the checkout lives
+    base: str | None = Field(default=None, exclude=True)
     keys: list[str] = Field(min_length=1)
     style: Literal["format", "substitute", "replace"]
     placeholders: dict[str, str] = Field(min_length=1)
@@ -204,7 +208,7 @@ def check_declaration(decl: JudgeDecl, where: str, prefix: str = "") -> None:
 
 def anchor_prompt_file(judge: Any, base: Path) -> Any:
     """A judge mapping whose ``prompt_file.path`` is relative and names a file beside the file that
-    declares it (``base``: the task file's or judge file's folder) gets that file's absolute path, as
+    declares it (``base``: the task file's or judge file's folder) is read from there (``base``), as
     ``judge: FILE`` is read relative to the task file; any other path keeps its meaning (a file shipped
     in a benchmark package, else under the data root: :func:`glotbench.paths.benchmark_file`)."""
     if not isinstance(judge, dict) or not isinstance(judge.get("prompt_file"), dict):
@@ -215,7 +219,7 @@ def anchor_prompt_file(judge: Any, base: Path) -> Any:
     beside = Path(base) / rel
     if not beside.is_file():
         return judge
-    return {**judge, "prompt_file": {**judge["prompt_file"], "path": str(beside.resolve())}}
+    return {**judge, "prompt_file": {**judge["prompt_file"], "base": str(Path(base).resolve())}}
 
 
 def load_judge_file(path: Path) -> JudgeDecl:

@@ -44,7 +44,7 @@ def grader_spec(decl) -> GraderSpec:
     pf = decl.prompt_file
     ph = pf.placeholders
     names = tuple(ph[r] for r in ROLES) if set(ph) == set(ROLES) else tuple(ph.values())
-    return GraderSpec(file=pf.path, keys=tuple(tuple(k.split(".")) for k in pf.keys), style=pf.style,
+    return GraderSpec(file=str(Path(pf.base) / pf.path) if pf.base else pf.path, keys=tuple(tuple(k.split(".")) for k in pf.keys), style=pf.style,
                       placeholders=names, parser=decl.reply.rule or "", language=decl.language or "", system=pf.system)
 
 
