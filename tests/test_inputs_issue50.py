@@ -163,9 +163,18 @@ def test_prompt_file_path_is_relative_to_the_task_file(tmp_path, monkeypatch):
     monkeypatch.chdir(elsewhere)
     monkeypatch.setenv("GLOTBENCH_DATA", str(elsewhere))
     (task,) = resolve([str(spec)])
-    assert Path(task.spec.judge.prompt_file.path) == (folder / "prompts" / "grader.json").resolve()
+    pf = task.spec.judge.prompt_file
+    assert pf.path == "prompts/grader.json"  # as declared: the fingerprint does not depend on the folder
+    assert Path(pf.base) / pf.path == (folder / "prompts" / "grader.json").resolve()
     task.check_ready()  # reads the grading prompt before any model call
     assert "A or B?" in _load_file_prompt(task.spec.judge).template
+    # the same task file in another folder has the same prompt hash
+    other = tmp_path / "moved"
+    import shutil
+
+    shutil.copytree(folder, other)
+    (moved,) = resolve([str(other / "judged.yaml")])
+    assert moved.spec.prompt_hash() == task.spec.prompt_hash()
 
 
 def test_a_moved_task_class_names_its_new_spelling(tmp_path):

@@ -226,10 +226,12 @@ def load_grader(name: str) -> GraderPrompt:
 
 
 @cache
-def _file_prompt(decl_json: str) -> GraderPrompt:
+def _file_prompt(decl_json: str, base: str | None = None) -> GraderPrompt:
     from glotbench.judges.declaration import JudgeDecl
 
     decl = JudgeDecl.model_validate_json(decl_json)
+    if base is not None:  # the folder a relative path is read from (left out of every dump)
+        decl = decl.model_copy(update={"prompt_file": decl.prompt_file.model_copy(update={"base": base})})
     spec = grader_spec(decl)
     path = benchmark_file(spec.file)
     obj = read_prompt_json(path, f"grading prompt file for {decl.name!r}")
@@ -240,4 +242,4 @@ def _file_prompt(decl_json: str) -> GraderPrompt:
 
 def _load_file_prompt(decl) -> GraderPrompt:
     """The filled-in-prompt reader of a declaration with a ``prompt_file`` (read once per declaration)."""
-    return _file_prompt(decl.model_dump_json())
+    return _file_prompt(decl.model_dump_json(), decl.prompt_file.base if decl.prompt_file is not None else None)
