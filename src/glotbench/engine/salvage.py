@@ -87,18 +87,16 @@ def damaged_rows(con: sqlite3.Connection) -> list[str]:
             where = f", task {task}, item {sid}" if task else ""
             why = "fails its checksum" if stored is not None and stored != row_sum(key, body) else "is no readable answer"
             out.append(f"table responses, key {key[:12]}{where}: {why}")
-    for run_key, task, sid, status, rec, stored in con.execute(
-            f"SELECT run_key, task, sample_id, status, CAST(record AS BLOB), {sums['samples']} FROM samples"):
-        if stored is not None and stored != row_sum(run_key, task, sid, status, rec):
-            out.append(f"table samples, task {task}, item {sid}: fails its checksum")
-        elif not _json_object(rec):
-            out.append(f"table samples, task {task}, item {sid}: the record is not a JSON object")
-    for jid, task, sid, k, rec, stored in con.execute(
-            f"SELECT judge_id, task, sample_id, sample_index, CAST(record AS BLOB), {sums['judgments']} FROM judgments"):
-        if stored is not None and stored != row_sum(jid, task, sid, k, rec):
-            out.append(f"table judgments, task {task}, item {sid}: fails its checksum")
-        elif not _json_object(rec):
-            out.append(f"table judgments, task {task}, item {sid}: the record is not a JSON object")
+    # the columns each row's checksum covers, in order (task and item are the 2nd and 3rd, the record the last)
+    summed = {"samples": "run_key, task, sample_id, status", "judgments": "judge_id, task, sample_id, sample_index"}
+    for table, columns in summed.items():
+        for *fields, stored in con.execute(
+                f"SELECT {columns}, CAST(record AS BLOB), {sums[table]} FROM {table}"):
+            task, sid, rec = fields[1], fields[2], fields[-1]
+            if stored is not None and stored != row_sum(*fields):
+                out.append(f"table {table}, task {task}, item {sid}: fails its checksum")
+            elif not _json_object(rec):
+                out.append(f"table {table}, task {task}, item {sid}: the record is not a JSON object")
     return out
 
 
