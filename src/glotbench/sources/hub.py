@@ -183,6 +183,13 @@ def pull(repo: str, commit: str, include: list[str], target: Path, expected: dic
         raise _error(f"{where}: download failed: ", err) from None
     files = sorted(p for p in folder.rglob("*") if p.is_file() and not any(part.startswith(".") for part in
                                                                             p.relative_to(folder).parts))
+    if include:
+        # the hub cache keeps one snapshot folder per repo@commit: it also holds what an earlier pull
+        # of the same commit with other patterns fetched, which this target must not receive
+        from huggingface_hub.utils import filter_repo_objects
+
+        files = list(filter_repo_objects(files, allow_patterns=include,
+                                         key=lambda p: p.relative_to(folder).as_posix()))
     if not files:
         pat = f" matching {include}" if include else ""
         raise DataError(f"{where}: the snapshot has no files{pat}")
