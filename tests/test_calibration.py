@@ -11,9 +11,9 @@ from glotbench.scoring.calibration import (
     brier_score,
     calibration_report,
     expected_calibration_error,
-    parse_stated_answer,
     reliability_table,
 )
+from glotbench.extract.confidence import parse_stated_answer
 from glotbench.benchmarks.factuality.metrics import CORRECT, INCORRECT, JUDGE_ERROR, NOT_ATTEMPTED
 
 # --- parsing the {"answer", "confidence_score"} reply ---------------------------------------

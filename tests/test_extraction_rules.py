@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from glotbench.extract import Extraction, explain, explain_choice, explain_number, get_extractor, read_confidence
-from glotbench.scoring.calibration import parse_stated_answer
+from glotbench.extract.confidence import parse_stated_answer
 
 L = ["A", "B", "C", "D"]
 

@@ -18,10 +18,13 @@ and ``error`` says why.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from glotbench.extract.jsonobj import first_json_object
 
 Scale = Literal["0-100", "0-1", "percent"]
 
@@ -59,3 +62,28 @@ def read_confidence(raw: Any) -> StatedConfidence:
     if not 0.0 <= v <= 100.0:
         return StatedConfidence(None, None, f"confidence {raw!r} is outside 0-100 and 0-1")
     return StatedConfidence(v, scale)
+
+
+@dataclass(frozen=True)
+class StatedAnswer:
+    """A model reply read as ``{"answer", "confidence_score"}``."""
+
+    answer: str | None  # None when there was no JSON object with an "answer" field
+    confidence: float | None  # 0..100, None when missing or not a number in range
+    error: str | None = None  # why confidence is None
+    scale: str | None = None  # "0-100", "0-1" or "percent": how the model wrote it
+
+
+def parse_stated_answer(text: str) -> StatedAnswer:
+    """Read the first JSON object of a reply; keep what can be read, say what could not."""
+    obj = first_json_object(text or "")
+    if obj is None:
+        return StatedAnswer(answer=None, confidence=None, error="no JSON object in reply")
+    ans = obj.get("answer")
+    answer = None if ans is None else (ans if isinstance(ans, str) else json.dumps(ans, ensure_ascii=False))
+    if "confidence_score" not in obj:
+        return StatedAnswer(answer, None, "no confidence_score field")
+    stated = read_confidence(obj["confidence_score"])
+    if stated.value is None:
+        return StatedAnswer(answer, None, f"confidence_score {obj['confidence_score']!r} is not a number in 0-100 or 0-1")
+    return StatedAnswer(answer, stated.value, scale=stated.scale)

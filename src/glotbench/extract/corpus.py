@@ -89,7 +89,7 @@ def run_case(case: Case) -> Extraction:
         return explain_choice(case.text, case.labels, case.choices, case.lang)
     if case.extractor == "number":
         return explain_number(case.text, case.lang)
-    from glotbench.scoring.calibration import parse_stated_answer
+    from glotbench.extract.confidence import parse_stated_answer
 
     stated = parse_stated_answer(case.text)
     return Extraction(stated.confidence, f"confidence:{stated.scale}" if stated.scale else "confidence:none")

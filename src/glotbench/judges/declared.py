@@ -20,7 +20,7 @@ from glotbench.extract import bounded_regex
 from glotbench.extract.thinking import strip_thinking
 from glotbench.judges.declaration import ExplicitGrade, ExplicitScore, JudgeDecl, fingerprint_exclude, three_way_map
 from glotbench.prompts.render import render
-from glotbench.scoring.calibration import first_json_object
+from glotbench.extract.jsonobj import first_json_object
 
 SCORE_KEY = "judge_score"
 UNREADABLE_KEY = "judge_unreadable"

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from glotbench.extract.thinking import strip_thinking
-from glotbench.scoring.calibration import first_json_object
+from glotbench.extract.jsonobj import first_json_object
 from glotbench.scoring.grades import (
     CORRECT,
     INCORRECT,

@@ -1,8 +1,9 @@
 """Calibration from stated confidence (Chinese SimpleQA §4.5 and appendix L; HuSimpleQA C.6).
 
-The model is asked to reply ``{"answer": "...", "confidence_score": 0-100}``. We read that
-reply (a confidence on 0-1 such as ``0.85`` or ``"85%"`` is read too, and the scale it was read
-on is kept: :mod:`glotbench.extract.confidence`), then compare the stated confidence with whether the judge graded the answer CORRECT:
+The model is asked to reply ``{"answer": "...", "confidence_score": 0-100}``. That reply is read
+by :func:`glotbench.extract.confidence.parse_stated_answer` (a confidence on 0-1 such as ``0.85``
+or ``"85%"`` is read too, and the scale it was read on is kept); here we compare the stated
+confidence with whether the judge graded the answer CORRECT:
 
 * reliability table: 10 equal-width bins over confidence ``[0,10), [10,20), ..., [90,100]``
   (100 goes into the last bin), each with its count, mean confidence and accuracy;
@@ -16,43 +17,13 @@ out and counted.
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from glotbench.extract.confidence import read_confidence
 from glotbench.scoring.grades import CORRECT, JUDGE_ERROR, to_grade
-
-try:  # shared helper written in glotbench.extract (preferred when present)
-    from glotbench.extract.jsonobj import first_json_object  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - fallback until that module lands
-
-    def first_json_object(text: str) -> dict | None:
-        """The first ``{...}`` in ``text`` that parses as a JSON object (code fences allowed)."""
-        decoder = json.JSONDecoder()
-        for m in re.finditer(r"\{", text or ""):
-            try:
-                obj, _ = decoder.raw_decode(text, m.start())
-            except json.JSONDecodeError:
-                continue
-            if isinstance(obj, dict):
-                return obj
-        return None
-
-
-@dataclass(frozen=True)
-class StatedAnswer:
-    """A model reply read as ``{"answer", "confidence_score"}``."""
-
-    answer: str | None  # None when there was no JSON object with an "answer" field
-    confidence: float | None  # 0..100, None when missing or not a number in range
-    error: str | None = None  # why confidence is None
-    scale: str | None = None  # "0-100", "0-1" or "percent": how the model wrote it
 
 
 def _to_confidence(value: Any) -> float | None:
@@ -61,21 +32,6 @@ def _to_confidence(value: Any) -> float | None:
         return None
     v = float(value)
     return v if math.isfinite(v) and 0.0 <= v <= 100.0 else None
-
-
-def parse_stated_answer(text: str) -> StatedAnswer:
-    """Read the first JSON object of a reply; keep what can be read, say what could not."""
-    obj = first_json_object(text or "")
-    if obj is None:
-        return StatedAnswer(answer=None, confidence=None, error="no JSON object in reply")
-    ans = obj.get("answer")
-    answer = None if ans is None else (ans if isinstance(ans, str) else json.dumps(ans, ensure_ascii=False))
-    if "confidence_score" not in obj:
-        return StatedAnswer(answer, None, "no confidence_score field")
-    stated = read_confidence(obj["confidence_score"])
-    if stated.value is None:
-        return StatedAnswer(answer, None, f"confidence_score {obj['confidence_score']!r} is not a number in 0-100 or 0-1")
-    return StatedAnswer(answer, stated.value, scale=stated.scale)
 
 
 def _pairs(confidences: Sequence[float | None], grades: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, dict]:

@@ -24,7 +24,7 @@ from glotbench.judges.parse import parse_judge_output
 from glotbench.judges.reference_parse import reference_grade
 from glotbench.judges.prompts import GraderPrompt, load_grader
 from glotbench.models.base import GenRequest, GenResult
-from glotbench.scoring.calibration import parse_stated_answer
+from glotbench.extract.confidence import parse_stated_answer
 from glotbench.benchmarks.factuality.metrics import JUDGE_ERROR, grade_indicators, to_grade
 from glotbench.tasks.spec import TaskSpec
 from glotbench.tasks.request_settings import RequestSettings
