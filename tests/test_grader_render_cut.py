@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from glotbench.judges.prompts import GRADERS, GraderPrompt, GraderSpec, load_grader
+from glotbench.tasks.judging.prompts import GRADERS, GraderPrompt, GraderSpec, load_grader
 from glotbench.paths import resolve_data_file
 
 VALUES = [

@@ -148,7 +148,7 @@ judge:
 def test_prompt_file_path_is_relative_to_the_task_file(tmp_path, monkeypatch):
     """A relative prompt_file.path is read beside the task file (as judge: FILE is), whatever the
     data root and the working directory."""
-    from glotbench.judges.prompts import _load_file_prompt
+    from glotbench.tasks.judging.prompts import _load_file_prompt
 
     folder = tmp_path / "mytasks"
     folder.mkdir()

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from glotbench.judges.parse import parse_abc, parse_evaluation_json
-from glotbench.judges.prompts import GRADERS, load_grader
+from glotbench.tasks.judging.parse import parse_abc, parse_evaluation_json
+from glotbench.tasks.judging.prompts import GRADERS, load_grader
 from glotbench.benchmarks.openhueval import proverb_rea, wildbench
 from glotbench.paths import resolve_data_file
 from glotbench.benchmarks.factuality.metrics import CORRECT, INCORRECT, JUDGE_ERROR

@@ -9,10 +9,11 @@ import pytest
 from rich.console import Console
 
 from glotbench.errors import DataError
-from glotbench.judges import load_grader, parse_judge_output
+from glotbench.tasks.judging.parse import parse_judge_output
+from glotbench.tasks.judging.prompts import load_grader
 from glotbench.judges.agreement import compare_judges, render_agreement_table
-from glotbench.judges.parse import parse_abc, parse_evaluation_json
-from glotbench.judges.prompts import GRADERS
+from glotbench.tasks.judging.parse import parse_abc, parse_evaluation_json
+from glotbench.tasks.judging.prompts import GRADERS
 from glotbench.paths import resolve_data_file
 from glotbench.benchmarks.factuality.metrics import CORRECT, INCORRECT, JUDGE_ERROR, NOT_ATTEMPTED
 
@@ -65,7 +66,7 @@ def test_husimpleqa_grader_plain_substitution():
 
 
 def test_missing_prompt_file_names_the_file(tmp_path, monkeypatch):
-    from glotbench.judges import prompts
+    from glotbench.tasks.judging import prompts
 
     monkeypatch.setenv("GLOTBENCH_DATA", str(tmp_path))
     monkeypatch.setattr(prompts, "benchmark_file", lambda rel: tmp_path / rel)
@@ -74,7 +75,7 @@ def test_missing_prompt_file_names_the_file(tmp_path, monkeypatch):
 
 
 def test_broken_prompt_file_is_a_clear_error(tmp_path, monkeypatch):
-    from glotbench.judges import prompts
+    from glotbench.tasks.judging import prompts
 
     f = tmp_path / "chinese_simpleqa" / "prompts" / "chinese_simpleqa_eval_grader.json"
     f.parent.mkdir(parents=True)

@@ -34,7 +34,7 @@ def test_prompt_file_ships_in_the_package(rel):
 
 
 def test_loaders_read_the_packaged_files(tmp_path, monkeypatch):
-    from glotbench.judges.prompts import load_grader
+    from glotbench.tasks.judging.prompts import load_grader
     from glotbench.benchmarks.openhueval.common import load_prompts
 
     monkeypatch.setenv("GLOTBENCH_DATA", str(tmp_path))  # a data root with no prompt files
@@ -74,7 +74,7 @@ def test_judged_run_checks_its_grader_before_any_request(tmp_path, stub_server, 
     from glotbench.engine.config import RunConfig
     from glotbench.engine.session import run_evaluation
     from glotbench.errors import DataError
-    from glotbench.judges import prompts
+    from glotbench.tasks.judging import prompts
 
     if not resolve_data_file("chinese_simpleqa/chinese_simpleqa.jsonl").is_file():
         pytest.skip("Chinese SimpleQA data not in the shared data")

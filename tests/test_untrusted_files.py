@@ -7,8 +7,8 @@ import pytest
 
 from glotbench.errors import TaskSpecError
 from glotbench.extract import bounded_regex
-from glotbench.judges.declaration import as_decl
-from glotbench.judges.declared import DeclaredJudge
+from glotbench.tasks.judging.declaration import as_decl
+from glotbench.tasks.judging.declared import DeclaredJudge
 from glotbench.prompts import sandbox
 from glotbench.prompts.render import render
 from glotbench.yamlfile import AliasBomb, expanded_size, load_yaml

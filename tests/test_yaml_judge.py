@@ -1,4 +1,4 @@
-"""A judged task with its own rubric, declared in YAML and nothing else (glotbench.judges.declaration):
+"""A judged task with its own rubric, declared in YAML and nothing else (glotbench.tasks.judging.declaration):
 run through the stub server as model and judge in a fresh process, its scores checked by value against
 a plain loop over the stub's replies, unreadable replies counted as declared, a rerun sending nothing,
 and bad declarations refused in one line naming the file and the field."""
@@ -264,8 +264,8 @@ def test_bad_declaration_stops_the_cli_before_any_call(workdir, stub_server):
 # ---------------------------------------------------------------- the built-in graders are declarations
 
 def test_builtin_graders_are_judge_files_the_task_scan_skips():
-    from glotbench.judges.declaration import JUDGE_SUFFIX, declared_judges, load_judge_file
-    from glotbench.judges.prompts import GRADERS, load_grader
+    from glotbench.tasks.judging.declaration import JUDGE_SUFFIX, declared_judges, load_judge_file
+    from glotbench.tasks.judging.prompts import GRADERS, load_grader
     from glotbench.tasks.registry import all_specs
 
     files = declared_judges()
@@ -351,7 +351,7 @@ REPLIES = ['{"strengths": "jó", "weaknesses": "", "score": "8"}', '"score": "7.
 
 
 def test_wildbench_judge_declaration_is_the_old_prompt_and_score_rule():
-    from glotbench.judges.prompts import read_prompt_json
+    from glotbench.tasks.judging.prompts import read_prompt_json
     from glotbench.models.base import GenRequest
     from glotbench.benchmarks.openhueval import wildbench as wb
     from glotbench.paths import benchmark_file

@@ -101,7 +101,7 @@ def test_three_way_grades_give_co_na_in_cga_f_as_the_simpleqa_aggregate(workdir,
 
 
 def test_labels_named_as_the_three_grades_need_no_mapping():
-    from glotbench.judges.declaration import JudgeDecl, three_way_map
+    from glotbench.tasks.judging.declaration import JudgeDecl, three_way_map
 
     decl = JudgeDecl.model_validate({**JUDGE, "grades": {"correct": 1, "Not attempted": 0, "INCORRECT": 0},
                                      "three_way": None})

@@ -1,4 +1,4 @@
-"""Metrics fed by a judge declared in YAML (glotbench.judges.declared writes the per-item values):
+"""Metrics fed by a judge declared in YAML (glotbench.tasks.judging.declared writes the per-item values):
 the mean score of the judged answers and the share of replies the declaration could not read.
 The share of each grade is ``mean:judge_share_<GRADE>``. An unreadable reply the declaration
 excludes has no score and no grade (out of those denominators) and counts in the unreadable rate.

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from glotbench.errors import TaskSpecError
 from glotbench.extract.thinking import strip_thinking
-from glotbench.judges.declaration import PROMPT_VARIABLES, template_variables
-from glotbench.judges.declared import DeclaredJudge, metric_names
+from glotbench.tasks.judging.declaration import PROMPT_VARIABLES, template_variables
+from glotbench.tasks.judging.declared import DeclaredJudge, metric_names
 from glotbench.models.base import GenRequest, GenResult
 from glotbench.tasks.spec import TaskSpec
 from glotbench.tasks.task import RunSettings, Sample, Scored, Task
@@ -71,7 +71,7 @@ class JudgedTask(Task):
 
     def check_ready(self) -> None:
         if self.spec.judge.prompt_file is not None:  # the grading prompt's file, read before any model call
-            from glotbench.judges.prompts import _load_file_prompt
+            from glotbench.tasks.judging.prompts import _load_file_prompt
 
             _load_file_prompt(self.spec.judge)
 

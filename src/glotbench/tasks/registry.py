@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from glotbench.errors import TaskSpecError, UnknownTaskError, set_aside
-from glotbench.judges.declaration import JUDGE_SUFFIX
+from glotbench.tasks.judging.declaration import JUDGE_SUFFIX
 from glotbench.tasks.spec import TaskSpec, load_spec
 from glotbench.tasks.names import check_names, task_class_of
 from glotbench.tasks.task import Task

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from glotbench.errors import TaskSpecError
-from glotbench.judges.declaration import JudgeDecl, anchor_prompt_file, check_declaration, fingerprint_exclude, \
+from glotbench.tasks.judging.declaration import JudgeDecl, anchor_prompt_file, check_declaration, fingerprint_exclude, \
     resolve_judge_field
 from glotbench.models.base import canonical_json, sha256_hex
 from glotbench.prompts.sandbox import first_unsafe
@@ -129,7 +129,7 @@ class TaskSpec(_Strict):
     # Python escape hatch: a registered task class name or "module:Class" (a glotbench Task subclass)
     task_class: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)  # free-form knobs for a task_class
-    # an LLM judge grades the answers: its declaration (glotbench.judges.declaration), or in the file
+    # an LLM judge grades the answers: its declaration (glotbench.tasks.judging.declaration), or in the file
     # the path of a judge file (read in place by load_spec)
     judge: JudgeDecl | None = None
 

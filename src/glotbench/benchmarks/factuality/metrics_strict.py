@@ -1,5 +1,5 @@
 """CO / NA / IN / CGA / F under glotbench's strict judge-reply parse, beside the headline numbers
-(which follow the benchmark's own rule; :mod:`glotbench.judges.reference_parse`).
+(which follow the benchmark's own rule; :mod:`glotbench.tasks.judging.reference_parse`).
 
 Each scored item carries ``strict_correct`` / ``strict_incorrect`` / ``strict_not_attempted``
 (1.0/0.0, or None for a reply the strict parse could not read: a judge error, out of every

@@ -71,7 +71,7 @@ class SimpleQAOptions(BaseModel):
 
 
 def parse_options(raw: dict, where: str) -> SimpleQAOptions:
-    from glotbench.judges.prompts import GRADERS
+    from glotbench.tasks.judging.prompts import GRADERS
 
     try:
         opts = SimpleQAOptions.model_validate(raw or {})

@@ -17,7 +17,7 @@ from typing import Any
 
 from glotbench.errors import DataError
 from glotbench.benchmarks.factuality.options import PromptFile
-from glotbench.judges.prompts import read_prompt_json
+from glotbench.tasks.judging.prompts import read_prompt_json
 from glotbench.paths import benchmark_file
 
 

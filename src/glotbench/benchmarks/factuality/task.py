@@ -20,9 +20,9 @@ from glotbench.extract.thinking import strip_thinking
 from glotbench.benchmarks.factuality.options import SimpleQAOptions, parse_options, where_of
 from glotbench.benchmarks.factuality.prompts import FileTemplate, load_template
 from glotbench.benchmarks.factuality import metrics_strict as strict_metrics  # noqa: F401  (registers the *_strict metrics)
-from glotbench.judges.parse import parse_judge_output
-from glotbench.judges.reference_parse import reference_grade
-from glotbench.judges.prompts import GraderPrompt, load_grader
+from glotbench.tasks.judging.parse import parse_judge_output
+from glotbench.tasks.judging.reference_parse import reference_grade
+from glotbench.tasks.judging.prompts import GraderPrompt, load_grader
 from glotbench.models.base import GenRequest, GenResult
 from glotbench.extract.confidence import parse_stated_answer
 from glotbench.benchmarks.factuality.metrics import JUDGE_ERROR, grade_indicators, to_grade

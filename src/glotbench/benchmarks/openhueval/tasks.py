@@ -272,7 +272,7 @@ class WildBenchTask(OpenHuEvalTask):
     @cached_property
     def judge(self) -> wildbench.DeclaredJudge:
         """The checklist judge the task file names (``judge: hu_wildbench.judge.yaml``)."""
-        from glotbench.judges.declared import DeclaredJudge
+        from glotbench.tasks.judging.declared import DeclaredJudge
 
         return DeclaredJudge(self.spec.judge) if self.spec.judge is not None else wildbench.judge_declaration()
 

@@ -10,7 +10,7 @@ WildBench's ``score_prompt`` with ``{history}`` (every turn but the last, as
 ``{checklist}`` (``"- item\\n"`` per item) and ``{prediction}``. The score is read with the
 reference's pattern ``"score": "(.*?)"`` and ``float``. The prompt file, its placeholders and the
 reply rule are declared in ``hu_wildbench.judge.yaml`` (next to the task file), which the generic
-judge reader (:mod:`glotbench.judges.declared`) applies.
+judge reader (:mod:`glotbench.tasks.judging.declared`) applies.
 
 Task score (paper §2.2): "Different from Lin et al. (2024), our final scores are calculated as
 the average of all test sample scores, with each score multiplied by 10." So there is no
@@ -24,8 +24,8 @@ from collections import defaultdict
 from functools import cache
 
 from glotbench.errors import DataError
-from glotbench.judges.declaration import JUDGE_SUFFIX, find_judge_file, load_judge_file
-from glotbench.judges.declared import DeclaredJudge
+from glotbench.tasks.judging.declaration import JUDGE_SUFFIX, find_judge_file, load_judge_file
+from glotbench.tasks.judging.declared import DeclaredJudge
 from glotbench.benchmarks.openhueval.common import (
     DATA_DIR,
     first_json_object,

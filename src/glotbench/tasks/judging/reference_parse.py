@@ -13,7 +13,7 @@ incorrect / not_attempted stays in the reference's denominator in no class; here
 as INCORRECT, so CO (the paper's "Acc"), NA and CGA's numerator are exact and IN can differ by
 such replies (reason ``reference: unknown label``).
 
-glotbench's stricter reading (:mod:`glotbench.judges.parse`) is reported beside these, named
+glotbench's stricter reading (:mod:`glotbench.tasks.judging.parse`) is reported beside these, named
 ``*_strict``.
 
 One deliberate exception to both rules: a reply that *echoes the label list* of the grading
@@ -37,7 +37,7 @@ _LABEL = {"correct": CORRECT, "incorrect": INCORRECT, "not_attempted": NOT_ATTEM
 
 def _echo(parser: str, text: str | None) -> str | None:
     """Why the reply is an echo of the prompt's labels (None when it is not)."""
-    from glotbench.judges.parse import parse_judge_output
+    from glotbench.tasks.judging.parse import parse_judge_output
 
     v = parse_judge_output(parser, text if isinstance(text, str) else "")  # the strict parse, read once per reply
     if v.grade is JUDGE_ERROR and v.reason.startswith(("several labels", "several evaluations")):

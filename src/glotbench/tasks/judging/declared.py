@@ -18,7 +18,7 @@ from typing import Any
 
 from glotbench.extract import bounded_regex
 from glotbench.extract.thinking import strip_thinking
-from glotbench.judges.declaration import ExplicitGrade, ExplicitScore, JudgeDecl, fingerprint_exclude, three_way_map
+from glotbench.tasks.judging.declaration import ExplicitGrade, ExplicitScore, JudgeDecl, fingerprint_exclude, three_way_map
 from glotbench.prompts.render import render
 from glotbench.extract.jsonobj import first_json_object
 
@@ -87,7 +87,7 @@ class DeclaredJudge:
     def messages(self, variables: dict[str, Any], lang: str | None, *, task: str) -> list[dict[str, str]]:
         """The judge's chat: ``variables`` hold question, reference, answer, prompt and the fields."""
         if self.decl.prompt_file is not None:
-            from glotbench.judges.prompts import _load_file_prompt, placeholder_variables
+            from glotbench.tasks.judging.prompts import _load_file_prompt, placeholder_variables
 
             grader = _load_file_prompt(self.decl)
             msgs = [{"role": "system", "content": grader.spec.system}] if grader.spec.system else []
@@ -113,7 +113,7 @@ class DeclaredJudge:
                     return []
                 cur = cur[k]
             return [] if cur is None else [cur]
-        from glotbench.judges.parse import parse_judge_output
+        from glotbench.tasks.judging.parse import parse_judge_output
 
         v = parse_judge_output(r.rule, body)
         return [] if v.grade.value == "JUDGE_ERROR" else [v.grade.value]

@@ -2,7 +2,7 @@
 folders, see glotbench/benchmarks/NOTICE.md), filled in as their code fills them.
 
 Graders (``GRADERS``) are judge declarations (``*.judge.yaml`` among the task folders, see
-:mod:`glotbench.judges.declaration`) whose prompt is a ``prompt_file`` and whose reply is read by
+:mod:`glotbench.tasks.judging.declaration`) whose prompt is a ``prompt_file`` and whose reply is read by
 a registered ``reply.rule``; the mapping is read from those files on first use. A ``format``
 template is Python ``str.format`` (``{{``/``}}`` are literal braces); a ``substitute`` template has
 each placeholder replaced in one pass (templates holding literal JSON braces). The system turn, when
@@ -30,7 +30,7 @@ class GraderSpec:
     keys: tuple[tuple[str, ...], ...]  # JSON key paths, concatenated in order into the user turn
     style: str  # "format" (str.format), "substitute" (one pass) or "replace" (str.replace of each, in order)
     placeholders: tuple[str, ...]  # template names, in (question, target, predicted_answer) order for GRADERS
-    parser: str  # name of the reply parser in glotbench.judges.parse
+    parser: str  # name of the reply parser in glotbench.tasks.judging.parse
     language: str
     system: str | None = None
 
@@ -63,7 +63,7 @@ class _DeclaredGraders(MutableMapping):
 
     def _load(self) -> dict[str, GraderSpec]:
         if self._data is None:
-            from glotbench.judges.declaration import declared_judges, load_judge_file
+            from glotbench.tasks.judging.declaration import declared_judges, load_judge_file
 
             data: dict[str, GraderSpec] = {}
             from glotbench.errors import TaskSpecError, set_aside
@@ -227,7 +227,7 @@ def load_grader(name: str) -> GraderPrompt:
 
 @cache
 def _file_prompt(decl_json: str, base: str | None = None) -> GraderPrompt:
-    from glotbench.judges.declaration import JudgeDecl
+    from glotbench.tasks.judging.declaration import JudgeDecl
 
     decl = JudgeDecl.model_validate_json(decl_json)
     if base is not None:  # the folder a relative path is read from (left out of every dump)

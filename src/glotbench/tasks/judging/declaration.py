@@ -62,7 +62,7 @@ class PromptFileSpec(_Strict):
 class ReplySpec(_Strict):
     """How the judge's reply is read: ``regex`` (group 1 is the grade or the number), ``json_key``
     (a dotted key of the first JSON object in the reply), or ``rule``, a reply rule registered in
-    Python (:data:`glotbench.judges.parse.PARSERS`) for rules a pattern cannot state."""
+    Python (:data:`glotbench.tasks.judging.parse.PARSERS`) for rules a pattern cannot state."""
 
     regex: str | None = None
     # tried when ``regex`` finds nothing, or finds no number on a scale (a looser pattern, group 1)
@@ -194,7 +194,7 @@ def check_declaration(decl: JudgeDecl, where: str, prefix: str = "") -> None:
         if groups < 1:
             raise _fail(where, f(f"reply.{key}"), "needs a group: (...) around the grade or number")
     if r.rule is not None:
-        from glotbench.judges.parse import PARSERS
+        from glotbench.tasks.judging.parse import PARSERS
 
         if r.rule not in PARSERS:
             raise _fail(where, f("reply.rule"), f"unknown reply rule {r.rule!r} (known: {', '.join(sorted(PARSERS))})")
