@@ -983,9 +983,9 @@ def test_mm_eval_cognitive_ability_uses_each_levels_headline(runs):
 
 def live_aggregates(runs) -> set[str]:
     """What the code produces, read from the code's own outputs and types."""
-    from glotbench.analysis.crosslingual import GapRow, ModelGap
+    from glotbench.report.analysis.crosslingual import GapRow, ModelGap
     from glotbench.benchmarks.mm_eval.abilities import abilities
-    from glotbench.analysis.ranks import RankComparison, RankRow
+    from glotbench.report.analysis.ranks import RankComparison, RankRow
     from glotbench.benchmarks.openhueval.thinking import analyze
     from glotbench.benchmarks.factuality.analyze_cmd import option_order_rows
     from glotbench.report.comparisons import PairedRow
@@ -1008,8 +1008,8 @@ def live_aggregates(runs) -> set[str]:
     names |= {f"compare.ranks.row.{f.name}" for f in dataclasses.fields(RankRow)}
     names |= {f"compare.ranks.{f.name}" for f in dataclasses.fields(RankComparison)}
     names |= {f"compare.paired.{f.name}" for f in dataclasses.fields(PairedRow)}
-    from glotbench.analysis.duels import Duel
-    from glotbench.analysis.signal import TaskSignal
+    from glotbench.report.analysis.duels import Duel
+    from glotbench.report.analysis.signal import TaskSignal
 
     names |= {f"compare.duels.{f.name}" for f in dataclasses.fields(Duel)} | {"compare.duels.average_share_won"}
     names |= {f"analyze.signal.{f.name}" for f in dataclasses.fields(TaskSignal)}
@@ -1058,8 +1058,8 @@ def test_duels_equal_statsmodels_and_a_plain_loop():
     """Holm within a task (statsmodels), the winners and each model's share of duels won averaged over
     tasks (a plain loop); the per-pair p-values: McNemar exact vs statsmodels here, the permutation and
     bootstrap p-values in tests/test_duels.py, the whole table end to end in tests/test_duels_e2e.py."""
-    from glotbench.analysis.duels import Duel, DuelResult, decide, task_shares
-    from glotbench.analysis.paired import mcnemar
+    from glotbench.report.analysis.duels import Duel, DuelResult, decide, task_shares
+    from glotbench.report.analysis.paired import mcnemar
     from value_oracles import plain_duel_shares, statsmodels_holm, statsmodels_mcnemar_exact
 
     a, b, c = [1] * 30 + [0] * 10, [1] * 18 + [0] * 22, [0, 1] * 20
@@ -1088,7 +1088,7 @@ def test_duels_equal_statsmodels_and_a_plain_loop():
 def test_signal_equals_scipy_and_a_plain_loop():
     """Every number of a task's signal from points (3 steps x 2 seeds, one invalid run) against scipy's
     spearmanr / kendalltau and a plain std; end to end on committed runs: tests/test_analyze_signal.py."""
-    from glotbench.analysis.signal import THRESHOLDS, RunPoint, task_signal
+    from glotbench.report.analysis.signal import THRESHOLDS, RunPoint, task_signal
     from value_oracles import plain_sample_std, scipy_kendall, scipy_spearman
 
     scores = {(1, "1"): 0.30, (1, "2"): 0.34, (2, "1"): 0.52, (2, "2"): 0.44, (3, "1"): 0.71, (3, "2"): 0.65}

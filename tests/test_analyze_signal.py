@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from glotbench.analysis.signal import RunPoint, task_signal
+from glotbench.report.analysis.signal import RunPoint, task_signal
 from value_oracles import (METRIC_ORACLES, items_from_samples, plain_majority_share, plain_sample_std, scipy_kendall,
                            scipy_spearman)
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, chi2, kendalltau
 
-from glotbench.analysis.crosslingual import crosslingual_table, pairs_from_scores, relative_gap
-from glotbench.analysis.paired import mcnemar, paired_bootstrap
-from glotbench.analysis.ranks import format_movement, kendall_tau, rank_movement, rank_scores
+from glotbench.report.analysis.crosslingual import crosslingual_table, pairs_from_scores, relative_gap
+from glotbench.report.analysis.paired import mcnemar, paired_bootstrap
+from glotbench.report.analysis.ranks import format_movement, kendall_tau, rank_movement, rank_scores
 from glotbench.errors import DataError
 
 # --- cross-lingual gap -------------------------------------------------------------------

@@ -12,9 +12,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from glotbench.analysis.crosslingual import crosslingual_table
-from glotbench.analysis.paired import mcnemar, paired_bootstrap
-from glotbench.analysis.ranks import rank_movement
+from glotbench.report.analysis.crosslingual import crosslingual_table
+from glotbench.report.analysis.paired import mcnemar, paired_bootstrap
+from glotbench.report.analysis.ranks import rank_movement
 from glotbench.cli import _register, app
 from glotbench.engine.config import RunConfig
 from glotbench.engine.session import run_evaluation

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from glotbench.analysis.crosslingual import relative_gap
+from glotbench.report.analysis.crosslingual import relative_gap
 from glotbench.paths import resolve_data_file
 
 SRC = Path(__file__).resolve().parents[1] / "src"

@@ -1,4 +1,4 @@
-"""Duel scoring's statistics (glotbench.analysis.duels), by value against independent re-statements
+"""Duel scoring's statistics (glotbench.report.analysis.duels), by value against independent re-statements
 in tests/value_oracles.py: statsmodels' McNemar (exact) and Holm, and plain loops for the permutation
 test, the corpus-metric bootstrap p-value and the share of duels won."""
 
@@ -10,8 +10,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from glotbench.analysis.duels import Duel, bootstrap_p_value, decide, holm, paired_permutation_test, task_shares
-from glotbench.analysis.paired import mcnemar
+from glotbench.report.analysis.duels import Duel, bootstrap_p_value, decide, holm, paired_permutation_test, task_shares
+from glotbench.report.analysis.paired import mcnemar
 from value_oracles import (METRIC_ORACLES, label_items, plain_bootstrap_p, plain_duel_shares, plain_sign_flip_p,
                            statsmodels_holm, statsmodels_mcnemar_exact)
 

@@ -149,7 +149,7 @@ def test_prompt_in_the_tasks_language_english_otherwise():
 
 
 def test_win_tie_loss_intervals_equal_a_plain_loop():
-    from glotbench.analysis.pairwise_stats import win_tie_loss
+    from glotbench.report.analysis.pairwise_stats import win_tie_loss
 
     rng = np.random.default_rng(3)
     outcomes = list(rng.choice(["win", "tie", "loss"], size=37, p=[0.5, 0.2, 0.3]))
@@ -162,7 +162,7 @@ def test_win_tie_loss_intervals_equal_a_plain_loop():
 
 
 def test_bradley_terry_equals_independent_fits():
-    from glotbench.analysis.bradley_terry import bradley_terry, fit_strengths
+    from glotbench.report.analysis.bradley_terry import bradley_terry, fit_strengths
 
     pairs = [(0, 1), (0, 2), (1, 2), (2, 3), (1, 3)]
     counts = np.array([[6, 2, 3], [7, 1, 2], [4, 3, 4], [5, 0, 1], [2, 2, 2]], dtype=float)

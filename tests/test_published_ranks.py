@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from glotbench.analysis.published import read_published
+from glotbench.report.analysis.published import read_published
 from glotbench.errors import DataError
 
 # Scores as a paper's rank figure lists them (illustrative values in Chinese SimpleQA Fig. 8's form).

@@ -218,7 +218,7 @@ def test_compare_judges_released_grades_against_a_rejudge_equal_scipy_and_sklear
 
 
 def test_judge_name_pattern_matching_two_judges_of_one_run_is_one_line(tmp_path):
-    from glotbench.analysis.judge_compare import JudgedRun, rename_judges
+    from glotbench.judges.judge_compare import JudgedRun, rename_judges
     from glotbench.errors import GlotbenchError
 
     run = JudgedRun(run_dir=tmp_path, model_id="m", settings={},

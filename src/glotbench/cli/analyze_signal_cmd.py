@@ -35,7 +35,7 @@ def signal(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw score vs step per task to this PNG (needs the plots extra)."),
 ) -> None:
     """Signal per task across runs: monotonicity, noise, distance from random, rank consistency, verdict."""
-    from glotbench.analysis.signal import THRESHOLDS
+    from glotbench.report.analysis.signal import THRESHOLDS
     from glotbench.report.runs import load_runs
     from glotbench.report.signal import parse_chance, parse_meta, signal_from_runs
 

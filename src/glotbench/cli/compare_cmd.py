@@ -96,7 +96,7 @@ def _print_ranks(runs, a: str, b: str, metric: str | None, style: str, console: 
     from glotbench.report.comparisons import ranks_from_runs
 
     if published is not None:
-        from glotbench.analysis.published import ranks_with_published, read_published
+        from glotbench.report.analysis.published import ranks_with_published, read_published
 
         res = ranks_with_published(runs, a, b, read_published(published, metric), metric=metric, style=style)
     else:
@@ -234,7 +234,7 @@ def compare(
         console.print("runs: " + "; ".join(f"{r.label} = {r.path}" for r in runs))
     if crosslingual:
         if published is not None:
-            from glotbench.analysis.published import published_runs
+            from glotbench.report.analysis.published import published_runs
 
             runs = runs + published_runs(published)
             console.print(f"published scores: {published}")

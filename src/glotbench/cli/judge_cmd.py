@@ -98,7 +98,7 @@ def compare_judges_cmd(
 ) -> None:
     """Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,
     Kendall's tau between the judges' model rankings, Cohen's kappa on item grades."""
-    from glotbench.analysis.judge_compare import compare_runs
+    from glotbench.judges.judge_compare import compare_runs
     from glotbench.output.strict_json import clean
     from glotbench.output.grade_tables import judges_scores_table
     from glotbench.judges.agreement import render_agreement_table

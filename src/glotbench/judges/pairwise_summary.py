@@ -7,8 +7,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from glotbench.analysis.bradley_terry import DEFAULT_PRIOR_VAR, bradley_terry
-from glotbench.analysis.pairwise_stats import win_tie_loss
+from glotbench.report.analysis.bradley_terry import DEFAULT_PRIOR_VAR, bradley_terry
+from glotbench.report.analysis.pairwise_stats import win_tie_loss
 from glotbench.judges.pairwise import PairResult, PairwiseStats
 from glotbench.judges.pairwise_runs import RunAnswers
 from glotbench.output.results import write_json

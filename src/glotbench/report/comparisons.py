@@ -1,6 +1,6 @@
 """Comparisons over finished runs: cross-lingual gaps, rank movement, paired tests.
 
-Glue only: the statistics live in :mod:`glotbench.analysis` (crosslingual, ranks, paired);
+Glue only: the statistics live in :mod:`glotbench.report.analysis` (crosslingual, ranks, paired);
 this module picks the numbers out of run directories and hands them over.
 """
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from glotbench.analysis.crosslingual import CrosslingualTable, GapIntervals, PairItems, crosslingual_table, gap_intervals
-from glotbench.analysis.paired import mcnemar, paired_bootstrap
-from glotbench.analysis.ranks import RankComparison, rank_movement
+from glotbench.report.analysis.crosslingual import CrosslingualTable, GapIntervals, PairItems, crosslingual_table, gap_intervals
+from glotbench.report.analysis.paired import mcnemar, paired_bootstrap
+from glotbench.report.analysis.ranks import RankComparison, rank_movement
 from glotbench.errors import DataError
 from glotbench.sample_record import SampleRecord
 from glotbench.report.items import is_binary, item_vector, scored_items
@@ -118,7 +118,7 @@ def crosslingual_from_runs(runs: list[RunData], metric: str | None = None, *, n_
 
     ``n_boot`` > 0 (runs loaded with their samples): the item-paired bootstrap interval of each
     difference and relative gap (both tasks' items joined on item id, the same draws on both sides)
-    and of each model's average gap (:func:`glotbench.analysis.crosslingual.gap_intervals`, ``seed``).
+    and of each model's average gap (:func:`glotbench.report.analysis.crosslingual.gap_intervals`, ``seed``).
     """
     per_model = scores_by_model(runs)
     samples: dict[tuple[str, str], list[SampleRecord]] = {}

@@ -1,5 +1,5 @@
 """``compare --duels``: duel scoring over finished runs (the statistics live in
-:mod:`glotbench.analysis.duels`; this module picks the items out of run directories).
+:mod:`glotbench.report.analysis.duels`; this module picks the items out of run directories).
 
 Per task (every task any run holds), the models are the runs' labels; each pair is joined on
 sample id over the items scored in both runs, and an item whose per-item value is undefined on a
@@ -15,7 +15,7 @@ import zlib
 
 import numpy as np
 
-from glotbench.analysis.duels import Duel, DuelResult, decide, duel_test, task_shares
+from glotbench.report.analysis.duels import Duel, DuelResult, decide, duel_test, task_shares
 from glotbench.errors import DataError
 from glotbench.report.comparisons import rankable
 from glotbench.report.items import is_binary, item_vector, scored_items

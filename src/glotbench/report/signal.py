@@ -1,4 +1,4 @@
-"""``analyze signal``: the runs' points per task for :mod:`glotbench.analysis.signal`.
+"""``analyze signal``: the runs' points per task for :mod:`glotbench.report.analysis.signal`.
 
 A run's identity (model, step, seed), in this order:
 
@@ -28,7 +28,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from glotbench.analysis.signal import RunPoint, TaskSignal, task_signal
+from glotbench.report.analysis.signal import RunPoint, TaskSignal, task_signal
 from glotbench.errors import DataError
 from glotbench.report.comparisons import rankable
 from glotbench.report.items import is_binary, item_vector, scored_items

@@ -8,7 +8,7 @@ duels won is comparable across metrics of incomparable scales (accuracy, MCC, an
 Which test fits the metric (:func:`duel_test`):
 
 * per-item 0/1 values (accuracy): McNemar's exact test (binomial on the discordant items,
-  :func:`glotbench.analysis.paired.mcnemar` with ``exact=True``);
+  :func:`glotbench.report.analysis.paired.mcnemar` with ``exact=True``);
 * real-valued per-item values (F1 per item, a judge score): a paired permutation test
   (:func:`paired_permutation_test`: random sign flips of the per-item differences);
 * corpus metrics (macro-F1, MCC): a paired bootstrap over items (:func:`bootstrap_p_value`).
@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from glotbench.analysis.paired import mcnemar
+from glotbench.report.analysis.paired import mcnemar
 from glotbench.errors import DataError
 
 _CHUNK_CELLS = 4_000_000

@@ -145,7 +145,7 @@ def ranks_with_published(runs, a: str, b: str, published: dict[str, dict[str, fl
                          style: str = "arrow"):
     """Like :func:`glotbench.report.comparisons.ranks_from_runs`, a side named by a CSV benchmark
     taking its scores from the CSV."""
-    from glotbench.analysis.ranks import rank_movement
+    from glotbench.report.analysis.ranks import rank_movement
     from glotbench.report.comparisons import RanksResult, _side_scores, _tasks_for, scores_by_model
 
     notes: list[str] = []
