@@ -8,8 +8,7 @@ lookup (:func:`glotbench.plugins.load`).
 
 from glotbench import plugins as _plugins
 from glotbench.registry import Registry as _Registry
-
-__version__ = "0.1.0"
+from glotbench.version import __version__  # noqa: F401  (the public glotbench.__version__)
 
 _API = ("evaluate", "evaluate_async", "load_result", "EvalResult", "TaskResult", "MetricValue", "SampleRecord")
 
