@@ -1,9 +1,8 @@
 """`glotbench build ...`: the benchmark-building steps (docs/building-a-benchmark.md). Each group of
-steps lives in its own module, listed in BUILD_MODULES, which adds its commands to :data:`build_app`."""
+steps lives in its own module, imported at the end of this one, which adds its commands to
+:data:`build_app`."""
 
 from __future__ import annotations
-
-import importlib
 
 import typer
 
@@ -16,14 +15,10 @@ build_app = typer.Typer(
 )
 app.add_typer(build_app, name="build")
 
-# Add a module name here when you add a module of build steps.
-BUILD_MODULES: list[str] = [
-    # items made or checked by models: qa, criteria, difficulty, dedup, swiss select, checklist
-    "build_qa_cmd",
-    # items made from text without a model; human review; the one `filter` command (--sequential,
-    # and --difficulty handed to build_qa_cmd): loaded last, as a later command of the same name wins
-    "build_items_cmd",
-]
+# Import a module of build steps here when you add one (each adds its commands to build_app).
+# Items made or checked by models: qa, criteria, difficulty, dedup, swiss select, checklist.
+from glotbench.cli import build_qa_cmd  # noqa: E402,F401
 
-for _mod in BUILD_MODULES:
-    importlib.import_module(f"glotbench.cli.{_mod}")
+# Items made from text without a model; human review; the one `filter` command (--sequential, and
+# --difficulty handed to build_qa_cmd): imported last, as a later command of the same name wins.
+from glotbench.cli import build_items_cmd  # noqa: E402,F401

@@ -1,5 +1,5 @@
 """`glotbench build` steps made without a model, and human review: cloze, word-order, review
-export/import, filter --sequential (see build_cmd.BUILD_MODULES; docs/building-a-benchmark.md Part 1)."""
+export/import, filter --sequential (imported by build_cmd; docs/building-a-benchmark.md Part 1)."""
 
 from __future__ import annotations
 
@@ -156,7 +156,7 @@ def review_import(
 
 # ---------------------------------------------------------------- filter: --sequential (here), --difficulty (Part 2)
 # One `build filter` command for both filters: --difficulty goes to build_qa_cmd.difficulty_filter
-# with Part 2's options unchanged. build_cmd.BUILD_MODULES loads this module last so this
+# with Part 2's options unchanged. build_cmd imports this module last so this
 # command is the one registered under the name.
 @build_app.command("filter")
 def build_filter(

@@ -1,4 +1,4 @@
-"""`glotbench build` steps that make or check items with models (see build_cmd.BUILD_MODULES):
+"""`glotbench build` steps that make or check items with models (imported by build_cmd):
 passages, qa, criteria, retrieval-check, dedup, select --swiss, checklist, task.
 
 Each step reads JSONL items (or passages), writes the kept items to ``--output`` and the removed

@@ -53,16 +53,15 @@ def folder_sha256(folder: Path) -> str:
 HUB_EXTRA = "pip install 'glotbench[hub]'"  # datasets (with pyarrow) and pandas: the Hub-format tasks only
 
 
-def require_hub(where: str, module: str = "datasets"):
-    """``import module`` (a package of the ``hub`` extra), or one DataError line naming the extra:
-    the default install leaves datasets, pyarrow and pandas out (253 MB that only Hub-format tasks use)."""
-    import importlib
+def require_hub(where: str, module: str = "datasets") -> None:
+    """One DataError line naming the extra when ``module`` (a package of the ``hub`` extra) is not
+    installed: the default install leaves datasets, pyarrow and pandas out (253 MB that only
+    Hub-format tasks use). The caller then imports it."""
+    import importlib.util
 
-    try:
-        return importlib.import_module(module)
-    except ImportError:
+    if importlib.util.find_spec(module) is None:
         raise DataError(f"{where}: needs {HUB_EXTRA} (no module {module.split('.')[0]!r}): a Hub-format dataset is "
-                        f"read through the datasets package") from None
+                        f"read through the datasets package")
 
 
 def cache_dir_for(digest: str) -> Path:
@@ -75,7 +74,9 @@ def cache_dir_for(digest: str) -> Path:
 def load_hub_folder(folder: Path, config: str | None, split: str, where: str) -> list[dict]:
     """Rows of a Hub dataset snapshot kept in ``folder``, through ``datasets`` itself, from a cache
     of this content's own (:func:`cache_dir_for`)."""
-    datasets = require_hub(where)
+    require_hub(where)
+    import datasets
+
     cache = cache_dir_for(folder_sha256(folder))
     try:
         ds = datasets.load_dataset(str(folder), config, split=split, cache_dir=str(cache))

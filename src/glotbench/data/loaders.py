@@ -238,7 +238,9 @@ def read_hf(hf_id: str, revision: str, config: str | None, split: str) -> list[d
     """Load a Hugging Face dataset at a pinned revision (needs network and `datasets`)."""
     from glotbench.data.hub_folder import require_hub
 
-    datasets = require_hub(f"dataset {hf_id}")
+    require_hub(f"dataset {hf_id}")
+    import datasets
+
     try:
         ds = datasets.load_dataset(hf_id, config, revision=revision, split=split)
     except Exception as err:  # noqa: BLE001 - the hub raises many types

@@ -44,9 +44,10 @@ def _set_fonts(matplotlib) -> None:
 
 
 def pyplot():
-    from glotbench.extras import import_from
+    from glotbench.extras import require
 
-    matplotlib = import_from("plots", "matplotlib", "plotting (glotbench report, factuality plots)")
+    require("plots", "plotting (glotbench report, factuality plots)")
+    import matplotlib
 
     matplotlib.use("Agg", force=True)
     _set_fonts(matplotlib)

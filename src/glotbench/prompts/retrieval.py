@@ -12,8 +12,8 @@ Latin/digit words lower-cased plus CJK characters and CJK character bigrams (Chi
 
 from __future__ import annotations
 
-import importlib
 import os
+import pkgutil
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -119,9 +119,8 @@ def load_retriever(name: str, docs: str, args: dict | None = None, where: str = 
         return BM25Folder(docs_path(docs), **args)
     if ":" not in name:
         raise TaskSpecError(f"{where}: retriever {name!r}: use 'bm25' or 'module:factory'")
-    mod, _, attr = name.partition(":")
-    try:
-        factory = getattr(importlib.import_module(mod), attr)
-    except (ImportError, AttributeError) as err:
+    try:  # a user's own retriever, named in the task file like an entry point
+        factory = pkgutil.resolve_name(name)
+    except (ImportError, AttributeError, ValueError) as err:
         raise TaskSpecError(f"{where}: retriever {name!r} cannot be imported ({err})") from None
     return factory(docs_path(docs), **args)

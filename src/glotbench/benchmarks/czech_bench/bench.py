@@ -53,7 +53,9 @@ def hub_layout(folder: Path, config: str | None, split: str, older: list[dict] |
     taken before the repo was reorganised; Belebele until 2024-08: one config, a split per language)."""
     if not older:
         return config, split
-    datasets = require_hub(where)
+    require_hub(where)
+    import datasets
+
     try:
         names = datasets.get_dataset_config_names(str(folder))
     except Exception as err:  # noqa: BLE001 - datasets raises many types

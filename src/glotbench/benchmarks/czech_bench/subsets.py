@@ -41,7 +41,9 @@ def czech_news(rows: list[dict], categories: list[int], per_category: int, seed:
 
     from glotbench.data.hub_folder import require_hub
 
-    pd = require_hub("CZE-NEC's per-category draw (pandas sample, as the reference)", "pandas")
+    require_hub("CZE-NEC's per-category draw (pandas sample, as the reference)", "pandas")
+    import pandas as pd
+
     df = pd.DataFrame([r for r in rows if r.get("category") in categories])
     parts = [g.sample(per_category, random_state=seed).reset_index(drop=True) for _, g in df.groupby("category")]
     df = pd.concat(parts, ignore_index=True)

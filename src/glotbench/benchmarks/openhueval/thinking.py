@@ -115,9 +115,10 @@ def split_thoughts(trace: str, markers: Iterable[str]) -> list[str]:
 
 @lru_cache(maxsize=16)
 def _detector(langs: tuple[str, ...], min_distance: float):
-    from glotbench.extras import import_from
+    from glotbench.extras import require
 
-    lingua = import_from("analysis", "lingua", "language identification (glotbench analyze thinking)")
+    require("analysis", "language identification (glotbench analyze thinking)")
+    import lingua
     IsoCode639_1, Language, LanguageDetectorBuilder = lingua.IsoCode639_1, lingua.Language, lingua.LanguageDetectorBuilder
 
     try:
