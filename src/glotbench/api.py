@@ -143,12 +143,12 @@ def evaluate_settings(cfg: Any, *, console: Any = None, show_progress: bool = Fa
 
     console = console or Console(stderr=True, soft_wrap=True)
     if cfg.log_to:
-        from glotbench.output.trackers import check_trackers
+        from glotbench.report.trackers import check_trackers
 
         check_trackers(cfg.log_to)
     results, out_dir = run_evaluation(cfg, console=console, show_progress=show_progress, wait_lock=wait_lock)
     if cfg.log_to:
-        from glotbench.output.trackers import log_all
+        from glotbench.report.trackers import log_all
 
         for line in log_all(cfg.log_to, results, out_dir):
             console.print(f"logged to {line}", markup=False)
