@@ -130,6 +130,7 @@ def export(run_dir: Path = typer.Argument(..., help="A run directory."),
     if fmt in ("lm-eval", "csv", "inspect"):
         from glotbench.output.export_csv import write_csv
         from glotbench.output.export_lmeval import write_lmeval
+        from glotbench.tasks.reread import task_choices, task_items
 
         j = Journal(run_dir / JOURNAL_NAME) if (run_dir / JOURNAL_NAME).exists() else None
         try:
@@ -137,10 +138,10 @@ def export(run_dir: Path = typer.Argument(..., help="A run directory."),
                 from glotbench.output.export_inspect import build_logs, write_inspect
 
                 build_logs(run_dir, j)  # a missing inspect-ai is one line before anything is written
-                for p in write_inspect(run_dir, out or run_dir / "inspect", journal=j):
+                for p in write_inspect(run_dir, out or run_dir / "inspect", journal=j, choices_of=task_choices):
                     Console(soft_wrap=True).print(f"wrote {p}", markup=False)
             elif fmt == "lm-eval":
-                for p in write_lmeval(run_dir, out or run_dir / "lm-eval", journal=j):
+                for p in write_lmeval(run_dir, out or run_dir / "lm-eval", journal=j, items_of=task_items):
                     Console(soft_wrap=True).print(f"wrote {p}", markup=False)
             else:
                 n = write_csv(run_dir, out or run_dir / "samples.csv", journal=j)

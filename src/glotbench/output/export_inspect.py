@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from glotbench.errors import GlotbenchError
@@ -96,19 +97,6 @@ def sample_ids(recs: list[SampleRecord]) -> list[int | str]:
     return ids
 
 
-def task_choices(name: str, split: str | None) -> dict[int, list[str]]:
-    """``idx -> answer options`` of a task's split, read again from its data (empty when the task or
-    its data cannot be loaded here: the export still works from the run's own records)."""
-    try:
-        from glotbench.tasks.registry import resolve
-
-        [task] = resolve([name])
-        return {s.index: [str(c) for c in s.choices] for s in task.samples(split or task.spec.dataset.eval_split)
-                if s.choices}
-    except Exception:  # noqa: BLE001 - choices are extra information
-        return {}
-
-
 def _sample(rec: SampleRecord, model: str, sid: int | str | None = None, choices: list[str] | None = None,
             journal: Any = None):
     from inspect_ai.log import EvalError, EvalSample
@@ -160,8 +148,11 @@ def _run_span(results: dict, fallback: str) -> tuple[str, str]:
     return iso(end - float(run.get("elapsed_s") or 0)), fallback
 
 
-def build_logs(run_dir: Path, journal: Any = None) -> list:
-    """One ``EvalLog`` per task of the run."""
+def build_logs(run_dir: Path, journal: Any = None,
+               choices_of: Callable[[str, str | None], dict] | None = None) -> list:
+    """One ``EvalLog`` per task of the run; ``choices_of(task, split)`` gives a task's answer options
+    by item index, read again from its data (:func:`glotbench.tasks.reread.task_choices`; without it,
+    or where it has none, the logs hold the run's own records only)."""
     try:
         from inspect_ai.log import (EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec,
                                     EvalStats)
@@ -195,7 +186,7 @@ def build_logs(run_dir: Path, journal: Any = None) -> list:
                       "model": model_settings, "language": t.get("language"), "fingerprint": t.get("fingerprint")})
         scores = [EvalScore(name=SCORER, scorer=SCORER, scored_samples=t.get("n_scored", 0),
                             unscored_samples=t.get("n_errors", 0), metrics=metrics)]
-        choices = task_choices(name, cfg.get("split"))
+        choices = choices_of(name, cfg.get("split")) if choices_of else {}
         samples = [_sample(r, model, sid, choices.get(r.idx), journal) for r, sid in zip(recs, sample_ids(recs))]
         used = [u for x in samples for u in x.model_usage.values()]
         usage = {model: ModelUsage(input_tokens=sum(u.input_tokens for u in used),
@@ -208,13 +199,14 @@ def build_logs(run_dir: Path, journal: Any = None) -> list:
     return logs
 
 
-def write_inspect(run_dir: Path, out_dir: Path, journal: Any = None) -> list[Path]:
+def write_inspect(run_dir: Path, out_dir: Path, journal: Any = None,
+                  choices_of: Callable[[str, str | None], dict] | None = None) -> list[Path]:
     """Write ``<task>.eval`` per task into ``out_dir``; return the paths."""
     from inspect_ai.log import write_eval_log
 
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for log in build_logs(run_dir, journal):
+    for log in build_logs(run_dir, journal, choices_of):
         path = out_dir / f"{log.eval.task}.eval"
         write_eval_log(log, location=str(path), format="eval")
         written.append(path)

@@ -29,6 +29,7 @@ import re
 import statistics
 from datetime import datetime
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from glotbench.output.run_records import iter_run_samples, read_results
@@ -140,29 +141,6 @@ def _arguments(rec: SampleRecord, prompt: str, requests: list[dict | None]) -> t
     return args, sanitize_list([[o.get("text") for o in outputs]]), sanitize_list([rec.pred])
 
 
-def task_items(name: str, split: str | None, ranked: bool) -> dict[int, tuple[dict, Any]]:
-    """``idx -> (dataset record, lm-eval target)`` of a task's split, read again from its data; empty
-    when the task or its data cannot be loaded here (the export then falls back to the run's own
-    fields). The target is the gold option's index when the options were ``ranked`` by log-likelihood
-    (lm-eval's ``multiple_choice``: ``doc_to_target`` is the index), the gold answer otherwise."""
-    try:
-        from glotbench.tasks.registry import resolve
-
-        [task] = resolve([name])
-        split = split or task.spec.dataset.eval_split
-        raw = task.raw_records(split)
-        out = {}
-        for s in task.samples(split):
-            target: Any = s.target
-            if ranked and (k := task.gold_option(s)) is not None:
-                target = k
-            rec = raw[s.index] if 0 <= s.index < len(raw) and isinstance(raw[s.index], dict) else dict(s.vars)
-            out[s.index] = (rec, target)
-        return out
-    except Exception:  # noqa: BLE001 - the export still works from the run's own records
-        return {}
-
-
 def per_sample_values(rec: SampleRecord, defs: dict[str, dict]) -> dict[str, Any]:
     """A value under every metric the task lists (lm-eval's WandbLogger and zeno script read
     ``sample[metric]`` for each entry of ``metric_list``): a mean metric's per-item value (its
@@ -215,8 +193,11 @@ def sample_line(rec: SampleRecord, metric_names: list[str], requests: list[dict 
     return line
 
 
-def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journal: Any = None) -> list[Path]:
-    """Write lm-eval's results file and one samples file per task into ``out_dir``; return the paths."""
+def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journal: Any = None,
+                 items_of: Callable[[str, str | None, bool], dict] | None = None) -> list[Path]:
+    """Write lm-eval's results file and one samples file per task into ``out_dir``; return the paths.
+    ``items_of(task, split, ranked)`` gives a task's dataset records and lm-eval targets by item index
+    (:func:`glotbench.tasks.reread.task_items`); without it the lines hold the run's own fields."""
     results = read_results(run_dir)
     date_id = date_id or datetime.now().isoformat().replace(":", "-")
     tasks = results.get("tasks") or {}
@@ -278,7 +259,8 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
     }
     lines: dict[str, list[dict]] = {}
     get_request = getattr(journal, "get_request", None)
-    items = {n: task_items(n, cfg.get("split"), t.get("mode") == "loglikelihood") for n, t in tasks.items()}
+    items = {n: items_of(n, cfg.get("split"), t.get("mode") == "loglikelihood") if items_of else {}
+             for n, t in tasks.items()}
     for rec in records:
         task = rec.task
         names = [LMEVAL_NAMES.get(m, m) for m in ((tasks.get(task) or {}).get("metrics") or {})]
