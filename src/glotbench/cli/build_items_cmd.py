@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from glotbench.cli.build_cmd import build_app  # commands decorate @build_app.command()
+from glotbench.cli.build_app import build_app  # commands decorate @build_app.command()
 
 
 def _sentences_options(kind: str):

@@ -18,7 +18,7 @@ import typer
 
 from glotbench.cli.model_options import MODEL_ARGS_HELP
 
-from glotbench.cli.build_cmd import build_app
+from glotbench.cli.build_app import build_app
 
 OUT_HELP = "Output JSONL (kept items); removed ones go to <output>.dropped.jsonl."
 JOURNAL_HELP = "Journal of model calls (default: build.journal.sqlite beside --output)."
