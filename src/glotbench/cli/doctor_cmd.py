@@ -90,7 +90,8 @@ def _cache_of(run_dir: Path) -> Path | None:
 def _check_cache(run_dir: Path, check_only: bool) -> bool:
     """Check the response cache the run used; rebuild it from its sound rows unless ``--check``.
     True when it was damaged."""
-    from glotbench.engine.response_cache import CACHE_FILE, check_cache, rebuild_cache
+    from glotbench.engine.cache_salvage import check_cache, rebuild_cache
+    from glotbench.engine.response_cache import CACHE_FILE
     from glotbench.engine.sqlite_ro import writable
 
     folder = _cache_of(run_dir)
