@@ -25,6 +25,14 @@ CONFIG = REPO / ".importlinter"
 LAYERS_CONTRACT = "importlinter:contract:layers"
 MAX_UPWARD = 3
 MAX_CYCLES = 1
+# Module-level circles outside a benchmark package that are still there, each with what removes it.
+# The issue's bar (#51): at most one circle in the whole module graph, inside one benchmark package.
+KNOWN_MODULE_CYCLES = {
+    "glotbench.engine.session": "h51d: shard workers receive a RunPlan, which dissolves session <-> shards",
+    "glotbench.tasks.spec": "spec -> judging.declaration -> registry.task_dirs -> spec (a bare judge-file name "
+                            "looked up among the task folders): goes when task_dirs leaves tasks/registry.py "
+                            "after the catalog (h51c) and can move to a module of its own",
+}
 
 
 def read_layers(config: Path = CONFIG) -> tuple[list[list[str]], set[str]]:
@@ -125,6 +133,16 @@ def measure(src: Path, layers: list[list[str]], independent: set[str]):
     return upward, _cycles(graph), sorted(unplaced)
 
 
+def module_cycles(src: Path) -> list[list[str]]:
+    """Circles of the module graph itself (strongly connected components of more than one module)."""
+    files = {module_name(p, src): p for p in sorted(src.rglob("*.py")) if "__pycache__" not in p.parts}
+    graph = defaultdict(set)
+    for module, path in files.items():
+        for _, targets in imports_of(path, module, set(files)):
+            graph[module].update(t for t in targets if t != module)
+    return _cycles(graph)
+
+
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components of more than one node (Tarjan, iterative)."""
     index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
@@ -182,6 +200,23 @@ def test_the_import_graph_follows_the_layers():
     assert all(u.startswith("glotbench.benchmarks.") for c in cycles for u in c), _report(upward, cycles)
 
 
+def test_module_cycles_are_one_benchmark_circle_and_the_known_ones():
+    """Module-level circles: at most one inside a benchmark package; any other is one of
+    KNOWN_MODULE_CYCLES (printed with what removes it), so the list can only shrink."""
+    cycles = module_cycles(SRC)
+    bench = [c for c in cycles if len({unit_of(m) for m in c}) == 1 and c[0].startswith("glotbench.benchmarks.")]
+    other = [c for c in cycles if c not in bench]
+    print(f"{len(cycles)} module cycle(s):")
+    for c in cycles:
+        why = next((w for k, w in KNOWN_MODULE_CYCLES.items() if k in c), "inside one benchmark package")
+        print(f"  {' <-> '.join(c)}  [{why}]")
+    assert len(bench) <= 1, bench
+    unknown = [c for c in other if not any(k in c for k in KNOWN_MODULE_CYCLES)]
+    assert not unknown, unknown
+    stale = [k for k in KNOWN_MODULE_CYCLES if not any(k in c for c in other)]
+    assert not stale, f"gone: drop from KNOWN_MODULE_CYCLES: {stale}"
+
+
 def test_the_counter_sees_a_planted_upward_import_and_cycle(tmp_path):
     """The measure can fail: in a tiny tree, a lazy upward import and a relative one are counted per
     statement, with file and line, and the circle they close is one cycle."""
@@ -201,6 +236,7 @@ def test_the_counter_sees_a_planted_upward_import_and_cycle(tmp_path):
     upward, cycles, unplaced = measure(pkg, layers, set())
     assert upward == ["toy/low/a.py:4 -> toy.high.b", "toy/low/c.py:1 -> toy.high.b"]
     assert cycles == [["toy.high", "toy.low"]] and unplaced == []
+    assert module_cycles(pkg) == [["toy.high.b", "toy.low.a"]]
     # siblings declared independent (``a | b``) may not import each other (mid -> low); others may
     upward, _, _ = measure(pkg, [["toy.high"], ["toy.mid", "toy.low"]], {"toy.mid", "toy.low"})
     assert upward[-1] == "toy/mid.py:1 -> toy.low.a" and len(upward) == 3
