@@ -1,8 +1,6 @@
 """The `glotbench build` command group. Each module of build steps adds its commands to
 :data:`build_app`; cli/build_cmd.py imports those modules, in order, and adds the group to the CLI."""
 
-from __future__ import annotations
-
 import typer
 
 build_app = typer.Typer(

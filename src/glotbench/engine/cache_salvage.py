@@ -1,6 +1,5 @@
-"""``glotbench doctor`` on the shared response cache: check every row of ``responses.sqlite``, and
-rebuild it from the sound rows (the journal's own salvage, :mod:`glotbench.engine.salvage`, reads
-the rows)."""
+"""``glotbench doctor`` on the shared response cache: check every row of ``responses.sqlite`` and
+rebuild it from the sound ones (read as :mod:`glotbench.engine.salvage` reads a journal's)."""
 
 from __future__ import annotations
 
