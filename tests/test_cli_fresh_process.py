@@ -110,7 +110,7 @@ def test_judge_then_compare_judges(suite_runs, suite, tmp_path):
     _ok(done)
     done, loaded = _cli("compare-judges", run, cwd=tmp_path)
     _ok(done)
-    # compare-judges reads the journal's grades with generic analysis code (analysis/judge_compare.py):
+    # compare-judges reads the journal's grades with generic code (judges/judge_compare.py):
     # no task class, prompt or benchmark module
     assert loaded == [], f"compare-judges imported {loaded}"
 
