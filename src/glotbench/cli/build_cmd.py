@@ -3,10 +3,9 @@ steps lives in its own module, listed in BUILD_MODULES, which adds its commands 
 
 from __future__ import annotations
 
-import importlib
-
 import typer
 
+from glotbench.catalog import load_module
 from glotbench.cli import app
 
 build_app = typer.Typer(
@@ -26,4 +25,4 @@ BUILD_MODULES: list[str] = [
 ]
 
 for _mod in BUILD_MODULES:
-    importlib.import_module(f"glotbench.cli.{_mod}")
+    load_module(f"glotbench.cli.{_mod}")

@@ -8,7 +8,9 @@
 ``zho``, ``mon``, ``khk``, ``eng``), English names, and BCP-47 tags whose first subtag is one of
 those (``hu-HU``, ``zh_CN``, ``mn-Cyrl``). An unknown code raises :class:`UnknownLanguageError`
 (there is no silent English fallback: extraction with the wrong words would score wrongly without
-telling anyone). Add a language by writing a YAML file; see docs/adding-a-language-pack.md.
+telling anyone). A pack is one YAML file: the built-ins beside this module, others shipped in a
+package (``bench.language_pack(path)``, the ``glotbench.languages`` entry-point group) and added by
+the catalog (:func:`add_pack_file`); see docs/adding-a-language-pack.md.
 """
 
 from __future__ import annotations
@@ -35,22 +37,36 @@ __all__ = [
 ]
 
 PACK_DIR = Path(__file__).resolve().parent
+# pack files an installed package ships (glotbench.catalog applies bench.language_pack(path) here)
+PACK_FILES: list[Path] = []
+
+
+def add_pack_file(path: Path) -> None:
+    if path not in PACK_FILES:
+        PACK_FILES.append(path)
+        _all_packs.cache_clear()
+        _alias_index.cache_clear()
+
+
+def _pack_files() -> list[Path]:
+    return [*sorted(PACK_DIR.glob("*.yaml")), *PACK_FILES]
 
 
 def available_languages() -> list[str]:
-    """ISO 639-1 codes of the built-in packs, sorted."""
-    return sorted(p.stem for p in PACK_DIR.glob("*.yaml"))
+    """ISO 639-1 codes of the packs (built-in and installed), sorted."""
+    return sorted(_all_packs())
 
 
 @cache
 def _all_packs() -> dict[str, LanguagePack]:
     packs: dict[str, LanguagePack] = {}
-    for code in available_languages():
-        path = PACK_DIR / f"{code}.yaml"
+    for path in _pack_files():
         pack = load_pack(path)
-        if pack.code != code:
-            raise LanguagePackError(f"{path}: field 'code': {pack.code!r} does not match the file name {code!r}")
-        packs[code] = pack
+        if pack.code != path.stem:
+            raise LanguagePackError(f"{path}: field 'code': {pack.code!r} does not match the file name {path.stem!r}")
+        if pack.code in packs:
+            raise LanguagePackError(f"{path}: language {pack.code!r} already has a pack; pick another file name")
+        packs[pack.code] = pack
     return packs
 
 
@@ -64,15 +80,18 @@ def _alias_index() -> dict[str, str]:
 
 
 def get_pack(code: str | LanguagePack) -> LanguagePack:
-    """The built-in pack for ``code`` (a pack passes through); UnknownLanguageError if there is none."""
+    """The pack for ``code`` (a pack passes through); UnknownLanguageError if there is none."""
     if isinstance(code, LanguagePack):
         return code
     key = str(code).strip().casefold().replace("_", "-")
     index = _alias_index()
     found = index.get(key) or index.get(key.split("-", 1)[0])
     if found is None:
+        from glotbench.registry import require_catalog
+
+        require_catalog()  # the installed packs are added when the catalog is built: unknown only then
         raise UnknownLanguageError(
             f"no language pack for {code!r} (available: {', '.join(available_languages())}; "
-            "add one as src/glotbench/languages/<code>.yaml)"
+            "a package adds one with bench.language_pack(path): docs/adding-a-language-pack.md)"
         )
     return _all_packs()[found]

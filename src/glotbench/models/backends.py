@@ -1,11 +1,15 @@
-"""The model-backend registry. Each backend module registers its own spec prefixes::
+"""The model-backend registry: a spec prefix -> a :class:`Backend` (a factory making a ``Model``).
 
-    @register_backend("openai", "vllm", "ollama")
-    def _from_spec(spec, rest, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model: ...
+A backend is declared to the catalog (:mod:`glotbench.catalog`) by a ``register(bench)`` function:
+the built-ins in :mod:`glotbench.builtins`, a package of your own through the ``glotbench.backends``
+entry-point group (docs/adding-a-model-backend.md)::
 
-``spec`` is the whole model spec (``"vllm:qwen"``), ``rest`` what follows the prefix; ``kw`` are
-the backend options (``--model-args``). :mod:`glotbench.builtins` imports the built-in backend
-modules; a backend of your own registers the same way (see docs/adding-a-model-backend.md).
+    bench.backend("echo", factory="my_backend:from_spec", needs_name=True)
+
+The factory is ``from_spec(spec, rest, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model``:
+``spec`` is the whole model spec (``"vllm:qwen"``), ``rest`` what follows the prefix; ``kw`` are the
+backend options (``--model-args``). It is a ``"module:attr"`` reference loaded on first use, so
+listing the backends (or ``glotbench tasks``) imports no HTTP client, numpy or llama.cpp binding.
 """
 
 from __future__ import annotations
@@ -13,54 +17,33 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from glotbench.errors import ModelError, TaskSpecError
-from glotbench.registry import Registry
+from glotbench.registry import Registry, import_ref
 
 BackendFactory = Callable[..., Any]
 
 
-class _Backend:
-    def __init__(self, factory: BackendFactory, needs_name: bool, renders_prompts: bool = False, light: bool = False):
-        self.factory, self.needs_name, self.renders_prompts, self.light = factory, needs_name, renders_prompts, light
+class Backend:
+    """``needs_name=False``: the prefix alone is a spec; ``renders_prompts``: the backend renders chat
+    prompts in process, so it takes ``chat_template=``; ``light``: building it loads no weights and
+    sends nothing (an HTTP client), so a run may build it before reading any item, to find a finished
+    run it only re-reports (engine/session.py)."""
+
+    def __init__(self, factory: str | BackendFactory, needs_name: bool = True, renders_prompts: bool = False,
+                 light: bool = False):
+        self._factory, self.needs_name, self.renders_prompts, self.light = factory, needs_name, renders_prompts, light
+
+    @property
+    def factory(self) -> BackendFactory:
+        if isinstance(self._factory, str):
+            self._factory = import_ref(self._factory, where="model backend", error=TaskSpecError)
+        return self._factory
+
+    def same(self, other: Backend) -> bool:
+        return self._factory == other._factory and (self.needs_name, self.renders_prompts, self.light) == (
+            other.needs_name, other.renders_prompts, other.light)
 
 
-# The built-in backend modules: imported on the first lookup of a backend, not by
-# glotbench.builtins, so commands that never name a model (`glotbench tasks`) import no HTTP client,
-# numpy or llama.cpp binding for it.
-BUILTIN_MODULES = ("glotbench.models.anthropic_api", "glotbench.models.embedded", "glotbench.models.hf",
-                   "glotbench.models.llamacpp", "glotbench.models.openai_compat", "glotbench.models.recorded")
-_builtins_loaded = {"done": False}
-
-
-class _BackendRegistry(Registry):
-    @staticmethod
-    def before_lookup() -> None:
-        Registry.before_lookup()  # glotbench.plugins.load: the benchmark packages' own backends
-        if not _builtins_loaded["done"]:
-            import importlib
-
-            _builtins_loaded["done"] = True
-            for module in BUILTIN_MODULES:
-                importlib.import_module(module)
-
-
-BACKENDS: Registry[_Backend] = _BackendRegistry("model backend", same=lambda a, b: a.factory is b.factory,
-                                                error=TaskSpecError)
-
-
-def register_backend(*prefixes: str, needs_name: bool = True, renders_prompts: bool = False,
-                     light: bool = False) -> Callable[[BackendFactory], BackendFactory]:
-    """Register a factory under each spec prefix (``needs_name=False``: the prefix alone is a spec;
-    ``renders_prompts``: the backend renders chat prompts in process, so it takes ``chat_template=``;
-    ``light``: building it loads no weights and sends nothing (an HTTP client), so a run may build it
-    before reading any item, to find a finished run it only re-reports: engine/session.py)."""
-
-    def wrap(factory: BackendFactory) -> BackendFactory:
-        entry = _Backend(factory, needs_name, renders_prompts, light)
-        for p in prefixes:
-            BACKENDS.register(p.lower(), entry)
-        return factory
-
-    return wrap
+BACKENDS: Registry[Backend] = Registry("model backend", same=Backend.same, error=TaskSpecError)
 
 
 def construct(spec: str, cls, *args, **kw):

@@ -101,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 2:
         print("usage: python -m glotbench.engine.shards.worker JOB.json RESULT.json", file=sys.stderr)
         return 2
+    from glotbench.catalog import build
+
+    build()  # a composition root: this process's catalog
     job = json.loads(Path(args[0]).read_text(encoding="utf-8"))
     result = run_shard(job)
     tmp = Path(args[1]).with_suffix(".tmp")
