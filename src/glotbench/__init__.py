@@ -12,10 +12,10 @@ _API = ("evaluate", "evaluate_async", "load_result", "EvalResult", "TaskResult",
 
 
 def __getattr__(name: str):
-    if name in _API:
-        from glotbench import api
+    if name in _API:  # "glotbench.api:NAME", loaded as the catalog loads every lazy reference: modules
+        from glotbench.catalog import load_module  # that import __version__ from here get no edge up to the API
 
-        return getattr(api, name)
+        return getattr(load_module("glotbench.api"), name)
     raise AttributeError(f"module 'glotbench' has no attribute {name!r}")
 
 

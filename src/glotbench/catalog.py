@@ -258,7 +258,7 @@ def _register(catalog: Catalog, group: str, name: str, module: str, get: Callabl
     worker.start()
     limit = _timeout_s()
     worker.join(limit)
-    where = f"package {name!r} ({module}, entry point group {group})"
+    where = f"{group.rpartition('.')[2].rstrip('s')} package {name!r} ({module}, entry point group {group})"
     if not outcome:
         set_aside(f"{where} did not finish registering within {limit:g} s (GLOTBENCH_PLUGIN_TIMEOUT_S)")
         return

@@ -36,6 +36,9 @@ def retry_policy(cfg):
 
 def run_shard(job: dict) -> dict:
     """Run one shard to the end; return its counters (requests sent, cached, ...)."""
+    from glotbench.catalog import build
+
+    build()  # a composition root (a subprocess, Ray or Slurm worker): its process's catalog
     from glotbench.engine.journal import Journal
     from glotbench.engine.lock import RunLock
     from glotbench.engine.runner import TaskRun, execute, task_mode
@@ -101,9 +104,6 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 2:
         print("usage: python -m glotbench.engine.shards.worker JOB.json RESULT.json", file=sys.stderr)
         return 2
-    from glotbench.catalog import build
-
-    build()  # a composition root: this process's catalog
     job = json.loads(Path(args[0]).read_text(encoding="utf-8"))
     result = run_shard(job)
     tmp = Path(args[1]).with_suffix(".tmp")
