@@ -139,8 +139,10 @@ def evaluate_settings(cfg: Any, *, console: Any = None, show_progress: bool = Fa
     A tracker whose package is missing is an error before the model loads."""
     from rich.console import Console
 
+    from glotbench.catalog import build
     from glotbench.engine.session import run_evaluation
 
+    build()
     console = console or Console(stderr=True, soft_wrap=True)
     if cfg.log_to:
         from glotbench.output.trackers import check_trackers
