@@ -6,16 +6,16 @@ Importing glotbench registers nothing: the composition roots (the CLI, ``glotben
 shard worker) build the catalog of names once (:func:`glotbench.catalog.build`).
 """
 
-__version__ = "0.1.0"
+from glotbench.version import __version__
 
 _API = ("evaluate", "evaluate_async", "load_result", "EvalResult", "TaskResult", "MetricValue", "SampleRecord")
 
 
 def __getattr__(name: str):
-    if name in _API:  # "glotbench.api:NAME", loaded as the catalog loads every lazy reference: modules
-        from glotbench.catalog import load_module  # that import __version__ from here get no edge up to the API
+    if name in _API:
+        from glotbench import api
 
-        return getattr(load_module("glotbench.api"), name)
+        return getattr(api, name)
     raise AttributeError(f"module 'glotbench' has no attribute {name!r}")
 
 

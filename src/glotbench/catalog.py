@@ -1,27 +1,14 @@
 """The catalog: every name a run can use, built once per process by the composition roots (the CLI
-when it runs a command, ``glotbench.evaluate``, a shard worker) with :func:`build`.
+before it runs a command, ``glotbench.evaluate``, a shard worker) with :func:`build`.
 
-It is filled from three entry-point groups, each naming a ``register(bench)`` function:
-
-    [project.entry-points."glotbench.benchmarks"]   # tasks, task classes, metrics, tables, ...
-    my_bench = "my_bench:register"
-    [project.entry-points."glotbench.backends"]     # model backends (bench.backend)
-    my_backend = "my_backend:register"
-    [project.entry-points."glotbench.languages"]    # standalone language packs (bench.language_pack)
-    sk_pack = "sk_pack:register"
-
-plus the generic built-ins (:func:`glotbench.builtins.register`) and the built-in benchmark folders
-(``glotbench/benchmarks/<name>/``, loaded from their folder even when a source checkout's installed
-metadata lacks their entry point). A ``register`` function only *declares*, on the
-:class:`Benchmark` it is handed; the catalog then applies the declarations to the registries
-(:mod:`glotbench.registry`) and hands them its module loader, :func:`load_module`. A lookup before
-that is :class:`glotbench.registry.CatalogNotBuilt`. Declarations name code as lazy
-``"module:attr"`` references, so listing tasks imports no benchmark code.
-
-A package whose import, ``register`` or declarations fail, or that runs past
-``GLOTBENCH_PLUGIN_TIMEOUT_S``, is set aside with one line naming it (docs/untrusted-files.md); the
-others load. This module and :func:`glotbench.registry.import_ref` (through :func:`load_module`) are
-the only places glotbench imports a module by name.
+It calls :func:`glotbench.builtins.register`, then the ``register(bench)`` function each entry point
+of the groups in :data:`GROUPS` names (``[project.entry-points."glotbench.backends"]`` ...; the
+built-in benchmark folders are found by scanning too, so stale installed metadata never hides
+one). ``register`` only declares, on the :class:`Benchmark` it is handed; the catalog then applies
+the declarations to the registries and hands them :func:`load_module` (a lookup before that is
+:class:`glotbench.registry.CatalogNotBuilt`). A package whose import, ``register`` or declarations
+fail, or that runs past ``GLOTBENCH_PLUGIN_TIMEOUT_S``, is set aside with one line naming it
+(docs/untrusted-files.md). This is the one module that imports modules by name.
 """
 
 from __future__ import annotations
@@ -46,10 +33,9 @@ def load_module(name: str) -> ModuleType:
 
 
 class Benchmark:
-    """What a ``register`` function is handed: one method per kind of declaration, recorded here
-    and applied by the catalog once ``register`` returns (nothing is registered while it runs).
-
-    ``ref`` arguments are ``"module:attr"`` strings, loaded on first use."""
+    """What a ``register`` function is handed: each call records one declaration, which the catalog
+    applies once ``register`` has returned. ``ref`` arguments are ``"module:attr"`` strings, loaded on
+    first use. The table in docs/adding-a-benchmark.md says what each declares."""
 
     def __init__(self, name: str):
         self.name = name
@@ -59,29 +45,19 @@ class Benchmark:
         self.declared.append((kind, args))
 
     def tasks(self, folder: str | Path) -> None:
-        """A folder of task YAML files (searched recursively)."""
         self._add("tasks", Path(folder))
 
     def files(self, folder: str | Path) -> None:
-        """Files shipped with the package under the relative paths they have in a data root
-        (prompt files no upstream source serves as files); ``paths.benchmark_file`` finds them first."""
         self._add("files", Path(folder))
 
     def language_pack(self, path: str | Path) -> None:
-        """A language pack YAML file (``<code>.yaml``, the format of glotbench/languages/*.yaml) the
-        package ships, for a language glotbench has no pack for (docs/adding-a-language-pack.md)."""
         self._add("language_pack", Path(path))
 
     def backend(self, *prefixes: str, factory: str, needs_name: bool = True, renders_prompts: bool = False,
                 light: bool = False) -> None:
-        """A model backend under each spec prefix: ``factory`` is ``"module:attr"`` of
-        ``from_spec(spec, rest, *, base_url, api_key_env, timeout, **kw) -> Model``
-        (glotbench.models.backends; docs/adding-a-model-backend.md)."""
         self._add("backend", prefixes, factory, needs_name, renders_prompts, light)
 
     def task_alias(self, old: str, new: str) -> None:
-        """A task's former name: ``--tasks OLD`` selects ``NEW`` (a run's results carry the name it
-        ran under)."""
         self._add("task_alias", old, new)
 
     def task_class(self, name: str, ref: str) -> None:
@@ -94,32 +70,19 @@ class Benchmark:
         self._add("scorer", name, ref)
 
     def result_tables(self, name: str, ref: str) -> None:
-        """``fn(results) -> list[rich renderable]`` printed below the results table."""
         self._add("result_tables", name, ref)
 
     def config_reader(self, name: str, ref: str) -> None:
-        """``(is_mine(raw: dict) -> bool, read(raw, path) -> dict)`` as one object with those two
-        functions: a run config file in another framework's layout, turned into glotbench's."""
         self._add("config_reader", name, ref)
 
     def submission_writer(self, suite: str, ref: str) -> None:
-        """``build(run_dir, out_dir, ...) -> list[Path]``: leaderboard submission files for the
-        tasks of ``suite`` a run scored (``glotbench submission``, ``run --predictions-out``)."""
         self._add("submission_writer", suite, ref)
 
     def task_template(self, name: str, ref: str) -> None:
-        """``fn(language=..., grader=...) -> dict``: the task fields a ``glotbench build`` step writes
-        into the task YAML it ends with (``judged_short_answer``: ``build qa``, the difficulty filter)."""
         self._add("task_template", name, ref)
 
     def command(self, group: str, module: str) -> None:
-        """A module that adds sub-commands to the CLI group ``group`` (e.g. ``analyze``) when
-        imported, imported only when that group runs."""
         self._add("command", group, module)
-
-
-def _registry(module: str, name: str):
-    return getattr(load_module(module), name)
 
 
 def _apply_language_pack(path: Path) -> None:
@@ -141,25 +104,23 @@ def _apply_backend(prefixes: tuple[str, ...], factory: str, needs_name: bool, re
         BACKENDS.register(prefix.lower(), Backend(factory, needs_name, renders_prompts, light))
 
 
-def _lazy(module: str, name: str) -> Callable[[str, str], None]:
-    return lambda key, ref: _registry(module, name).register_lazy(key, ref)
+def _appliers() -> dict[str, Callable[..., None]]:
+    """What each kind of declaration does to the registries of the layers below."""
+    from glotbench.build.templates import TASK_TEMPLATES
+    from glotbench.engine.config_readers import CONFIG_READERS
+    from glotbench.output.hooks import RESULT_TABLES
+    from glotbench.output.submission_writers import SUBMISSION_WRITERS
+    from glotbench.paths import add_packaged_root
+    from glotbench.scoring.metrics import METRICS
+    from glotbench.scoring.scorers import SCORERS
+    from glotbench.tasks.classes import TASK_CLASSES
+    from glotbench.tasks.registry import ALIASES, add_task_dir
 
-
-# what each kind of declaration does to the registries of the layers below
-APPLY: dict[str, Callable[..., None]] = {
-    "tasks": lambda folder: _registry("glotbench.tasks.registry", "add_task_dir")(folder),
-    "files": lambda folder: _registry("glotbench.paths", "add_packaged_root")(folder),
-    "language_pack": _apply_language_pack,
-    "backend": _apply_backend,
-    "task_alias": lambda old, new: _registry("glotbench.tasks.registry", "ALIASES").__setitem__(old, new),
-    "task_class": _lazy("glotbench.tasks.classes", "TASK_CLASSES"),
-    "metric": _lazy("glotbench.scoring.metrics", "METRICS"),
-    "scorer": _lazy("glotbench.scoring.scorers", "SCORERS"),
-    "result_tables": _lazy("glotbench.output.hooks", "RESULT_TABLES"),
-    "config_reader": _lazy("glotbench.engine.config_readers", "CONFIG_READERS"),
-    "submission_writer": _lazy("glotbench.output.submission_writers", "SUBMISSION_WRITERS"),
-    "task_template": _lazy("glotbench.build.templates", "TASK_TEMPLATES"),
-}
+    lazy = {"task_class": TASK_CLASSES, "metric": METRICS, "scorer": SCORERS, "result_tables": RESULT_TABLES,
+            "config_reader": CONFIG_READERS, "submission_writer": SUBMISSION_WRITERS, "task_template": TASK_TEMPLATES}
+    return {"tasks": add_task_dir, "files": add_packaged_root, "language_pack": _apply_language_pack,
+            "backend": _apply_backend, "task_alias": ALIASES.__setitem__,
+            **{kind: registry.register_lazy for kind, registry in lazy.items()}}
 
 
 class Catalog:
@@ -169,6 +130,7 @@ class Catalog:
     def __init__(self) -> None:
         self.loaded: dict[str, dict[str, str]] = {g: {} for g in GROUPS}
         self.commands: dict[str, list[str]] = {}
+        self._apply = _appliers()
 
     def apply(self, bench: Benchmark) -> None:
         for kind, args in bench.declared:
@@ -177,7 +139,7 @@ class Catalog:
                 if args[1] not in mods:
                     mods.append(args[1])
             else:
-                APPLY[kind](*args)
+                self._apply[kind](*args)
 
     def load_command(self, group: str, modules: tuple[str, ...] = ()) -> None:
         """Import the CLI modules that register ``group`` (``modules``) and those packages add to it."""

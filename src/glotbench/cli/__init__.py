@@ -124,7 +124,7 @@ _quiet_flag_types()
 
 def _version(value: bool) -> None:
     if value:
-        from glotbench import __version__
+        from glotbench.version import __version__
 
         typer.echo(f"glotbench {__version__}")
         raise typer.Exit()

@@ -14,7 +14,7 @@ import hashlib
 import inspect
 from typing import Any
 
-from glotbench import __version__
+from glotbench.version import __version__
 from glotbench.models.base import canonical_json, sha256_hex
 from glotbench.tasks.task import RunSettings, Task
 

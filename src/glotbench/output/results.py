@@ -9,7 +9,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from glotbench import __version__
+from glotbench.version import __version__
 from glotbench.json_codec import COMPACT, dumps_indented
 
 TRACKED_PACKAGES = ("glotbench", "llama_cpp_python", "openai", "anthropic", "httpx", "numpy", "scikit-learn", "jinja2", "pydantic")

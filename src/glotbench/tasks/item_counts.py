@@ -28,7 +28,7 @@ def _cache_path() -> Path:
 
 def count_key(task, split: str) -> str | None:
     """The cache key of ``task``'s item count on ``split``; None when it cannot be cached."""
-    from glotbench import __version__
+    from glotbench.version import __version__
     from glotbench.data.hub_folder import folder_files
 
     cls = type(task)
