@@ -159,18 +159,15 @@ def evaluate_settings(cfg: Any, *, console: Any = None, show_progress: bool = Fa
 
 
 def _settings(model: Any, tasks: list[str] | str | None, limit: int | float | None, settings: dict[str, Any]):
-    """The run's settings and the model object it was given (None for a spec string); builds the
-    catalog first (this API is a composition root)."""
     from glotbench.catalog import build
     from glotbench.settings import RunSettings
 
-    build()
-    model_obj = None if isinstance(model, str) else model
-    if model_obj is not None:  # a Model instance: its model_id names it in the run's settings
-        model = model_obj.model_id
+    build()  # this API is a composition root
+    model_obj = None if isinstance(model, str) else model  # a Model object runs as given, named by its model_id
     if isinstance(tasks, str):
         tasks = [tasks]
-    return RunSettings.model_validate({"model": model, "tasks": list(tasks or []), "limit": limit, **settings}), model_obj
+    return RunSettings.model_validate({"model": getattr(model_obj, "model_id", model), "tasks": list(tasks or []),
+                                       "limit": limit, **settings}), model_obj
 
 
 def _loop_running() -> bool:

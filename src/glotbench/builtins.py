@@ -15,18 +15,6 @@ TEXT_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l
                 "rouge_raw_2_recall", "rouge_raw_l_recall", "rouge_raw_1_full", "rouge_raw_2_full", "rouge_raw_l_full",
                 "bertscore_f1", "bertscore", "bertscore_precision", "bertscore_recall")
 
-# spec prefixes -> (factory, needs_name, renders_prompts, light): loaded on the first model built, so
-# commands that never name a model (`glotbench tasks`) import no HTTP client, numpy or llama.cpp binding
-BACKENDS = {
-    ("anthropic",): ("glotbench.models.anthropic_api:from_spec", True, False, True),
-    ("embedded", "default"): ("glotbench.models.embedded:from_spec", False, True, False),
-    ("hf", "transformers"): ("glotbench.models.hf:from_spec", True, True, False),
-    ("llamacpp", "gguf"): ("glotbench.models.llamacpp:from_spec", True, True, False),
-    ("openai", "vllm", "ollama"): ("glotbench.models.openai_compat:from_spec", True, False, True),
-    ("recorded",): ("glotbench.models.recorded:from_spec", True, False, False),
-}
-
-
 def register(bench) -> None:
     """Declare the generic built-ins on ``bench`` (a :class:`glotbench.catalog.Benchmark`)."""
     import glotbench.extract  # noqa: F401  choice, number, json, text
@@ -41,5 +29,11 @@ def register(bench) -> None:
         bench.metric(name, f"glotbench.scoring.text_metrics:TM.{name}")
     bench.scorer("text", "glotbench.scoring.text_metrics:text")
     bench.scorer("text_bertscore", "glotbench.scoring.bertscore:text_bertscore")
-    for prefixes, (factory, needs_name, renders_prompts, light) in BACKENDS.items():
-        bench.backend(*prefixes, factory=factory, needs_name=needs_name, renders_prompts=renders_prompts, light=light)
+    # model backends, loaded on the first model built: `glotbench tasks` imports no HTTP client or llama.cpp binding
+    bench.backend("anthropic", factory="glotbench.models.anthropic_api:from_spec", light=True)
+    bench.backend("embedded", "default", factory="glotbench.models.embedded:from_spec", needs_name=False,
+                  renders_prompts=True)
+    bench.backend("hf", "transformers", factory="glotbench.models.hf:from_spec", renders_prompts=True)
+    bench.backend("llamacpp", "gguf", factory="glotbench.models.llamacpp:from_spec", renders_prompts=True)
+    bench.backend("openai", "vllm", "ollama", factory="glotbench.models.openai_compat:from_spec", light=True)
+    bench.backend("recorded", factory="glotbench.models.recorded:from_spec")

@@ -85,17 +85,6 @@ class Benchmark:
         self._add("command", group, module)
 
 
-def _apply_language_pack(path: Path) -> None:
-    from glotbench.languages import LanguagePackError, add_pack_file, available_languages, load_pack
-
-    pack = load_pack(path)  # a broken file sets its package aside here, not every later lookup
-    if pack.code != path.stem:
-        raise LanguagePackError(f"{path}: field 'code': {pack.code!r} does not match the file name {path.stem!r}")
-    if pack.code in available_languages():
-        raise LanguagePackError(f"{path}: language {pack.code!r} already has a pack")
-    add_pack_file(path)
-
-
 def _apply_backend(prefixes: tuple[str, ...], factory: str, needs_name: bool, renders_prompts: bool,
                    light: bool) -> None:
     from glotbench.models.backends import BACKENDS, Backend
@@ -108,6 +97,7 @@ def _appliers() -> dict[str, Callable[..., None]]:
     """What each kind of declaration does to the registries of the layers below."""
     from glotbench.build.templates import TASK_TEMPLATES
     from glotbench.engine.config_readers import CONFIG_READERS
+    from glotbench.languages import add_pack_file
     from glotbench.output.hooks import RESULT_TABLES
     from glotbench.output.submission_writers import SUBMISSION_WRITERS
     from glotbench.paths import add_packaged_root
@@ -118,7 +108,7 @@ def _appliers() -> dict[str, Callable[..., None]]:
 
     lazy = {"task_class": TASK_CLASSES, "metric": METRICS, "scorer": SCORERS, "result_tables": RESULT_TABLES,
             "config_reader": CONFIG_READERS, "submission_writer": SUBMISSION_WRITERS, "task_template": TASK_TEMPLATES}
-    return {"tasks": add_task_dir, "files": add_packaged_root, "language_pack": _apply_language_pack,
+    return {"tasks": add_task_dir, "files": add_packaged_root, "language_pack": add_pack_file,
             "backend": _apply_backend, "task_alias": ALIASES.__setitem__,
             **{kind: registry.register_lazy for kind, registry in lazy.items()}}
 
@@ -149,10 +139,6 @@ class Catalog:
 
 _BUILT: list[Catalog] = []
 _LOCK = threading.RLock()
-
-
-def built() -> Catalog | None:
-    return _BUILT[0] if _BUILT else None
 
 
 def build() -> Catalog:
@@ -199,11 +185,9 @@ def _timeout_s() -> float:
 
 
 def _register(catalog: Catalog, group: str, name: str, module: str, get: Callable[[], Callable]) -> None:
-    """Import one package and call its ``register`` in a thread bounded in time, then apply what
-    it declared. A package that raises, names a module that is not there, runs past the bound or
-    declares what cannot be applied (a taken name, a broken language pack) is set aside with one
-    line naming it (``errors.set_aside``), and every other package, command and task works. A
-    package past the bound keeps its daemon thread; what it declares later is never applied."""
+    """Import one package and call its ``register`` in a thread bounded in time, then apply what it
+    declared; set it aside with one line when any of that fails (a package past the bound keeps its
+    daemon thread, and what it declares later is never applied)."""
     from glotbench.errors import set_aside
 
     bench = Benchmark(name)

@@ -33,12 +33,11 @@ class CatalogNotBuilt(RuntimeError):
     """A registry looked up before the composition root built the catalog."""
 
 
-# the catalog's module loader, handed over once the catalog is built (glotbench.catalog.build)
 _LOADER: list[Callable[[str], ModuleType]] = []
 
 
 def catalog_built(loader: Callable[[str], ModuleType]) -> None:
-    """Called once by :func:`glotbench.catalog.build`, after every registry is filled."""
+    """Called once by :func:`glotbench.catalog.build`, after it filled every registry."""
     _LOADER[:] = [loader]
 
 

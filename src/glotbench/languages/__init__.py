@@ -8,9 +8,7 @@
 ``zho``, ``mon``, ``khk``, ``eng``), English names, and BCP-47 tags whose first subtag is one of
 those (``hu-HU``, ``zh_CN``, ``mn-Cyrl``). An unknown code raises :class:`UnknownLanguageError`
 (there is no silent English fallback: extraction with the wrong words would score wrongly without
-telling anyone). A pack is one YAML file: the built-ins beside this module, others shipped in a
-package (``bench.language_pack(path)``, the ``glotbench.languages`` entry-point group) and added by
-the catalog (:func:`add_pack_file`); see docs/adding-a-language-pack.md.
+telling anyone). A pack is a YAML file here, or one a package ships: docs/adding-a-language-pack.md.
 """
 
 from __future__ import annotations
@@ -37,19 +35,6 @@ __all__ = [
 ]
 
 PACK_DIR = Path(__file__).resolve().parent
-# pack files an installed package ships (glotbench.catalog applies bench.language_pack(path) here)
-PACK_FILES: list[Path] = []
-
-
-def add_pack_file(path: Path) -> None:
-    if path not in PACK_FILES:
-        PACK_FILES.append(path)
-        _all_packs.cache_clear()
-        _alias_index.cache_clear()
-
-
-def _pack_files() -> list[Path]:
-    return [*sorted(PACK_DIR.glob("*.yaml")), *PACK_FILES]
 
 
 def available_languages() -> list[str]:
@@ -57,17 +42,26 @@ def available_languages() -> list[str]:
     return sorted(_all_packs())
 
 
+def _checked(path: Path) -> LanguagePack:
+    pack = load_pack(path)
+    if pack.code != path.stem:
+        raise LanguagePackError(f"{path}: field 'code': {pack.code!r} does not match the file name {path.stem!r}")
+    return pack
+
+
 @cache
 def _all_packs() -> dict[str, LanguagePack]:
-    packs: dict[str, LanguagePack] = {}
-    for path in _pack_files():
-        pack = load_pack(path)
-        if pack.code != path.stem:
-            raise LanguagePackError(f"{path}: field 'code': {pack.code!r} does not match the file name {path.stem!r}")
-        if pack.code in packs:
-            raise LanguagePackError(f"{path}: language {pack.code!r} already has a pack; pick another file name")
-        packs[pack.code] = pack
-    return packs
+    return {path.stem: _checked(path) for path in sorted(PACK_DIR.glob("*.yaml"))}
+
+
+def add_pack_file(path: Path) -> None:
+    """A pack file an installed package ships (the catalog applies ``bench.language_pack(path)`` here);
+    LanguagePackError (one line) for a broken file or a language that has a pack already."""
+    pack = _checked(path)
+    if pack.code in _all_packs():
+        raise LanguagePackError(f"{path}: language {pack.code!r} already has a pack")
+    _all_packs()[pack.code] = pack
+    _alias_index.cache_clear()
 
 
 @cache
@@ -75,7 +69,7 @@ def _alias_index() -> dict[str, str]:
     index: dict[str, str] = {}
     for code, pack in _all_packs().items():
         for key in (code, *pack.aliases, pack.name):
-            index[key.casefold().replace("_", "-")] = code
+            index.setdefault(key.casefold().replace("_", "-"), code)  # a built-in name is never taken over
     return index
 
 

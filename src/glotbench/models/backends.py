@@ -1,15 +1,9 @@
-"""The model-backend registry: a spec prefix -> a :class:`Backend` (a factory making a ``Model``).
-
-A backend is declared to the catalog (:mod:`glotbench.catalog`) by a ``register(bench)`` function:
-the built-ins in :mod:`glotbench.builtins`, a package of your own through the ``glotbench.backends``
-entry-point group (docs/adding-a-model-backend.md)::
-
-    bench.backend("echo", factory="my_backend:from_spec", needs_name=True)
-
-The factory is ``from_spec(spec, rest, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model``:
-``spec`` is the whole model spec (``"vllm:qwen"``), ``rest`` what follows the prefix; ``kw`` are the
-backend options (``--model-args``). It is a ``"module:attr"`` reference loaded on first use, so
-listing the backends (or ``glotbench tasks``) imports no HTTP client, numpy or llama.cpp binding.
+"""The model-backend registry: a spec prefix -> a :class:`Backend`, whose factory
+``from_spec(spec, rest, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model`` is a
+``"module:attr"`` reference loaded on first use (``spec`` the whole model spec, ``rest`` what follows
+the prefix, ``kw`` the ``--model-args``). Backends are declared with ``bench.backend(...)``: the
+built-ins in :mod:`glotbench.builtins`, yours in a ``glotbench.backends`` entry point
+(docs/adding-a-model-backend.md).
 """
 
 from __future__ import annotations
@@ -38,12 +32,9 @@ class Backend:
             self._factory = import_ref(self._factory, where="model backend", error=TaskSpecError)
         return self._factory
 
-    def same(self, other: Backend) -> bool:
-        return self._factory == other._factory and (self.needs_name, self.renders_prompts, self.light) == (
-            other.needs_name, other.renders_prompts, other.light)
 
 
-BACKENDS: Registry[Backend] = Registry("model backend", same=Backend.same, error=TaskSpecError)
+BACKENDS: Registry[Backend] = Registry("model backend", same=lambda a, b: a._factory == b._factory, error=TaskSpecError)
 
 
 def construct(spec: str, cls, *args, **kw):
