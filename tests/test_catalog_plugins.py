@@ -66,6 +66,16 @@ def test_a_benchmark_package_with_its_language_runs_on_a_backend_package_by_name
     assert "fixture-echo:A" in json.dumps(model)
 
 
+def test_a_model_object_is_refused_for_sharded_runs_before_anything_runs(site, tmp_path):
+    code = ("import glotbench\nfrom echo_backend.model import EchoModel\nm = EchoModel('C')\n"
+            "try:\n    glotbench.evaluate(model=m, tasks='slovak_bench.capitals', shards=2)\n"
+            "except glotbench.errors.GlotbenchError as err:\n    print(m.calls, err)\n")
+    done = _run(["-c", code], tmp_path, site)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("0 evaluate(model=<Model object>): shards run in processes"), done.stdout
+    assert not (tmp_path / "runs").exists()
+
+
 def test_evaluate_takes_a_model_object(site, tmp_path):
     """`glotbench.evaluate(model=EchoModel("C"))` in a fresh process: the object itself answers
     (four calls), and the result is scored as by name (C is right once)."""
@@ -106,27 +116,38 @@ def _dist(folder: Path, entry_points: str, **modules: str) -> Path:
 
 def test_a_broken_entry_point_in_one_group_is_set_aside_and_the_rest_works(site, tmp_path):
     """One package per group beside the two fixtures: a backend whose register raises, a standalone
-    language pack (works), and a second Slovak pack (a clash with slovak_bench's). The two bad ones
-    are one line each; the standalone pack resolves, and the Slovak task still runs on fixture-echo."""
+    language pack (works), a second Slovak pack (a clash with slovak_bench's), and a benchmark whose
+    tasks come with a metric name glotbench has (a clash). The bad ones are one line each and the
+    clashing benchmark adds no task; the standalone pack resolves, and the Slovak task still runs."""
     pack = (site / "slovak_bench" / "sk.yaml").read_text(encoding="utf-8").replace("code: sk", "code: xx")
     (tmp_path / "xx.yaml").write_text(pack, encoding="utf-8")
     (tmp_path / "sk.yaml").write_text(pack.replace("code: xx", "code: sk"), encoding="utf-8")
-    extra = _dist(tmp_path / "extra", "[glotbench.backends]\nbroken_backend = broken_backend:register\n\n"
+    clash_tasks = tmp_path / "clash_tasks"
+    shutil.copytree(site / "slovak_bench" / "tasks", clash_tasks)
+    spec = clash_tasks / "sk_capitals.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("slovak_bench.capitals", "clash.capitals"), encoding="utf-8")
+    extra = _dist(tmp_path / "extra", "[glotbench.benchmarks]\nclash_bench = clash_bench:register\n\n"
+                                      "[glotbench.backends]\nbroken_backend = broken_backend:register\n\n"
                                       "[glotbench.languages]\nxx_pack = xx_pack:register\nsk_again = sk_again:register\n",
                   broken_backend="def register(bench):\n    raise RuntimeError('backend register exploded')\n",
                   xx_pack=f"def register(bench):\n    bench.language_pack({str(tmp_path / 'xx.yaml')!r})\n",
-                  sk_again=f"def register(bench):\n    bench.language_pack({str(tmp_path / 'sk.yaml')!r})\n")
+                  sk_again=f"def register(bench):\n    bench.language_pack({str(tmp_path / 'sk.yaml')!r})\n",
+                  clash_bench=f"def register(bench):\n    bench.tasks({str(clash_tasks)!r})\n"
+                              "    bench.metric('accuracy', 'clash_bench:nothing')\n")
     code = ("from glotbench.catalog import build\nfrom glotbench.languages import get_pack\n"
             "c = build()\nprint(get_pack('xx').name, get_pack('sk').code, sorted(c.loaded['glotbench.languages']))")
     done = _run(["-c", code], tmp_path, extra, site)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == "Slovak sk ['xx_pack']", done.stdout
     lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 2 and all(ln.startswith("warning: set aside:") for ln in lines), lines
-    assert "'broken_backend'" in lines[0] and "glotbench.backends" in lines[0] and "backend register exploded" in lines[0]
-    assert "'sk_again'" in lines[1] and "already has a pack" in lines[1]
+    assert len(lines) == 3 and all(ln.startswith("warning: set aside:") for ln in lines), lines
+    assert lines[0].startswith("warning: set aside: benchmark package 'clash_bench'") and "'accuracy'" in lines[0]
+    assert "'broken_backend'" in lines[1] and "glotbench.backends" in lines[1] and "backend register exploded" in lines[1]
+    assert "'sk_again'" in lines[2] and "already has a pack" in lines[2]
+    listed = _run(["-m", "glotbench", "tasks", "--plain"], tmp_path, extra, site)
+    assert "slovak_bench.capitals" in listed.stdout and "clash.capitals" not in listed.stdout
     run = _run(["-m", "glotbench", "run", "--model", "fixture-echo:B", "--tasks", "slovak_bench.capitals",
                 "-o", str(tmp_path / "out"), "--no-progress"], tmp_path, extra, site)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stderr.count("set aside") == 2
+    assert run.stderr.count("set aside") == 3
     assert _scored(tmp_path / "out")["metrics"]["accuracy"]["value"] == 0.25

@@ -160,14 +160,19 @@ def evaluate_settings(cfg: Any, *, console: Any = None, show_progress: bool = Fa
 
 def _settings(model: Any, tasks: list[str] | str | None, limit: int | float | None, settings: dict[str, Any]):
     from glotbench.catalog import build
+    from glotbench.errors import GlotbenchError
     from glotbench.settings import RunSettings
 
     build()  # this API is a composition root
     model_obj = None if isinstance(model, str) else model  # a Model object runs as given, named by its model_id
     if isinstance(tasks, str):
         tasks = [tasks]
-    return RunSettings.model_validate({"model": getattr(model_obj, "model_id", model), "tasks": list(tasks or []),
-                                       "limit": limit, **settings}), model_obj
+    cfg = RunSettings.model_validate({"model": getattr(model_obj, "model_id", model), "tasks": list(tasks or []),
+                                      "limit": limit, **settings})
+    if model_obj is not None and (cfg.shards or 1) > 1:
+        raise GlotbenchError("evaluate(model=<Model object>): shards run in processes of their own, which a Model "
+                             "object cannot reach; give a model spec string (a registered backend) to shard")
+    return cfg, model_obj
 
 
 def _loop_running() -> bool:

@@ -123,7 +123,8 @@ class Catalog:
         self._apply = _appliers()
 
     def apply(self, bench: Benchmark) -> None:
-        for kind, args in bench.declared:
+        """What may fail (a taken name, a broken pack) first: a package set aside adds no task."""
+        for kind, args in sorted(bench.declared, key=lambda d: d[0] in ("tasks", "files", "task_alias", "command")):
             if kind == "command":
                 mods = self.commands.setdefault(args[0], [])
                 if args[1] not in mods:
