@@ -53,9 +53,14 @@ def test_a_benchmark_package_with_its_language_runs_on_a_backend_package_by_name
     """`glotbench run --model fixture-echo:A --tasks slovak_bench.capitals`: the task, its data and
     its Slovak pack come from one package, the model from the other; echo answers A to all four
     items, two of which are A."""
-    listed = _run(["-m", "glotbench", "tasks", "slovak_bench.*", "--plain"], tmp_path, site)
+    code = ("import sys, runpy\nsys.argv = ['glotbench', 'tasks', 'slovak_bench.*', '--plain']\ntry:\n"
+            "    runpy.run_module('glotbench', run_name='__main__')\nexcept SystemExit as e:\n    assert not e.code\n"
+            "print('imported:', sorted(m for m in sys.modules if m.startswith(('echo_backend', 'slovak_bench'))))")
+    listed = _run(["-c", code], tmp_path, site)
     assert listed.returncode == 0, listed.stderr[-3000:]
     assert "slovak_bench.capitals\tsk\t4\taccuracy" in listed.stdout
+    # listing imports each package's register module only: no model code, no task code
+    assert listed.stdout.splitlines()[-1] == "imported: ['echo_backend', 'slovak_bench']", listed.stdout
     done = _run(["-m", "glotbench", "run", "--model", "fixture-echo:A", "--tasks", "slovak_bench.capitals",
                  "-o", str(tmp_path / "out"), "--no-progress"], tmp_path, site)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
