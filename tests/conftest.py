@@ -13,6 +13,13 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+def pytest_configure(config):
+    """The catalog, built once as the CLI and glotbench.evaluate build it (a lookup before is an error)."""
+    from glotbench.catalog import build
+
+    build()
+
+
 @pytest.fixture(scope="session")
 def data_root() -> Path:
     from glotbench.paths import find_data_root

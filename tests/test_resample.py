@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import glotbench.plugins; glotbench.plugins.load()  # noqa: E702  every built-in metric
+import glotbench.catalog; glotbench.catalog.build()  # noqa: E702  every built-in metric
 import glotbench.benchmarks.factuality.metrics_strict  # noqa: F401  factuality_*_strict
 import glotbench.scoring.extractive_qa_scorer  # noqa: F401  no_answer_*
 from glotbench.scoring import resample as rs

@@ -153,12 +153,14 @@ def test_user_scorer_by_module_attr(stub_server, tmp_path):
 
 
 def test_registries_resolve_in_a_fresh_process_without_benchmark_code():
-    """Names resolve in a fresh process whatever was imported first (every registry loads the
-    benchmark packages before its first lookup); no task class module is imported for it."""
+    """Names resolve in a fresh process whatever was imported first, once the catalog is built (as
+    the CLI and glotbench.evaluate build it); no task class module is imported for it."""
     code = textwrap.dedent(f"""\
         import sys
         from glotbench.scoring.metrics import get_metric
         from glotbench.scoring.scorers import get_scorer
+        from glotbench.catalog import build
+        build()
         from glotbench.extract import get_extractor
         m = get_metric("question_accuracy")
         assert m.key == "question_correct", m

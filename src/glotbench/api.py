@@ -133,20 +133,23 @@ def load_result(run_dir: str | Path) -> EvalResult:
 
 
 def evaluate_settings(cfg: Any, *, console: Any = None, show_progress: bool = False,
-                      wait_lock: bool = False) -> EvalResult:
+                      wait_lock: bool = False, model: Any = None) -> EvalResult:
     """The one call behind :func:`evaluate` and ``glotbench run``: run (or resume) the evaluation
     ``cfg`` (a :class:`glotbench.settings.RunSettings`), then log it to the ``--log-to`` trackers.
     A tracker whose package is missing is an error before the model loads."""
     from rich.console import Console
 
+    from glotbench.catalog import build
     from glotbench.engine.session import run_evaluation
 
+    build()
     console = console or Console(stderr=True, soft_wrap=True)
     if cfg.log_to:
         from glotbench.report.trackers import check_trackers
 
         check_trackers(cfg.log_to)
-    results, out_dir = run_evaluation(cfg, console=console, show_progress=show_progress, wait_lock=wait_lock)
+    results, out_dir = run_evaluation(cfg, console=console, show_progress=show_progress, wait_lock=wait_lock,
+                                      model=model)
     if cfg.log_to:
         from glotbench.report.trackers import log_all
 
@@ -155,12 +158,21 @@ def evaluate_settings(cfg: Any, *, console: Any = None, show_progress: bool = Fa
     return result_from(results, out_dir)
 
 
-def _settings(model: str, tasks: list[str] | str | None, limit: int | float | None, settings: dict[str, Any]):
+def _settings(model: Any, tasks: list[str] | str | None, limit: int | float | None, settings: dict[str, Any]):
+    from glotbench.catalog import build
+    from glotbench.errors import GlotbenchError
     from glotbench.settings import RunSettings
 
+    build()  # this API is a composition root
+    model_obj = None if isinstance(model, str) else model  # a Model object runs as given, named by its model_id
     if isinstance(tasks, str):
         tasks = [tasks]
-    return RunSettings.model_validate({"model": model, "tasks": list(tasks or []), "limit": limit, **settings})
+    cfg = RunSettings.model_validate({"model": getattr(model_obj, "model_id", model), "tasks": list(tasks or []),
+                                      "limit": limit, **settings})
+    if model_obj is not None and (cfg.shards or 1) > 1:
+        raise GlotbenchError("evaluate(model=<Model object>): shards run in processes of their own, which a Model "
+                             "object cannot reach; give a model spec string (a registered backend) to shard")
+    return cfg, model_obj
 
 
 def _loop_running() -> bool:
@@ -209,7 +221,7 @@ def _in_own_thread(fn, *args: Any, **kwargs: Any) -> Any:
     return box["value"]
 
 
-def evaluate(model: str = "embedded", tasks: list[str] | str | None = None, limit: int | float | None = None, *,
+def evaluate(model: Any = "embedded", tasks: list[str] | str | None = None, limit: int | float | None = None, *,
              show_progress: bool = False, wait_lock: bool = False, **settings: Any) -> EvalResult:
     """Run (or resume) an evaluation, exactly as ``glotbench run`` does (the same call:
     :func:`evaluate_settings`).
@@ -218,22 +230,26 @@ def evaluate(model: str = "embedded", tasks: list[str] | str | None = None, limi
     ``output=``, ``mode=``, ``model_args={...}``, ``system_prompt=``, ``gen_kwargs={...}``,
     ``log_to=["mlflow:file:/tmp/store"]`` ...); an unknown name is an error before anything runs.
 
+    ``model`` is a spec string (``"openai:NAME"``, a backend prefix a package registered ...) or a
+    :class:`glotbench.models.base.Model` object, which runs as given (its ``model_id`` names it).
+
     Called where an event loop is already running (a Jupyter notebook, an async web handler), the
     run goes to a thread of its own and this call waits for it (blocking that loop meanwhile; in
     async code ``await glotbench.evaluate_async(...)`` instead).
     """
-    cfg = _settings(model, tasks, limit, settings)
+    cfg, model_obj = _settings(model, tasks, limit, settings)
     if _loop_running():
-        return _in_own_thread(evaluate_settings, cfg, show_progress=show_progress, wait_lock=wait_lock)
-    return evaluate_settings(cfg, show_progress=show_progress, wait_lock=wait_lock)
+        return _in_own_thread(evaluate_settings, cfg, show_progress=show_progress, wait_lock=wait_lock, model=model_obj)
+    return evaluate_settings(cfg, show_progress=show_progress, wait_lock=wait_lock, model=model_obj)
 
 
-async def evaluate_async(model: str = "embedded", tasks: list[str] | str | None = None,
+async def evaluate_async(model: Any = "embedded", tasks: list[str] | str | None = None,
                          limit: int | float | None = None, *, show_progress: bool = False, wait_lock: bool = False,
                          **settings: Any) -> EvalResult:
     """:func:`evaluate` as a coroutine (Inspect's ``eval_async`` counterpart): the run works in a
     thread of its own, so the caller's event loop keeps serving while it runs. Settings are checked
     before the thread starts. Cancelling the awaiting task does not stop the run (it finishes, or is
     resumed by the next call with the same ``output``)."""
-    cfg = _settings(model, tasks, limit, settings)
-    return await asyncio.to_thread(evaluate_settings, cfg, show_progress=show_progress, wait_lock=wait_lock)
+    cfg, model_obj = _settings(model, tasks, limit, settings)
+    return await asyncio.to_thread(evaluate_settings, cfg, show_progress=show_progress, wait_lock=wait_lock,
+                                   model=model_obj)

@@ -61,9 +61,9 @@ def add_packaged_root(folder: Path) -> None:
 
 def packaged_file(rel: str) -> Path | None:
     """``rel`` in a benchmark package's shipped files, or None."""
-    from glotbench import plugins
+    from glotbench.registry import require_catalog
 
-    plugins.load()
+    require_catalog()  # the catalog adds the packages' roots when it is built
     for root in PACKAGED_ROOTS:
         if (root / rel).is_file():
             return root / rel

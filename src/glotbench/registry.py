@@ -1,11 +1,11 @@
 """One kind of name registry for extractors, scorers, metrics, task classes and model backends.
 
-* This module imports nothing of glotbench. Before the first lookup a registry calls
-  :attr:`Registry.before_lookup` (set once in ``glotbench/__init__.py`` to
-  :func:`glotbench.plugins.load`, which registers the built-ins and every installed benchmark
-  package), so no lookup depends on which module a caller happened to import first.
-* An entry is either an object or a lazy ``"module:attr"`` reference, imported on first use
-  (entry-point style), so listing task classes imports no benchmark code.
+* This module imports nothing of glotbench. The catalog (:mod:`glotbench.catalog`), built once by
+  the composition roots (the CLI, ``glotbench.evaluate``, a shard worker), fills the registries and
+  then hands them its module loader (:func:`catalog_built`); a lookup before that raises
+  :class:`CatalogNotBuilt`, so no lookup depends on which module a caller happened to import first.
+* An entry is either an object or a lazy ``"module:attr"`` reference, loaded on first use by the
+  catalog's loader (entry-point style), so listing task classes imports no benchmark code.
 * A name can be registered once. Registering a different object under a taken name raises
   :class:`RegistryError`; registering the same object again is a no-op (module reloads).
 * :meth:`Registry.resolve` takes a registered name or a ``"module:attr"`` reference to user code
@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-import importlib
+from types import ModuleType
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 T = TypeVar("T")
@@ -29,8 +29,24 @@ class LookupFailed(ValueError):
     """A name or ``"module:attr"`` reference that resolves to nothing (the default ``error`` class)."""
 
 
-def _no_loader() -> None:
-    return None
+class CatalogNotBuilt(RuntimeError):
+    """A registry looked up before the composition root built the catalog."""
+
+
+_LOADER: list[Callable[[str], ModuleType]] = []
+
+
+def catalog_built(loader: Callable[[str], ModuleType]) -> None:
+    """Called once by :func:`glotbench.catalog.build`, after it filled every registry."""
+    _LOADER[:] = [loader]
+
+
+def require_catalog() -> Callable[[str], ModuleType]:
+    """The catalog's module loader; :class:`CatalogNotBuilt` (one line) when it is not built yet."""
+    if not _LOADER:
+        raise CatalogNotBuilt("glotbench's catalog is not built: call glotbench.catalog.build() first (the CLI, "
+                              "glotbench.evaluate and shard workers do; tests build it in tests/conftest.py)")
+    return _LOADER[0]
 
 
 def import_ref(ref: str, *, where: str = "", error: type[Exception] = LookupFailed) -> Any:
@@ -39,8 +55,9 @@ def import_ref(ref: str, *, where: str = "", error: type[Exception] = LookupFail
     prefix = f"{where}: " if where else ""
     if not sep or not mod_name or not attr:
         raise error(f"{prefix}{ref!r} is not a 'module:attr' reference")
+    load = require_catalog()
     try:
-        obj: Any = importlib.import_module(mod_name)
+        obj: Any = load(mod_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as err:
@@ -58,9 +75,6 @@ def ref_of(obj: Any) -> str | None:
 
 class Registry(Generic[T]):
     """Names -> objects of one kind (``kind`` is the word used in messages: "scorer")."""
-
-    #: called before every lookup; glotbench/__init__.py sets it to glotbench.plugins.load (idempotent)
-    before_lookup: Callable[[], None] = staticmethod(_no_loader)
 
     def __init__(self, kind: str, *, coerce: Callable[[Any, str, str], T] | None = None, same: Callable[[T, T], bool] | None = None,
                  error: type[Exception] = LookupFailed):
@@ -99,17 +113,17 @@ class Registry(Generic[T]):
 
     # ------------------------------------------------------------------ looking up
     def names(self) -> list[str]:
-        type(self).before_lookup()
+        require_catalog()
         return sorted({*self._items, *self._lazy})
 
     def in_order(self) -> list[str]:
         """Names in registration order."""
-        type(self).before_lookup()
+        require_catalog()
         return [n for n in self._order if n in self._items or n in self._lazy]
 
     def refs(self) -> dict[str, str]:
         """Each name's ``"module:attr"`` reference (lazy or resolved; entries that cannot be re-imported left out)."""
-        type(self).before_lookup()
+        require_catalog()
         out = dict(self._lazy)
         for name, obj in list(self._items.items()):
             ref = ref_of(obj)
@@ -118,7 +132,7 @@ class Registry(Generic[T]):
         return out
 
     def __contains__(self, name: object) -> bool:
-        type(self).before_lookup()
+        require_catalog()
         return name in self._items or name in self._lazy
 
     def __iter__(self) -> Iterator[str]:
@@ -129,7 +143,7 @@ class Registry(Generic[T]):
 
     def get(self, name: str, *, where: str = "") -> T:
         """The object registered as ``name``; TaskSpecError (one line, naming ``where``) otherwise."""
-        type(self).before_lookup()
+        require_catalog()
         if name in self._items:
             return self._items[name]
         ref = self._lazy.get(name)  # threads may resolve one lazy name at once (the leaderboard's workers):

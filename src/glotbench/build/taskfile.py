@@ -54,7 +54,7 @@ def _base(name: str, language: str, data: Path, description: str) -> dict:
 
 def judged_task(items: list[dict], out_dir: Path, *, name: str, language: str, grader: str | None = None,
                 max_tokens: int = 256) -> Path:
-    from glotbench.build.templates import TASK_TEMPLATES
+    from glotbench.tasks.templates import TASK_TEMPLATES
 
     out_dir = Path(out_dir)
     data = write_data(items, out_dir / "data.jsonl")

@@ -3,13 +3,13 @@ and registers itself on :data:`app` when imported.
 
 Command modules are imported lazily (:class:`LazyGroup`): ``glotbench --version`` imports none,
 ``glotbench --help`` lists every command from :data:`COMMANDS` (name, modules, the help line
-typer would show) without importing them, and ``glotbench NAME ...`` imports only NAME's
-modules. tests/test_cli_lazy.py checks that :data:`COMMANDS` matches what the modules register
+typer would show) without importing them, and ``glotbench NAME ...`` builds the catalog
+(:func:`glotbench.catalog.build`, this composition root's one call) and imports only NAME's
+modules through it. tests/test_cli_lazy.py checks that :data:`COMMANDS` matches what the modules register
 and that the help text is the same as with every module imported."""
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import click
@@ -48,11 +48,10 @@ HIDDEN = set(NESTED.values())
 
 
 def _load(name: str) -> None:
-    from glotbench.cli.plugin_commands import import_group
+    """Build the catalog, then import ``name``'s modules and those a package adds to it (bench.command)."""
+    from glotbench import catalog
 
-    for mod in COMMANDS[name][0]:
-        importlib.import_module(f"glotbench.cli.{mod}")
-    import_group(name)  # sub-commands a benchmark package adds (bench.command)
+    catalog.build().load_command(name, tuple(f"glotbench.cli.{mod}" for mod in COMMANDS[name][0]))
 
 
 class LazyGroup(TyperGroup):
@@ -66,12 +65,13 @@ class LazyGroup(TyperGroup):
         return names + [n for n in super().list_commands(ctx) if n not in COMMANDS]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS and not self.listing:
+            _load(cmd_name)  # even when already imported: the catalog is built before any command runs
         cmd = super().get_command(ctx, cmd_name)
         if cmd is not None or cmd_name not in COMMANDS:
             return cmd
         if self.listing:
             return click.Command(cmd_name, help=COMMANDS[cmd_name][1], hidden=cmd_name in HIDDEN)
-        _load(cmd_name)
         cmd = typer.main.get_group(app).commands.get(cmd_name)  # the click group again, now with it
         if cmd is not None:
             self.commands[cmd_name] = cmd
@@ -138,15 +138,8 @@ def _main(version: bool = typer.Option(False, "--version", help="Print the glotb
 
 def _register() -> None:
     """Import every command module (tests and tools that want the whole command tree at once)."""
-    from glotbench.cli.plugin_commands import import_group
-
-    for mod in COMMAND_MODULES:
-        importlib.import_module(f"glotbench.cli.{mod}")
     for name in COMMANDS:
-        import_group(name)
-
-
-COMMAND_MODULES: list[str] = list(dict.fromkeys(m for mods, _ in COMMANDS.values() for m in mods))
+        _load(name)
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ RunConfig = RunSettings
 
 def load_config(path: Path) -> RunConfig:
     raw = read_mapping(path, "run config", GlotbenchError, empty_ok=True)
-    from glotbench.engine.config_readers import translate
+    from glotbench.config_readers import translate
 
     raw = translate(raw, str(path))  # a benchmark's own config layout (bench.config_reader)
     if isinstance(raw.get("tasks"), str):

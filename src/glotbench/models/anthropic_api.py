@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from glotbench.errors import ModelError, PermanentModelError, TransientModelError
-from glotbench.models.backends import construct, register_backend
+from glotbench.models.backends import construct
 from glotbench.models.base import GenRequest, GenResult, Model
 from glotbench.models.http_errors import map_sdk_error
 
@@ -139,8 +139,7 @@ class AnthropicModel(Model):
         await self._client.close()
 
 
-@register_backend("anthropic", light=True)
-def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+def from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
     """``anthropic:NAME``: the Anthropic Messages API."""
     opts = dict(kw)
     if timeout is not None:

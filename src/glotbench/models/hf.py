@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from glotbench.errors import ModelError, PermanentModelError
-from glotbench.models.backends import construct, register_backend
+from glotbench.models.backends import construct
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
 from glotbench.models.hf_seq2seq import ARCHITECTURES, is_seq2seq
 from glotbench.models.llamacpp import file_fingerprint, split_trailing_space
@@ -462,7 +462,6 @@ class HFModel(Model):
         await asyncio.to_thread(self._locked, drop)  # never while a batch still runs in the worker thread
 
 
-@register_backend("hf", "transformers", renders_prompts=True)
-def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+def from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
     """``hf:<local directory or hub id>``: a transformers causal LM or encoder-decoder model, in-process."""
     return construct(spec, HFModel, rest, **kw)

@@ -42,7 +42,7 @@ import numpy as np
 
 from glotbench.errors import ModelError, PermanentModelError, TransientModelError
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
-from glotbench.models.backends import construct, register_backend
+from glotbench.models.backends import construct
 from glotbench.models.llamacpp_probe import (
     DEFAULT, SAFE, choose_mode, has_extra_bufts_setting, model_params_without_extra_bufts,
 )
@@ -460,8 +460,7 @@ class LlamaCppModel(Model):
             await asyncio.to_thread(self._locked, llm.close)
 
 
-@register_backend("llamacpp", "gguf", renders_prompts=True)
-def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+def from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
     """``llamacpp:/path/x.gguf``: any GGUF file, in-process."""
     path = Path(rest).expanduser()
     if not path.is_file():

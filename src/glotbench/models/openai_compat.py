@@ -28,7 +28,7 @@ import aiohttp
 
 from glotbench import json_codec
 from glotbench.errors import AuthModelError, ModelError, PermanentModelError, TransientModelError
-from glotbench.models.backends import construct, register_backend
+from glotbench.models.backends import construct
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
 from glotbench.models.replicas import Replicas, parse_urls
 from glotbench.models.http_errors import parse_retry_after, read_capped, same_origin, server_message
@@ -288,8 +288,7 @@ class OpenAICompatModel(Model):
 OLLAMA_URL = "http://127.0.0.1:11434/v1"
 
 
-@register_backend("openai", "vllm", "ollama", light=True)
-def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+def from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
     """``openai:NAME`` (OpenAI or any compatible server with base_url), ``vllm:NAME`` (base_url
     required), ``ollama:NAME`` (default http://127.0.0.1:11434/v1)."""
     prefix = spec.partition(":")[0].strip().lower()

@@ -30,7 +30,6 @@ from typing import Any
 
 from glotbench.data.loaders import file_sha256, read_records, strip_compression
 from glotbench.errors import ModelError, PermanentModelError
-from glotbench.models.backends import register_backend
 from glotbench.models.base import GenRequest, GenResult, Model
 
 FORMATS = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet"}
@@ -200,8 +199,7 @@ def _plain(v: Any) -> bool:
     return v is None or isinstance(v, (str, int, float, bool))
 
 
-@register_backend("recorded")
-def _from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
+def from_spec(spec: str, rest: str, *, base_url=None, api_key_env=None, timeout=None, **kw) -> Model:
     """``recorded:PATH``: answers from a CSV/TSV/JSONL/JSON/Parquet file (columns via -M)."""
     try:
         return RecordedModel(rest, **kw)

@@ -10,11 +10,12 @@ from pathlib import Path
 
 from glotbench.errors import TaskSpecError, UnknownTaskError, set_aside
 from glotbench.tasks.judging.declaration import JUDGE_SUFFIX
+from glotbench.registry import require_catalog
 from glotbench.tasks.spec import TaskSpec, load_spec
 from glotbench.tasks.names import check_names, task_class_of
 from glotbench.tasks.task import Task
 
-# folders of task YAMLs the benchmark packages register (glotbench.plugins: bench.tasks(folder))
+# folders of task YAMLs the benchmark packages declare (glotbench.catalog applies bench.tasks(folder))
 PACKAGE_DIRS: list[Path] = []
 
 
@@ -25,9 +26,7 @@ def add_task_dir(folder: Path) -> None:
 
 
 def task_dirs(extra: list[Path] | None = None) -> list[Path]:
-    from glotbench import plugins
-
-    plugins.load()
+    require_catalog()
     dirs = list(PACKAGE_DIRS)
     for p in os.environ.get("GLOTBENCH_TASKS_PATH", "").split(os.pathsep):
         if p:
@@ -74,9 +73,7 @@ ALIASES: dict[str, str] = {}
 
 def canonical(name: str) -> str:
     """A task's name now (an alias a benchmark package registered -> the task it names)."""
-    from glotbench import plugins
-
-    plugins.load()
+    require_catalog()
     return ALIASES.get(name, name)
 
 

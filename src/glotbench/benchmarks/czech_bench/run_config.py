@@ -84,7 +84,7 @@ def from_framework(raw: dict, where: str) -> dict[str, Any]:
 
 
 class _Reader:
-    """The reader registered with ``bench.config_reader`` (glotbench.engine.config_readers)."""
+    """The reader registered with ``bench.config_reader`` (glotbench.config_readers)."""
 
     is_mine = staticmethod(is_framework_config)
     read = staticmethod(from_framework)

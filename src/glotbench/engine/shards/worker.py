@@ -36,6 +36,9 @@ def retry_policy(cfg):
 
 def run_shard(job: dict) -> dict:
     """Run one shard to the end; return its counters (requests sent, cached, ...)."""
+    from glotbench.catalog import build
+
+    build()  # a composition root (a subprocess, Ray or Slurm worker): its process's catalog
     from glotbench.engine.journal import Journal
     from glotbench.engine.lock import RunLock
     from glotbench.engine.runner import TaskRun, execute, task_mode
