@@ -29,9 +29,6 @@ MAX_CYCLES = 1
 # The bar (#51): at most one circle in the whole module graph, inside one benchmark package.
 KNOWN_MODULE_CYCLES = {
     "glotbench.engine.session": "h51d: shard workers receive a RunPlan, which dissolves session <-> shards",
-    "glotbench.tasks.spec": "spec -> judging.declaration -> registry.task_dirs -> spec (a bare judge-file name "
-                            "looked up among the task folders): goes when task_dirs leaves tasks/registry.py "
-                            "after the catalog (h51c) and can move to a module of its own",
 }
 
 

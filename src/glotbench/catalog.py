@@ -104,7 +104,8 @@ def _appliers() -> dict[str, Callable[..., None]]:
     from glotbench.scoring.metrics import METRICS
     from glotbench.scoring.scorers import SCORERS
     from glotbench.tasks.classes import TASK_CLASSES
-    from glotbench.tasks.registry import ALIASES, add_task_dir
+    from glotbench.tasks.registry import ALIASES
+    from glotbench.tasks.task_dirs import add_task_dir
 
     lazy = {"task_class": TASK_CLASSES, "metric": METRICS, "scorer": SCORERS, "result_tables": RESULT_TABLES,
             "config_reader": CONFIG_READERS, "submission_writer": SUBMISSION_WRITERS, "task_template": TASK_TEMPLATES}

@@ -10,30 +10,10 @@ from pathlib import Path
 
 from glotbench.errors import TaskSpecError, UnknownTaskError, set_aside
 from glotbench.tasks.judging.declaration import JUDGE_SUFFIX
-from glotbench.registry import require_catalog
 from glotbench.tasks.spec import TaskSpec, load_spec
 from glotbench.tasks.names import check_names, task_class_of
 from glotbench.tasks.task import Task
-
-# folders of task YAMLs the benchmark packages declare (glotbench.catalog applies bench.tasks(folder))
-PACKAGE_DIRS: list[Path] = []
-
-
-def add_task_dir(folder: Path) -> None:
-    if folder not in PACKAGE_DIRS:
-        PACKAGE_DIRS.append(folder)
-        _scan.cache_clear()
-
-
-def task_dirs(extra: list[Path] | None = None) -> list[Path]:
-    require_catalog()
-    dirs = list(PACKAGE_DIRS)
-    for p in os.environ.get("GLOTBENCH_TASKS_PATH", "").split(os.pathsep):
-        if p:
-            dirs.append(Path(p))
-    dirs.extend(extra or [])
-    return dirs
-
+from glotbench.tasks.task_dirs import task_dirs
 
 # task files of the task path set aside when scanned (path -> one line); the other tasks work
 SET_ASIDE: dict[Path, str] = {}

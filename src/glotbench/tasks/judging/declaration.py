@@ -253,7 +253,7 @@ def resolve_judge_field(raw: dict, path: Path) -> dict:
 
 def find_judge_file(name: str) -> Path | None:
     """``NAME.judge.yaml`` among the task folders (built-in ones first), or None."""
-    from glotbench.tasks.registry import task_dirs
+    from glotbench.tasks.task_dirs import task_dirs
 
     for d in task_dirs():
         hits = sorted(Path(d).rglob(name + JUDGE_SUFFIX)) if Path(d).is_dir() else []
@@ -264,7 +264,7 @@ def find_judge_file(name: str) -> Path | None:
 
 def declared_judges() -> dict[str, Path]:
     """Every judge file among the task folders, by its declared name (first found wins)."""
-    from glotbench.tasks.registry import task_dirs
+    from glotbench.tasks.task_dirs import task_dirs
 
     out: dict[str, Path] = {}
     for d in task_dirs():
