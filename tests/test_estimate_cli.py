@@ -12,7 +12,7 @@ from glotbench.cli import _register, app
 from glotbench.errors import GlotbenchError
 from glotbench.report.estimate import request_text
 from glotbench.tasks.registry import resolve
-from glotbench.tasks.task import RunSettings
+from glotbench.settings import RunSettings
 
 
 def _cli(*args):

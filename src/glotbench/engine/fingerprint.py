@@ -16,15 +16,22 @@ from typing import Any
 
 from glotbench import __version__
 from glotbench.models.base import canonical_json, sha256_hex
-from glotbench.tasks.task import RunSettings, Task
+from glotbench.settings import RunSettings
+from glotbench.tasks.modes import task_mode
+from glotbench.tasks.request_settings import RequestSettings
+from glotbench.tasks.task import Task
 
 
-def task_fingerprint(task: Task, settings: RunSettings, model_settings: dict) -> dict:
+def task_fingerprint(task: Task, settings: RunSettings, model_settings: dict, pack: Any = None) -> dict:
+    """``pack``: the language pack the plan resolved for the task (None: resolve it here, in the
+    run's mode; a pack the task's scoring needs and that does not exist is a TaskSpecError)."""
     split = settings.split or task.spec.dataset.eval_split
+    if pack is None:
+        pack = task.language_pack(task_mode(task, RequestSettings.from_values(settings.model_dump())))
     parts = {
         "data": task.data_fingerprint(split),
         "spec": task.spec.spec_hash(),
-        "pack": pack_fingerprint(task),
+        "pack": pack_fingerprint(pack, task.spec.language),
         "code": code_fingerprint(task),
         "glotbench": __version__.rsplit(".", 1)[0],
         "model": sha256_hex(canonical_json(model_settings))[:8],
@@ -34,15 +41,10 @@ def task_fingerprint(task: Task, settings: RunSettings, model_settings: dict) ->
     return parts
 
 
-def pack_fingerprint(task: Task) -> str:
-    """Hash of the language pack's content (its words and rules), or of the bare code when none exists."""
-    from glotbench.languages import UnknownLanguageError
-
-    try:
-        pack: Any = task.pack.model_dump(mode="json")
-    except UnknownLanguageError:
-        pack = {"unknown": task.spec.language}
-    return sha256_hex(canonical_json(pack))[:8]
+def pack_fingerprint(pack: Any, language: str) -> str:
+    """Hash of the language pack's content (its words and rules); of the bare code for a task whose
+    scoring reads no pack in a language that has none (``Task.language_pack`` returned None)."""
+    return sha256_hex(canonical_json(pack.model_dump(mode="json") if pack is not None else {"unknown": language}))[:8]
 
 
 def _code_objects(task: Task) -> list[Any]:

@@ -38,6 +38,8 @@ from glotbench import json_codec
 from glotbench.engine.sqlite_ro import is_read_only_error, open_read_only, writable
 from glotbench.errors import JournalCorrupt
 
+JOURNAL_NAME = "journal.sqlite"  # a run directory's journal (shards' too: RUN/shards/K/journal.sqlite)
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS responses (
