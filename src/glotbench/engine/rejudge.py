@@ -17,7 +17,7 @@ from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import task_fingerprint
-from glotbench.engine.journal import Journal
+from glotbench.engine.journal import JOURNAL_NAME, Journal
 from glotbench.engine.lock import journal_lock
 from glotbench.engine.retry import RetryPolicy
 from glotbench.engine.runner import TaskRun, _output_view, judge_sample, summarise

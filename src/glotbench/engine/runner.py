@@ -143,7 +143,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, jour
     _put_recorded_grades(caller.model, task.name, sample, len(results), journal)
     verdicts = None
     judge_id = judge.model.model_id if judge is not None else None
-    if task.needs_judge and judge is None:  # grades from the recorded file, no judge (session.check_judge)
+    if task.needs_judge and judge is None:  # grades from the recorded file, no judge (plan.check_judge)
         verdicts = recorded_verdicts(caller.model, task, sample, len(results))
         judge_id = caller.model.grade_judge_id
     elif task.needs_judge:

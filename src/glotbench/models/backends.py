@@ -52,7 +52,7 @@ def register_backend(*prefixes: str, needs_name: bool = True, renders_prompts: b
     """Register a factory under each spec prefix (``needs_name=False``: the prefix alone is a spec;
     ``renders_prompts``: the backend renders chat prompts in process, so it takes ``chat_template=``;
     ``light``: building it loads no weights and sends nothing (an HTTP client), so a run may build it
-    before reading any item, to find a finished run it only re-reports: engine/session.py)."""
+    before reading any item, to find a finished run it only re-reports: engine/plan.py)."""
 
     def wrap(factory: BackendFactory) -> BackendFactory:
         entry = _Backend(factory, needs_name, renders_prompts, light)
