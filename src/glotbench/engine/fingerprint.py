@@ -41,6 +41,19 @@ def task_fingerprint(task: Task, settings: RunSettings, model_settings: dict, pa
     return parts
 
 
+def fingerprint_once(task: Task, settings: RunSettings, model_settings: dict, pack: Any = None) -> dict:
+    """:func:`task_fingerprint`, computed once per task object, settings and model settings (kept on
+    the task): the plan, the re-report check before any item is read and the same check under the
+    run's lock hash the data files once."""
+    key = canonical_json([settings.to_dict(), model_settings])
+    hit = getattr(task, "_fingerprint_memo", None)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    fp = task_fingerprint(task, settings, model_settings, pack)
+    task._fingerprint_memo = (key, fp)
+    return fp
+
+
 def pack_fingerprint(pack: Any, language: str) -> str:
     """Hash of the language pack's content (its words and rules); of the bare code for a task whose
     scoring reads no pack in a language that has none (``Task.language_pack`` returned None)."""

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from glotbench.engine.fingerprint import task_fingerprint
+from glotbench.engine.fingerprint import fingerprint_once
 from glotbench.engine.journal import JOURNAL_NAME, Journal
 from glotbench.engine.observer import RunObserver
 from glotbench.engine.run_checks import check_mode, check_same_model, check_same_overrides, model_identity, plain_layout_notes
@@ -151,7 +151,7 @@ def task_plans(tasks: list[Task], cfg: RunSettings, model_settings: dict, req: R
         mode = task_mode(t, req)
         pack = t.language_pack(mode)
         plans.append(TaskPlan(task=t, request=req, mode=mode, pack=pack, metrics=tuple(t.metric_names(mode)),
-                              samples=(loaded or {}).get(t.name), fingerprint=task_fingerprint(t, cfg, model_settings, pack)))
+                              samples=(loaded or {}).get(t.name), fingerprint=fingerprint_once(t, cfg, model_settings, pack)))
     return plans
 
 

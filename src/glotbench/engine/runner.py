@@ -29,7 +29,7 @@ class TaskRun:
     fingerprint: dict
     samples: list[Sample]
     todo: list[Sample] = field(default_factory=list)
-    settings: RequestSettings | None = None  # what the task sees of the run (the shown prompt hash covers its prompt knobs)
+    settings: RequestSettings = field(default_factory=RequestSettings)  # what the task sees of the run
     _ids: frozenset[str] | None = field(default=None, repr=False)
     _n_items: int | None = field(default=None, repr=False)
 
@@ -346,7 +346,7 @@ def _ll_calibration(task_name: str, kept: list[SampleRecord], out_dir: Path | No
 
 def _dataset_size(tr: TaskRun) -> int | None:
     """The split's size before ``limit``; None when it cannot be read again (then exports use n_items)."""
-    if tr.settings is None or tr.settings.limit is None:
+    if tr.settings.limit is None:
         return tr.n_items
     try:
         return tr.task.dataset_size(tr.settings)
@@ -386,10 +386,9 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
         out[tr.task.name] = {
             "language": spec.language,
             "version": spec.version,
-            "prompt_hash": spec.prompt_hash({"num_fewshot": tr.settings.num_fewshot,
-                                             "prompt_lang": tr.settings.prompt_lang} if tr.settings else None),
+            "prompt_hash": spec.prompt_hash({"num_fewshot": tr.settings.num_fewshot, "prompt_lang": tr.settings.prompt_lang}),
             "mode": tr.mode,
-            "num_fewshot": tr.task.shots(tr.settings) if tr.settings else spec.fewshot.n,
+            "num_fewshot": tr.task.shots(tr.settings),
             **({"n_dataset": n} if (n := _dataset_size(tr)) is not None else {}),
             "fingerprint": tr.fingerprint,
             "data": _provenance(tr),
@@ -406,7 +405,7 @@ def _provenance(tr: TaskRun) -> dict | None:
     """Where the task's data came from (root, source, requested and resolved revision, file hashes)."""
     from glotbench.sources.provenance import task_provenance
 
-    split = (tr.settings.split if tr.settings else None) or tr.task.spec.dataset.eval_split
+    split = tr.settings.split or tr.task.spec.dataset.eval_split
     try:
         return task_provenance(tr.task, split)
     except Exception as err:  # noqa: BLE001 - provenance never stops a finished run's results
