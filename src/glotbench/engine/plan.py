@@ -61,7 +61,7 @@ class TaskPlan:
 @dataclass
 class RunPlan:
     """What a run does: its settings, each task's plan, the tasks set aside and why, the model and
-    judge (built), the output directory, and whether the finished run re-reports unchanged."""
+    judge (built) and the output directory."""
 
     settings: RunSettings
     tasks: list[TaskPlan]
@@ -69,7 +69,6 @@ class RunPlan:
     model: Model
     judge: Model | None
     out_dir: Path
-    reuse: bool = False
 
     def shard_job(self, index: int, items: dict[str, list[str]]) -> dict:
         """A shard's job (plain JSON): the plan's settings and, per task with items in the shard, its
@@ -138,7 +137,7 @@ def plan(cfg: RunSettings, observer: RunObserver, model: Model | None = None) ->
     if cfg.output and (out_dir / JOURNAL_NAME).is_file():
         check_journal_model(out_dir, model.settings(), cfg)
     plans = task_plans(tasks, cfg, model.settings(), req, loaded)
-    return RunPlan(settings=cfg, tasks=plans, skipped=skipped, model=model, judge=judge, out_dir=out_dir, reuse=reuse)
+    return RunPlan(settings=cfg, tasks=plans, skipped=skipped, model=model, judge=judge, out_dir=out_dir)
 
 
 def task_plans(tasks: list[Task], cfg: RunSettings, model_settings: dict, req: RequestSettings | None = None,

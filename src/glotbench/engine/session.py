@@ -10,8 +10,7 @@ import re
 import sqlite3
 import time
 from pathlib import Path
-
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rich.markup import escape
 
@@ -29,11 +28,6 @@ from glotbench.output.results import export_samples, package_versions, write_jso
 from glotbench.output.table import not_recorded_counts
 from glotbench.settings import RunSettings
 
-if TYPE_CHECKING:
-    from rich.console import Console
-
-__all__ = ["JOURNAL_NAME", "execute_plan", "report", "run_evaluation"]
-
 
 def _flush_held_writes(journal: Journal, observer: RunObserver, wait_s: float) -> bool:
     """Retry writing what the journal holds in memory (a full disk) for up to ``wait_s`` seconds,
@@ -49,13 +43,13 @@ def _flush_held_writes(journal: Journal, observer: RunObserver, wait_s: float) -
     return True
 
 
-def run_evaluation(cfg: RunSettings, *, console: Console | None = None, show_progress: bool = True,
+def run_evaluation(cfg: RunSettings, *, console: Any = None, show_progress: bool = True,
                    model: Model | None = None, wait_lock: bool = False,
                    observer: RunObserver | None = None) -> tuple[dict, Path]:
     """Plan, then run (or resume) the evaluation. The run directory is locked for the whole run; a
     corrupt journal is one line naming ``glotbench doctor``; a run stopped by the circuit breaker
     writes results for what finished, then raises :class:`RunStopped`. ``observer``: who is told
-    what happens (default: the console, with a progress bar unless ``show_progress=False``)."""
+    what happens (default: a rich ``console``, with a progress bar unless ``show_progress=False``)."""
     if observer is None:
         from glotbench.engine.display import ConsoleObserver
 

@@ -7,15 +7,7 @@ import shutil
 
 from glotbench.errors import GlotbenchError
 
-def _import_ray() -> None:
-    import ray  # noqa: F401
-
-
-def _import_submitit() -> None:
-    import submitit  # noqa: F401
-
-
-EXTRAS = {"ray": (_import_ray, "Ray"), "slurm": (_import_submitit, "submitit")}  # executor -> (its import, name)
+EXTRAS = {"ray": "Ray", "slurm": "submitit"}  # executor -> the optional package it needs
 
 
 def check_settings(cfg) -> None:
@@ -43,9 +35,12 @@ def check_available(cfg) -> None:
     executor = cfg.executor
     if executor not in EXTRAS:
         return
-    load, name = EXTRAS[executor]
+    name = EXTRAS[executor]
     try:
-        load()
+        if executor == "ray":
+            import ray  # noqa: F401
+        else:
+            import submitit  # noqa: F401
     except ImportError:
         raise GlotbenchError(f"--executor {executor} needs {name}, which is not installed: "
                              f"pip install 'glotbench[{executor}]'") from None
