@@ -35,7 +35,7 @@ def task_fingerprint(task: Task, settings: RunSettings, model_settings: dict, pa
         "code": code_fingerprint(task),
         "glotbench": __version__.rsplit(".", 1)[0],
         "model": sha256_hex(canonical_json(model_settings))[:8],
-        "settings": sha256_hex(canonical_json({k: v for k, v in settings.to_dict().items()}))[:8],
+        "settings": sha256_hex(canonical_json(settings.request_settings()))[:8],
     }
     parts["id"] = sha256_hex(canonical_json(parts))[:12]
     return parts
@@ -45,7 +45,7 @@ def fingerprint_once(task: Task, settings: RunSettings, model_settings: dict, pa
     """:func:`task_fingerprint`, computed once per task object, settings and model settings (kept on
     the task): the plan, the re-report check before any item is read and the same check under the
     run's lock hash the data files once."""
-    key = canonical_json([settings.to_dict(), model_settings])
+    key = canonical_json([settings.request_settings(), model_settings])
     hit = getattr(task, "_fingerprint_memo", None)
     if hit is not None and hit[0] == key:
         return hit[1]
