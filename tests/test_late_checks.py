@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from glotbench.engine.runner import task_mode
+from glotbench.tasks.modes import task_mode
 from glotbench.errors import GlotbenchError
 from glotbench.tasks.registry import resolve
 from glotbench.tasks.request_settings import RequestSettings

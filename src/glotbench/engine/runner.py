@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from glotbench.tasks.modes import task_mode  # noqa: F401  (re-exported)
 from glotbench.tasks.request_settings import RequestSettings
 from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.caller import CachedCaller, RequestFailed
