@@ -186,3 +186,52 @@ def test_a_shard_job_carries_the_plans_request_settings(tmp_path):
     assert job["tasks"][tp.task.name]["fingerprint"] == tp.fingerprint
     _, [back] = shard_plan(job)
     assert back.request == tp.request and back.mode == tp.mode and back.fingerprint == tp.fingerprint
+
+
+def test_a_run_tells_its_observer_and_prints_nothing_itself(stub_server, tmp_path, capsys, monkeypatch):
+    """Display is an observer passed in: every line and the progress go to it; the engine prints nothing."""
+    from glotbench.engine.session import run_evaluation
+
+    class Recording:
+        def __init__(self):
+            self.lines, self.counters = [], []
+
+        def say(self, line, *, markup=True):
+            self.lines.append(line)
+
+        def progress(self, total):
+            rec = self
+
+            class Counter:
+                done = errors = answers = 0
+
+                def __call__(self, status):
+                    self.done += 1
+
+                def answer(self):
+                    self.answers += 1
+
+                def close(self):
+                    rec.closed = True
+
+            self.counters.append((total, Counter()))
+            return self.counters[-1][1]
+
+        def transfers(self):
+            return None
+
+    base = stub_server("--answer", "ano")
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    cfg = RunSettings(model="openai:stub", base_url=base, tasks=[str(_task(tmp_path, "cs"))], output=str(tmp_path / "r"))
+    seen = Recording()
+    results, _ = run_evaluation(cfg, observer=seen)
+    assert results["tasks"]["my.cs"]["n_items"] == 4
+    [(total, counter)] = seen.counters
+    assert total == counter.done == counter.answers == 4 and seen.closed
+    assert any("4 item(s) to run" in line for line in seen.lines), seen.lines
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+    again = Recording()
+    run_evaluation(cfg, observer=again)  # a re-report: said, nothing sent, no progress
+    assert again.counters == [] and any("no model calls" in line for line in again.lines), again.lines
+    assert _sent(base) == 4
