@@ -81,7 +81,7 @@ def llama_rates(path: Path, n_seq: int, threads: int) -> dict:
 
 def prompt_tokens_needed(tasks: list[str], limit: int) -> tuple[int, int]:
     """(all prompt tokens, those not covered by the previous prompt of the same task as a prefix)."""
-    from glotbench.settings import RunSettings
+    from glotbench.tasks.request_settings import RequestSettings
     from glotbench.models.embedded import default_gguf_path
     from glotbench.models.llamacpp import LlamaCppModel
     from glotbench.models.llamacpp_batch import BatchGenerator
@@ -89,7 +89,7 @@ def prompt_tokens_needed(tasks: list[str], limit: int) -> tuple[int, int]:
 
     m = LlamaCppModel(default_gguf_path(), n_ctx=2048, n_seq=1)
     fmt = BatchGenerator._chat_formatter(type("X", (), {"llm": m._llm})())
-    settings = RunSettings(limit=limit)
+    settings = RequestSettings(limit=limit)
     total = needed = 0
     for task in resolve(tasks):
         prev: list[int] = []

@@ -44,7 +44,8 @@ def _passes(src: str, plain_yaml: Path, items: int, reps: int) -> dict[str, dict
     from glotbench.engine.retry import RetryPolicy
     from glotbench.models.base import GenResult, Model
     from glotbench.tasks.registry import resolve
-    from glotbench.tasks.task import RunSettings
+    from glotbench.engine.plan import task_plans
+    from glotbench.settings import RunSettings
 
     class Instant(Model):
         def __init__(self, model_id: str):
@@ -72,14 +73,13 @@ def _passes(src: str, plain_yaml: Path, items: int, reps: int) -> dict[str, dict
 
     def one(kind: str, k: int) -> dict[str, float]:
         task = resolve(["chinese_simpleqa" if kind == "judged" else str(plain_yaml)])[0]
-        settings = RunSettings()
         journal = Journal(tmp / f"{kind}{k}" / "journal.sqlite")
-        runs = runner.plan([task], settings, {"model_id": "m"}, journal)
+        runs = [tp.task_run(journal) for tp in task_plans([task], RunSettings(), {"model_id": "m"})]
         for tr in runs:
             tr.samples, tr.todo = tr.samples[:items], tr.todo[:items]
         commit[0] = 0.0
         t0 = time.perf_counter()
-        asyncio.run(runner.execute(runs, Instant("m"), journal, settings, concurrency=64, policy=RetryPolicy(),
+        asyncio.run(runner.execute(runs, Instant("m"), journal, concurrency=64, policy=RetryPolicy(),
                                    judge_model=Instant("judge") if kind == "judged" else None))
         t1 = time.perf_counter()
         sent_commit = commit[0]

@@ -158,11 +158,11 @@ def request_bodies(task_yaml: Path, n: int) -> list[bytes]:
     """The JSON bodies glotbench sends for the first ``n`` items (rendered by glotbench itself)."""
     from glotbench import json_codec
     from glotbench.models.openai_compat import OpenAICompatModel
-    from glotbench.settings import RunSettings
+    from glotbench.tasks.request_settings import RequestSettings
     from glotbench.tasks.registry import resolve
 
     task = resolve([str(task_yaml)])[0]
-    settings = RunSettings()
+    settings = RequestSettings()
     bodies = []
     for sample in task.samples(limit=n):
         req = task.requests(sample, mode="generate", chat=True, settings=settings)[0]

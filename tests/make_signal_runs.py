@@ -29,7 +29,7 @@ SEEDS = (1, 2)
 
 
 def answers(step_k: int, seed: int) -> list[dict]:
-    from glotbench.settings import RunSettings
+    from glotbench.tasks.request_settings import RequestSettings
     from glotbench.tasks.registry import resolve
 
     rows = []
@@ -37,7 +37,7 @@ def answers(step_k: int, seed: int) -> list[dict]:
         letters = ["A", "B"] if task.name == "hulu.cola" else ["A", "B", "C", "D"]
         stable = random.Random(f"{task.name}/seed{seed}")  # the same draws at every step: nested answers
         noisy = random.Random(f"{task.name}/seed{seed}/step{step_k}")
-        for s in task.run_samples(RunSettings(limit=LIMIT, seed=1)):
+        for s in task.run_samples(RequestSettings(limit=LIMIT, seed=1)):
             gold = {"1": "A", "0": "B"}.get(s.target, s.target) if task.name == "hulu.cola" else s.target
             wrong = stable.choice([x for x in letters if x != gold])
             u = stable.random()

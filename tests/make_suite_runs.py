@@ -55,11 +55,11 @@ def command(suite: str, out: Path, judge_url: str | None) -> list[str]:
 def write_answers(suite: str, path: Path) -> None:
     """Every other item answered with its gold, the others with a wrong answer."""
     from glotbench.tasks.registry import resolve
-    from glotbench.settings import RunSettings
+    from glotbench.tasks.request_settings import RequestSettings
 
     rows = []
     for task in resolve(SUITES[suite][0]):
-        for k, s in enumerate(task.run_samples(RunSettings(limit=int(LIMIT), seed=1))):
+        for k, s in enumerate(task.run_samples(RequestSettings(limit=int(LIMIT), seed=1))):
             gold = s.target if not isinstance(s.target, (list, dict)) else json.dumps(s.target, ensure_ascii=False)
             rows.append({"task": task.name, "id": s.id, "answer": str(gold) if k % 2 == 0 else "nem tudom / 不知道"})
     path.parent.mkdir(parents=True, exist_ok=True)

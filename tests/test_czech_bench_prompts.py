@@ -222,13 +222,13 @@ def test_truthfulqa_seeded_shuffle(root, task_of, key):
 
 def test_system_prompt_override_replaces_the_reference_system_text(task_of):
     """--system-prompt reaches Czech-Bench's exact prompts (chat and plain), the user text unchanged."""
-    from glotbench.settings import RunSettings
+    from glotbench.tasks.request_settings import RequestSettings
 
     _shared("czech_bench/mall_reviews/data_test.csv")
     task = task_of("czech_bench.mall_reviews_full")
     sample = task.samples(limit=1)[0]
     own = task.chat_messages(sample)
-    [chat] = task.requests(sample, mode="generate", chat=True, settings=RunSettings(system_prompt="Jsi hodnotitel."))
+    [chat] = task.requests(sample, mode="generate", chat=True, settings=RequestSettings(system_prompt="Jsi hodnotitel."))
     assert list(chat.messages) == [{"role": "system", "content": "Jsi hodnotitel."}, own[1]]
-    [plain] = task.requests(sample, mode="generate", chat=False, settings=RunSettings(system_prompt="S: "))
+    [plain] = task.requests(sample, mode="generate", chat=False, settings=RequestSettings(system_prompt="S: "))
     assert plain.prompt == "S: " + own[1]["content"]

@@ -420,7 +420,8 @@ def test_a_suite_run_fetches_and_sets_aside_what_cannot_be_fetched(mirror, tmp_p
     from rich.console import Console
 
     from glotbench.engine.config import RunConfig
-    from glotbench.engine.session import drop_tasks_without_data, fetch_missing_data
+    from glotbench.engine.display import ConsoleObserver
+    from glotbench.engine.plan import drop_tasks_without_data, fetch_missing_data
     from glotbench.paths import find_data_root
     from glotbench.tasks.registry import resolve
 
@@ -431,14 +432,14 @@ def test_a_suite_run_fetches_and_sets_aside_what_cannot_be_fetched(mirror, tmp_p
                                               ("syntax_eval.json", "semantics_eval.json", "knowledge_eval.json")})
     cfg = RunConfig(tasks=["mm_eval"])
     offline = resolve(["mm_eval"])
-    fetch_missing_data(offline, cfg.model_copy(update={"offline": True}), Console(file=open(os.devnull, "w")))
+    fetch_missing_data(offline, cfg.model_copy(update={"offline": True}), ConsoleObserver(Console(file=open(os.devnull, "w"))))
     with pytest.raises(DataError, match=r"no selected task has its data: task mm_eval\.syntax: data file "
                                         r"mm_eval/syntax_eval\.json not found .*glotbench data pull mm_eval\.syntax"):
         drop_tasks_without_data(offline, cfg)
     tasks = resolve(["mm_eval"])
     out = tmp_path / "console.txt"
     with out.open("w") as fh:
-        fetch_missing_data(tasks, cfg, Console(file=fh, width=300))
+        fetch_missing_data(tasks, cfg, ConsoleObserver(Console(file=fh, width=300)))
     keep, skipped = drop_tasks_without_data(tasks, cfg)
     assert [t.name for t in keep] == ["mm_eval.syntax", "mm_eval.semantics", "mm_eval.knowledge"]
     assert skipped == {"mm_eval.reasoning": f"github:joenahm/MM-Eval@{MM}: reasoning_eval.json: {mirror.url}/raw/"

@@ -34,13 +34,13 @@ def glotbench(*args: str) -> subprocess.CompletedProcess:
 def write_answers(path: Path, accuracy: float, seed: int, garbage: tuple[str, ...] = ()) -> None:
     """Each item answered right with probability ``accuracy`` (a seeded draw), else a wrong option letter;
     every item of a task in ``garbage`` answered with no option at all (unparseable: an invalid score)."""
-    from glotbench.settings import RunSettings
+    from glotbench.tasks.request_settings import RequestSettings
     from glotbench.tasks.registry import resolve
 
     rng = random.Random(seed)
     rows = []
     for task in resolve(list(TASKS)):
-        for s in task.run_samples(RunSettings(limit=LIMIT, seed=1)):
+        for s in task.run_samples(RequestSettings(limit=LIMIT, seed=1)):
             letters = ["A", "B"] if task.name == "hulu.cola" else ["A", "B", "C", "D"]
             gold = {"1": "A", "0": "B"}.get(s.target, s.target) if task.name == "hulu.cola" else s.target
             ans = gold if rng.random() < accuracy else rng.choice([x for x in letters if x != gold])

@@ -12,7 +12,7 @@ from glotbench.cli import _register, app
 from glotbench.errors import GlotbenchError
 from glotbench.report.estimate import request_text
 from glotbench.tasks.registry import resolve
-from glotbench.tasks.task import RunSettings
+from glotbench.tasks.request_settings import RequestSettings
 
 
 def _cli(*args):
@@ -22,7 +22,7 @@ def _cli(*args):
 
 def _texts(task_name: str, limit: int, chat: bool = True, samples: int = 1) -> list[str]:
     task = resolve([task_name])[0]
-    settings = RunSettings(limit=limit, samples=samples)
+    settings = RequestSettings(limit=limit, samples=samples)
     return [request_text(r) for s in task.samples(limit=limit) for r in task.requests(s, mode="generate", chat=chat, settings=settings)]
 
 

@@ -16,7 +16,7 @@ import yaml
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.models.base import GenRequest, GenResult
 from glotbench.tasks.registry import resolve
-from glotbench.tasks.task import RunSettings
+from glotbench.tasks.request_settings import RequestSettings
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hu_simpleqa_sample.jsonl"
 DEFS = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "benchmarks" / "factuality" / "tasks"
@@ -52,17 +52,17 @@ def test_chinese_simpleqa_prompt_is_the_bare_question_with_the_repo_system_messa
     s = samples[0]
     assert s.id == "97e7f58a3b154facaa3a5c64d678c7bf" and s.target == "足阳明胃经"
     assert s.metadata == {"primary_category": "中华文化", "secondary_category": "中医"}
-    (req,) = task.requests(s, mode="generate", chat=True, settings=RunSettings())
+    (req,) = task.requests(s, mode="generate", chat=True, settings=RequestSettings())
     assert req.messages == ({"role": "system", "content": "你是一个智能助手。"},
                             {"role": "user", "content": "伏兔穴所属的经脉是什么？"})
-    reqs = task.requests(s, mode="generate", chat=True, settings=RunSettings(samples=3, temperature=0.7))
+    reqs = task.requests(s, mode="generate", chat=True, settings=RequestSettings(samples=3, temperature=0.7))
     assert [r.sample_index for r in reqs] == [0, 1, 2] and all(r.temperature == 0.7 for r in reqs)
 
 
 def test_chinese_confidence_prompt_is_the_papers_json_template(data_root):
     task = resolve(["chinese_simpleqa.confidence"])[0]
     s = task.samples(limit=1)[0]
-    (req,) = task.requests(s, mode="generate", chat=True, settings=RunSettings())
+    (req,) = task.requests(s, mode="generate", chat=True, settings=RequestSettings())
     (msg,) = req.messages
     assert msg["role"] == "user"
     text = msg["content"]
@@ -76,13 +76,13 @@ def test_hu_simpleqa_prompt_hu_by_default_en_on_request(data_root, tmp_path):
     samples = task.samples()
     assert len(samples) == 10 and samples[0].id == "6e52b9bb-1673-53d2-b8ac-803e23c7dbf0"
     assert samples[0].metadata == {"hu_specific_dim": "language"}
-    (hu,) = task.requests(samples[1], mode="generate", chat=True, settings=RunSettings())
+    (hu,) = task.requests(samples[1], mode="generate", chat=True, settings=RequestSettings())
     assert hu.messages[-1]["content"].startswith("Kérdés: Melyik évben zajlott a mohácsi csata?\nKérjük, magyar nyelven")
     assert '"confidence_score": szám' in hu.messages[-1]["content"]
-    (en,) = task.requests(samples[1], mode="generate", chat=True, settings=RunSettings(prompt_lang="en"))
+    (en,) = task.requests(samples[1], mode="generate", chat=True, settings=RequestSettings(prompt_lang="en"))
     assert en.messages[-1]["content"].startswith("Question: Melyik évben zajlott a mohácsi csata?\nPlease provide")
     with pytest.raises(DataError, match="no prompt variant 'cs'"):
-        task.requests(samples[1], mode="generate", chat=True, settings=RunSettings(prompt_lang="cs"))
+        task.requests(samples[1], mode="generate", chat=True, settings=RequestSettings(prompt_lang="cs"))
 
 
 def test_hu_simpleqa_without_its_data_file_is_a_clear_data_error(data_root):
@@ -267,7 +267,7 @@ def test_csv_dataset_becomes_a_judged_task_with_yaml_only(data_root, tmp_path):
     assert task.needs_judge
     samples = task.samples()
     assert [s.id for s in samples] == ["q1", "q2", "q3"] and samples[1].metadata == {"topic": "lit"}
-    (req,) = task.requests(samples[0], mode="generate", chat=True, settings=RunSettings())
+    (req,) = task.requests(samples[0], mode="generate", chat=True, settings=RequestSettings())
     assert req.messages == ({"role": "user", "content": "What is the capital of Hungary?"},)
     (jr,) = task.judge_requests(samples[0], [gen("It is Budapest.")])
     assert len(jr.messages) == 1 and jr.max_tokens == 8

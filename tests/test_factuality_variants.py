@@ -16,7 +16,7 @@ import yaml
 from glotbench.benchmarks.factuality.answer_types import answer_type
 from glotbench.prompts.retrieval import BM25Folder, tokenize
 from glotbench.tasks.registry import resolve
-from glotbench.tasks.task import RunSettings
+from glotbench.tasks.request_settings import RequestSettings
 
 DEFS = Path(__file__).resolve().parents[1] / "src" / "glotbench" / "benchmarks" / "factuality" / "tasks"
 SIMPLEQA_CSV = Path(__file__).parent / "fixtures" / "simpleqa_sample.csv"  # hand-written, simple-evals' format
@@ -53,7 +53,7 @@ def test_option_order_variants_share_options_and_move_the_gold(data_root):
         # distractors: other items' answers of the same answer type
         assert all(d in answers_by_type[types[x.id]] for d in x.choices if d != gold)
     assert mc.samples(limit=30)[0].choices == a[0].choices  # seeded
-    [req] = mc.requests(a[0], mode="generate", chat=True, settings=RunSettings())
+    [req] = mc.requests(a[0], mode="generate", chat=True, settings=RequestSettings())
     assert "A. " in req.messages[-1]["content"] and a[0].vars["question"] in req.messages[-1]["content"]
 
 
@@ -102,9 +102,9 @@ def test_option_order_command_prints_the_three_accuracies_and_the_drop(data_root
 def test_cot_variants_and_the_base_model_fewshot_prompt(data_root):
     recall, steps, base = resolve(["chinese_simpleqa.cot_recall", "chinese_simpleqa.cot_steps", "chinese_simpleqa.base"])
     s = recall.samples(limit=1)[0]
-    assert "回忆" in recall.requests(s, mode="generate", chat=True, settings=RunSettings())[0].messages[-1]["content"]
-    assert "一步一步" in steps.requests(s, mode="generate", chat=True, settings=RunSettings())[0].messages[-1]["content"]
-    [req] = base.requests(base.samples(limit=1)[0], mode="generate", chat=False, settings=RunSettings())
+    assert "回忆" in recall.requests(s, mode="generate", chat=True, settings=RequestSettings())[0].messages[-1]["content"]
+    assert "一步一步" in steps.requests(s, mode="generate", chat=True, settings=RequestSettings())[0].messages[-1]["content"]
+    [req] = base.requests(base.samples(limit=1)[0], mode="generate", chat=False, settings=RequestSettings())
     assert req.prompt.count("问题：") == 6 and req.prompt.endswith("问题：伏兔穴所属的经脉是什么？\n答案：")
     assert req.stop == ("\n",)
     pool_q = [json.loads(x)["question"] for x in base._pool_path().read_text(encoding="utf-8").splitlines()]

@@ -28,7 +28,6 @@ MAX_CYCLES = 1
 # Module-level circles outside a benchmark package that are still there, each with what removes it.
 # The bar (#51): at most one circle in the whole module graph, inside one benchmark package.
 KNOWN_MODULE_CYCLES = {
-    "glotbench.engine.session": "h51d: shard workers receive a RunPlan, which dissolves session <-> shards",
 }
 
 

@@ -22,7 +22,8 @@ from glotbench.engine.journal import Journal
 from glotbench.engine.retry import RetryPolicy
 from glotbench.models.base import GenRequest, GenResult, Model
 from glotbench.tasks.registry import resolve
-from glotbench.tasks.task import RunSettings
+from glotbench.engine.plan import task_plans
+from glotbench.settings import RunSettings
 
 
 def _task(tmp_path, name: str, questions: list[str], scoring: str):
@@ -68,9 +69,8 @@ def _run(tmp_path, task, concurrency: int, judge_concurrency: int | None = None)
     model = Counting("model", journal.path, ledger)
     judge = Counting("judge", journal.path, ledger) if judge_concurrency else None
     try:
-        settings = RunSettings()
-        runs = runner.plan([task], settings, {"model_id": model.model_id}, journal)
-        asyncio.run(runner.execute(runs, model, journal, settings, concurrency=concurrency, policy=RetryPolicy(),
+        runs = [tp.task_run(journal) for tp in task_plans([task], RunSettings(), {"model_id": model.model_id})]
+        asyncio.run(runner.execute(runs, model, journal, concurrency=concurrency, policy=RetryPolicy(),
                                    judge_model=judge, judge_concurrency=judge_concurrency))
     finally:
         journal.close()

@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from glotbench.engine.runner import task_mode
+from glotbench.tasks.modes import task_mode
 from glotbench.errors import GlotbenchError
 from glotbench.tasks.registry import resolve
-from glotbench.tasks.task import RunSettings
+from glotbench.tasks.request_settings import RequestSettings
 
 TINY = Path(__file__).parent / "fixtures" / "tiny_task"
 
@@ -53,10 +53,10 @@ def test_loglikelihood_on_generation_tasks_is_said(stub_server, data_root, tmp_p
 
     trusted = OpenAICompatModel("stub", base_url=base, logprobs_trusted=True)
     tasks = resolve(["mm_eval.syntax", "mm_eval.reasoning"])
-    ll = RunSettings(mode="loglikelihood")
+    ll = RequestSettings(mode="loglikelihood")
     notes = check_mode(tasks, "loglikelihood", trusted, lambda t: task_mode(t, ll))
     assert len(notes) == 1 and "mm_eval.reasoning runs in generate mode" in notes[0]
-    assert check_mode(tasks, "generate", trusted, lambda t: task_mode(t, RunSettings())) == []
+    assert check_mode(tasks, "generate", trusted, lambda t: task_mode(t, RequestSettings())) == []
     with pytest.raises(GlotbenchError, match="cannot score log-probabilities"):
         check_mode(tasks, "loglikelihood", OpenAICompatModel("stub", base_url=base), lambda t: task_mode(t, ll))
 

@@ -79,11 +79,11 @@ def test_accuracy_norm_matches_lm_eval_rule(data, k, as_text):
 
 def test_loglikelihood_requests_send_the_delimiter_and_the_option():
     """What is scored is " " + the option: the normalisation counts the option's characters."""
-    from glotbench.settings import RunSettings
+    from glotbench.tasks.request_settings import RequestSettings
 
     s = _sample(["A", "B"], ["egy", "kettő"], gold="B")
     for mode, want in (("label", [" A", " B"]), ("text", [" egy", " kettő"])):
-        reqs = _task(mode).requests(s, mode="loglikelihood", chat=False, settings=RunSettings())
+        reqs = _task(mode).requests(s, mode="loglikelihood", chat=False, settings=RequestSettings())
         assert [r.continuation for r in reqs] == want
 
 

@@ -12,7 +12,7 @@ from glotbench.benchmarks.mm_eval import abilities as mm
 from glotbench.paths import resolve_data_file
 from glotbench.tasks.registry import resolve
 from glotbench.models.base import GenResult
-from glotbench.tasks.task import RunSettings
+from glotbench.tasks.request_settings import RequestSettings
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -124,7 +124,7 @@ def test_huws_task_on_the_real_data():
     assert s.id == "1" and s.target == "1" and s.choices == ["a városi tanácstagok", "a tüntetők"]
     assert samples[1].target == "2"  # "Kik támogatták az erőszakot?" -> a tüntetők
     assert sum(x.target == "1" for x in samples) == 122
-    [req] = t.requests(s, mode="generate", chat=True, settings=RunSettings())
+    [req] = t.requests(s, mode="generate", chat=True, settings=RequestSettings())
     text = req.messages[-1]["content"]
     assert "kerülték az erőszakot" in text and "1. a városi tanácstagok" in text and "2. a tüntetők" in text
     assert t.score(s, [GenResult(text="1")], mode="generate").values["correct"] == 1.0

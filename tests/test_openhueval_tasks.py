@@ -11,16 +11,16 @@ from glotbench.sample_record import SampleRecord
 
 from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.config import RunConfig
-from glotbench.engine.session import drop_tasks_without_data
+from glotbench.engine.plan import drop_tasks_without_data
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.models.base import GenResult
 from glotbench.benchmarks.openhueval import table5
 from glotbench.paths import resolve_data_file
 from glotbench.tasks.registry import resolve
-from glotbench.tasks.task import RunSettings
+from glotbench.tasks.request_settings import RequestSettings
 
 FIXTURES = Path(__file__).parent / "fixtures"
-EN, HU = RunSettings(prompt_lang="en"), RunSettings(prompt_lang="hu")
+EN, HU = RequestSettings(prompt_lang="en"), RequestSettings(prompt_lang="hu")
 
 
 def need(rel: str) -> None:
@@ -66,9 +66,9 @@ def test_matchingfib_samples_and_prompts(mfib):
     [plain] = t.requests(s, mode="generate", chat=False, settings=HU)
     assert plain.prompt != text and s.vars["record"]["question"] in plain.prompt  # the Hungarian variant
     assert chat.max_tokens == 8192  # the paper's output length for reasoning models (§3.1)
-    assert t.requests(s, mode="generate", chat=True, settings=RunSettings(max_tokens=7))[0].max_tokens == 7
+    assert t.requests(s, mode="generate", chat=True, settings=RequestSettings(max_tokens=7))[0].max_tokens == 7
     with pytest.raises(TaskSpecError, match="prompt language 'de'"):
-        t.requests(s, mode="generate", chat=True, settings=RunSettings(prompt_lang="de"))
+        t.requests(s, mode="generate", chat=True, settings=RequestSettings(prompt_lang="de"))
 
 
 def test_matchingfib_scoring_through_the_task(mfib):

@@ -13,7 +13,7 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
 def test_rate_text():
-    from glotbench.engine.session import rate_text
+    from glotbench.engine.display import rate_text
 
     assert rate_text(0, 5.0) == ""
     assert rate_text(10, 2.0) == "5.0 it/s"

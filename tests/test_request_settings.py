@@ -66,7 +66,7 @@ CASES = [
 def test_requests_equal_the_old_task_plus_overrides_path(case, chat, data_root):
     cfg = RunSettings(**case)
     (task,) = resolve(["mm_eval.knowledge"])
-    req = RequestSettings.of(cfg)
+    req = RequestSettings.from_values(cfg.model_dump())
     for sample in task.run_samples(req)[:3]:
         new = task.requests(sample, mode="generate", chat=chat, settings=req)
         old = old_path(task, sample, chat, cfg)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from glotbench.engine.config import RunConfig
-from glotbench.engine.session import default_output_dir
+from glotbench.engine.plan import default_output_dir
 
 
 def _glotbench(*args: str, cwd: Path) -> subprocess.CompletedProcess:

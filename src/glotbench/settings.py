@@ -199,10 +199,6 @@ class RunSettings(BaseModel):
         return float(v)
 
     # ------------------------------------------------------------------ derived
-    def items_for(self, total: int) -> int:
-        """How many of a task's ``total`` items this run takes (a share rounds up, at least one)."""
-        return items_for(self.limit, total)
-
     def request_settings(self) -> dict[str, Any]:
         """The settings that shape requests (fingerprint, output directory, results.json)."""
         out: dict[str, Any] = {k: getattr(self, k) for k in _FINGERPRINT_ALWAYS}
@@ -211,9 +207,6 @@ class RunSettings(BaseModel):
                     call_default_factory=True):
                 out[name] = getattr(self, name)
         return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.request_settings()
 
     def judge_options(self) -> dict[str, Any]:
         opts = dict(self.judge_args)

@@ -20,7 +20,7 @@ def load_run_records(run_dir: Path) -> list[SampleRecord]:
     """Scored sample records of the run: from journal.sqlite (only the run keys results.json
     names, when it exists), else from samples.jsonl."""
     from glotbench.engine.journal import Journal
-    from glotbench.engine.session import JOURNAL_NAME
+    from glotbench.engine.journal import JOURNAL_NAME
     from glotbench.output.run_records import iter_run_samples, read_results
 
     journal_path, samples_path, results_path = run_dir / JOURNAL_NAME, run_dir / "samples.jsonl", run_dir / "results.json"

@@ -19,7 +19,7 @@ def doctor(
     from glotbench.engine.lock import RunLock
     from glotbench.engine.salvage import check, salvage
     from glotbench.engine.sqlite_ro import writable
-    from glotbench.engine.session import JOURNAL_NAME
+    from glotbench.engine.journal import JOURNAL_NAME
     from glotbench.errors import GlotbenchError
 
     path = run / JOURNAL_NAME if run.is_dir() else run

@@ -44,7 +44,7 @@ def estimate(
     """Count the requests, input and output tokens and the cost a run would have; no model is called."""
     from glotbench.report.estimate import estimate_run
     from glotbench.tasks.registry import resolve
-    from glotbench.tasks.task import RunSettings
+    from glotbench.settings import RunSettings
 
     settings = RunSettings(limit=limit, seed=seed, num_fewshot=num_fewshot, max_tokens=max_tokens, samples=samples,
                            mode=mode, split=split)

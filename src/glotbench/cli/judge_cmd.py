@@ -46,7 +46,7 @@ def judge(
     The new judge's calls and verdicts go into the run's journal (re-running resumes); its scores
     are written into results.json under "judges"."""
     from glotbench.engine.rejudge import rejudge
-    from glotbench.engine.session import load_judge
+    from glotbench.models.loading import load_judge
     from glotbench.output.grade_tables import factuality_table
 
     console = Console(stderr=True, soft_wrap=True)

@@ -72,7 +72,7 @@ def judge_pairwise_cmd(
     Win/tie/loss per pair of runs and a Bradley-Terry ranking, with bootstrap intervals over
     items. The judge's calls are journaled in the output folder: rerunning sends nothing twice."""
     from glotbench.cli.judge_cmd import _judge_args
-    from glotbench.engine.session import load_judge
+    from glotbench.models.loading import load_judge
     from glotbench.errors import GlotbenchError
     from glotbench.judges.pairwise import default_output, judge_pairwise, plan_pairs
     from glotbench.judges.pairwise_runs import read_runs

@@ -121,7 +121,7 @@ def export(run_dir: Path = typer.Argument(..., help="A run directory."),
                                    "inspect (Inspect AI eval logs, one per task).")) -> None:
     """Write a run's samples (samples.jsonl), or its results in lm-eval's layout, as CSV or as Inspect AI logs."""
     from glotbench.engine.journal import Journal
-    from glotbench.engine.session import JOURNAL_NAME
+    from glotbench.engine.journal import JOURNAL_NAME
     from glotbench.errors import GlotbenchError
     from glotbench.output.results import export_samples
 

@@ -16,33 +16,48 @@ from typing import Any
 
 from glotbench.version import __version__
 from glotbench.models.base import canonical_json, sha256_hex
-from glotbench.tasks.task import RunSettings, Task
+from glotbench.settings import RunSettings
+from glotbench.tasks.modes import task_mode
+from glotbench.tasks.request_settings import RequestSettings
+from glotbench.tasks.task import Task
 
 
-def task_fingerprint(task: Task, settings: RunSettings, model_settings: dict) -> dict:
+def task_fingerprint(task: Task, settings: RunSettings, model_settings: dict, pack: Any = None) -> dict:
+    """``pack``: the language pack the plan resolved for the task (None: resolve it here, in the
+    run's mode; a pack the task's scoring needs and that does not exist is a TaskSpecError)."""
     split = settings.split or task.spec.dataset.eval_split
+    if pack is None:
+        pack = task.language_pack(task_mode(task, RequestSettings.from_values(settings.model_dump())))
     parts = {
         "data": task.data_fingerprint(split),
         "spec": task.spec.spec_hash(),
-        "pack": pack_fingerprint(task),
+        "pack": pack_fingerprint(pack, task.spec.language),
         "code": code_fingerprint(task),
         "glotbench": __version__.rsplit(".", 1)[0],
         "model": sha256_hex(canonical_json(model_settings))[:8],
-        "settings": sha256_hex(canonical_json({k: v for k, v in settings.to_dict().items()}))[:8],
+        "settings": sha256_hex(canonical_json(settings.request_settings()))[:8],
     }
     parts["id"] = sha256_hex(canonical_json(parts))[:12]
     return parts
 
 
-def pack_fingerprint(task: Task) -> str:
-    """Hash of the language pack's content (its words and rules), or of the bare code when none exists."""
-    from glotbench.languages import UnknownLanguageError
+def fingerprint_once(task: Task, settings: RunSettings, model_settings: dict, pack: Any = None) -> dict:
+    """:func:`task_fingerprint`, computed once per task object, settings and model settings (kept on
+    the task): the plan, the re-report check before any item is read and the same check under the
+    run's lock hash the data files once."""
+    key = canonical_json([settings.request_settings(), model_settings])
+    hit = getattr(task, "_fingerprint_memo", None)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    fp = task_fingerprint(task, settings, model_settings, pack)
+    task._fingerprint_memo = (key, fp)
+    return fp
 
-    try:
-        pack: Any = task.pack.model_dump(mode="json")
-    except UnknownLanguageError:
-        pack = {"unknown": task.spec.language}
-    return sha256_hex(canonical_json(pack))[:8]
+
+def pack_fingerprint(pack: Any, language: str) -> str:
+    """Hash of the language pack's content (its words and rules); of the bare code for a task whose
+    scoring reads no pack in a language that has none (``Task.language_pack`` returned None)."""
+    return sha256_hex(canonical_json(pack.model_dump(mode="json") if pack is not None else {"unknown": language}))[:8]
 
 
 def _code_objects(task: Task) -> list[Any]:

@@ -38,6 +38,33 @@ from glotbench import json_codec
 from glotbench.engine.sqlite_ro import is_read_only_error, open_read_only, writable
 from glotbench.errors import JournalCorrupt
 
+JOURNAL_NAME = "journal.sqlite"  # a run directory's journal (shards' too: RUN/shards/K/journal.sqlite)
+
+def answer_problem(kind: str, answer: object) -> str | None:
+    """Why ``answer`` (a parsed cache or journal row) is no answer of ``kind``, or None when it is one:
+    a generation is an object with a string ``text``; a log-likelihood one with a number ``logprob``,
+    a boolean ``is_greedy`` and an integer ``n_tokens``."""
+    if not isinstance(answer, dict):
+        return f"not a JSON object ({type(answer).__name__})"
+    if kind == "loglikelihood":
+        lp, greedy, n = answer.get("logprob"), answer.get("is_greedy"), answer.get("n_tokens")
+        if isinstance(lp, bool) or not isinstance(lp, (int, float)):
+            return "no number 'logprob'"
+        if not isinstance(greedy, bool) or isinstance(n, bool) or not isinstance(n, int):
+            return "no boolean 'is_greedy' or integer 'n_tokens'"
+        return None
+    if not isinstance(answer.get("text"), str):
+        return "no string 'text'"
+    for key in ("reasoning", "finish_reason"):
+        if answer.get(key) is not None and not isinstance(answer[key], str):
+            return f"'{key}' is not a string"
+    for key in ("input_tokens", "output_tokens"):
+        v = answer.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            return f"'{key}' is not an integer"
+    return None
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS responses (
@@ -164,7 +191,6 @@ def response_row_answer(key: str, body: bytes | str | None, kind: str | None, st
                         parse: bool = True) -> dict | bool | None:
     """A response row's answer, or None when the row fails its checksum, does not parse, or is no
     answer of its kind. ``parse=False`` checks the checksum only and answers True for a sound row."""
-    from glotbench.engine.response_cache import answer_problem
 
     if body is None:
         return None

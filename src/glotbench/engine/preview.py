@@ -15,18 +15,16 @@ from glotbench.settings import RunSettings
 
 def write_out(cfg: RunSettings, n: int, console: Console) -> int:
     """Print the prompts; returns the number of items shown."""
-    from glotbench.engine.session import drop_tasks_without_data
+    from glotbench.engine.plan import drop_tasks_without_data
+    from glotbench.tasks.modes import task_mode
     from glotbench.tasks.registry import resolve
-
     from glotbench.tasks.request_settings import RequestSettings
 
+    rs = RequestSettings.from_values(cfg.model_dump())
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or [DEFAULT_SUITE]), cfg)
     chat = cfg.model_args.get("chat", True) is not False
     shown = 0
     for task in tasks:
-        from glotbench.tasks.modes import task_mode
-
-        rs = RequestSettings.of(cfg)
         mode = task_mode(task, rs)
         for sample in task.run_samples(rs)[:n]:
             console.rule(f"{task.name} · item {sample.id} · {mode} · {'chat' if chat else 'plain'}")

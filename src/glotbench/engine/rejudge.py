@@ -17,7 +17,7 @@ from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.config import RunConfig
 from glotbench.engine.fingerprint import task_fingerprint
-from glotbench.engine.journal import Journal
+from glotbench.engine.journal import JOURNAL_NAME, Journal
 from glotbench.engine.lock import journal_lock
 from glotbench.engine.retry import RetryPolicy
 from glotbench.engine.runner import TaskRun, _output_view, judge_sample, summarise
@@ -28,7 +28,6 @@ from glotbench.sample_record import SampleRecord
 from glotbench.tasks.registry import resolve
 from glotbench.tasks.task import Sample
 
-JOURNAL_NAME = "journal.sqlite"
 
 
 @dataclass
@@ -61,7 +60,7 @@ def judged_task_runs(cfg: RunConfig, model_settings: dict, stats: RejudgeStats,
                      only: list[str] | None = None) -> list[TaskRun]:
     """The run's judge-graded tasks, with the same fingerprints (so the same journal records)."""
     settings = cfg  # the run config is the run's settings object
-    req = RequestSettings.of(cfg)
+    req = RequestSettings.from_values(cfg.model_dump())
     runs = []
     for task in resolve(cfg.tasks or [DEFAULT_SUITE]):
         if not task.needs_judge or (only and task.name not in only):

@@ -11,7 +11,7 @@ write at once. A hit is copied into the run's own journal, so a run directory st
 its own.
 
 Untrusted like any file (issue 48): a row SQLite cannot read (a damaged page) or that is not an
-answer of the right shape (:func:`answer_problem`) is a miss: the request is sent again, and the
+answer of the right shape (:func:`glotbench.engine.journal.answer_problem`) is a miss: the request is sent again, and the
 run counts it (``read_errors``, ``bad_rows``) and names it. A cache folder or file this process
 cannot write is opened read-only (SQLite ``mode=ro``, then ``immutable=1`` when the folder cannot
 hold the WAL's shared-memory file): it is read, never written. A file SQLite cannot open at all is
@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from glotbench import json_codec
+from glotbench.engine.journal import answer_problem
 from glotbench.engine.sqlite_ro import is_read_only_error, open_read_only, writable
 from glotbench.errors import GlotbenchError
 
@@ -79,31 +80,6 @@ def _setup(conn: sqlite3.Connection, busy_timeout_s: float) -> None:
             if "locked" not in str(err) or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
-
-
-def answer_problem(kind: str, answer: object) -> str | None:
-    """Why ``answer`` (a parsed cache or journal row) is no answer of ``kind``, or None when it is one:
-    a generation is an object with a string ``text``; a log-likelihood one with a number ``logprob``,
-    a boolean ``is_greedy`` and an integer ``n_tokens``."""
-    if not isinstance(answer, dict):
-        return f"not a JSON object ({type(answer).__name__})"
-    if kind == "loglikelihood":
-        lp, greedy, n = answer.get("logprob"), answer.get("is_greedy"), answer.get("n_tokens")
-        if isinstance(lp, bool) or not isinstance(lp, (int, float)):
-            return "no number 'logprob'"
-        if not isinstance(greedy, bool) or isinstance(n, bool) or not isinstance(n, int):
-            return "no boolean 'is_greedy' or integer 'n_tokens'"
-        return None
-    if not isinstance(answer.get("text"), str):
-        return "no string 'text'"
-    for key in ("reasoning", "finish_reason"):
-        if answer.get(key) is not None and not isinstance(answer[key], str):
-            return f"'{key}' is not a string"
-    for key in ("input_tokens", "output_tokens"):
-        v = answer.get(key)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-            return f"'{key}' is not an integer"
-    return None
 
 
 class ResponseCache:

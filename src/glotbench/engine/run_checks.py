@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from glotbench.errors import GlotbenchError
+from glotbench.tasks.request_settings import RequestSettings
 
 # Where a model lives, not what it computes: left out of the run directory's identity.
 LOCATION_KEYS = ("path", "base_url", "file")  # where the model lives, not what it is (a recorded file: its sha256)
@@ -83,14 +84,14 @@ def check_mode(tasks, mode: str, model, task_mode) -> list[str]:
     return []
 
 
-def plain_layout_notes(tasks, model, settings) -> list[str]:
+def plain_layout_notes(tasks, model, settings: RequestSettings) -> list[str]:
     """One line per task whose chat-shaped prompt a plain-text model (no chat template: an encoder-decoder,
     a base model) reads flattened, saying how; nothing for a chat model."""
     if getattr(model, "is_chat", True):
         return []
     notes = []
     for t in tasks:
-        layout = t.plain_layout(getattr(settings, "num_fewshot", None), getattr(settings, "system_prompt", None))
+        layout = t.plain_layout(settings.num_fewshot, settings.system_prompt)
         if layout:
             notes.append(f"{t.name}: {model.model_id} reads plain text, so the task's chat prompt is flattened: {layout}")
     return notes

@@ -10,17 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from glotbench.tasks.modes import task_mode  # noqa: F401  (re-exported)
 from glotbench.tasks.request_settings import RequestSettings
 from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.caller import CachedCaller, RequestFailed
-from glotbench.engine.fingerprint import task_fingerprint
 from glotbench.engine.journal import Journal
 from glotbench.sample_record import SampleRecord
 from glotbench.engine.retry import RunGuard
 from glotbench.errors import RunStopped
 from glotbench.models.base import GenRequest, Model
-from glotbench.tasks.task import RunSettings, Sample, Task
+from glotbench.tasks.task import Sample, Task
 
 
 @dataclass
@@ -30,7 +28,7 @@ class TaskRun:
     fingerprint: dict
     samples: list[Sample]
     todo: list[Sample] = field(default_factory=list)
-    settings: RequestSettings | None = None  # what the task sees of the run (the shown prompt hash covers its prompt knobs)
+    settings: RequestSettings = field(default_factory=RequestSettings)  # what the task sees of the run
     _ids: frozenset[str] | None = field(default=None, repr=False)
     _n_items: int | None = field(default=None, repr=False)
 
@@ -51,24 +49,6 @@ class TaskRun:
         and at 100k items the samples are most of a run's memory."""
         self._ids, self._n_items = self.item_ids, self.n_items
         self.samples, self.todo = [], []
-
-
-def plan(tasks: list[Task], settings: RunSettings, model_settings: dict, journal: Journal,
-         loaded: dict[str, list] | None = None) -> list[TaskRun]:
-    """``loaded``: items already read per task name (the run reads them before loading the model);
-    taken out of the dict, so the runs hold the only reference (``TaskRun.release_samples``)."""
-    runs = []
-    loaded = {} if loaded is None else loaded
-    req = RequestSettings.of(settings)
-    for task in tasks:
-        samples = loaded.pop(task.name, None)
-        if samples is None:
-            samples = task.run_samples(req)
-        fp = task_fingerprint(task, settings, model_settings)
-        done = journal.scored_ids(fp["id"], task.name)
-        runs.append(TaskRun(task=task, mode=task_mode(task, req), fingerprint=fp, samples=samples,
-                            todo=[s for s in samples if s.id not in done], settings=req))
-    return runs
 
 
 def _prompt_of(request) -> Any:
@@ -130,10 +110,10 @@ def recorded_verdicts(model: Model, task: Task, sample: Sample, n: int) -> list[
     return [task.recorded_verdict(model.recorded_grade(task.name, sample, k), model.grade_judge_id) for k in range(n)]
 
 
-async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, settings: RunSettings, journal: Journal,
-                         is_chat: bool, judge: CachedCaller | None = None) -> str:
+async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, journal: Journal, is_chat: bool,
+                         judge: CachedCaller | None = None) -> str:
     task = tr.task
-    requests = task.requests(sample, mode=tr.mode, chat=is_chat, settings=tr.settings or RequestSettings.of(settings))
+    requests = task.requests(sample, mode=tr.mode, chat=is_chat, settings=tr.settings)
     if getattr(caller.model, "answers_items", False):  # recorded answers: the item is part of the key
         requests = [dataclasses.replace(r, extra=(*r.extra, ("answers_item", f"{task.name}/{sample.id}")))
                     if isinstance(r, GenRequest) else r for r in requests]
@@ -162,7 +142,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
     _put_recorded_grades(caller.model, task.name, sample, len(results), journal)
     verdicts = None
     judge_id = judge.model.model_id if judge is not None else None
-    if task.needs_judge and judge is None:  # grades from the recorded file, no judge (session.check_judge)
+    if task.needs_judge and judge is None:  # grades from the recorded file, no judge (plan.check_judge)
         verdicts = recorded_verdicts(caller.model, task, sample, len(results))
         judge_id = caller.model.grade_judge_id
     elif task.needs_judge:
@@ -187,13 +167,13 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, sett
                              judge=judge_id if verdicts is not None else None, judgments=verdicts))
 
 
-def _new_tokens(tr: TaskRun, settings: RunSettings) -> int:
+def _new_tokens(tr: TaskRun) -> int:
     if tr.mode in ("loglikelihood", "loglikelihood_rolling"):
         return 0
-    return (settings.max_tokens or tr.task.spec.generation.max_tokens) * settings.samples
+    return (tr.settings.max_tokens or tr.task.spec.generation.max_tokens) * tr.settings.samples
 
 
-def work_order(runs: list[TaskRun], model: Model, settings: RunSettings) -> list[TaskRun]:
+def work_order(runs: list[TaskRun], model: Model) -> list[TaskRun]:
     """The order tasks' items are sent in. A model that decodes its requests in shared steps
     (``timeout_scale > 1``: the batched in-process model) gets the tasks with the longest
     generations first, so their last requests overlap the short ones instead of decoding nearly
@@ -201,7 +181,7 @@ def work_order(runs: list[TaskRun], model: Model, settings: RunSettings) -> list
     The answers do not depend on the order; results and samples.jsonl are ordered by task and item."""
     if (getattr(model, "timeout_scale", 1) or 1) <= 1:
         return runs
-    return sorted(runs, key=lambda tr: -_new_tokens(tr, settings))  # stable: ties keep the run's order
+    return sorted(runs, key=lambda tr: -_new_tokens(tr))  # stable: ties keep the run's order
 
 
 def pool_size(caller: CachedCaller, judge: CachedCaller | None) -> int:
@@ -213,23 +193,34 @@ def pool_size(caller: CachedCaller, judge: CachedCaller | None) -> int:
     return caller.concurrency + (judge.concurrency if judge is not None else 0)
 
 
-async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings: RunSettings, *, concurrency: int,
-                  policy, on_progress: Callable[[str], None] | None = None, judge_model: Model | None = None,
-                  judge_concurrency: int | None = None, say: Callable[[str], None] | None = None) -> CachedCaller:
+@dataclass(frozen=True)
+class CacheSettings:
+    """The shared response cache a run reads and writes (docs/cache.md): ``--cache``, ``--no-cache``,
+    ``--cache-trust-name``."""
+
+    folder: str | None = None
+    off: bool = False
+    trust_name: bool = False
+
+
+async def execute(runs: list[TaskRun], model: Model, journal: Journal, *, concurrency: int, policy, seed: int = 1234,
+                  cache: CacheSettings = CacheSettings(), on_progress: Callable[[str], None] | None = None,
+                  judge_model: Model | None = None, judge_concurrency: int | None = None,
+                  say: Callable[[str], None] | None = None) -> CachedCaller:
     """Run every item still to do. When the run's guard trips (unreachable server, refused
     credentials, a journal that cannot be written), workers stop pulling items, items in flight
     are left unrecorded for the rerun, and ``caller.guard.stopped`` says why. ``caller.served``:
     what the model's (and judge's) server said it serves; ``caller.cache_report``: what the run
     did with the shared response cache (docs/cache.md)."""
     guard = RunGuard(policy)
-    shared, idents, served, cache_report = open_shared_cache(settings, model, judge_model, say)
-    caller = CachedCaller(model, journal, role="model", policy=policy, concurrency=concurrency, seed=settings.seed,
+    shared, idents, served, cache_report = open_shared_cache(cache, model, judge_model, say)
+    caller = CachedCaller(model, journal, role="model", policy=policy, concurrency=concurrency, seed=seed,
                           guard=guard, shared=shared if idents.get("model") else None, shared_ident=idents.get("model"))
     caller.served, caller.cache_report = served, cache_report
     judge = None
     if judge_model is not None:
         judge = CachedCaller(judge_model, journal, role="judge", policy=policy,
-                             concurrency=judge_concurrency or judge_model.max_parallel or concurrency, seed=settings.seed,
+                             concurrency=judge_concurrency or judge_model.max_parallel or concurrency, seed=seed,
                              guard=guard, shared=shared if idents.get("judge") else None, shared_ident=idents.get("judge"))
         caller.judge = judge
     on_answer = getattr(on_progress, "answer", None)  # the progress counts answers as they arrive
@@ -239,14 +230,14 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, settings:
     # A fixed pool of workers pulls items from one shared iterator, so the number of live sample
     # coroutines (and memory) stays flat however large the tasks; requests stay bounded by the
     # callers' semaphores (pool_size).
-    pending = iter([(tr, s) for tr in work_order(runs, model, settings) for s in tr.todo])
+    pending = iter([(tr, s) for tr in work_order(runs, model) for s in tr.todo])
 
     async def worker() -> None:
         for tr, s in pending:
             if guard.stopped:
                 return
             try:
-                status = await process_sample(tr, s, caller, settings, journal, model.is_chat, judge)
+                status = await process_sample(tr, s, caller, journal, model.is_chat, judge)
             except RunStopped:
                 return
             if journal.write_error:
@@ -283,13 +274,13 @@ def served_identities(model: Model, judge_model: Model | None) -> dict:
     return out
 
 
-def open_shared_cache(settings: RunSettings, model: Model, judge_model: Model | None, say=None):
+def open_shared_cache(cache: CacheSettings, model: Model, judge_model: Model | None, say=None):
     """(the cache or None, {role: key identity}, {role: served identity}, report) of a run. A role
     whose server cannot say what it serves uses no cache unless ``--cache-trust-name`` (one line)."""
     from glotbench.engine.response_cache import cache_identity, open_cache
 
     served = served_identities(model, judge_model)
-    shared = open_cache(settings.cache, settings.no_cache)  # docs/cache.md; None unless asked for
+    shared = open_cache(cache.folder, cache.off)  # docs/cache.md; None unless asked for
     if shared is None:
         return None, {}, served, {}
     report: dict = {"keyed_on": {}}
@@ -300,7 +291,7 @@ def open_shared_cache(settings: RunSettings, model: Model, judge_model: Model | 
     for role, m in (("model", model), ("judge", judge_model)):
         if m is None:
             continue
-        ident, how = cache_identity(m, served.get(role), bool(getattr(settings, "cache_trust_name", False)))
+        ident, how = cache_identity(m, served.get(role), cache.trust_name)
         report["keyed_on"][role] = how
         if ident is None:
             if say is not None:
@@ -354,7 +345,7 @@ def _ll_calibration(task_name: str, kept: list[SampleRecord], out_dir: Path | No
 
 def _dataset_size(tr: TaskRun) -> int | None:
     """The split's size before ``limit``; None when it cannot be read again (then exports use n_items)."""
-    if tr.settings is None or tr.settings.limit is None:
+    if tr.settings.limit is None:
         return tr.n_items
     try:
         return tr.task.dataset_size(tr.settings)
@@ -394,10 +385,9 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
         out[tr.task.name] = {
             "language": spec.language,
             "version": spec.version,
-            "prompt_hash": spec.prompt_hash({"num_fewshot": tr.settings.num_fewshot,
-                                             "prompt_lang": tr.settings.prompt_lang} if tr.settings else None),
+            "prompt_hash": spec.prompt_hash({"num_fewshot": tr.settings.num_fewshot, "prompt_lang": tr.settings.prompt_lang}),
             "mode": tr.mode,
-            "num_fewshot": tr.task.shots(tr.settings) if tr.settings else spec.fewshot.n,
+            "num_fewshot": tr.task.shots(tr.settings),
             **({"n_dataset": n} if (n := _dataset_size(tr)) is not None else {}),
             "fingerprint": tr.fingerprint,
             "data": _provenance(tr),
@@ -414,7 +404,7 @@ def _provenance(tr: TaskRun) -> dict | None:
     """Where the task's data came from (root, source, requested and resolved revision, file hashes)."""
     from glotbench.sources.provenance import task_provenance
 
-    split = (tr.settings.split if tr.settings else None) or tr.task.spec.dataset.eval_split
+    split = tr.settings.split or tr.task.spec.dataset.eval_split
     try:
         return task_provenance(tr.task, split)
     except Exception as err:  # noqa: BLE001 - provenance never stops a finished run's results

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from glotbench.engine.fingerprint import task_fingerprint
+from glotbench.engine.fingerprint import fingerprint_once
 from glotbench.engine.journal import Journal
 
 STAMP_KEY = "summary_stamp"
@@ -74,22 +74,6 @@ def restamp_results(journal: Journal, out_dir: Path) -> None:
         journal.set_meta(STAMP_KEY, {**stamp, "results": _file_id(out_dir / "results.json")})
 
 
-def _fingerprint(task, settings: Any, model_settings: dict) -> dict:
-    """The task's fingerprint, computed once per task object and settings (kept on the task): a run
-    checks the stamp before reading items and again under its lock (hashing the data twice, else)."""
-    key = json.dumps([settings.to_dict() if hasattr(settings, "to_dict") else str(settings), model_settings],
-                     sort_keys=True, default=str)
-    hit = getattr(task, "_stamp_fingerprint", None)
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    fp = task_fingerprint(task, settings, model_settings)
-    try:
-        task._stamp_fingerprint = (key, fp)
-    except AttributeError:  # a task class with __slots__: no memo
-        pass
-    return fp
-
-
 def stored_task_results(journal: Journal, out_dir: Path, config: dict, tasks: list, settings: Any,
                         model_settings: dict) -> tuple[dict[str, dict], list[tuple[str, int, list[str]]]] | None:
     """The per-task results of the finished run in ``out_dir`` if nothing they depend on changed,
@@ -105,7 +89,7 @@ def stored_task_results(journal: Journal, out_dir: Path, config: dict, tasks: li
         return None
     fingerprints = {}
     for task, (_, fp_id, _, _) in zip(tasks, stamp["tasks"]):
-        fp = _fingerprint(task, settings, model_settings)
+        fp = fingerprint_once(task, settings, model_settings)
         if fp["id"] != fp_id:
             return None
         fingerprints[task.name] = fp

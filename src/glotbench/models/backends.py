@@ -20,7 +20,7 @@ class Backend:
     """``needs_name=False``: the prefix alone is a spec; ``renders_prompts``: the backend renders chat
     prompts in process, so it takes ``chat_template=``; ``light``: building it loads no weights and
     sends nothing (an HTTP client), so a run may build it before reading any item, to find a finished
-    run it only re-reports (engine/session.py)."""
+    run it only re-reports (engine/plan.py)."""
 
     def __init__(self, factory: str | BackendFactory, needs_name: bool = True, renders_prompts: bool = False,
                  light: bool = False):

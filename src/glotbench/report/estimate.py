@@ -35,7 +35,8 @@ from glotbench.estimate import (
 )
 from glotbench.estimate.tokens import get_token_counter
 from glotbench.models.base import GenRequest, LoglikelihoodRequest
-from glotbench.tasks.task import RunSettings, Sample, Task
+from glotbench.settings import RunSettings
+from glotbench.tasks.task import Sample, Task
 
 LOCAL_PREFIXES = ("embedded", "default", "llamacpp:", "gguf:")
 
@@ -159,8 +160,8 @@ def estimate_run(model: str, tasks: list[Task], settings: RunSettings, prices_pa
     prompt_texts: dict[str, list[str]] = {}
     item_texts: dict[str, list[str]] = {}
     notes: list[str] = []
+    req = RequestSettings.from_values(settings.model_dump())
     for task in tasks:
-        req = RequestSettings.of(settings)
         samples = task.run_samples(req)
         mode = task_mode(task, req)
         prompts, outs = [], []

@@ -18,7 +18,8 @@ from glotbench.tasks.judging.declaration import PROMPT_VARIABLES, template_varia
 from glotbench.tasks.judging.declared import DeclaredJudge, metric_names
 from glotbench.models.base import GenRequest, GenResult
 from glotbench.tasks.spec import TaskSpec
-from glotbench.tasks.task import RunSettings, Sample, Scored, Task
+from glotbench.tasks.request_settings import RequestSettings
+from glotbench.tasks.task import Sample, Scored, Task
 
 _MC_VARIABLES = ("labels", "choices", "choices_block", "labels_text")
 
@@ -76,9 +77,12 @@ class JudgedTask(Task):
             _load_file_prompt(self.spec.judge)
 
     # ---------------------------------------------------------------- requests and judging
-    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RunSettings) -> list:
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RequestSettings) -> list:
         self._prompt_lang = settings.prompt_lang
         return super().requests(sample, mode="generate", chat=chat, settings=settings)
+
+    def reads_pack(self, mode: str) -> bool:
+        return False  # scored from the judge's verdicts, not by parsing the answer
 
     def answer_of(self, out: GenResult) -> str:
         return strip_thinking(out.text or "")[0].strip()

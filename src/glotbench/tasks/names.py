@@ -108,14 +108,3 @@ def check_language_pack(language: str, where: str) -> None:
         get_pack(language)
     except UnknownLanguageError as err:
         raise TaskSpecError(f"{where}: field 'language': {err}") from None
-
-
-def check_packs_for_mode(tasks, mode_of) -> None:
-    """Before any request: a generic multiple-choice task scored from generated text reads its
-    language's pack (answer words, option labels); scored from option log-likelihoods it does not."""
-    from glotbench.tasks.task import Task
-
-    for t in tasks:
-        if t.spec.output_type == "multiple_choice" and getattr(type(t), "score", None) is Task.score \
-                and mode_of(t) == "generate":
-            check_language_pack(t.spec.language, str(t.spec_path or t.name))

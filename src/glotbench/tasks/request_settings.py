@@ -1,7 +1,7 @@
 """What a task sees of a run: the request settings, and nothing else of the run's configuration.
 
 The engine builds one :class:`RequestSettings` from the run's settings (flags over the config file,
-``glotbench.settings.RunSettings``) and hands it to every task method that needs it; a task merges
+the run's settings) once per task, in its plan, and hands it to every task method that needs it; a task merges
 it with its own defaults in one place, :meth:`RequestSettings.sampling`. A knob has one value:
 ``--gen-kwargs temperature=0.7`` and ``--temperature 0.7`` are the same knob, and giving it two
 different values is refused before the run (:func:`one_value_per_knob`).
@@ -10,7 +10,7 @@ different values is refused before the run (:func:`one_value_per_knob`).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Mapping
 
 from glotbench.errors import GlotbenchError
 from glotbench.settings import items_for
@@ -38,15 +38,11 @@ class RequestSettings:
     gen_kwargs: tuple[tuple[str, Any], ...] = ()  # --gen-kwargs, sorted by key
 
     @classmethod
-    def of(cls, settings: Any) -> "RequestSettings":
-        """The request settings of a run's settings (a RequestSettings is returned as is)."""
-        if isinstance(settings, RequestSettings):
-            return settings
-        if settings is None:
-            return cls()
-        kw = {f.name: getattr(settings, f.name) for f in fields(cls) if f.name != "gen_kwargs"}
-        kw["gen_kwargs"] = tuple(sorted((getattr(settings, "gen_kwargs", None) or {}).items()))
-        return cls(**kw)
+    def from_values(cls, values: Mapping[str, Any]) -> "RequestSettings":
+        """The request settings of a run, from its settings' values (``model_dump()``): the engine's
+        plan builds one per task, and every task method takes that object as it is."""
+        kw = {f.name: values[f.name] for f in fields(cls) if f.name != "gen_kwargs" and f.name in values}
+        return cls(**kw, gen_kwargs=tuple(sorted((values.get("gen_kwargs") or {}).items())))
 
     def items_for(self, total: int) -> int:
         """How many of a task's ``total`` items the run takes (a share rounds up, at least one)."""
@@ -83,11 +79,11 @@ class RequestSettings:
         return ({"role": "system", "content": self.system_prompt},) + rest
 
 
-def one_value_per_knob(settings: Any) -> None:
+def one_value_per_knob(settings: RequestSettings) -> None:
     """``--gen-kwargs K=V`` beside the knob's own flag with another value: one line, before the run."""
-    gk = getattr(settings, "gen_kwargs", None) or {}
+    gk = dict(settings.gen_kwargs)
     for k in ("temperature", "max_tokens", "seed"):
-        own = getattr(settings, k, None)
+        own = getattr(settings, k)
         if k in gk and own is not None and k != "seed" and REQUEST_FIELDS[k](gk[k]) != own:
             flag = "--" + k.replace("_", "-")
             raise GlotbenchError(f"--gen-kwargs {k}={gk[k]!r} and {flag} {own!r} set one knob to two values; give one")

@@ -20,7 +20,6 @@ from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, L
 from glotbench.paths import resolve_data_file
 from glotbench.prompts.render import choices_block, plain_from_chat, render
 from glotbench.sources.locate import find_location, missing_line
-from glotbench.settings import RunSettings  # noqa: F401  (kept importable from here)
 from glotbench.tasks.request_settings import RequestSettings
 from glotbench.tasks.spec import TaskSpec
 
@@ -197,15 +196,15 @@ class Task:
                             f"(record fields: {', '.join(fields[:20])})")
         return out
 
-    def run_samples(self, settings: "RequestSettings") -> list[Sample]:
+    def run_samples(self, settings: RequestSettings) -> list[Sample]:
         """The items a run with ``settings`` evaluates: the split, then ``limit`` (the first N, or a
         share), or ``sample`` (seeded random, ``stratify``: balanced over a field); see tasks/subsets.py."""
         from glotbench.tasks import subsets
 
-        sample_n = getattr(settings, "sample", None)
+        sample_n = settings.sample
         if sample_n is not None:
             every = self.samples(settings.split)
-            stratify = getattr(settings, "stratify", None)
+            stratify = settings.stratify
             if stratify:
                 return subsets.stratified_items(every, sample_n, settings.seed, stratify, self.name)
             return subsets.sample_items(every, sample_n, settings.seed)
@@ -219,7 +218,7 @@ class Task:
                 self.load_warnings.insert(0, warn)
         return taken
 
-    def dataset_size(self, settings: "RequestSettings") -> int:
+    def dataset_size(self, settings: RequestSettings) -> int:
         """How many items the run's split holds before ``limit`` (lm-eval's ``n-samples.original``).
         A task that builds its items itself (overrides ``samples``) builds them all once more."""
         if settings.limit is None:
@@ -231,7 +230,7 @@ class Task:
             return len(records) if fn is None else sum(1 for r in records if fn(r) is not None)
         return len(self.samples(split))
 
-    def shots(self, settings: "RequestSettings") -> int:
+    def shots(self, settings: RequestSettings) -> int:
         """Few-shot examples per prompt in a run with ``settings`` (the run's override, else the task's)."""
         n = self.spec.fewshot.n if settings.num_fewshot is None else settings.num_fewshot
         return max(0, int(n or 0))
@@ -460,8 +459,7 @@ class Task:
         conts = sample.labels if self.spec.prompt.ll_continuation == "label" else sample.choices
         return [str(c) for c in conts]
 
-    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: "RequestSettings") -> list[Request]:
-        settings = RequestSettings.of(settings)
+    def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RequestSettings) -> list[Request]:
         if mode == ROLLING:  # log P(text): an empty context (glotbench.models.rolling)
             return [LoglikelihoodRequest(context="", continuation=sample.vars["text"])]
         if mode == "loglikelihood":
@@ -482,6 +480,24 @@ class Task:
         from glotbench.languages import get_pack
 
         return get_pack(self.spec.language)
+
+    def reads_pack(self, mode: str) -> bool:
+        """Whether scoring in ``mode`` reads the language pack: generated text is parsed with it
+        (answer words, option labels); option log-likelihoods and a text's log-likelihood are not."""
+        return mode == "generate"
+
+    def language_pack(self, mode: str):
+        """The language pack the task is scored with in ``mode``, resolved before any request: a
+        language without a pack is a TaskSpecError naming the task file's field ``language`` when
+        scoring reads the pack, and None when it does not (that language needs none)."""
+        from glotbench.languages.pack import UnknownLanguageError
+
+        try:
+            return self.pack
+        except UnknownLanguageError as err:
+            if self.reads_pack(mode):
+                raise TaskSpecError(f"{self.spec_where}: field 'language': {err}") from None
+            return None
 
     @property
     def spec_where(self) -> str:

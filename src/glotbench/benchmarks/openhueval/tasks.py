@@ -89,7 +89,6 @@ class OpenHuEvalTask(Task):
         return None  # one user message: its text is the plain prompt
 
     def gen_request(self, text: str, *, chat: bool, settings: RequestSettings) -> GenRequest:
-        settings = RequestSettings.of(settings)
         common = settings.sampling(self.spec.generation)
         if chat:
             return GenRequest(messages=settings.with_system(({"role": "user", "content": text},)), **common)
@@ -257,7 +256,6 @@ class WildBenchTask(OpenHuEvalTask):
 
     def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RequestSettings) -> list[GenRequest]:
         rec = self.record(sample)
-        settings = RequestSettings.of(settings)
         common = settings.sampling(self.spec.generation)
         if chat:
             return [GenRequest(messages=settings.with_system(wildbench.build_messages(rec)), **common)]

@@ -181,7 +181,8 @@ def split_with_judge(run_dir: Path, by_task: dict[str, list[dict]], judge_spec: 
     from glotbench.engine.journal import Journal
     from glotbench.engine.lock import journal_lock
     from glotbench.engine.retry import RetryPolicy
-    from glotbench.engine.session import JOURNAL_NAME, load_judge
+    from glotbench.engine.journal import JOURNAL_NAME
+    from glotbench.models.loading import load_judge
 
     judge = load_judge(judge_spec, judge_args)
     lock = journal_lock(run_dir / JOURNAL_NAME, wait=wait)

@@ -5,7 +5,7 @@ shard journals into the run's journal and aggregate exactly as an unsharded run 
 
 * :mod:`.assign`: which shard an item belongs to;
 * :mod:`.merge`: shard journals -> the run's journal (idempotent);
-* :mod:`.worker`: what one shard job does;
-* :mod:`.executors`: local / ray / slurm;
+* :mod:`.worker`: what one shard job does (it receives the run's plan: engine/plan.py);
+* :mod:`.executors`: local / ray / slurm (:mod:`.checks`: their options, before anything runs);
 * :mod:`.driver`: the run's side (plan, submit, retry, merge).
 """

@@ -31,19 +31,17 @@ def merge_run(run_dir: Path, journal: Journal) -> MergeCounts:
     return merge_shards(journal, shard_journals(run_dir))
 
 
-def make_jobs(cfg, run_dir: Path, runs) -> list[dict]:
+def make_jobs(plan, runs) -> list[dict]:
+    """One job per shard with items to run: the run's plan for those items (RunPlan.shard_job)."""
     items = [(tr.task.name, s.id) for tr in runs for s in tr.todo]
-    fps = {tr.task.name: tr.fingerprint for tr in runs}
-    config = cfg.model_dump(mode="json")
-    return [{"index": k, "run_dir": str(Path(run_dir).resolve()), "config": config, "items": per_task,
-             "fingerprints": {t: fps[t] for t in per_task}}
-            for k, per_task in enumerate(split_items(items, cfg.shards)) if per_task]
+    return [plan.shard_job(k, per_task) for k, per_task in enumerate(split_items(items, plan.settings.shards)) if per_task]
 
 
-def run_sharded(cfg, run_dir: Path, runs, journal: Journal, say, started: float) -> ShardedCall:
-    """Run the shards; ``started`` (epoch seconds) is when this session began: answers committed
-    since then are this session's requests, a killed shard attempt's included."""
-    jobs = make_jobs(cfg, run_dir, runs)
+def run_sharded(plan, runs, journal: Journal, say, started: float) -> ShardedCall:
+    """Run the shards of ``plan`` (engine/plan.py); ``started`` (epoch seconds) is when this session
+    began: answers committed since then are this session's requests, a killed shard attempt's included."""
+    cfg, run_dir = plan.settings, plan.out_dir
+    jobs = make_jobs(plan, runs)
     say(f"{cfg.shards} shard(s), {len(jobs)} with items to run, on executor {cfg.executor}: "
         + ", ".join(f"shard {j['index']}: {sum(len(v) for v in j['items'].values())}" for j in jobs))
     results, failures = RUNNERS[cfg.executor](cfg, jobs, say)

@@ -1,7 +1,7 @@
 """Where shard jobs run: ``local`` (one subprocess per shard), ``ray`` (one Ray task per shard,
 retried by Ray itself) or ``slurm`` (a Slurm job array through submitit). Ray and submitit are
-optional extras, imported only here; :func:`check_available` says which one is missing on one
-line before anything is loaded or sent.
+optional extras, imported only here; :func:`glotbench.engine.shards.checks.check_available` says
+which one is missing on one line before anything is loaded or sent.
 
 Each returns ``(results, failures)``: shard index -> the worker's counters, and shard index ->
 one line saying why the shard still failed after its retries.
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -19,51 +18,10 @@ from pathlib import Path
 from typing import Callable
 
 from glotbench.engine.shards.assign import SHARDS_DIR, shard_dir
+from glotbench.engine.shards.checks import check_available
 from glotbench.engine.shards.worker import run_shard
-from glotbench.errors import GlotbenchError
 
-EXTRAS = {"ray": ("ray", "Ray"), "slurm": ("submitit", "submitit")}
 Say = Callable[[str], None]
-
-
-def check_settings(cfg) -> None:
-    """Sharding options that would be ignored are refused on one line (an --executor without
-    --shards, --ray-address without --executor ray, ...); then :func:`check_available`."""
-    given = [flag for flag, value in (("--ray-address", cfg.ray_address), ("--ray-args", cfg.ray_args),
-                                      ("--slurm-args", cfg.slurm_args)) if value]
-    if cfg.executor != "local":
-        given.insert(0, f"--executor {cfg.executor}")
-    if not cfg.shards:
-        if given:
-            raise GlotbenchError(f"{', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to sharded runs: "
-                                 "add --shards N (docs/sharding.md)")
-        return
-    wrong = [f for f in given if (f.startswith("--ray") and cfg.executor != "ray")
-             or (f.startswith("--slurm") and cfg.executor != "slurm")]
-    if wrong:
-        raise GlotbenchError(f"{', '.join(wrong)} given with --executor {cfg.executor}: it would be ignored "
-                             f"(--ray-* go with --executor ray, --slurm-args with --executor slurm)")
-    check_available(cfg)
-
-
-def check_available(cfg) -> None:
-    """One line (GlotbenchError, exit 2) when the executor cannot run here, before any model loads."""
-    executor = cfg.executor
-    if executor not in EXTRAS:
-        return
-    module, name = EXTRAS[executor]
-    try:
-        __import__(module)
-    except ImportError:
-        raise GlotbenchError(f"--executor {executor} needs {name}, which is not installed: "
-                             f"pip install 'glotbench[{executor}]'") from None
-    if executor == "slurm" and _slurm_cluster(cfg) == "slurm" and shutil.which("sbatch") is None:
-        raise GlotbenchError("--executor slurm: sbatch is not on PATH (not a Slurm login node?); "
-                             "--slurm-args cluster=local runs the job array on this machine")
-
-
-def _slurm_cluster(cfg) -> str:
-    return str((cfg.slurm_args or {}).get("cluster", "slurm"))
 
 
 def forwarded_env(cfg) -> dict[str, str]:

@@ -2,8 +2,9 @@
 
 The job is a plain JSON-able dict (Ray, submitit and ``python -m`` all carry it as it is):
 ``index``, ``run_dir``, ``config`` (the run's settings), ``items`` (task -> sample ids) and
-``fingerprints`` (task -> the driver's task fingerprint, so every shard files its records under
-the run's keys even where a model file lives at another path). The shard's journal reads
+``tasks`` (task -> the plan's request settings, mode and fingerprint: engine/plan.py's
+``RunPlan.shard_job``, so every shard files its records under the run's keys even where a model
+file lives at another path, and re-derives no setting). The shard's journal reads
 answers through to the run's journal, so nothing merged from an earlier session is sent again;
 a rerun of the shard (Ray's retry, a resubmission) resumes from its journal.
 
@@ -20,18 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from glotbench.tasks.names import DEFAULT_SUITE
+from glotbench.engine.journal import JOURNAL_NAME
 from glotbench.engine.shards.assign import shard_dir
-
-JOURNAL_NAME = "journal.sqlite"
-
-
-def retry_policy(cfg):
-    from glotbench.engine.retry import RetryPolicy
-
-    return RetryPolicy(max_attempts=max(1, cfg.max_retries + 1), base_delay=cfg.retry_base_delay, timeout=cfg.timeout,
-                       max_retry_after=cfg.max_retry_after, item_budget_s=cfg.retry_budget_item,
-                       run_budget_s=cfg.retry_budget_run, breaker_failures=cfg.breaker_failures)
 
 
 def run_shard(job: dict) -> dict:
@@ -41,25 +32,21 @@ def run_shard(job: dict) -> dict:
     build()  # a composition root (a subprocess, Ray or Slurm worker): its process's catalog
     from glotbench.engine.journal import Journal
     from glotbench.engine.lock import RunLock
-    from glotbench.engine.runner import TaskRun, execute, task_mode
-    from glotbench.tasks.request_settings import RequestSettings
-    from glotbench.engine.session import load_judge, load_model_from_config
-    from glotbench.settings import RunSettings
-    from glotbench.tasks.registry import resolve
+    from glotbench.engine.plan import cache_settings, retry_policy, shard_plan
+    from glotbench.engine.runner import execute
+    from glotbench.models.loading import load_judge, load_model_from_config
     from glotbench.testing import faults
 
     t0 = time.perf_counter()
-    cfg = RunSettings.model_validate(job["config"])
+    cfg, plans = shard_plan(job)
     run_dir, index = Path(job["run_dir"]), int(job["index"])
     sdir = shard_dir(run_dir, index)
     lock = RunLock(sdir).acquire()
     journal = main = None
     try:
-        wanted = job["items"]
-        tasks = [t for t in resolve(cfg.tasks or [DEFAULT_SUITE]) if t.name in wanted]
         model = load_model_from_config(cfg)
         judge_model = None
-        if cfg.judge and any(t.needs_judge for t in tasks):
+        if cfg.judge and any(tp.task.needs_judge for tp in plans):
             judge_model = load_judge(cfg.judge, cfg.judge_options(), cfg.timeout)
         journal = Journal(sdir / JOURNAL_NAME)
         if (run_dir / JOURNAL_NAME).is_file():
@@ -68,17 +55,13 @@ def run_shard(job: dict) -> dict:
         journal.set_meta("shard", {"index": index, "config": job["config"]})
         faults.arm(journal, index, sdir)
         runs = []
-        for task in tasks:
-            ids = set(wanted[task.name])
-            fp = job["fingerprints"][task.name]
-            req = RequestSettings.of(cfg)
-            samples = [s for s in task.run_samples(req) if s.id in ids]
-            done = journal.scored_ids(fp["id"], task.name)
-            runs.append(TaskRun(task=task, mode=task_mode(task, req), fingerprint=fp, samples=samples,
-                                todo=[s for s in samples if s.id not in done], settings=req))
+        for tp in plans:
+            ids = set(job["items"][tp.task.name])
+            tp.samples = [s for s in tp.task.run_samples(tp.request) if s.id in ids]
+            runs.append(tp.task_run(journal))
         todo = sum(len(r.todo) for r in runs)
-        concurrency = cfg.concurrency or model.max_parallel or 8
-        caller = asyncio.run(execute(runs, model, journal, cfg, concurrency=concurrency, policy=retry_policy(cfg),
+        caller = asyncio.run(execute(runs, model, journal, concurrency=cfg.concurrency or model.max_parallel or 8,
+                                     policy=retry_policy(cfg), seed=cfg.seed, cache=cache_settings(cfg),
                                      judge_model=judge_model))
         deadline = time.monotonic() + cfg.journal_flush_wait
         while not journal.flush() and time.monotonic() < deadline:
