@@ -707,10 +707,10 @@ def plain_outcome(rec: dict, metric_def: dict) -> str:
     if rec.get("pred") is None:
         return "unparseable"
     if metric_def.get("kind") == "mean":
-        v = (rec.get("values") or {}).get(metric_def["key"])
+        v = (rec.get("values") or {}).get(metric_def["params"]["key"])
         if v is None:  # the headline leaves the item out (its own rule could not read the answer)
             return "unparseable"
-    elif str(metric_def.get("function", "")).endswith(("factuality_metric", "factuality_strict_metric")):
+    elif metric_def.get("kind") == "grade_rate":
         v = 1.0 if _grade(rec["pred"]) == "CORRECT" else 0.0  # a judged item is right when graded CORRECT
     else:
         v = float(str(rec["pred"]) == str(rec["gold"]))

@@ -75,6 +75,11 @@ class Benchmark:
     def metric(self, name: str, ref: str) -> None:
         _attr("glotbench.scoring.metrics", "METRICS").register_lazy(name, ref)
 
+    def metric_kind(self, name: str, ref: str) -> None:
+        """A way of computing a metric that is this benchmark's knowledge, named ``<package>.<kind>``:
+        results.json names it, a later reader finds it here (docs/scorers-and-metrics.md)."""
+        _attr("glotbench.scoring.metric_kinds", "METRIC_KINDS").register_lazy(name, ref)
+
     def result_tables(self, name: str, ref: str) -> None:
         """``fn(results) -> list[rich renderable]`` printed below the results table."""
         _attr("glotbench.output.hooks", "RESULT_TABLES").register_lazy(name, ref)

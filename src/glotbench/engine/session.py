@@ -28,6 +28,7 @@ from glotbench.errors import JournalCorrupt, RunStopped
 from glotbench.engine.runner import execute, plan, summarise, task_mode
 from glotbench.models.base import Model, canonical_json, sha256_hex
 from glotbench.output.results import export_samples, package_versions, write_json
+from glotbench.output.run_result import RunResult, TaskResult, migrate_task
 from glotbench.output.table import not_recorded_counts
 from glotbench.tasks.registry import resolve
 
@@ -569,6 +570,9 @@ def _write_results(cfg: RunConfig, out_dir: Path, journal: Journal, model: Model
     if absent:
         results["not_recorded"] = {t: min(n, task_results[t].get("n_errors", n)) if t in task_results else n
                                    for t, n in absent.items()}
+    # typed and versioned (stored task results of an older version migrated): results.json is RunResult.to_json()
+    results = RunResult(results["fingerprint"], results["model"],
+                        {n: TaskResult.from_json(n, migrate_task(t)) for n, t in task_results.items()}, raw=results).to_json()
     if not journal.read_only:
         kept = keep_earlier_results(out_dir, results["fingerprint"])
         if kept and console is not None:

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from glotbench.scoring.calibration import _ece, _table
+from glotbench.scoring.metric_kinds import MetricKind, pick, register_kind
 from glotbench.scoring.metrics import Metric, ScoredItem, bootstrap_ci, register_metric
 
 PROB_PREFIX = "ll_p:"
@@ -132,7 +133,7 @@ def ll_auroc_macro(items: list[ScoredItem]) -> float:
 CALIBRATION_METRICS = ("ll_ece", "ll_brier", "ll_auroc_macro")
 
 
-# each metric's every-resample-at-once form (Metric.fast; the plain loop is its oracle, tests/test_resample.py)
+# each statistic's every-resample-at-once form (MetricKind.fast; the plain loop is its oracle, tests/test_resample.py)
 def ece_fast(items, n_resamples: int, seed: int, n_bins: int = None):  # type: ignore[assignment]
     return _ece_form(items, n_resamples, seed) if n_bins in (None, N_BINS) else None
 
@@ -145,15 +146,39 @@ def auroc_macro_fast(items, n_resamples: int, seed: int):
     return _auroc_macro_form(items, n_resamples, seed)
 
 
+_STATS = {"ece": (ll_ece, ece_fast, None), "brier": (ll_brier, None, brier_item),
+          "auroc_macro": (ll_auroc_macro, auroc_macro_fast, None), "auroc": (ll_auroc_class, auroc_class_fast, None)}
+
+
+def _calibration(items, stat: str, **params) -> float:
+    return pick(stat, _STATS, "calibration")[0](items, **params)
+
+
+def _calibration_fast(items, n_resamples: int, seed: int, stat: str, **params):
+    fast = pick(stat, _STATS, "calibration")[1]
+    return None if fast is None else fast(items, n_resamples, seed, **params)
+
+
+def _calibration_per_item(stat: str, **params):
+    return pick(stat, _STATS, "calibration")[2]
+
+
+register_kind(MetricKind("calibration", fn=_calibration, fast=_calibration_fast, per_item=_calibration_per_item))
+
+
+def _metric(name: str, stat: str, **kw) -> Metric:
+    return Metric(name, kind="calibration", params={"stat": stat, **kw.pop("params", {})}, role="secondary", **kw)
+
+
 for _m in (
-    Metric("ll_ece", fn=ll_ece, fast=ece_fast, direction="lower", role="secondary",
-           description="--mode loglikelihood: expected calibration error of the softmax over the options' "
-           "log-likelihoods (top option's probability vs accuracy; " + BINNING + ")"),
-    Metric("ll_brier", fn=ll_brier, per_item=brier_item, direction="lower", role="secondary",
-           description="--mode loglikelihood: " + BRIER + ", probabilities = softmax over the options' log-likelihoods"),
-    Metric("ll_auroc_macro", fn=ll_auroc_macro, fast=auroc_macro_fast, role="secondary",
-           description="--mode loglikelihood: one-vs-rest AUROC of each option label's softmax probability, "
-           "unweighted mean over the labels with both positive and negative items"),
+    _metric("ll_ece", "ece", direction="lower",
+            description="--mode loglikelihood: expected calibration error of the softmax over the options' "
+            "log-likelihoods (top option's probability vs accuracy; " + BINNING + ")"),
+    _metric("ll_brier", "brier", direction="lower",
+            description="--mode loglikelihood: " + BRIER + ", probabilities = softmax over the options' log-likelihoods"),
+    _metric("ll_auroc_macro", "auroc_macro",
+            description="--mode loglikelihood: one-vs-rest AUROC of each option label's softmax probability, "
+            "unweighted mean over the labels with both positive and negative items"),
 ):
     register_metric(_m)
 
@@ -263,7 +288,7 @@ def _auroc_macro_form(items, n_resamples: int, seed: int):
 
 def class_metric(label: str) -> Metric:
     """The per-class AUROC as a metric (for its bootstrap interval)."""
-    return Metric(f"ll_auroc:{label}", fn=ll_auroc_class, fast=auroc_class_fast, params={"label": label}, role="secondary")
+    return _metric(f"ll_auroc:{label}", "auroc", params={"label": label})
 
 
 def plot_file_name(task: str) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+from glotbench.scoring.metric_kinds import MetricKind, pick, register_kind
 from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
 
 
@@ -67,16 +68,21 @@ def word_perplexity_fast(items, n_resamples: int, seed: int):
     return _pooled_form("n_words", "ppl")(items, n_resamples, seed)
 
 
+_STATS = {"bits_per_byte": (bits_per_byte, bits_per_byte_fast), "perplexity": (perplexity, perplexity_fast),
+          "word_perplexity": (word_perplexity, word_perplexity_fast)}
+register_kind(MetricKind("perplexity", fn=lambda items, stat: pick(stat, _STATS, "perplexity")[0](items),
+                         fast=lambda items, n_resamples, seed, stat: pick(stat, _STATS, "perplexity")[1](items, n_resamples, seed)))
+
 for _m in (
-    Metric("bits_per_byte", fn=bits_per_byte, fast=bits_per_byte_fast, direction="lower", format=".4f",
+    Metric("bits_per_byte", kind="perplexity", params={"stat": "bits_per_byte"}, direction="lower", format=".4f",
            description="a text's log-likelihood: sum of negative log-likelihoods / ln 2 / sum of UTF-8 bytes, over "
            "all texts (lm-eval's bits_per_byte)"),
-    Metric("perplexity", fn=perplexity, fast=perplexity_fast, direction="lower", format=".4g", role="secondary",
+    Metric("perplexity", kind="perplexity", params={"stat": "perplexity"}, direction="lower", format=".4g", role="secondary",
            description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of tokens), over all "
            "texts (token-level: depends on the tokenizer)"),
-    Metric("word_perplexity", fn=word_perplexity, fast=word_perplexity_fast, direction="lower", format=".4g", role="secondary",
-           description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of whitespace-separated "
-           "words), over all texts (lm-eval's word_perplexity)"),
+    Metric("word_perplexity", kind="perplexity", params={"stat": "word_perplexity"}, direction="lower", format=".4g",
+           role="secondary", description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of "
+           "whitespace-separated words), over all texts (lm-eval's word_perplexity)"),
 ):
     register_metric(_m)
 

@@ -31,6 +31,7 @@ import numpy as np
 from glotbench.errors import DataError
 from glotbench.scoring import resample as rs
 from glotbench.scoring import rouge_raw
+from glotbench.scoring.metric_kinds import MetricKind
 from glotbench.scoring.metrics import Metric, ScoredItem, mean_of
 from glotbench.scoring.scorers import scorer
 
@@ -274,8 +275,12 @@ def sacrebleu_fast(items: list[ScoredItem], n_resamples: int, seed: int, kind: s
     return sacrebleu_form(kind)(items, n_resamples, seed)
 
 
+TEXT_KIND = MetricKind("text", fn=lambda items, stat: sacrebleu_corpus(items, stat),
+                       fast=lambda items, n_resamples, seed, stat: sacrebleu_fast(items, n_resamples, seed, stat))
+
+
 def _sacrebleu(kind: str) -> Metric:
-    return Metric(kind, fn=sacrebleu_corpus, fast=sacrebleu_fast, params=(("kind", kind),), format=".2f",
+    return Metric(kind, kind=TEXT_KIND, params={"stat": kind}, format=".2f",
                   description=_SACREBLEU_DESC[kind], signature=sacrebleu_signature(kind),
                   signature_of=sacrebleu_signature_of(kind))
 
