@@ -1,15 +1,10 @@
 """results.json as types: :class:`RunResult` of :class:`TaskResult` s of :class:`MetricResult` s, with a
-``schema_version`` and one :func:`migrate` for every older layout.
-
-A metric's definition is data (``{"name", "kind", "params", "direction", ...}``: a kind of
-:mod:`glotbench.scoring.metric_kinds` and its parameters), stored beside its value and interval, so
-a later reader recomputes it by the kind's name and never imports code to read a run. The blocks the
-types do not name (config, run, slices, a benchmark's own tables) are kept as written, in order:
-``RunResult.from_json(d).to_json() == migrate(d)``.
-
-Versions: 1 (no ``schema_version``) named a corpus metric's function as ``"module:qualname"``
-(``{"kind": "corpus", "function": ..., "per_item": ...}``) and a mean as ``{"kind": "mean", "key": k}``;
-2 stores every metric as a kind with its ``params``.
+``schema_version`` and one :func:`migrate` for every older layout (docs/python-api.md). A metric's
+definition is data (a kind of :mod:`glotbench.scoring.metric_kinds` and its parameters) beside its
+value and interval. Blocks the types do not name (config, run, slices, a benchmark's own tables) are
+kept as written: ``RunResult.from_json(d).to_json() == migrate(d)``. Version 1 (no ``schema_version``)
+named a corpus metric's function (``{"kind": "corpus", "function": "module:qualname", ...}``) and a mean
+as ``{"kind": "mean", "key": k}``; version 2 stores every metric as a kind with its ``params``.
 """
 
 from __future__ import annotations
@@ -52,8 +47,7 @@ def _num(x: Any) -> float | None:
 
 @dataclass(frozen=True)
 class MetricResult:
-    """One aggregate: its value, the 95% interval (None when not computed), which way is better, and
-    its definition as results.json stores it (``definition["kind"]``, ``["params"]``)."""
+    """One aggregate: value, 95% interval (None when not computed), direction and stored definition."""
 
     name: str
     value: float | None
@@ -82,10 +76,8 @@ class MetricResult:
 
 @dataclass(frozen=True)
 class TaskResult:
-    """One task's numbers, with the validity the CLI prints beside them: ``status`` is ``ok``,
-    ``flagged`` (``*``: over 20% unparseable), ``invalid`` (over 50%: the score is not valid),
-    ``incomplete`` or ``failed`` (every item failed); ``valid`` is False for the last three.
-    ``raw`` is the task's block as written (slices, data, a benchmark's own tables ...)."""
+    """One task's numbers and the validity the CLI prints beside them (``status``: ok, flagged, invalid,
+    incomplete or failed; ``valid`` for the first two); ``raw``: the task's block as written."""
 
     name: str
     language: str | None
@@ -129,8 +121,7 @@ class TaskResult:
 
 @dataclass(frozen=True)
 class RunResult:
-    """A run's results.json: its fingerprint, model and tasks typed, the rest (config, settings, run,
-    judge, errors, ...) kept as written in ``raw``."""
+    """A run's results.json: fingerprint, model and tasks typed, the rest kept as written in ``raw``."""
 
     fingerprint: str
     model: dict[str, Any]

@@ -191,10 +191,3 @@ def model_labels(runs: list[RunData]) -> list[str]:
         if r.label not in seen:
             seen.append(r.label)
     return seen
-
-
-def as_float(x: Any) -> float | None:
-    try:
-        return None if x is None else float(x)
-    except (TypeError, ValueError):
-        return None

@@ -123,15 +123,9 @@ def factuality_strict_fast(items: list[ScoredItem], n_resamples: int, seed: int,
     return None if codes is None else count_stats(codes, 4, rate_of_counts(key), n_resamples, seed)
 
 
-def _grade_rate(items: list[ScoredItem], rate: str, prefix: str | None = None) -> float:
-    return factuality_metric(items, rate) if prefix is None else factuality_strict_metric(items, rate, prefix)
-
-
-def _grade_rate_fast(items: list[ScoredItem], n_resamples: int, seed: int, rate: str,
-                     prefix: str | None = None) -> np.ndarray | None:
-    if prefix is None:
-        return factuality_fast(items, n_resamples, seed, rate)
-    return factuality_strict_fast(items, n_resamples, seed, rate, prefix)
-
-
-register_kind(MetricKind("grade_rate", fn=_grade_rate, fast=_grade_rate_fast))
+# rate: CO / NA / IN / CGA / F; prefix: one-hot per-item values (else the grade in pred)
+register_kind(MetricKind(
+    "grade_rate", fn=lambda items, rate, prefix=None: factuality_metric(items, rate) if prefix is None
+    else factuality_strict_metric(items, rate, prefix),
+    fast=lambda items, n, seed, rate, prefix=None: factuality_fast(items, n, seed, rate) if prefix is None
+    else factuality_strict_fast(items, n, seed, rate, prefix)))

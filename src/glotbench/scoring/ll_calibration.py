@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from glotbench.scoring.calibration import _ece, _table
-from glotbench.scoring.metric_kinds import MetricKind, pick, register_kind
+from glotbench.scoring.metric_kinds import by_stat, register_kind
 from glotbench.scoring.metrics import Metric, ScoredItem, bootstrap_ci, register_metric
 
 PROB_PREFIX = "ll_p:"
@@ -131,39 +131,6 @@ def ll_auroc_macro(items: list[ScoredItem]) -> float:
 
 
 CALIBRATION_METRICS = ("ll_ece", "ll_brier", "ll_auroc_macro")
-
-
-# each statistic's every-resample-at-once form (MetricKind.fast; the plain loop is its oracle, tests/test_resample.py)
-def ece_fast(items, n_resamples: int, seed: int, n_bins: int = None):  # type: ignore[assignment]
-    return _ece_form(items, n_resamples, seed) if n_bins in (None, N_BINS) else None
-
-
-def auroc_class_fast(items, n_resamples: int, seed: int, label: str):
-    return _auroc_class_form(label)(items, n_resamples, seed)
-
-
-def auroc_macro_fast(items, n_resamples: int, seed: int):
-    return _auroc_macro_form(items, n_resamples, seed)
-
-
-_STATS = {"ece": (ll_ece, ece_fast, None), "brier": (ll_brier, None, brier_item),
-          "auroc_macro": (ll_auroc_macro, auroc_macro_fast, None), "auroc": (ll_auroc_class, auroc_class_fast, None)}
-
-
-def _calibration(items, stat: str, **params) -> float:
-    return pick(stat, _STATS, "calibration")[0](items, **params)
-
-
-def _calibration_fast(items, n_resamples: int, seed: int, stat: str, **params):
-    fast = pick(stat, _STATS, "calibration")[1]
-    return None if fast is None else fast(items, n_resamples, seed, **params)
-
-
-def _calibration_per_item(stat: str, **params):
-    return pick(stat, _STATS, "calibration")[2]
-
-
-register_kind(MetricKind("calibration", fn=_calibration, fast=_calibration_fast, per_item=_calibration_per_item))
 
 
 def _metric(name: str, stat: str, **kw) -> Metric:
@@ -284,6 +251,15 @@ def _auroc_macro_form(items, n_resamples: int, seed: int):
             return np.where(cnt > 0, np.where(defined, vals, 0.0).sum(axis=1) / np.maximum(cnt, 1), np.nan)
 
     return rs._collect(len(items), n_resamples, seed, per_chunk, rs.MAX_CELLS, cells_per_row=2 * widest)
+
+
+# each statistic with its every-resample-at-once form (the plain loop is its oracle, tests/test_resample.py)
+register_kind(by_stat("calibration", {
+    "ece": (ll_ece, lambda items, n, seed, n_bins=None: _ece_form(items, n, seed) if n_bins in (None, N_BINS) else None),
+    "brier": (ll_brier, None, brier_item),
+    "auroc_macro": (ll_auroc_macro, _auroc_macro_form),
+    "auroc": (ll_auroc_class, lambda items, n, seed, label: _auroc_class_form(label)(items, n, seed)),
+}))
 
 
 def class_metric(label: str) -> Metric:

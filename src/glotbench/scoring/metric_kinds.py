@@ -1,29 +1,10 @@
-"""Metric kinds: how a metric is computed, named by a word results.json can store.
-
-A :class:`~glotbench.scoring.metrics.Metric` is a kind plus its parameters (``{"kind": "label",
-"params": {"stat": "macro_f1"}}``), so a finished run names no Python code and a later process
-recomputes any metric from the kind's name. The generic layer implements a closed vocabulary
-(:data:`GENERIC_KINDS`) once, each in the module that owns its arithmetic:
-
-* ``mean`` (``key``): the mean of a per-item value, items without it skipped (scoring.metrics);
-* ``ratio`` (``num``, ``den``): ``sum(num) / sum(den)`` over the items (scoring.metrics);
-* ``group_mean`` (``key``, ``group``): the mean over groups (an item's ``metadata[group]``) of the
-  mean of a per-item value in each (MMLU's mean of per-topic accuracies) (scoring.metrics);
-* ``label`` (``stat``: accuracy, macro_f1, weighted_f1, mcc, answered; ``gold_key`` / ``pred_key``
-  for macro_f1 over two per-item values): label metrics of gold and prediction (scoring.metrics,
-  in scoring.metrics);
-* ``no_answer`` (``stat``: accuracy, macro_f1): "is it unanswerable?" (scoring.extractive_qa_scorer);
-* ``grade_rate`` (``rate``: CO, NA, IN, CGA, F; ``prefix`` for one-hot per-item grades): the
-  three-way judge grades' rates (scoring.grade_metrics);
-* ``text`` (``stat``: bleu, chrf, chrfpp): sacrebleu corpus statistics (scoring.text_metrics);
-* ``calibration`` (``stat``: ece, brier, auroc_macro, auroc with ``label``): the softmax over the
-  options' log-likelihoods (scoring.ll_calibration);
-* ``perplexity`` (``stat``: bits_per_byte, perplexity, word_perplexity) (scoring.perplexity).
-
-A computation that is one benchmark's knowledge is a kind that package declares by a dotted name
-(``tinybench.first_letter``) and registers with :data:`METRIC_KINDS` (``bench.metric_kind`` in its
-``register``, or ``register_metric`` of a metric carrying it); a reader without that package shows the
-stored value and interval, and says why no paired test is computed.
+"""Metric kinds: how a metric is computed, named by a word results.json stores with its parameters
+(``{"kind": "label", "params": {"stat": "macro_f1"}}``), so a finished run names no Python code and a
+later process recomputes any metric by the kind's name. The generic layer implements a closed
+vocabulary (:data:`GENERIC_KINDS`, each in the module that owns its arithmetic; the table of kinds and
+parameters: docs/scorers-and-metrics.md). A computation that is one package's knowledge is a kind that
+package names ``<package>.<kind>`` and registers (``bench.metric_kind``, or ``register_metric`` of a
+metric carrying it); a reader without it shows the stored value and interval.
 
 A kind is ``fn(items, **params) -> float``, optionally ``fast(items, n_resamples, seed, **params)``
 (every bootstrap resample at once, bit for bit the loop; None where it declines) and
@@ -49,6 +30,7 @@ class MetricKind:
     fn: Callable[..., float]
     fast: Callable[..., Any] | None = None
     per_item: Callable[..., Callable[[Any], float] | None] | None = None
+    stats: dict[str, tuple] | None = None  # by_stat's table: stat -> (fn, fast or None[, per_item])
 
 
 def _coerce_kind(obj: Any, name: str, where: str) -> MetricKind:
@@ -67,6 +49,17 @@ def register_kind(kind: MetricKind) -> MetricKind:
         raise TaskSpecError(f"metric kind {kind.name!r}: a kind outside the generic vocabulary "
                             f"({', '.join(GENERIC_KINDS)}) is named '<package>.<kind>'")
     return METRIC_KINDS.register(kind.name, kind)
+
+
+def by_stat(name: str, table: dict[str, tuple]) -> MetricKind:
+    """A kind whose ``stat`` parameter picks ``(corpus function, fast form or None[, per-item function])``
+    from ``table``; its other parameters go to them."""
+    def row(stat: str) -> tuple:
+        return pick(stat, table, name)
+
+    return MetricKind(name, fn=lambda items, stat, **p: row(stat)[0](items, **p),
+                      fast=lambda items, n, seed, stat, **p: row(stat)[1] and row(stat)[1](items, n, seed, **p),
+                      per_item=lambda stat, **p: row(stat)[2] if len(row(stat)) > 2 else None, stats=table)
 
 
 def pick(stat: str, table: dict[str, Any], kind: str) -> Any:

@@ -1,13 +1,12 @@
 """Metrics: declared objects over scored items, and the bootstrap that puts an interval on them.
 
-A :class:`Metric` names how it is computed (the mean of a per-item value a scorer writes, or a
-corpus function over :class:`ScoredItem` s), its direction (higher or lower is better) and its
-display format. Its definition (:meth:`Metric.to_dict`) goes into results.json, so reports and
-comparisons of finished runs need no registry and no benchmark code. Classification metrics use
-scikit-learn's definitions and arithmetic, from confusion matrices (checked against
-``sklearn.metrics`` in tests/test_metric_values.py). A metric may carry its own vectorised
-bootstrap form (``fast=``; docs/scorers-and-metrics.md). Built-in metrics are
-registered here and by the scorers that feed them (see :mod:`glotbench.builtins`).
+A :class:`Metric` is a kind of :mod:`glotbench.scoring.metric_kinds` with its parameters (the mean of
+a per-item value a scorer writes, label metrics, pooled ratios ...), its direction and display format;
+its definition goes into results.json as data, so reports and comparisons of finished runs recompute it
+by name and import no benchmark code. Classification metrics use scikit-learn's definitions and
+arithmetic, from confusion matrices (checked against ``sklearn.metrics`` in
+tests/test_metric_values.py). The generic kinds ``mean``, ``ratio``, ``group_mean`` and ``label`` and
+the built-in metrics over them are registered here.
 """
 
 from __future__ import annotations
@@ -33,8 +32,8 @@ from glotbench.scoring.metric_kinds import (
     GENERIC_KINDS,
     METRIC_KINDS,
     MetricKind,
+    by_stat,
     migrate_definition,
-    pick,
     register_kind,
 )
 
@@ -78,7 +77,6 @@ def _on_confusion(stat: Callable[[np.ndarray], np.ndarray], golds: list, preds: 
     return float(stat(np.bincount(gold * k + pred, minlength=k * k).reshape(1, k, k))[0])
 
 
-
 # Macro/weighted F1 and MCC are computed from the confusion matrix with scikit-learn's arithmetic
 # (glotbench.scoring.resample), so a run never imports scikit-learn; tests/test_metric_values.py
 # checks them against sklearn.metrics.
@@ -92,10 +90,6 @@ def weighted_f1(golds: list, preds: list) -> float:
 
 def mcc(golds: list, preds: list) -> float:
     return _on_confusion(mcc_from_confusion, golds, preds)
-
-
-
-
 
 
 def item_match(item: ScoredItem) -> float:
@@ -147,28 +141,14 @@ ROLES = ("headline", "secondary", "diagnostic")
 
 @dataclass(frozen=True, eq=False)
 class Metric:
-    """One declared metric: its name, its kind and parameters, its direction and display format.
-
-    Either ``key`` (the mean of a per-item value a scorer writes, items without it skipped: kind
-    ``mean``) or ``kind`` (a :mod:`glotbench.scoring.metric_kinds` name, or a benchmark's
-    :class:`MetricKind`) with ``params``. The definition results.json carries is those words and
-    values (:meth:`to_dict`), so any later process recomputes the metric from the kind's name.
-    Calling a metric computes it: ``metric(items) -> float``; a kind whose per-item form exists
-    (accuracy: gold == prediction) gives paired tests and outcome counts their per-item values, and
-    a kind's fast form gives every bootstrap resample at once (:meth:`resample_stats`).
-
-    ``role`` says what the number is for (see :mod:`glotbench.scoring.roles`): ``headline`` a score
-    a task can be ranked and compared on; ``secondary`` a breakdown or companion number (an error
-    size, a not-attempted rate); ``diagnostic`` a health number such as a parse rate, never a
-    headline. ``measure`` names the statistic the metric estimates (default: its name): two
-    metrics of one task with the same measure are the same statistic under two rules (the
-    reference's ``cb_accuracy`` and glotbench's ``accuracy``), and the one the task lists first is
-    its headline. ``parsed_key`` (optional) is the per-item value, 1 or 0, saying whether the
-    metric's own parse rule could read the answer: the ``*`` / ``invalid`` flags of a task whose
-    headline declares it count unparseable answers by it, not by glotbench's extractor.
-    ``signature`` (optional) is the reference library's own string for its settings and version
-    (sacrebleu's ``nrefs:1|case:mixed|eff:no|tok:13a|...``), written into the definition;
-    ``signature_of`` (optional) gives it for the items a run scored (the number of references).
+    """One declared metric: its name, its kind and parameters, direction, role and display format
+    (each field: docs/scorers-and-metrics.md). ``key=`` is the mean of that per-item value (kind
+    ``mean``); else ``kind`` (a :mod:`~glotbench.scoring.metric_kinds` name, or a package's
+    :class:`MetricKind`) with ``params``. Its definition in results.json (:meth:`to_dict`) is those
+    words and values, so any later process recomputes it by the kind's name. ``metric(items) ->
+    float``; a kind's per-item form gives paired tests their per-item values, its fast form every
+    bootstrap resample at once (:meth:`resample_stats`). ``signature_of`` (not stored) gives the
+    reference library's signature for the items a run scored (sacrebleu's number of references).
     """
 
     name: str
@@ -398,37 +378,30 @@ def macro_f1_of_fast(items: list[ScoredItem], n_resamples: int, seed: int, gold_
     return rs.label_sum_stats(gold, pred, max(len(code), 1), rs.macro_f1_from_sums("seen"), n_resamples, seed, keep=keep)
 
 
-def _label_fn(items: list[ScoredItem], stat: str, gold_key: str | None = None, pred_key: str | None = None) -> float:
-    if gold_key is not None or pred_key is not None:
-        if stat != "macro_f1":
-            raise TaskSpecError(f"metric kind 'label': stat {stat!r} over gold_key/pred_key is not defined (macro_f1 is)")
-        return macro_f1_of(items, gold_key, pred_key)
-    if stat == "answered":
-        return answered(items)
-    return pick(stat, _LABEL_STATS, "label")(*_labels(items))
+def _confusion_fast(stat: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+    def fast(items: list[ScoredItem], n_resamples: int, seed: int) -> np.ndarray:
+        gold, pred, k = _label_codes(*_labels(items))
+        return rs.confusion_stats(gold, pred, k, stat, n_resamples, seed)
+
+    return fast
 
 
-def _label_fast(items: list[ScoredItem], n_resamples: int, seed: int, stat: str, gold_key: str | None = None,
-                pred_key: str | None = None) -> np.ndarray | None:
-    if gold_key is not None or pred_key is not None:
-        return macro_f1_of_fast(items, n_resamples, seed, gold_key, pred_key)
-    if stat == "answered":
-        return _answered_fast(items, n_resamples, seed)
-    if stat == "accuracy":
-        return None
-    gold, pred, k = _label_codes(*_labels(items))
-    return rs.confusion_stats(gold, pred, k, pick(stat, _CONFUSION, "label"), n_resamples, seed)
+def _keyed(plain: Callable, keyed: Callable) -> Callable:
+    """Over (gold, pred), or over two per-item values when ``gold_key`` / ``pred_key`` are given."""
+    return lambda items, *a, gold_key=None, pred_key=None: (plain(items, *a) if gold_key is None
+                                                            else keyed(items, *a, gold_key, pred_key))
 
 
-def _label_per_item(stat: str, gold_key: str | None = None, pred_key: str | None = None):
-    return item_match if stat == "accuracy" and gold_key is None and pred_key is None else None
-
-
-_LABEL_STATS = {"accuracy": accuracy, "macro_f1": macro_f1, "weighted_f1": weighted_f1, "mcc": mcc}
-_CONFUSION = {"macro_f1": macro_f1_from_confusion, "weighted_f1": weighted_f1_from_confusion, "mcc": mcc_from_confusion}
+register_kind(by_stat("label", {
+    "accuracy": (lambda items: accuracy(*_labels(items)), None, item_match),
+    "macro_f1": (_keyed(lambda items: macro_f1(*_labels(items)), macro_f1_of),
+                 _keyed(_confusion_fast(macro_f1_from_confusion), macro_f1_of_fast)),
+    "weighted_f1": (lambda items: weighted_f1(*_labels(items)), _confusion_fast(weighted_f1_from_confusion)),
+    "mcc": (lambda items: mcc(*_labels(items)), _confusion_fast(mcc_from_confusion)),
+    "answered": (answered, _answered_fast),
+}))
 register_kind(MetricKind("mean", fn=lambda items, key: _mean_key(items, key)))
 register_kind(MetricKind("ratio", fn=ratio_of_sums, fast=_ratio_of_sums_fast))
-register_kind(MetricKind("label", fn=_label_fn, fast=_label_fast, per_item=_label_per_item))
 
 
 def group_mean(items: list[ScoredItem], key: str, group: str) -> float:

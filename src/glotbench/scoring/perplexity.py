@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from glotbench.scoring.metric_kinds import MetricKind, pick, register_kind
+from glotbench.scoring.metric_kinds import by_stat, register_kind
 from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
 
 
@@ -56,22 +56,11 @@ def bits_per_byte(items: list[ScoredItem]) -> float:
     return nll / math.log(2) / d if d else float("nan")
 
 
-def bits_per_byte_fast(items, n_resamples: int, seed: int):
-    return _pooled_form("n_bytes", "bpb")(items, n_resamples, seed)
-
-
-def perplexity_fast(items, n_resamples: int, seed: int):
-    return _pooled_form("n_tokens", "ppl")(items, n_resamples, seed)
-
-
-def word_perplexity_fast(items, n_resamples: int, seed: int):
-    return _pooled_form("n_words", "ppl")(items, n_resamples, seed)
-
-
-_STATS = {"bits_per_byte": (bits_per_byte, bits_per_byte_fast), "perplexity": (perplexity, perplexity_fast),
-          "word_perplexity": (word_perplexity, word_perplexity_fast)}
-register_kind(MetricKind("perplexity", fn=lambda items, stat: pick(stat, _STATS, "perplexity")[0](items),
-                         fast=lambda items, n_resamples, seed, stat: pick(stat, _STATS, "perplexity")[1](items, n_resamples, seed)))
+register_kind(by_stat("perplexity", {  # fast forms: the pooled sums of each resample (below)
+    "bits_per_byte": (bits_per_byte, lambda items, n, seed: _pooled_form("n_bytes", "bpb")(items, n, seed)),
+    "perplexity": (perplexity, lambda items, n, seed: _pooled_form("n_tokens", "ppl")(items, n, seed)),
+    "word_perplexity": (word_perplexity, lambda items, n, seed: _pooled_form("n_words", "ppl")(items, n, seed)),
+}))
 
 for _m in (
     Metric("bits_per_byte", kind="perplexity", params={"stat": "bits_per_byte"}, direction="lower", format=".4f",

@@ -270,13 +270,8 @@ _BERT_DESC = ("BERTScore {what} (bert-score) per item with the local encoder nam
               "or GLOTBENCH_BERTSCORE_MODEL; no idf weighting, no baseline rescaling; mean over items")
 
 
-def sacrebleu_fast(items: list[ScoredItem], n_resamples: int, seed: int, kind: str):
-    """Every resample at once from the items' summed sacrebleu statistics (:func:`sacrebleu_form`)."""
-    return sacrebleu_form(kind)(items, n_resamples, seed)
-
-
 TEXT_KIND = MetricKind("text", fn=lambda items, stat: sacrebleu_corpus(items, stat),
-                       fast=lambda items, n_resamples, seed, stat: sacrebleu_fast(items, n_resamples, seed, stat))
+                       fast=lambda items, n, seed, stat: sacrebleu_form(stat)(items, n, seed))
 
 
 def _sacrebleu(kind: str) -> Metric:
