@@ -208,3 +208,24 @@ def test_a_benchmark_kind_takes_a_dotted_name_and_no_generic_word():
         register_kind(MetricKind("topic_accuracy", fn=lambda items: 0.0))
     with pytest.raises(Exception, match="already registered"):
         register_kind(MetricKind("label", fn=lambda items: 0.0))
+
+
+def test_a_version_1_plugin_function_is_found_by_its_metric_name_when_the_plugin_is_here():
+    """Version 1 named a plugin's function (``mypkg.metrics:first_letter``): not in the table, so the
+    migrated definition's kind is the metric's name, found through the metric registered under that
+    name (the plugin installed); without it, the metric is not available (stored numbers only)."""
+    from glotbench.scoring.metric_kinds import MetricKind
+    from glotbench.scoring.metrics import ScoredItem, register_metric
+
+    old = {"name": "test_first_letter", "kind": "corpus", "function": "mypkg.metrics:first_letter", "direction": "higher"}
+    assert not Metric.from_dict(old).available
+    kind = MetricKind("test.first_letter", fn=lambda items: sum(str(i.pred)[:1] == str(i.gold)[:1] for i in items) / len(items))
+    register_metric(Metric("test_first_letter", kind=kind))
+    try:
+        m = Metric.from_dict(old)
+        assert m.to_dict()["kind"] == "test_first_letter" and m.available
+        items = [ScoredItem(gold="Praha", pred="Paříž"), ScoredItem(gold="Brno", pred="Ostrava")]
+        assert m(items) == 0.5
+    finally:
+        METRICS.pop("test_first_letter")
+        METRIC_KINDS.pop("test.first_letter")

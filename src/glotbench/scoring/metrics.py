@@ -205,7 +205,7 @@ class Metric:
                 impl = METRIC_KINDS.get(self.kind)
             elif self.name in METRICS:
                 reg = METRICS.get(self.name)
-                if reg is not self and reg.kind in (self.kind, self.name) and reg.available:
+                if reg is not self and self.kind in (reg.kind, self.name) and reg.available:
                     impl = reg.implementation()
             self.__dict__["_impl"] = impl
         return self.__dict__["_impl"]
@@ -311,9 +311,19 @@ def ratio_of(name: str, num: str, den: str, **kw: Any) -> Metric:
     return Metric(name=name, kind="ratio", params={"num": num, "den": den}, **kw)
 
 
+def _own_kind(metric: Metric) -> Metric:
+    """Register a package's kind a metric carries (a :class:`MetricKind`) under the kind's name, so a
+    finished run naming it finds it."""
+    impl = metric.__dict__.get("_impl")
+    if impl is not None and impl.name not in GENERIC_KINDS and impl.name not in METRIC_KINDS._lazy \
+            and METRIC_KINDS._items.get(impl.name) is not impl:  # another kind under a taken name: RegistryError
+        register_kind(impl)
+    return metric
+
+
 def _coerce_metric(obj: Any, name: str, where: str) -> Metric:
     if isinstance(obj, Metric):
-        return obj
+        return _own_kind(obj)
     prefix = f"{where}: " if where else ""
     raise TaskSpecError(f"{prefix}{name!r} is not a glotbench Metric (declare it with glotbench.scoring.metrics.Metric)")
 
@@ -322,12 +332,8 @@ METRICS: Registry[Metric] = Registry("metric", coerce=_coerce_metric, same=lambd
 
 
 def register_metric(metric: Metric) -> Metric:
-    """Register a :class:`Metric`; a kind it carries as a :class:`MetricKind` (a benchmark's) is
-    registered under the kind's name too, so a finished run naming it finds it."""
-    impl = metric.__dict__.get("_impl")
-    if impl is not None and impl.name not in GENERIC_KINDS and METRIC_KINDS._items.get(impl.name) is not impl:
-        register_kind(impl)
-    return METRICS.register(metric.name, metric)
+    """Register a :class:`Metric` (and a package's kind it carries)."""
+    return METRICS.register(metric.name, _own_kind(metric))
 
 
 def get_metric(name: str, *, where: str = "") -> Metric:
