@@ -592,9 +592,11 @@ def test_paired_equals_a_plain_loop(runs, tmp_path):
             lo, hi = (float(np.quantile(diffs, 0.025)), float(np.quantile(diffs, 0.975))) if diffs.size else (math.nan, math.nan)
             assert same(row["low"], lo) and same(row["high"], hi), (task, m, row["low"], row["high"], lo, hi)
             metric_def = ra[task]["metric_definitions"][m]
-            per_item = metric_def.get("kind") == "mean" or metric_def.get("per_item")
+            params = metric_def.get("params") or {}  # a per-item mean: the mean kind, or label accuracy (gold == pred)
+            per_item = metric_def.get("kind") == "mean" or (metric_def.get("kind") == "label" and params.get("stat") == "accuracy"
+                                                            and "gold_key" not in params)
             if per_item:
-                key = metric_def.get("key")
+                key = params.get("key") if metric_def.get("kind") == "mean" else None
                 va = [it.values.get(key) if key else float(it.pred is not None and str(it.pred) == str(it.gold)) for it in ia]
                 vb = [it.values.get(key) if key else float(it.pred is not None and str(it.pred) == str(it.gold)) for it in ib]
                 if all(v in (0.0, 1.0) for v in va + vb) and va:
@@ -707,10 +709,10 @@ def plain_outcome(rec: dict, metric_def: dict) -> str:
     if rec.get("pred") is None:
         return "unparseable"
     if metric_def.get("kind") == "mean":
-        v = (rec.get("values") or {}).get(metric_def["key"])
+        v = (rec.get("values") or {}).get(metric_def["params"]["key"])
         if v is None:  # the headline leaves the item out (its own rule could not read the answer)
             return "unparseable"
-    elif str(metric_def.get("function", "")).endswith(("factuality_metric", "factuality_strict_metric")):
+    elif metric_def.get("kind") == "grade_rate":
         v = 1.0 if _grade(rec["pred"]) == "CORRECT" else 0.0  # a judged item is right when graded CORRECT
     else:
         v = float(str(rec["pred"]) == str(rec["gold"]))

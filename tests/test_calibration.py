@@ -14,7 +14,7 @@ from glotbench.scoring.calibration import (
     reliability_table,
 )
 from glotbench.extract.confidence import parse_stated_answer
-from glotbench.benchmarks.factuality.metrics import CORRECT, INCORRECT, JUDGE_ERROR, NOT_ATTEMPTED
+from glotbench.scoring.grades import CORRECT, INCORRECT, JUDGE_ERROR, NOT_ATTEMPTED
 
 # --- parsing the {"answer", "confidence_score"} reply ---------------------------------------
 

@@ -151,7 +151,7 @@ def test_no_answer_handling(morpho):
 def test_no_answer_macro_f1_is_sklearns(morpho):
     from sklearn.metrics import f1_score
 
-    import glotbench.benchmarks.czech_bench.reference_rules  # noqa: F401
+    import glotbench.benchmarks.czech_bench.metrics  # noqa: F401
     from glotbench.scoring.metrics import ScoredItem, get_metric
 
     rows = [qa_levels.squad_values(pred, golds, morpho) for pred, golds in PAIRS]

@@ -125,7 +125,7 @@ OUTPUTS = ["2", "2)", " 1 because", "", "x", "-1", "+1", "12", "Odpověď: 2", "
 
 @pytest.mark.parametrize("text", OUTPUTS)
 def test_int_and_letter_rules(text):
-    from glotbench.benchmarks.czech_bench.reference_rules import reference_values
+    from glotbench.benchmarks.czech_bench.metrics import reference_values
 
     for gold in (2, -1, 0):
         v = reference_values("int", text, gold)
@@ -143,7 +143,7 @@ def test_int_and_letter_rules(text):
 
 @pytest.mark.parametrize("text", ["#### 72", "so 5 #### 1,234", "#### -3", "#### 1-2", "no answer", "#### 0", "a #### 7 b #### 8", "####72"])
 def test_gsm8k_rule(text):
-    from glotbench.benchmarks.czech_bench.reference_rules import reference_values
+    from glotbench.benchmarks.czech_bench.metrics import reference_values
 
     for gold in (72, 0, 1234, -3):
         v = reference_values("gsm8k", text, gold)
@@ -158,9 +158,9 @@ def test_macro_f1_matches_sklearn_over_parsed_only():
     from sklearn.metrics import f1_score
 
     from glotbench.scoring.metrics import ScoredItem, get_metric
-    import glotbench.benchmarks.czech_bench.reference_rules  # noqa: F401  (registers the cb_* metrics)
+    import glotbench.benchmarks.czech_bench.metrics  # noqa: F401  (registers the cb_* metrics)
 
-    from glotbench.benchmarks.czech_bench.reference_rules import reference_values
+    from glotbench.benchmarks.czech_bench.metrics import reference_values
 
     golds = [0, 1, 2, 2, 1, 0, 2]
     outs = ["0", "2", "2", "x", "1", "7", ""]

@@ -151,7 +151,7 @@ def test_zeno_script_reads_the_export(runs, run):
                 if name == "acc":
                     assert value == rec["values"]["correct"]
                 elif defs[m].get("kind") == "mean":
-                    assert value == rec["values"][defs[m]["key"]]
+                    assert value == rec["values"][defs[m]["params"]["key"]]
                 else:  # a corpus metric: the item's (gold, prediction), as lm-eval logs mcc
                     assert value == [rec["gold"], rec["pred"]]
         if config["output_type"] == "multiple_choice":

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from glotbench.errors import DataError
-from glotbench.benchmarks.factuality.metrics import (
+from glotbench.scoring.grades import (
     CORRECT,
     INCORRECT,
     JUDGE_ERROR,
@@ -157,7 +157,7 @@ def test_factuality_table_reuses_the_summarys_counts_and_gives_the_same_interval
     """The table counts each slice over four codes, as the metrics' resample form does, so a run's
     summary has made its draws already; the intervals do not depend on that."""
     from glotbench.scoring import resample as rs
-    from glotbench.benchmarks.factuality.metrics import bootstrap_factuality_ci
+    from glotbench.scoring.grades import bootstrap_factuality_ci
     from glotbench.scoring.metrics import ScoredItem, bootstrap_ci, get_metric
 
     grades = list(np.random.default_rng(9).choice(["CORRECT", "INCORRECT", "NOT_ATTEMPTED"], size=257))

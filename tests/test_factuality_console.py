@@ -25,7 +25,7 @@ def test_run_prints_factuality_table_per_category(stub_server, data_root, tmp_pa
 def test_a_field_with_many_values_is_one_line_and_the_first_field_always_a_table():
     from rich.console import Console
 
-    from glotbench.output.grade_tables import MAX_CONSOLE_ROWS, console_tables
+    from glotbench.benchmarks.factuality.tables import MAX_CONSOLE_ROWS, console_tables
 
     row = {"CO": 0.5, "NA": 0.1, "IN": 0.4, "CGA": 0.55, "F": 0.52, "n": 3, "judge_error": 0}
     many = {f"topic{k}": row for k in range(MAX_CONSOLE_ROWS + 1)}

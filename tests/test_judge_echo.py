@@ -16,7 +16,7 @@ from glotbench.tasks.judging.parse import parse_abc, parse_evaluation_json
 from glotbench.tasks.judging.prompts import GRADERS, load_grader
 from glotbench.benchmarks.openhueval import proverb_rea, wildbench
 from glotbench.paths import resolve_data_file
-from glotbench.benchmarks.factuality.metrics import CORRECT, INCORRECT, JUDGE_ERROR
+from glotbench.scoring.grades import CORRECT, INCORRECT, JUDGE_ERROR
 
 ABC_ECHOES = [
     "A:\nB:\nC:\n```",

@@ -15,7 +15,7 @@ from glotbench.judges.agreement import compare_judges, render_agreement_table
 from glotbench.tasks.judging.parse import parse_abc, parse_evaluation_json
 from glotbench.tasks.judging.prompts import GRADERS
 from glotbench.paths import resolve_data_file
-from glotbench.benchmarks.factuality.metrics import CORRECT, INCORRECT, JUDGE_ERROR, NOT_ATTEMPTED
+from glotbench.scoring.grades import CORRECT, INCORRECT, JUDGE_ERROR, NOT_ATTEMPTED
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hu_simpleqa_sample.jsonl"
 

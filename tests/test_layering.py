@@ -113,6 +113,15 @@ def test_a_benchmark_package_installs_and_runs_by_name(tmp_path, stub_server):
     gone = subprocess.run([sys.executable, "-m", "glotbench", "tasks", "tinybench.*", "--plain"], env=bare,
                           capture_output=True, text=True, timeout=300)
     assert "tinybench.capitals" not in gone.stdout
+    # its metric's kind is named in results.json by its dotted name, no import path: a reader with the
+    # package recomputes it (a paired row), one without shows the stored number and says why no test
+    res = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert res["tasks"]["tinybench.capitals"]["metric_definitions"]["tiny_first_letter"]["kind"] == "tinybench.first_letter"
+    paired = [subprocess.run([sys.executable, "-m", "glotbench", "compare", "--paired", str(out), str(out)], env=e,
+                             capture_output=True, text=True, timeout=300) for e in (env, bare)]
+    assert all(p.returncode == 0 for p in paired), [p.stderr[-2000:] for p in paired]
+    line = "tinybench.capitals tiny_first_letter: its kind 'tinybench.first_letter' is not installed here"
+    assert line not in " ".join(paired[0].stdout.split()) and line in " ".join(paired[1].stdout.split())
 
 
 def test_a_broken_benchmark_package_is_one_line(tmp_path):

@@ -81,7 +81,7 @@ def test_sqad_item_is_the_v1_script(pred, golds):
 @settings(max_examples=100, deadline=None)
 @given(rows=st.lists(st.tuples(ANSWER, GOLDS), min_size=1, max_size=8))
 def test_sqad_corpus_means_are_compute_score(rows):
-    import glotbench.benchmarks.czech_bench.reference_rules  # noqa: F401  (registers the cb_* metrics)
+    import glotbench.benchmarks.czech_bench.metrics  # noqa: F401  (registers the cb_* metrics)
     from glotbench.scoring.metrics import ScoredItem, get_metric
 
     items = [ScoredItem(gold=None, pred=None, values=qa_levels.sqad_values(p, g)) for p, g in rows]

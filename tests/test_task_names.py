@@ -119,7 +119,7 @@ def test_extractive_qa_from_a_user_folder_without_python(stub_server, tmp_path):
     # the three levels differ on this data: raw keeps "Brno.", normalised drops the dot, lemmas map Praze -> Praha
     assert t["metrics"]["exact_match_raw"]["value"] < t["metrics"]["exact_match"]["value"] < t["metrics"]["exact_match_lemma"]["value"]
     assert t["metrics"]["no_answer_accuracy"]["value"] == 1.0
-    assert t["metric_definitions"]["bow_f1"] == {"name": "bow_f1", "kind": "mean", "key": "bow_f1", "direction": "higher",
+    assert t["metric_definitions"]["bow_f1"] == {"name": "bow_f1", "kind": "mean", "params": {"key": "bow_f1"}, "direction": "higher",
                                                  "role": "headline", "format": ".3f"}
 
 

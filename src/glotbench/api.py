@@ -12,46 +12,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from glotbench.output.run_result import MetricResult, RunResult
+from glotbench.output.run_result import TaskResult as _TaskResult
 from glotbench.sample_record import SampleRecord
 
-__all__ = ["EvalResult", "MetricValue", "SampleRecord", "TaskResult", "UnknownName", "evaluate", "evaluate_async",
+__all__ = ["EvalResult", "MetricValue", "RunResult", "SampleRecord", "TaskResult", "UnknownName", "evaluate", "evaluate_async",
            "evaluate_settings", "load_result"]
 
 
-@dataclass(frozen=True)
-class MetricValue:
-    """One aggregate: its value, the 95% interval (None when not computed) and which way is better."""
-
-    name: str
-    value: float | None
-    ci95: tuple[float, float] | None
-    direction: str = "higher"
-
-
-@dataclass(frozen=True)
-class TaskResult:
-    """One task's numbers, with the validity the CLI prints beside them: ``status`` is ``ok``,
-    ``flagged`` (``*``: over 20% unparseable), ``invalid`` (over 50%: the score is not valid),
-    ``incomplete`` or ``failed`` (every item failed); ``valid`` is False for the last three."""
-
-    name: str
-    language: str | None
-    version: str | None
-    n_items: int
-    n_scored: int
-    n_errors: int
-    metrics: dict[str, MetricValue]
-    fingerprint: str | None
-    status: str = "ok"
-    flag: str = ""
-    n_unparseable: int = 0
-    unparseable_rate: float = 0.0
-    headline: str | None = None
-
-    @property
-    def valid(self) -> bool:
-        """Whether the score stands as the CLI prints it (``ok`` or ``flagged``)."""
-        return self.status in ("ok", "flagged")
+# the typed results.json (glotbench.output.run_result) under the API's names
+MetricValue = MetricResult
+TaskResult = _TaskResult
 
 
 class UnknownName(KeyError):
@@ -63,15 +34,30 @@ class UnknownName(KeyError):
 
 @dataclass(frozen=True)
 class EvalResult:
-    """What :func:`evaluate` returns. ``results`` is results.json as written; ``samples`` (the
-    typed records) are read from samples.jsonl on first use, so a caller that wants only the
-    numbers (``glotbench run`` itself) never holds 100k records in memory."""
+    """What :func:`evaluate` returns: the run's typed :class:`RunResult` (``run``) and where it is.
+    ``results`` is results.json as written (this version's layout: an older file is read through
+    :func:`~glotbench.output.run_result.migrate`); ``samples`` (the typed records) are read from
+    samples.jsonl on first use, so a caller that wants only the numbers (``glotbench run`` itself)
+    never holds 100k records in memory."""
 
-    fingerprint: str
+    run: RunResult = field(repr=False)
     output_dir: Path
-    model: dict[str, Any]
-    tasks: dict[str, TaskResult]
-    results: dict[str, Any] = field(repr=False)
+
+    @property
+    def fingerprint(self) -> str:
+        return self.run.fingerprint
+
+    @property
+    def model(self) -> dict[str, Any]:
+        return self.run.model
+
+    @property
+    def tasks(self) -> dict[str, TaskResult]:
+        return self.run.tasks
+
+    @cached_property
+    def results(self) -> dict[str, Any]:
+        return self.run.to_json()
 
     @cached_property
     def samples(self) -> list[SampleRecord]:
@@ -94,20 +80,6 @@ class EvalResult:
         return t.metrics[name]
 
 
-def _task_result(name: str, t: dict[str, Any]) -> TaskResult:
-    defs = t.get("metric_definitions") or {}
-    metrics = {}
-    for m, v in (t.get("metrics") or {}).items():
-        ci = v.get("ci95") if isinstance(v, dict) else None
-        value = v.get("value") if isinstance(v, dict) else v
-        metrics[m] = MetricValue(m, value, tuple(ci) if ci else None, (defs.get(m) or {}).get("direction", "higher"))
-    return TaskResult(name=name, language=t.get("language"), version=t.get("version"), n_items=t.get("n_items", 0),
-                      n_scored=t.get("n_scored", 0), n_errors=t.get("n_errors", 0), metrics=metrics,
-                      fingerprint=(t.get("fingerprint") or {}).get("id"), status=t.get("status") or "ok",
-                      flag=t.get("flag") or "", n_unparseable=t.get("n_unparseable") or 0,
-                      unparseable_rate=t.get("unparseable_rate") or 0.0, headline=t.get("headline"))
-
-
 def read_samples(run_dir: Path) -> list[SampleRecord]:
     """The typed sample records of a run directory, from its samples.jsonl (``rec.id``,
     ``rec.pred``, ``rec.values``, ...; ``rec.raw`` is the line as written)."""
@@ -119,9 +91,7 @@ def read_samples(run_dir: Path) -> list[SampleRecord]:
 
 
 def result_from(results: dict[str, Any], out_dir: Path) -> EvalResult:
-    return EvalResult(fingerprint=results["fingerprint"], output_dir=Path(out_dir), model=results.get("model") or {},
-                      tasks={n: _task_result(n, t) for n, t in (results.get("tasks") or {}).items()},
-                      results=results)
+    return EvalResult(RunResult.from_json(results, f"{out_dir}/results.json"), Path(out_dir))
 
 
 def load_result(run_dir: str | Path) -> EvalResult:

@@ -19,7 +19,7 @@ def register(bench) -> None:
     """Declare the generic built-ins on ``bench`` (a :class:`glotbench.catalog.Benchmark`)."""
     import glotbench.extract  # noqa: F401  choice, number, json, text
     import glotbench.scoring.extractive_qa_scorer  # noqa: F401  extractive_qa + bow_f1, *_raw, *_lemma ...
-    import glotbench.scoring.judge_metrics  # noqa: F401  judge_score, judge_unreadable_rate (judges declared in YAML)
+    import glotbench.scoring.judge_metrics  # noqa: F401  judge_score, judge_unreadable_rate, judge_co... (judges declared in YAML; the grade_rate kind)
     import glotbench.scoring.ll_calibration  # noqa: F401  ll_ece, ll_brier, ll_auroc_macro (--mode loglikelihood)
     import glotbench.scoring.metrics  # noqa: F401  accuracy, macro_f1, weighted_f1, mcc, exact_match, ...
     import glotbench.scoring.perplexity  # noqa: F401  bits_per_byte, perplexity, word_perplexity
@@ -27,6 +27,7 @@ def register(bench) -> None:
 
     for name in TEXT_METRICS:
         bench.metric(name, f"glotbench.scoring.text_metrics:TM.{name}")
+    bench.metric_kind("text", "glotbench.scoring.text_metrics:TEXT_KIND")
     bench.scorer("text", "glotbench.scoring.text_metrics:text")
     bench.scorer("text_bertscore", "glotbench.scoring.bertscore:text_bertscore")
     # model backends, loaded on the first model built: `glotbench tasks` imports no HTTP client or llama.cpp binding

@@ -66,6 +66,11 @@ class Benchmark:
     def metric(self, name: str, ref: str) -> None:
         self._add("metric", name, ref)
 
+    def metric_kind(self, name: str, ref: str) -> None:
+        """A way of computing a metric that is this benchmark's knowledge, named ``<package>.<kind>``:
+        results.json names it, a later reader finds it here (docs/scorers-and-metrics.md)."""
+        self._add("metric_kind", name, ref)
+
     def scorer(self, name: str, ref: str) -> None:
         self._add("scorer", name, ref)
 
@@ -101,13 +106,14 @@ def _appliers() -> dict[str, Callable[..., None]]:
     from glotbench.output.hooks import RESULT_TABLES
     from glotbench.output.submission_writers import SUBMISSION_WRITERS
     from glotbench.paths import add_packaged_root
+    from glotbench.scoring.metric_kinds import METRIC_KINDS
     from glotbench.scoring.metrics import METRICS
     from glotbench.scoring.scorers import SCORERS
     from glotbench.tasks.classes import TASK_CLASSES
     from glotbench.tasks.registry import ALIASES
     from glotbench.tasks.task_dirs import add_task_dir
 
-    lazy = {"task_class": TASK_CLASSES, "metric": METRICS, "scorer": SCORERS, "result_tables": RESULT_TABLES,
+    lazy = {"task_class": TASK_CLASSES, "metric": METRICS, "metric_kind": METRIC_KINDS, "scorer": SCORERS, "result_tables": RESULT_TABLES,
             "config_reader": CONFIG_READERS, "submission_writer": SUBMISSION_WRITERS, "task_template": TASK_TEMPLATES}
     return {"tasks": add_task_dir, "files": add_packaged_root, "language_pack": add_pack_file,
             "backend": _apply_backend, "task_alias": ALIASES.__setitem__,

@@ -82,7 +82,8 @@ def _code_objects(task: Task) -> list[Any]:
             m = get_metric(name)
         except Exception:  # noqa: BLE001
             continue
-        objs += [m.fn, m.per_item]
+        impl = m.implementation()  # a plugin's kind is its code
+        objs += [impl.fn, impl.fast] if impl is not None else []
     return [o for o in objs if o is not None]
 
 

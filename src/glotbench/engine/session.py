@@ -25,6 +25,7 @@ from glotbench.engine.stored_summary import restamp_results, stored_task_results
 from glotbench.errors import GlotbenchError, JournalCorrupt, RunStopped
 from glotbench.models.base import Model
 from glotbench.output.results import export_samples, package_versions, write_json
+from glotbench.output.run_result import RunResult, TaskResult, migrate_task
 from glotbench.output.table import not_recorded_counts
 from glotbench.settings import RunSettings
 
@@ -233,6 +234,9 @@ def _write_results(cfg: RunSettings, out_dir: Path, journal: Journal, model: Mod
     if absent:
         results["not_recorded"] = {t: min(n, task_results[t].get("n_errors", n)) if t in task_results else n
                                    for t, n in absent.items()}
+    # typed and versioned (stored task results of an older version migrated): results.json is RunResult.to_json()
+    results = RunResult(results["fingerprint"], results["model"],
+                        {n: TaskResult.from_json(n, migrate_task(t)) for n, t in task_results.items()}, raw=results).to_json()
     if not journal.read_only:
         kept = keep_earlier_results(out_dir, results["fingerprint"])
         if kept and say is not None:

@@ -104,6 +104,12 @@ def output_type(t: dict) -> str:
     return "multiple_choice" if t.get("mode") == "loglikelihood" else "generate_until"
 
 
+def _aggregation(d: dict, name: str) -> str:
+    """How the metric aggregates, in words: ``mean``, or its kind and statistic (``label:mcc``)."""
+    kind, stat = d.get("kind"), (d.get("params") or {}).get("stat")
+    return "mean" if kind == "mean" else f"{kind}:{stat}" if kind and stat else str(kind or name)
+
+
 def _task_config(name: str, t: dict, results: dict) -> dict:
     defs = t.get("metric_definitions") or {}
     cfg = results.get("config") or {}
@@ -111,7 +117,7 @@ def _task_config(name: str, t: dict, results: dict) -> dict:
         "task": name,
         "output_type": output_type(t),
         "num_fewshot": n_shot(t, cfg),
-        "metric_list": [{"metric": LMEVAL_NAMES.get(m, m), "aggregation": "mean" if m in LMEVAL_NAMES else (defs.get(m) or {}).get("function", m),
+        "metric_list": [{"metric": LMEVAL_NAMES.get(m, m), "aggregation": "mean" if m in LMEVAL_NAMES else _aggregation(defs.get(m) or {}, m),
                          "higher_is_better": (defs.get(m) or {}).get("direction", "higher") == "higher"}
                         for m in (t.get("metrics") or {})],
         "repeats": cfg.get("samples") or 1,
@@ -154,8 +160,8 @@ def per_sample_values(rec: SampleRecord, defs: dict[str, dict]) -> dict[str, Any
         per_item = next((k for k, v in PER_ITEM.items() if v == name), None)
         if per_item is not None:
             out[name] = values.get(per_item)
-        elif (d or {}).get("kind") == "mean" and (d or {}).get("key"):
-            out[name] = values.get(d["key"])
+        elif (d or {}).get("kind") == "mean" and (d.get("params") or {}).get("key"):
+            out[name] = values.get(d["params"]["key"])
         else:
             out[name] = [rec.gold, rec.pred]
     return out

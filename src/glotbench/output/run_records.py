@@ -9,6 +9,7 @@ from typing import Any
 
 from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError, GlotbenchError
+from glotbench.output.run_result import migrate
 from glotbench.sample_record import SampleRecord
 
 
@@ -17,9 +18,10 @@ def read_results(run_dir: Path) -> dict:
     if not path.exists():
         raise DataError(f"{run_dir}: no results.json here; run `glotbench run` to the end (or rerun it) first")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise DataError(f"{path}: not valid JSON ({err})") from None
+    return migrate(raw, str(path)) if isinstance(raw, dict) else raw  # any version's layout as this one writes it
 
 
 def iter_run_samples(run_dir: Path, results: dict | None, journal: Any = None) -> Iterator[SampleRecord]:

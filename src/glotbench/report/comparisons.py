@@ -25,6 +25,7 @@ from glotbench.report.runs import (
     metric_value,
     primary_metric,
     scores_by_model,
+    unavailable,
 )
 
 # ----------------------------------------------------------------------------- cross-lingual
@@ -396,6 +397,9 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
             metrics = [m for m in metrics if m in (run_b.tasks[task_b].get("metrics") or {})]
         for m in metrics:
             mdef = metric_of(run_a.tasks[task_a], m)
+            if not mdef.available:
+                notes.append(unavailable(task, mdef))
+                continue
             va, vb = item_vector(recs_a, mdef), item_vector(recs_b, mdef)
             if va is not None and vb is not None:
                 a = np.array([np.nan if v is None else v for v in va], dtype=float)

@@ -19,7 +19,7 @@ from glotbench.report.analysis.duels import Duel, DuelResult, decide, duel_test,
 from glotbench.errors import DataError
 from glotbench.report.comparisons import rankable
 from glotbench.report.items import is_binary, item_vector, scored_items
-from glotbench.report.runs import RunData, metric_of, primary_metric, task_names
+from glotbench.report.runs import RunData, metric_of, primary_metric, task_names, unavailable
 
 
 def _pair_seed(seed: int, task: str, a: str, b: str) -> int:
@@ -50,6 +50,9 @@ def duels_from_runs(runs: list[RunData], metric: str | None = None, alpha: float
             else:
                 valid.append(r)
         mdef = metric_of(valid[0].tasks[task], m) if valid else None
+        if mdef is not None and not mdef.available and len(valid) >= 2:
+            notes.append(unavailable(task, mdef))
+            continue
         if len(valid) < 2 or mdef is None:
             if holders and len(holders) > 1:
                 notes.append(f"{task}: fewer than two valid scores; no duel")

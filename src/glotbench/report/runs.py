@@ -19,6 +19,7 @@ from typing import Any
 
 from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError, GlotbenchError
+from glotbench.output.run_result import migrate
 from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import Metric
 
@@ -92,6 +93,12 @@ def metric_of(task_result: dict, name: str | None) -> Metric | None:
         return Metric(name=name, key=name)
 
 
+def unavailable(task: str, metric: Metric) -> str:
+    """The one line a comparison prints for a metric this process cannot recompute."""
+    return (f"{task} {metric.name}: its kind {metric.kind!r} is not installed here (a plugin package's); the stored "
+            "value and interval are shown, no paired test is computed")
+
+
 def higher_is_better(task_result: dict, name: str | None) -> bool:
     m = metric_of(task_result, name)
     return True if m is None else m.higher_is_better
@@ -129,6 +136,7 @@ def load_run(path: str | Path, with_samples: bool = True) -> RunData:
         raise DataError(f"{res_path}: not valid JSON (line {err.lineno})") from None
     if not isinstance(results, dict) or not isinstance(results.get("tasks"), dict):
         raise DataError(f"{res_path}: field 'tasks': missing; not a glotbench results file")
+    results = migrate(results, str(res_path))  # any version's layout as this one writes it
     samples = _read_samples(p / "samples.jsonl") if with_samples else []
     return RunData(path=p, results=results, samples=samples)
 

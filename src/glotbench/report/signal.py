@@ -149,7 +149,7 @@ def signal_from_runs(runs: list[RunData], given: list[str], meta: dict[str, dict
         for r, (model, step, seed) in holders:
             score = rankable(r.tasks[task], m) if id(r) in valid_ids else None
             halves = None
-            if score is not None and len(common) >= 2 and mdef is not None:
+            if score is not None and len(common) >= 2 and mdef is not None and mdef.available:
                 by_id = {s.sample_id: s for s in r.samples_of(task)}
                 halves = tuple(float(mdef(scored_items([by_id[x] for x in common[h::2]]))) for h in (0, 1))
             points.append(RunPoint(model, step, seed, None if score is None else float(score), halves))  # type: ignore[arg-type]

@@ -32,6 +32,7 @@ import numpy as np
 from glotbench.languages import get_pack
 from glotbench.scoring import resample as rs
 from glotbench.scoring.extractive_qa import NO_ANSWER_STRINGS, Profile, item_values
+from glotbench.scoring.metric_kinds import by_stat, register_kind
 from glotbench.scoring.metrics import Metric, ScoredItem, accuracy, macro_f1, mean_of, register_metric
 from glotbench.scoring.scorers import scorer
 
@@ -78,9 +79,11 @@ for _name in LEVEL_METRICS:
         # exact_match_raw / _lemma measure exact match under another normalisation: one measure
         _base = _name.removesuffix("_raw").removesuffix("_lemma")
         register_metric(mean_of(_name, _name, measure=_base if _base != _name else ""))
-register_metric(Metric("no_answer_accuracy", fn=no_answer_accuracy, fast=_no_answer_accuracy_fast,
+register_kind(by_stat("no_answer", {"accuracy": (no_answer_accuracy, _no_answer_accuracy_fast),
+                                     "macro_f1": (no_answer_macro_f1, _no_answer_macro_f1_fast)}))
+register_metric(Metric("no_answer_accuracy", kind="no_answer", params={"stat": "accuracy"},
                        description="accuracy of 'is it unanswerable?'"))
-register_metric(Metric("no_answer_macro_f1", fn=no_answer_macro_f1, fast=_no_answer_macro_f1_fast,
+register_metric(Metric("no_answer_macro_f1", kind="no_answer", params={"stat": "macro_f1"},
                        description="macro-F1 of 'is it unanswerable?'"))
 
 

@@ -1,8 +1,9 @@
-"""The corpus functions of the three-way grade scores, and their every-resample forms: CO / NA / IN /
-CGA / F from the judge grade in ``pred`` (:func:`factuality_metric`) and from the one-hot values of
-glotbench's strict judge-reply parse (:func:`factuality_strict_metric`). The metrics that use them are
-declared by the benchmark that reports them (the factuality package); a finished run's results.json
-names these functions, so reading it imports no benchmark code."""
+"""The metric kind ``grade_rate``: the three-way judge grades' CO / NA / IN / CGA / F (``rate``) and
+their every-resample forms, from the judge grade in ``pred`` (:func:`factuality_metric`) or, with
+``prefix``, from per-item one-hot values (:func:`factuality_strict_metric`: glotbench's strict
+judge-reply parse writes ``strict_*``, a YAML judge ``judge_*``). The grades are the judge layer's
+vocabulary, so the kind is generic; the metrics that use it are declared where they are reported (the
+factuality package, scoring.judge_metrics)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from glotbench.scoring.grades import CORRECT, INCORRECT, JUDGE_ERROR, NOT_ATTEMPTED, _CODE, _rates, scores_from_counts, to_grade
+from glotbench.scoring.metric_kinds import MetricKind, register_kind
 from glotbench.scoring.metrics import ScoredItem
 from glotbench.scoring.resample import count_stats, per_list, read_only
 
@@ -119,3 +121,11 @@ def factuality_strict_fast(items: list[ScoredItem], n_resamples: int, seed: int,
     values that are not one-hot 0/1."""
     codes = per_list(items, f"{prefix}codes", lambda its: _strict_codes(its, prefix))
     return None if codes is None else count_stats(codes, 4, rate_of_counts(key), n_resamples, seed)
+
+
+# rate: CO / NA / IN / CGA / F; prefix: one-hot per-item values (else the grade in pred)
+register_kind(MetricKind(
+    "grade_rate", fn=lambda items, rate, prefix=None: factuality_metric(items, rate) if prefix is None
+    else factuality_strict_metric(items, rate, prefix),
+    fast=lambda items, n, seed, rate, prefix=None: factuality_fast(items, n, seed, rate) if prefix is None
+    else factuality_strict_fast(items, n, seed, rate, prefix)))

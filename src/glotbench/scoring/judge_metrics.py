@@ -11,7 +11,7 @@ one-hot values ``judge_correct`` / ``judge_incorrect`` / ``judge_not_attempted``
 
 from __future__ import annotations
 
-from glotbench.scoring.grade_metrics import factuality_strict_fast, factuality_strict_metric
+import glotbench.scoring.grade_metrics  # noqa: F401  (the grade_rate kind)
 from glotbench.scoring.grades import DIRECTION
 from glotbench.scoring.metrics import Metric, mean_of, register_metric
 
@@ -23,8 +23,7 @@ JUDGE_METRICS = (
             description="mean of the judge's score per answer (a grade's declared score, or the number it gave)"),
     mean_of("judge_unreadable", "judge_unreadable_rate", direction="lower", role="diagnostic",
             description="share of answers whose judge reply the declaration could not read"),
-    *(Metric(f"judge_{k.lower()}", fn=factuality_strict_metric, params={"key": k, "prefix": "judge_"},
-             fast=factuality_strict_fast, direction=d, role=_ROLE[k],
+    *(Metric(f"judge_{k.lower()}", kind="grade_rate", params={"rate": k, "prefix": "judge_"}, direction=d, role=_ROLE[k],
              description=f"SimpleQA {k} from a YAML judge's grades mapped to correct / incorrect / not attempted")
       for k, d in DIRECTION.items()),
 )

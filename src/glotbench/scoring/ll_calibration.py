@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from glotbench.scoring.calibration import _ece, _table
+from glotbench.scoring.metric_kinds import by_stat, register_kind
 from glotbench.scoring.metrics import Metric, ScoredItem, bootstrap_ci, register_metric
 
 PROB_PREFIX = "ll_p:"
@@ -132,28 +133,19 @@ def ll_auroc_macro(items: list[ScoredItem]) -> float:
 CALIBRATION_METRICS = ("ll_ece", "ll_brier", "ll_auroc_macro")
 
 
-# each metric's every-resample-at-once form (Metric.fast; the plain loop is its oracle, tests/test_resample.py)
-def ece_fast(items, n_resamples: int, seed: int, n_bins: int = None):  # type: ignore[assignment]
-    return _ece_form(items, n_resamples, seed) if n_bins in (None, N_BINS) else None
-
-
-def auroc_class_fast(items, n_resamples: int, seed: int, label: str):
-    return _auroc_class_form(label)(items, n_resamples, seed)
-
-
-def auroc_macro_fast(items, n_resamples: int, seed: int):
-    return _auroc_macro_form(items, n_resamples, seed)
+def _metric(name: str, stat: str, **kw) -> Metric:
+    return Metric(name, kind="calibration", params={"stat": stat, **kw.pop("params", {})}, role="secondary", **kw)
 
 
 for _m in (
-    Metric("ll_ece", fn=ll_ece, fast=ece_fast, direction="lower", role="secondary",
-           description="--mode loglikelihood: expected calibration error of the softmax over the options' "
-           "log-likelihoods (top option's probability vs accuracy; " + BINNING + ")"),
-    Metric("ll_brier", fn=ll_brier, per_item=brier_item, direction="lower", role="secondary",
-           description="--mode loglikelihood: " + BRIER + ", probabilities = softmax over the options' log-likelihoods"),
-    Metric("ll_auroc_macro", fn=ll_auroc_macro, fast=auroc_macro_fast, role="secondary",
-           description="--mode loglikelihood: one-vs-rest AUROC of each option label's softmax probability, "
-           "unweighted mean over the labels with both positive and negative items"),
+    _metric("ll_ece", "ece", direction="lower",
+            description="--mode loglikelihood: expected calibration error of the softmax over the options' "
+            "log-likelihoods (top option's probability vs accuracy; " + BINNING + ")"),
+    _metric("ll_brier", "brier", direction="lower",
+            description="--mode loglikelihood: " + BRIER + ", probabilities = softmax over the options' log-likelihoods"),
+    _metric("ll_auroc_macro", "auroc_macro",
+            description="--mode loglikelihood: one-vs-rest AUROC of each option label's softmax probability, "
+            "unweighted mean over the labels with both positive and negative items"),
 ):
     register_metric(_m)
 
@@ -261,9 +253,18 @@ def _auroc_macro_form(items, n_resamples: int, seed: int):
     return rs._collect(len(items), n_resamples, seed, per_chunk, rs.MAX_CELLS, cells_per_row=2 * widest)
 
 
+# each statistic with its every-resample-at-once form (the plain loop is its oracle, tests/test_resample.py)
+register_kind(by_stat("calibration", {
+    "ece": (ll_ece, lambda items, n, seed, n_bins=None: _ece_form(items, n, seed) if n_bins in (None, N_BINS) else None),
+    "brier": (ll_brier, None, brier_item),
+    "auroc_macro": (ll_auroc_macro, _auroc_macro_form),
+    "auroc": (ll_auroc_class, lambda items, n, seed, label: _auroc_class_form(label)(items, n, seed)),
+}))
+
+
 def class_metric(label: str) -> Metric:
     """The per-class AUROC as a metric (for its bootstrap interval)."""
-    return Metric(f"ll_auroc:{label}", fn=ll_auroc_class, fast=auroc_class_fast, params={"label": label}, role="secondary")
+    return _metric(f"ll_auroc:{label}", "auroc", params={"label": label})
 
 
 def plot_file_name(task: str) -> str:

@@ -1,18 +1,16 @@
 """Metrics: declared objects over scored items, and the bootstrap that puts an interval on them.
 
-A :class:`Metric` names how it is computed (the mean of a per-item value a scorer writes, or a
-corpus function over :class:`ScoredItem` s), its direction (higher or lower is better) and its
-display format. Its definition (:meth:`Metric.to_dict`) goes into results.json, so reports and
-comparisons of finished runs need no registry and no benchmark code. Classification metrics use
-scikit-learn's definitions and arithmetic, from confusion matrices (checked against
-``sklearn.metrics`` in tests/test_metric_values.py). A metric may carry its own vectorised
-bootstrap form (``fast=``; docs/scorers-and-metrics.md). Built-in metrics are
-registered here and by the scorers that feed them (see :mod:`glotbench.builtins`).
+A :class:`Metric` is a kind of :mod:`glotbench.scoring.metric_kinds` with its parameters (the mean of
+a per-item value a scorer writes, label metrics, pooled ratios ...), its direction and display format;
+its definition goes into results.json as data, so reports and comparisons of finished runs recompute it
+by name and import no benchmark code. Classification metrics use scikit-learn's definitions and
+arithmetic, from confusion matrices (checked against ``sklearn.metrics`` in
+tests/test_metric_values.py). The generic kinds ``mean``, ``ratio``, ``group_mean`` and ``label`` and
+the built-in metrics over them are registered here.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
@@ -30,6 +28,14 @@ from glotbench.scoring.resample import (
 
 from glotbench.errors import TaskSpecError
 from glotbench.registry import Registry
+from glotbench.scoring.metric_kinds import (
+    GENERIC_KINDS,
+    METRIC_KINDS,
+    MetricKind,
+    by_stat,
+    migrate_definition,
+    register_kind,
+)
 
 UNPARSEABLE = "<unparseable>"
 
@@ -71,16 +77,6 @@ def _on_confusion(stat: Callable[[np.ndarray], np.ndarray], golds: list, preds: 
     return float(stat(np.bincount(gold * k + pred, minlength=k * k).reshape(1, k, k))[0])
 
 
-def _confusion_fast(stat: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
-    """The fast form of a confusion-matrix metric of the items' gold and pred."""
-
-    def fast(items: list[ScoredItem], n_resamples: int, seed: int) -> np.ndarray:
-        gold, pred, k = _label_codes(*_labels(items))
-        return rs.confusion_stats(gold, pred, k, stat, n_resamples, seed)
-
-    return fast
-
-
 # Macro/weighted F1 and MCC are computed from the confusion matrix with scikit-learn's arithmetic
 # (glotbench.scoring.resample), so a run never imports scikit-learn; tests/test_metric_values.py
 # checks them against sklearn.metrics.
@@ -94,23 +90,6 @@ def weighted_f1(golds: list, preds: list) -> float:
 
 def mcc(golds: list, preds: list) -> float:
     return _on_confusion(mcc_from_confusion, golds, preds)
-
-
-def accuracy_items(items: list[ScoredItem]) -> float:
-    golds, preds = _labels(items)
-    return accuracy(golds, preds)
-
-
-def macro_f1_items(items: list[ScoredItem]) -> float:
-    return macro_f1(*_labels(items))
-
-
-def weighted_f1_items(items: list[ScoredItem]) -> float:
-    return weighted_f1(*_labels(items))
-
-
-def mcc_items(items: list[ScoredItem]) -> float:
-    return mcc(*_labels(items))
 
 
 def item_match(item: ScoredItem) -> float:
@@ -162,40 +141,20 @@ ROLES = ("headline", "secondary", "diagnostic")
 
 @dataclass(frozen=True, eq=False)
 class Metric:
-    """One declared metric: its name, how it is computed, its direction and display format.
-
-    Either ``key`` (the mean of a per-item value a scorer writes, items without it skipped) or
-    ``fn`` (a corpus function ``fn(items, **params) -> float`` over :class:`ScoredItem` s; a
-    top-level function, so a finished run can name it as ``"module:function"``). ``per_item``
-    (optional, with ``fn``) is the function's per-item value when the corpus value is its mean
-    (accuracy: gold == prediction): paired tests and outcome counts use it.
-    Calling a metric computes it: ``metric(items) -> float``.
-
-    ``fast`` (optional, with ``fn``) is the same metric on every bootstrap resample at once:
-    ``fast(items, n_resamples, seed, **params) -> array`` (NaN where undefined), or None when these
-    items allow no exact vectorised form. It must equal ``fn`` called on each resample
-    (:func:`loop_stats`) bit for bit. A metric that is a mean of per-item values (``key`` or
-    ``per_item``) needs none: its fast form is the resampled mean (:meth:`resample_stats`).
-
-    ``role`` says what the number is for (see :mod:`glotbench.scoring.roles`): ``headline`` a score
-    a task can be ranked and compared on; ``secondary`` a breakdown or companion number (an error
-    size, a not-attempted rate); ``diagnostic`` a health number such as a parse rate, never a
-    headline. ``measure`` names the statistic the metric estimates (default: its name): two
-    metrics of one task with the same measure are the same statistic under two rules (the
-    reference's ``cb_accuracy`` and glotbench's ``accuracy``), and the one the task lists first is
-    its headline. ``parsed_key`` (optional) is the per-item value, 1 or 0, saying whether the
-    metric's own parse rule could read the answer: the ``*`` / ``invalid`` flags of a task whose
-    headline declares it count unparseable answers by it, not by glotbench's extractor.
-    ``signature`` (optional) is the reference library's own string for its settings and version
-    (sacrebleu's ``nrefs:1|case:mixed|eff:no|tok:13a|...``), written into the definition;
-    ``signature_of`` (optional) gives it for the items a run scored (the number of references).
+    """One declared metric: its name, its kind and parameters, direction, role and display format
+    (each field: docs/scorers-and-metrics.md). ``key=`` is the mean of that per-item value (kind
+    ``mean``); else ``kind`` (a :mod:`~glotbench.scoring.metric_kinds` name, or a package's
+    :class:`MetricKind`) with ``params``. Its definition in results.json (:meth:`to_dict`) is those
+    words and values, so any later process recomputes it by the kind's name. ``metric(items) ->
+    float``; a kind's per-item form gives paired tests their per-item values, its fast form every
+    bootstrap resample at once (:meth:`resample_stats`). ``signature_of`` (not stored) gives the
+    reference library's signature for the items a run scored (sacrebleu's number of references).
     """
 
     name: str
     key: str | None = None
-    fn: Callable[..., float] | None = None
+    kind: "str | MetricKind" = ""
     params: tuple[tuple[str, Any], ...] = ()
-    per_item: Callable[[ScoredItem], float] | None = None
     direction: Direction = "higher"
     format: str = ".3f"
     description: str = ""
@@ -204,21 +163,28 @@ class Metric:
     measure: str = ""  # the statistic estimated; "" = the metric's name
     parsed_key: str | None = None  # per-item 1/0: parsed by this metric's own rule
     signature: str = ""  # the reference library's own signature of its settings (sacrebleu's), kept in results.json
-    fast: Callable[..., np.ndarray | None] | None = None  # every resample at once; not in results.json
     # the signature for the items a run scored (sacrebleu's nrefs: 1, N or var); not in results.json itself
     signature_of: Callable[[list[ScoredItem]], str] | None = None
 
     def __post_init__(self) -> None:
-        if (self.key is None) == (self.fn is None):
-            raise ValueError(f"metric {self.name!r}: give exactly one of key= (mean of a per-item value) or fn= (corpus function)")
-        if self.fast is not None and self.fn is None:
-            raise ValueError(f"metric {self.name!r}: fast= goes with fn= (a mean of a per-item value is resampled as a mean)")
+        params = dict(self.params)
+        if isinstance(self.kind, MetricKind):
+            self.__dict__["_impl"] = self.kind
+            object.__setattr__(self, "kind", self.kind.name)
+        if self.key is not None:
+            if self.kind not in ("", "mean"):
+                raise ValueError(f"metric {self.name!r}: key= is the mean kind, not {self.kind!r}")
+            object.__setattr__(self, "kind", "mean")
+            params["key"] = self.key
+        elif self.kind == "mean" and "key" in params:
+            object.__setattr__(self, "key", str(params["key"]))
+        elif not self.kind or self.kind == "mean":
+            raise ValueError(f"metric {self.name!r}: give key= (mean of a per-item value) or kind= with its params")
         if self.direction not in ("higher", "lower"):
             raise ValueError(f"metric {self.name!r}: direction must be 'higher' or 'lower', not {self.direction!r}")
         if self.role not in ROLES:
             raise ValueError(f"metric {self.name!r}: role must be one of {', '.join(ROLES)}, not {self.role!r}")
-        if isinstance(self.params, dict):
-            object.__setattr__(self, "params", tuple(sorted(self.params.items())))
+        object.__setattr__(self, "params", tuple(sorted(params.items())))
 
     @property
     def higher_is_better(self) -> bool:
@@ -229,22 +195,56 @@ class Metric:
         """The statistic this metric estimates (``measure``, or its name)."""
         return self.measure or self.name
 
+    def implementation(self) -> MetricKind | None:
+        """The kind's implementation: registered under its name, or (a plugin's kind in a file,
+        read in a process where the plugin is installed) that of the registered metric of this
+        name; None when neither is here."""
+        if "_impl" not in self.__dict__:
+            impl = None
+            if self.kind in METRIC_KINDS:
+                impl = METRIC_KINDS.get(self.kind)
+            elif self.name in METRICS:
+                reg = METRICS.get(self.name)
+                if reg is not self and self.kind in (reg.kind, self.name) and reg.available:
+                    impl = reg.implementation()
+            self.__dict__["_impl"] = impl
+        return self.__dict__["_impl"]
+
+    @property
+    def available(self) -> bool:
+        """True when this process can compute the metric (a benchmark's kind needs its package)."""
+        return self.key is not None or self.implementation() is not None
+
+    def _required(self) -> MetricKind:
+        impl = self.implementation()
+        if impl is None:
+            raise TaskSpecError(f"metric {self.name!r}: its kind {self.kind!r} is not installed here (a benchmark "
+                                "package's kind); its stored value and interval are all there is")
+        return impl
+
+    def _per_item_fn(self) -> Callable[[ScoredItem], Any] | None:
+        if "_per_item" not in self.__dict__:
+            impl = self.implementation()
+            self.__dict__["_per_item"] = (impl.per_item(**dict(self.params))
+                                          if impl is not None and impl.per_item is not None else None)
+        return self.__dict__["_per_item"]
+
     @property
     def per_item_mean(self) -> bool:
         """True when the metric is the mean of one number per item (mean metrics, accuracy)."""
-        return self.key is not None or self.per_item is not None
+        return self.key is not None or self._per_item_fn() is not None
 
     def __call__(self, items: list[ScoredItem]) -> float:
         if self.key is not None:
             return _mean_key(items, self.key)
-        return float(self.fn(items, **dict(self.params)))
+        return float(self._required().fn(items, **dict(self.params)))
 
     def item_value(self, item: ScoredItem) -> float | None:
         """The per-item number this metric averages (None: the item has none, or a corpus metric)."""
         if self.key is not None:
             v = item.values.get(self.key)
-        elif self.per_item is not None:
-            v = self.per_item(item)
+        elif (per_item := self._per_item_fn()) is not None:
+            v = per_item(item)
         else:
             return None
         try:
@@ -260,27 +260,19 @@ class Metric:
         return np.array([np.nan if (v := self.item_value(i)) is None else v for i in items], dtype=float)
 
     def resample_stats(self, items: list[ScoredItem], n_resamples: int, seed: int) -> np.ndarray | None:
-        """The metric on every resample at once (its ``fast`` form, or the mean of its per-item
-        values); None when it has no fast form for these items."""
-        if self.fast is not None:
-            return self.fast(items, n_resamples, seed, **dict(self.params))
+        """The metric on every resample at once (the mean of its per-item values, or its kind's
+        fast form); None when it has no fast form for these items."""
         if self.per_item_mean:
             return rs.mean_stats(self.vector(items), n_resamples, seed)
+        impl = self.implementation()
+        if impl is not None and impl.fast is not None:
+            return impl.fast(items, n_resamples, seed, **dict(self.params))
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        """The definition results.json carries, so finished runs are read without this registry."""
-        d: dict[str, Any] = {"name": self.name}
-        if self.key is not None:
-            d["kind"], d["key"] = "mean", self.key
-        else:
-            d["kind"], d["function"] = "corpus", _ref(self.fn, self.name)
-            if self.params:
-                d["params"] = dict(self.params)
-            if self.per_item is not None:
-                d["per_item"] = _ref(self.per_item, self.name)
-        d["direction"] = self.direction
-        d["role"] = self.role
+        """The definition results.json carries: words and values, no code."""
+        d: dict[str, Any] = {"name": self.name, "kind": self.kind, "params": dict(self.params),
+                             "direction": self.direction, "role": self.role}
         if self.measure:
             d["measure"] = self.measure
         if self.parsed_key:
@@ -296,65 +288,16 @@ class Metric:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Metric":
-        """Rebuild a metric from its results.json definition (corpus functions are imported lazily)."""
-        common = dict(name=str(d.get("name", "?")), direction=d.get("direction", "higher"),
-                      format=d.get("format", ".3f"), description=d.get("description", ""),
-                      nonnegative=bool(d.get("nonnegative", True)), role=d.get("role", "headline"),
-                      measure=str(d.get("measure") or ""), parsed_key=d.get("parsed_key") or None,
-                      signature=str(d.get("signature") or ""))
-        if d.get("kind") == "mean":
-            return cls(key=str(d["key"]), **common)
-        return cls(fn=_LazyRef(str(d["function"]), str(d.get("name") or "")),
-                   params=tuple(sorted((d.get("params") or {}).items())),
-                   per_item=_LazyRef(d["per_item"]) if d.get("per_item") else None, **common)
+        """Rebuild a metric from its results.json definition, of any version (:func:`migrate_definition`)."""
+        d = migrate_definition(d)
+        return cls(name=str(d.get("name", "?")), kind=str(d.get("kind") or ""), params=dict(d.get("params") or {}),
+                   direction=d.get("direction", "higher"), format=d.get("format", ".3f"),
+                   description=d.get("description", ""), nonnegative=bool(d.get("nonnegative", True)),
+                   role=d.get("role", "headline"), measure=str(d.get("measure") or ""),
+                   parsed_key=d.get("parsed_key") or None, signature=str(d.get("signature") or ""))
 
     def same_as(self, other: "Metric") -> bool:
         return self.to_dict() == other.to_dict()
-
-
-class _LazyRef:
-    """A ``"module:function"`` imported on first call (a finished run's corpus metric). A function
-    that moved to another module since the run was written is found through the metric registered
-    under the run's metric name when its function has the same name (a run written before
-    benchmarks became packages names ``glotbench.scoring.factuality:factuality_metric``)."""
-
-    def __init__(self, ref: str, name: str = ""):
-        self.ref = ref
-        self.name = name
-        self._fn: Callable | None = None
-
-    def __call__(self, *args, **kw):
-        if self._fn is None:
-            from glotbench.registry import import_ref
-
-            try:
-                self._fn = import_ref(self.ref, where="results.json metric definition", error=TaskSpecError)
-            except TaskSpecError:
-                moved = self._moved()
-                if moved is None:
-                    raise
-                self._fn = moved
-        return self._fn(*args, **kw)
-
-    def _moved(self) -> Callable | None:
-        from glotbench.registry import ref_of
-
-        if not self.name or self.name not in METRICS:
-            return None
-        fn = METRICS.get(self.name).fn
-        now = ref_of(fn) if fn is not None and not isinstance(fn, _LazyRef) else None
-        return fn if now and now.partition(":")[2] == self.ref.partition(":")[2] else None
-
-
-def _ref(fn: Any, name: str) -> str:
-    if isinstance(fn, _LazyRef):
-        return fn.ref
-    from glotbench.registry import ref_of
-
-    ref = ref_of(fn)
-    if ref is None:
-        raise ValueError(f"metric {name!r}: its function must be a module-level function (got {fn!r})")
-    return ref
 
 
 def mean_of(value_name: str, name: str | None = None, direction: Direction = "higher", format: str = ".3f",
@@ -364,13 +307,23 @@ def mean_of(value_name: str, name: str | None = None, direction: Direction = "hi
 
 
 def ratio_of(name: str, num: str, den: str, **kw: Any) -> Metric:
-    """``sum(values[num]) / sum(values[den])`` over the items, with its fast form; ``kw``: role, measure, ..."""
-    return Metric(name=name, fn=ratio_of_sums, params={"num": num, "den": den}, fast=_ratio_of_sums_fast, **kw)
+    """``sum(values[num]) / sum(values[den])`` over the items (kind ``ratio``); ``kw``: role, measure, ..."""
+    return Metric(name=name, kind="ratio", params={"num": num, "den": den}, **kw)
+
+
+def _own_kind(metric: Metric) -> Metric:
+    """Register a package's kind a metric carries (a :class:`MetricKind`) under the kind's name, so a
+    finished run naming it finds it."""
+    impl = metric.__dict__.get("_impl")
+    if impl is not None and impl.name not in GENERIC_KINDS and impl.name not in METRIC_KINDS._lazy \
+            and METRIC_KINDS._items.get(impl.name) is not impl:  # another kind under a taken name: RegistryError
+        register_kind(impl)
+    return metric
 
 
 def _coerce_metric(obj: Any, name: str, where: str) -> Metric:
     if isinstance(obj, Metric):
-        return obj
+        return _own_kind(obj)
     prefix = f"{where}: " if where else ""
     raise TaskSpecError(f"{prefix}{name!r} is not a glotbench Metric (declare it with glotbench.scoring.metrics.Metric)")
 
@@ -378,15 +331,9 @@ def _coerce_metric(obj: Any, name: str, where: str) -> Metric:
 METRICS: Registry[Metric] = Registry("metric", coerce=_coerce_metric, same=lambda a, b: a.same_as(b), error=TaskSpecError)
 
 
-def register_metric(name_or_metric: "str | Metric", fn: Callable[[list[ScoredItem]], float] | None = None, **kw: Any) -> Metric:
-    """Register a :class:`Metric` (or, old style, a name and a module-level corpus function)."""
-    if isinstance(name_or_metric, Metric):
-        metric = name_or_metric
-    elif isinstance(fn, Metric):
-        metric = fn if fn.name == name_or_metric else dataclasses.replace(fn, name=name_or_metric)
-    else:
-        metric = Metric(name=name_or_metric, fn=fn, **kw)
-    return METRICS.register(metric.name, metric)
+def register_metric(metric: Metric) -> Metric:
+    """Register a :class:`Metric` (and a package's kind it carries)."""
+    return METRICS.register(metric.name, _own_kind(metric))
 
 
 def get_metric(name: str, *, where: str = "") -> Metric:
@@ -396,15 +343,115 @@ def get_metric(name: str, *, where: str = "") -> Metric:
     return METRICS.resolve(name, where=where)
 
 
+# ---------------------------------------------------------------- the generic kinds defined here
+# Macro-F1 over the labels seen in two per-item values (a reference rule's labels: Czech-Bench's cb_*),
+# scikit-learn's ``f1_score(..., average="macro")`` on the items carrying both, and its every-resample form.
+def macro_f1_of(items: list[ScoredItem], gold_key: str, pred_key: str) -> float:
+    """Macro-F1 over the items that carry both values, labels = those seen in either list
+    (what ``evaluate``'s ``f1`` with ``average="macro"`` computes through scikit-learn)."""
+    pairs = [(i.values[gold_key], i.values[pred_key]) for i in items if gold_key in i.values and pred_key in i.values]
+    if not pairs:
+        return float("nan")
+    g, p = zip(*pairs)
+    from sklearn.metrics import f1_score  # the reference's own call; imported when a Czech-Bench F1 is computed
+
+    return float(f1_score(list(g), list(p), average="macro"))
+
+
+def _sklearn_plain_labels(values: list) -> bool:
+    """Labels whose ``sorted(set(...))`` is scikit-learn's label order and that scikit-learn takes
+    as classes: all strings, or all whole finite numbers (no bools). Anything else: no fast form."""
+    if all(type(v) is str for v in values):
+        return True
+    return all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+               and math.isfinite(v) and v == int(v) and abs(v) < 2**53 for v in values)
+
+
+def macro_f1_of_fast(items: list[ScoredItem], n_resamples: int, seed: int, gold_key: str,
+                     pred_key: str) -> np.ndarray | None:
+    """:func:`macro_f1_of` on every resample: per-label sums over the items carrying both values,
+    averaged over the labels in that resample's gold or predictions (NaN when no item is left)."""
+    keep = np.fromiter((gold_key in i.values and pred_key in i.values for i in items), bool, len(items))
+    golds = [i.values[gold_key] for i, k in zip(items, keep) if k]
+    preds = [i.values[pred_key] for i, k in zip(items, keep) if k]
+    if not _sklearn_plain_labels(golds + preds):
+        return None
+    code = {lab: c for c, lab in enumerate(sorted(set(golds) | set(preds)))}
+    gold = np.zeros(len(items), np.intp)
+    pred = np.zeros(len(items), np.intp)
+    gold[keep] = [code[g] for g in golds]
+    pred[keep] = [code[p] for p in preds]
+    return rs.label_sum_stats(gold, pred, max(len(code), 1), rs.macro_f1_from_sums("seen"), n_resamples, seed, keep=keep)
+
+
+def _confusion_fast(stat: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+    def fast(items: list[ScoredItem], n_resamples: int, seed: int) -> np.ndarray:
+        gold, pred, k = _label_codes(*_labels(items))
+        return rs.confusion_stats(gold, pred, k, stat, n_resamples, seed)
+
+    return fast
+
+
+def _keyed(plain: Callable, keyed: Callable) -> Callable:
+    """Over (gold, pred), or over two per-item values when ``gold_key`` / ``pred_key`` are given."""
+    return lambda items, *a, gold_key=None, pred_key=None: (plain(items, *a) if gold_key is None
+                                                            else keyed(items, *a, gold_key, pred_key))
+
+
+register_kind(by_stat("label", {
+    "accuracy": (lambda items: accuracy(*_labels(items)), None, item_match),
+    "macro_f1": (_keyed(lambda items: macro_f1(*_labels(items)), macro_f1_of),
+                 _keyed(_confusion_fast(macro_f1_from_confusion), macro_f1_of_fast)),
+    "weighted_f1": (lambda items: weighted_f1(*_labels(items)), _confusion_fast(weighted_f1_from_confusion)),
+    "mcc": (lambda items: mcc(*_labels(items)), _confusion_fast(mcc_from_confusion)),
+    "answered": (answered, _answered_fast),
+}))
+register_kind(MetricKind("mean", fn=lambda items, key: _mean_key(items, key)))
+register_kind(MetricKind("ratio", fn=ratio_of_sums, fast=_ratio_of_sums_fast))
+
+
+def group_mean(items: list[ScoredItem], key: str, group: str) -> float:
+    """The mean over groups (``metadata[group]``) of the mean of ``values[key]`` in each (MMLU's mean of
+    per-topic accuracies); items without the value left out, groups with none too."""
+    by_group: dict[str, list[float]] = {}
+    for i in items:
+        if key in i.values:
+            by_group.setdefault(str(i.metadata.get(group)), []).append(i.values[key])
+    return float(np.mean([np.mean(v) for v in by_group.values()])) if by_group else float("nan")
+
+
+def _group_mean_fast(items: list[ScoredItem], n_resamples: int, seed: int, key: str, group: str) -> np.ndarray | None:
+    """:func:`group_mean` on every resample, the groups averaged in the order they first appear in the
+    resample (as the dict fills); declines values other than 0 and 1."""
+    groups: dict[str, int] = {}
+    code = np.empty(len(items), np.intp)
+    hits = np.zeros(len(items), np.intp)
+    for k, it in enumerate(items):
+        if key not in it.values:
+            code[k] = -1
+            continue
+        v = it.values[key]
+        if isinstance(v, (bool, np.bool_)) or v not in (0, 1):
+            return None
+        code[k] = groups.setdefault(str(it.metadata.get(group)), len(groups))
+        hits[k] = int(v == 1)
+    code[code < 0] = len(groups)
+    return rs.group_mean_of_means_stats(code, hits, len(groups), n_resamples, seed)
+
+
+register_kind(MetricKind("group_mean", fn=group_mean, fast=_group_mean_fast))
+
+
+def label_metric(name: str, stat: str, **kw: Any) -> Metric:
+    return Metric(name, kind="label", params={"stat": stat}, **kw)
+
+
 for _m in (
-    Metric("accuracy", fn=accuracy_items, per_item=item_match, description="gold == prediction"),
-    Metric("macro_f1", fn=macro_f1_items, fast=_confusion_fast(macro_f1_from_confusion),
-           description="macro-averaged F1 over the gold labels (scikit-learn)"),
-    Metric("weighted_f1", fn=weighted_f1_items, fast=_confusion_fast(weighted_f1_from_confusion),
-           description="support-weighted F1 over the gold labels (scikit-learn)"),
-    Metric("mcc", fn=mcc_items, fast=_confusion_fast(mcc_from_confusion), nonnegative=False,
-           description="Matthews correlation coefficient (scikit-learn)"),
-    Metric("answered", fn=answered, fast=_answered_fast, role="diagnostic", description="share of items with a parseable answer"),
+    label_metric("accuracy", "accuracy", description="gold == prediction"),
+    label_metric("macro_f1", "macro_f1", description="macro-averaged F1 over the gold labels (scikit-learn)"),
+    label_metric("weighted_f1", "weighted_f1", description="support-weighted F1 over the gold labels (scikit-learn)"),
+    label_metric("mcc", "mcc", nonnegative=False, description="Matthews correlation coefficient (scikit-learn)"),
+    label_metric("answered", "answered", role="diagnostic", description="share of items with a parseable answer"),
     mean_of("exact_match", "exact_match"),
     mean_of("numeric_match", "numeric_match", measure="accuracy"),
     mean_of("abs_error", "abs_error", direction="lower", format=".4g", role="secondary"),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+from glotbench.scoring.metric_kinds import by_stat, register_kind
 from glotbench.scoring.metrics import Metric, ScoredItem, register_metric
 
 
@@ -55,28 +56,22 @@ def bits_per_byte(items: list[ScoredItem]) -> float:
     return nll / math.log(2) / d if d else float("nan")
 
 
-def bits_per_byte_fast(items, n_resamples: int, seed: int):
-    return _pooled_form("n_bytes", "bpb")(items, n_resamples, seed)
-
-
-def perplexity_fast(items, n_resamples: int, seed: int):
-    return _pooled_form("n_tokens", "ppl")(items, n_resamples, seed)
-
-
-def word_perplexity_fast(items, n_resamples: int, seed: int):
-    return _pooled_form("n_words", "ppl")(items, n_resamples, seed)
-
+register_kind(by_stat("perplexity", {  # fast forms: the pooled sums of each resample (below)
+    "bits_per_byte": (bits_per_byte, lambda items, n, seed: _pooled_form("n_bytes", "bpb")(items, n, seed)),
+    "perplexity": (perplexity, lambda items, n, seed: _pooled_form("n_tokens", "ppl")(items, n, seed)),
+    "word_perplexity": (word_perplexity, lambda items, n, seed: _pooled_form("n_words", "ppl")(items, n, seed)),
+}))
 
 for _m in (
-    Metric("bits_per_byte", fn=bits_per_byte, fast=bits_per_byte_fast, direction="lower", format=".4f",
+    Metric("bits_per_byte", kind="perplexity", params={"stat": "bits_per_byte"}, direction="lower", format=".4f",
            description="a text's log-likelihood: sum of negative log-likelihoods / ln 2 / sum of UTF-8 bytes, over "
            "all texts (lm-eval's bits_per_byte)"),
-    Metric("perplexity", fn=perplexity, fast=perplexity_fast, direction="lower", format=".4g", role="secondary",
+    Metric("perplexity", kind="perplexity", params={"stat": "perplexity"}, direction="lower", format=".4g", role="secondary",
            description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of tokens), over all "
            "texts (token-level: depends on the tokenizer)"),
-    Metric("word_perplexity", fn=word_perplexity, fast=word_perplexity_fast, direction="lower", format=".4g", role="secondary",
-           description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of whitespace-separated "
-           "words), over all texts (lm-eval's word_perplexity)"),
+    Metric("word_perplexity", kind="perplexity", params={"stat": "word_perplexity"}, direction="lower", format=".4g",
+           role="secondary", description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of "
+           "whitespace-separated words), over all texts (lm-eval's word_perplexity)"),
 ):
     register_metric(_m)
 

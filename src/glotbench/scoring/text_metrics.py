@@ -31,6 +31,7 @@ import numpy as np
 from glotbench.errors import DataError
 from glotbench.scoring import resample as rs
 from glotbench.scoring import rouge_raw
+from glotbench.scoring.metric_kinds import MetricKind
 from glotbench.scoring.metrics import Metric, ScoredItem, mean_of
 from glotbench.scoring.scorers import scorer
 
@@ -269,13 +270,12 @@ _BERT_DESC = ("BERTScore {what} (bert-score) per item with the local encoder nam
               "or GLOTBENCH_BERTSCORE_MODEL; no idf weighting, no baseline rescaling; mean over items")
 
 
-def sacrebleu_fast(items: list[ScoredItem], n_resamples: int, seed: int, kind: str):
-    """Every resample at once from the items' summed sacrebleu statistics (:func:`sacrebleu_form`)."""
-    return sacrebleu_form(kind)(items, n_resamples, seed)
+TEXT_KIND = MetricKind("text", fn=lambda items, stat: sacrebleu_corpus(items, stat),
+                       fast=lambda items, n, seed, stat: sacrebleu_form(stat)(items, n, seed))
 
 
 def _sacrebleu(kind: str) -> Metric:
-    return Metric(kind, fn=sacrebleu_corpus, fast=sacrebleu_fast, params=(("kind", kind),), format=".2f",
+    return Metric(kind, kind=TEXT_KIND, params={"stat": kind}, format=".2f",
                   description=_SACREBLEU_DESC[kind], signature=sacrebleu_signature(kind),
                   signature_of=sacrebleu_signature_of(kind))
 

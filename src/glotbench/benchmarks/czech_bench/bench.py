@@ -24,7 +24,7 @@ from typing import Any
 
 import jinja2
 
-from glotbench.benchmarks.czech_bench import reference_rules, subsets
+from glotbench.benchmarks.czech_bench import metrics as reference_rules, subsets
 from glotbench.benchmarks.czech_bench.records import READERS
 from glotbench.data.hub_folder import folder_sha256, load_hub_folder, require_hub
 from glotbench.errors import DataError, TaskSpecError

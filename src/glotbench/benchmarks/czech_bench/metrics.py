@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import re
 
-from glotbench.scoring.label_metrics import (macro_f1_of, macro_f1_of_fast, topic_macro_accuracy,  # noqa: F401
-                                             topic_macro_accuracy_fast)
 from glotbench.scoring.metrics import Metric
 
 
@@ -100,17 +98,18 @@ class CB:
     # parsed_key: the * / invalid flags of a task headed by these count the reference's unparseable.
     cb_accuracy = Metric("cb_accuracy", key="cb_correct", measure="accuracy", parsed_key="cb_parsed",
                          description=f"accuracy; {_REF}")
-    cb_macro_f1 = Metric("cb_macro_f1", fn=macro_f1_of, params={"gold_key": "cb_gold", "pred_key": "cb_pred"},
-                         fast=macro_f1_of_fast, measure="macro_f1", parsed_key="cb_parsed",
+    cb_macro_f1 = Metric("cb_macro_f1", kind="label", params={"stat": "macro_f1", "gold_key": "cb_gold", "pred_key": "cb_pred"},
+                         measure="macro_f1", parsed_key="cb_parsed",
                          description=f"macro-F1 over the labels seen (evaluate's f1); {_REF}")
     cb_accuracy_labelled = Metric("cb_accuracy_labelled", key="cb_correct_labelled", measure="accuracy",
                                   role="secondary", parsed_key="cb_parsed",
                                   description=f"accuracy over the rows with a gold label (glotbench's variant: SNLI's -1 rows left out); {_REF}")
-    cb_macro_f1_labelled = Metric("cb_macro_f1_labelled", fn=macro_f1_of,
-                                  params={"gold_key": "cb_gold_labelled", "pred_key": "cb_pred_labelled"},
-                                  fast=macro_f1_of_fast, measure="macro_f1", role="secondary", parsed_key="cb_parsed",
+    cb_macro_f1_labelled = Metric("cb_macro_f1_labelled", kind="label",
+                                  params={"stat": "macro_f1", "gold_key": "cb_gold_labelled", "pred_key": "cb_pred_labelled"},
+                                  measure="macro_f1", role="secondary", parsed_key="cb_parsed",
                                   description=f"macro-F1 over the rows with a gold label (glotbench's variant); {_REF}")
-    cb_topic_accuracy = Metric("cb_topic_accuracy", fn=topic_macro_accuracy, fast=topic_macro_accuracy_fast,
+    # MMLU's score: the mean of per-topic accuracies (topics with no parsed item left out)
+    cb_topic_accuracy = Metric("cb_topic_accuracy", kind="group_mean", params={"key": "cb_correct", "group": "subject"},
                                measure="accuracy", parsed_key="cb_parsed",
                                description=f"MMLU: mean of per-topic accuracies; {_REF}")
     cb_mae = Metric("cb_mae", key="cb_abs_error", direction="lower", format=".2f", role="secondary", parsed_key="cb_parsed",
@@ -120,8 +119,8 @@ class CB:
     cb_parsed = Metric("cb_parsed", key="cb_parsed", role="diagnostic", description="share of answers the reference rule can parse")
     cb_na_accuracy = Metric("cb_na_accuracy", key="cb_na_correct", measure="no_answer_accuracy",
                             description="SQuAD 2.0: no-answer ('-') decision accuracy")
-    cb_na_macro_f1 = Metric("cb_na_macro_f1", fn=macro_f1_of, params={"gold_key": "cb_na_gold", "pred_key": "cb_na_pred"},
-                            fast=macro_f1_of_fast, measure="no_answer_macro_f1",
+    cb_na_macro_f1 = Metric("cb_na_macro_f1", kind="label",
+                            params={"stat": "macro_f1", "gold_key": "cb_na_gold", "pred_key": "cb_na_pred"}, measure="no_answer_macro_f1",
                             description="SQuAD 2.0: no-answer decision macro-F1")
     cb_em_raw = Metric("cb_em_raw", key="cb_em_raw", measure="exact_match", description="SQuAD exact match on the texts as they are")
     cb_f1_raw = Metric("cb_f1_raw", key="cb_f1_raw", measure="bow_f1", description="SQuAD bag-of-words F1 on the texts as they are")

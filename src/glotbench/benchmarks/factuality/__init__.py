@@ -19,6 +19,6 @@ def register(bench) -> None:
     for key in ("co", "na", "in", "cga", "f"):  # imported on first lookup
         bench.metric(f"factuality_{key}", f"{__name__}.metrics:FA.factuality_{key}")
         bench.metric(f"factuality_{key}_strict", f"{__name__}.metrics_strict:FS.factuality_{key}_strict")
-    bench.result_tables("factuality", "glotbench.output.grade_tables:console_tables")
+    bench.result_tables("factuality", f"{__name__}.tables:console_tables")
     bench.command("analyze", f"{__name__}.analyze_cmd")
     bench.task_template("judged_short_answer", f"{__name__}.taskfile:judged_short_answer")

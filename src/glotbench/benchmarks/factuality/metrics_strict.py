@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from glotbench.scoring.grade_metrics import factuality_strict_fast, factuality_strict_metric
 from glotbench.scoring.metrics import Metric
 
 _KEYS = ("CO", "NA", "IN", "CGA", "F")
@@ -20,8 +19,8 @@ NAMES = tuple(f"factuality_{k.lower()}_strict" for k in _KEYS)
 _DIRECTION = {"CO": "higher", "NA": "lower", "IN": "lower", "CGA": "higher", "F": "higher"}
 # registered lazily by reference (``...metrics_strict:FS.factuality_co_strict``), as in .metrics
 FS = SimpleNamespace(**{
-    f"factuality_{_k.lower()}_strict": Metric(f"factuality_{_k.lower()}_strict", fn=factuality_strict_metric,
-                                              params={"key": _k}, fast=factuality_strict_fast,
+    f"factuality_{_k.lower()}_strict": Metric(f"factuality_{_k.lower()}_strict", kind="grade_rate",
+                                              params={"rate": _k, "prefix": "strict_"},
                                               direction=_DIRECTION[_k], role="secondary",
                                               measure=f"factuality_{_k.lower()}",
                                               description=f"SimpleQA {_k} under glotbench's strict judge-reply parse")

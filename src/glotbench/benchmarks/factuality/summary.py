@@ -16,7 +16,7 @@ from glotbench.sample_record import SampleRecord
 from glotbench.output.strict_json import clean
 from glotbench.scoring.best_of_n import accuracy_at_k
 from glotbench.scoring.calibration import calibration_report
-from glotbench.benchmarks.factuality.metrics import JUDGE_ERROR, by_category, factuality_scores
+from glotbench.scoring.grades import JUDGE_ERROR, by_category, factuality_scores
 
 if TYPE_CHECKING:
     from glotbench.benchmarks.factuality.task import SimpleQATask

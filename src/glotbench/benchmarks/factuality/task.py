@@ -25,7 +25,7 @@ from glotbench.tasks.judging.reference_parse import reference_grade
 from glotbench.tasks.judging.prompts import GraderPrompt, load_grader
 from glotbench.models.base import GenRequest, GenResult
 from glotbench.extract.confidence import parse_stated_answer
-from glotbench.benchmarks.factuality.metrics import JUDGE_ERROR, grade_indicators, to_grade
+from glotbench.scoring.grades import JUDGE_ERROR, grade_indicators, to_grade
 from glotbench.tasks.spec import TaskSpec
 from glotbench.tasks.request_settings import RequestSettings
 from glotbench.tasks.task import Sample, Scored, Task

@@ -1,8 +1,8 @@
 """HuLU (Hungarian Language Understanding) as prompted tasks for LLMs.
 
 The task files are ``tasks/*.yaml``; they name
-:class:`glotbench.benchmarks.hulu.task.HuluTask` as ``task_class``. Importing that module registers the
-``option_value`` scorer and the ``answered`` metric (:mod:`glotbench.benchmarks.hulu.scoring`), so a run
+:class:`glotbench.benchmarks.hulu.task.HuluTask` as ``task_class``. It scores with the generic
+``option_value`` scorer and ``answered`` metric (:mod:`glotbench.scoring.scorers`, :mod:`glotbench.scoring.metrics`), so a run
 stores the *dataset's own* label strings ("1"/"0", "positive", "entailment") as predictions,
 which is what the paper's metrics and the leaderboard's submission files use.
 

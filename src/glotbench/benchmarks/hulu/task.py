@@ -25,7 +25,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-import glotbench.benchmarks.hulu.scoring  # noqa: F401  (registers the option_value scorer and answered metric)
 from glotbench.data.fields import MissingField, get_path
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.prompts.render import choices_block
