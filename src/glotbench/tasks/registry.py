@@ -13,6 +13,7 @@ from glotbench.tasks.judging.declaration import JUDGE_SUFFIX
 from glotbench.tasks.spec import TaskSpec, load_spec
 from glotbench.tasks.names import check_names, task_class_of
 from glotbench.tasks.task import Task
+from glotbench.registry import require_catalog
 from glotbench.tasks.task_dirs import task_dirs
 
 # task files of the task path set aside when scanned (path -> one line); the other tasks work

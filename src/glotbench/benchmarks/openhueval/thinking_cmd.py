@@ -134,46 +134,6 @@ def token_counter(run_dir: Path):
     return (lambda text: model.count_tokens(text) or 0), f"the model's own tokenizer ({res['model'].get('model_id', spec)})"
 
 
-async def _judge_segments(rows: list[dict], task: str, caller) -> int:
-    """Fill ``row["segments"]`` with the judge's split of each trace; returns how many traces
-    fell back to marker splitting (the judge's answer could not be used)."""
-    from glotbench.benchmarks.openhueval import thinking as th
-    from glotbench.models.base import GenRequest
-
-    def req(text: str, max_tokens: int = 2048) -> GenRequest:
-        return GenRequest(messages=({"role": "user", "content": text},), max_tokens=max_tokens, temperature=0.0)
-
-    fallbacks = 0
-    # how the task's traces are cut into thoughts: its own hook (SimpleQA: shift expressions; default: FIB split)
-    segmenting = getattr(_task_object(task), "thinking_segmenting", "fib_split")
-
-    async def one(row: dict) -> None:
-        nonlocal fallbacks
-        trace, _ = th.split_trace(row["response"], row.get("reasoning"))
-        if not trace:
-            return
-        segs: list[str] = []
-        if segmenting == "shift_expression":
-            out = await caller(req(th.build_shift_expression_request(row["question"], trace), 512), task=task, sample_id=row["id"])
-            found_lang, exprs = th.parse_shift_expressions(out.text)
-            marked, offsets = th.mark_shift_candidates(trace, exprs)
-            if offsets:
-                out2 = await caller(req(th.build_confirm_shift_request(marked), 512), task=task, sample_id=row["id"])
-                segs = th.split_at_shifts(trace, offsets, th.parse_confirmed_shift_ids(out2.text))
-            elif found_lang is not None:  # a readable answer naming no shift: one thought
-                segs = [trace]
-        else:
-            out = await caller(req(th.build_fib_split_request(trace)), task=task, sample_id=row["id"])
-            segs = [s["text"] for s in th.parse_segments(out.text) if str(s.get("text", "")).strip()]
-        if segs:
-            row["segments"] = segs
-        else:
-            fallbacks += 1
-
-    await asyncio.gather(*(one(r) for r in rows))
-    return fallbacks
-
-
 def split_with_judge(run_dir: Path, by_task: dict[str, list[dict]], judge_spec: str, judge_args: dict,
                      wait: bool = False) -> dict[str, int]:
     """Judge calls go into the run's journal, under the run lock (``wait``: queue behind its holder)."""
