@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import json
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property

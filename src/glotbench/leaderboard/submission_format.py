@@ -28,7 +28,6 @@ from typing import Any, Iterable
 from glotbench.leaderboard.names import shown
 from glotbench.leaderboard.safe_json import JSONLimitError, loads
 
-FORMAT_VERSION = 1
 MAX_LISTED = 10  # how many offending ids a message names before it says "and N more"
 
 

@@ -15,11 +15,6 @@ ResultTables = Callable[[dict], list[Any]]
 RESULT_TABLES: Registry[ResultTables] = Registry("result table hook", error=TaskSpecError)
 
 
-def register_result_tables(name: str, fn: ResultTables) -> ResultTables:
-    RESULT_TABLES.register(name, fn)
-    return fn
-
-
 def extra_tables(results: dict) -> list[Any]:
     """Every registered hook's tables for ``results``, in registration order."""
     out: list[Any] = []

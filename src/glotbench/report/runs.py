@@ -15,7 +15,6 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from glotbench.data.loaders import iter_jsonl
 from glotbench.errors import DataError, GlotbenchError

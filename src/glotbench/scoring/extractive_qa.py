@@ -57,7 +57,6 @@ from glotbench.errors import DataError
 from glotbench.scoring.metrics import accuracy, macro_f1
 
 Profile = Literal["squad", "lenient", "glotbench"]
-PROFILES: tuple[str, ...] = ("squad", "lenient")  # "glotbench" is the old name of "lenient"
 DEFAULT_PROFILE: Profile = "squad"
 STEPS = ("raw", "normalized", "lemmatized")
 NO_ANSWER_STRINGS: tuple[str, ...] = ("-", "")

@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from glotbench.errors import DataError
-from glotbench.scoring.metrics import ScoredItem
 from glotbench.scoring.resample import count_stats, percentile_intervals
 
 

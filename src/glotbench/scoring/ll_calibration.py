@@ -130,9 +130,6 @@ def ll_auroc_macro(items: list[ScoredItem]) -> float:
     return float(np.mean(vals)) if vals else float("nan")
 
 
-CALIBRATION_METRICS = ("ll_ece", "ll_brier", "ll_auroc_macro")
-
-
 def _metric(name: str, stat: str, **kw) -> Metric:
     return Metric(name, kind="calibration", params={"stat": stat, **kw.pop("params", {})}, role="secondary", **kw)
 

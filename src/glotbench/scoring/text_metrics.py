@@ -142,8 +142,6 @@ def text(extracted, target, *, sample=None, pack=None):
 
 # ---------------------------------------------------------------- sacrebleu corpus metrics
 
-SACREBLEU_KINDS = ("bleu", "chrf", "chrfpp")
-
 
 def _sacrebleu_metric(kind: str):
     from sacrebleu.metrics import BLEU, CHRF

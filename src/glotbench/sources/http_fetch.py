@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Callable
 
 from glotbench.data.loaders import file_sha256
 from glotbench.errors import DataError

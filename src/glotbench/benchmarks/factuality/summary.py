@@ -5,7 +5,6 @@ accuracy@k (first-k rule, with curve)."""
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from pathlib import Path

@@ -91,9 +91,6 @@ def p_from_differences(diffs: np.ndarray) -> float:
     return float(min(1.0, 2 * min(np.mean(diffs <= 0), np.mean(diffs >= 0))))
 
 
-TESTS = ("mcnemar-exact", "permutation", "bootstrap")
-
-
 @dataclass
 class Duel:
     task: str

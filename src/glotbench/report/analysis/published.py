@@ -27,7 +27,6 @@ from pathlib import Path
 from glotbench.errors import DataError
 
 COLUMNS = ("model", "benchmark", "score")
-OPTIONAL = ("metric", "counterpart", "language")
 MISSING = ("-", "")  # a paper's "-": a score it did not report or marked invalid
 
 PublishedTable = dict[str, dict[str, dict[str, "float | None"]]]  # benchmark -> model -> metric -> score
