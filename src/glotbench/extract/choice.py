@@ -1,36 +1,8 @@
 """Multiple-choice answer extraction for any label set and any language pack.
 
-``extract_choice(text, labels, options, pack)`` returns one of ``labels`` or None. It tries, in
-order, and stops at the first stage that decides:
-
-1. **Explicit statements**, the last one in the text wins: an answer phrase then a label
-   ("A helyes válasz: B", "Хариулт: В", "答案是C", "Odpověď je D", "The answer is (A)",
-   ``\\boxed{C}``), or a label then a "correct" phrase ("B is correct", "C是正确答案",
-   "В бол зөв хариулт"). Answer phrases come from the task's pack plus English, because models
-   often answer in English whatever the prompt language.
-2. **A leading bare label**: "C", "C.", "(C)", "**C**", "C) Paris", "A B." (Hungarian article).
-   Skipped when the output starts by echoing the option list ("A) …\\nB) …").
-3. **A line holding only a label**, when all such lines agree (in an echoed option list, a
-   lone "B." is the echo cut short, not an answer).
-4. **Option text**: the text after the last answer phrase, or the whole output, equals or
-   contains exactly one option's text (normalised as the pack says). Containment is only tried
-   on short outputs (at most 40 words / 80 CJK characters).
-
-Rules that keep it precise (a wrong answer is worse than None):
-
-* Labels are case-sensitive ("a" is an article or a conjunction, "A" is a label), and a label must
-  not touch a letter or digit of an alphabetic script ("Bob" holds no "B"; "答案是C" does).
-* A label that is also a word in the language (``label_words``: English "A", Hungarian "A"/"Az",
-  Czech "A"/"V"…) followed by a space and a word is read as that word ("A good answer is C" → C),
-  unless what follows is that option's own text.
-* Two different labels joined by a list conjunction or a comma/slash ("A or B", "B és C",
-  "A、B") make the statement ambiguous → None.
-* A label followed by a negation ("В биш", "B not") is not an answer.
-* A label whose line carries another option's exact text ("B) <text of A>") is a conflict → None.
-* Homoglyphs: Latin and Cyrillic look-alikes (A/А, B/В, C/С, E/Е, H/Н, K/К, M/М, O/О, P/Р, T/Т,
-  X/Х, Y/У) map to each other, so a model writing Latin "B" for the Cyrillic label "В" is read
-  correctly, and vice versa. Letters without a look-alike (Cyrillic Б, Г, Д) are never mapped by
-  alphabet position: Latin "D" for Cyrillic labels is None.
+``extract_choice(text, labels, options, pack)`` returns one of ``labels`` or None. Its stages (the
+first that decides wins) and the rules that trade recall for precision, each with its corpus
+case, are in docs/extraction.md.
 """
 
 from __future__ import annotations

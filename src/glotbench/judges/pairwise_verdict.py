@@ -1,25 +1,9 @@
 """Reading a pairwise judge's reply, and combining the two position-swapped verdicts of an item.
 
-Reply parser (:func:`parse_pairwise_reply`). The prompt asks for ``[[A]]``, ``[[B]]`` or
-``[[C]]`` (tie) after a short explanation. After a thinking trace is taken out
-(:func:`glotbench.extract.thinking.strip_thinking`), every ``[[A]]``/``[[B]]``/``[[C]]`` in the reply
-is found (case and spaces inside the brackets do not matter: ``[[ a ]]``):
-
-* one distinct token (however often it is repeated): that verdict;
-* none: unreadable ("no [[A]]/[[B]]/[[C]] verdict");
-* two or more different ones: unreadable ("several verdicts"): a judge that echoes the format line
-  ("[[A]] if A is better, [[B]] if ...") chose nothing.
-
-MT-Bench's own reader (FastChat ``llm_judge/common.py``) checks ``"[[A]]" in reply``, then ``[[B]]``,
-then ``[[C]]``, else "error"; what it would read is kept beside ours as ``mt_bench``.
-
-Combining the two orders (:func:`combine`), from the point of view of run X in the pair (X, Y):
-order 1 shows X's answer first (as assistant A), order 2 shows Y's first. As in MT-Bench's
-pairwise summary (``show_result.py``): an item with an unreadable reply in either order is left
-out of the tallies (counted as ``unreadable``); otherwise, if the first verdict is a tie or the two
-verdicts disagree once mapped back to the runs, the item is a tie; only a winner named in both
-orders wins. So a verdict that flips with the position (``[[A]]`` both times) is a tie, a
-consistent tie is a tie, and a win in one order with a tie in the other is a tie.
+:func:`parse_pairwise_reply` reads MT-Bench's ``[[A]]`` / ``[[B]]`` / ``[[C]]`` (tie) and keeps what
+MT-Bench's own reader would read beside it (``mt_bench``); :func:`combine` maps the two orders back to
+the runs as MT-Bench's pairwise summary does. Both rules, with the table of outcomes:
+docs/pairwise.md "Reading a verdict".
 """
 
 from __future__ import annotations

@@ -1,34 +1,9 @@
 """In-process Hugging Face ``transformers`` model: ``--model hf:<local dir or hub id>``, a causal LM or an
 encoder-decoder (seq2seq) model, recognised from its config (:mod:`glotbench.models.hf_seq2seq`).
 
-* Generation is batched: requests that arrive together (the engine sends up to ``batch_size`` at
-  once) are grouped by their sampling settings and decoded in one ``model.generate`` call with
-  left padding. Chat requests are rendered with the model's own chat template
-  (``tokenizer.apply_chat_template``) or the ``--chat-template`` file.
-* Log-likelihoods are batched and shared-prefix aware: the options of one item (same context,
-  different continuations) are scored with the context encoded once (its KV cache is repeated
-  over the options) and all continuations in one padded forward pass. Token split as lm-eval
-  (:func:`glotbench.models.llamacpp.split_trailing_space`; the continuation is what follows the
-  context's tokens in the encoding of the whole string).
-* ``frequency_penalty`` / ``presence_penalty`` (task ``generation.extra`` or ``--gen-kwargs``) are
-  applied with OpenAI's definition (:class:`_OpenAIPenalty`); other knobs go to ``generate``.
-* Options (``-M``): ``device=cpu|cuda|auto``, ``dtype=auto|float32|bfloat16|float16``,
-  ``batch_size=8``, ``revision=`` (a hub id needs one: a branch name or commit sha, recorded in
-  the fingerprint), ``gguf_file=`` (a GGUF inside the directory, de-quantised by transformers),
-  ``chat=true|false``, ``trust_remote_code=false``, ``seed=0``, ``backend=auto|causal|seq2seq`` (lm-eval's
-  override of the architecture read from the config).
-* Time limits: a request waits on the others of its batch, so the engine's per-request timeout is
-  multiplied by ``batch_size`` (:attr:`timeout_scale`, as the llama.cpp backend does with its slots). A
-  request given up on (timeout, Ctrl-C) marks its row of the running batch: generation stops decoding
-  that row at the next step (the whole batch when every row is given up on), and a loglikelihood
-  context whose options were all given up on is skipped, so the worker frees its lock for the retry.
-* A model without a chat template (every encoder-decoder) gets plain prompts; a chat request that
-  still reaches it (a judge, a translation) is flattened as tasks flatten their prompts
-  (:func:`glotbench.prompts.render.plain_from_messages`) and the run says so once.
-
-Batches of sampled (temperature > 0) generations share one torch generator seeded per batch, so a
-sampled answer depends on what it was batched with; greedy decoding (the default) does not.
-torch and transformers are the optional extra ``hf``; they are imported when the model loads.
+docs/hf-backend.md describes it (batched, shared-prefix generation and log-likelihoods, the ``-M``
+options, time limits, chat flattening, sampled answers' dependence on their batch). torch and
+transformers are the optional extra ``hf``; they are imported when the model loads.
 """
 
 from __future__ import annotations

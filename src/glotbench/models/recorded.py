@@ -1,23 +1,9 @@
 """``recorded:answers.jsonl``: a file of answers a user already has, used as the model.
 
-Every item found in the file is scored exactly as a live answer would be (extraction, judge,
-metrics, intervals, report, compare); an item missing from the file is a per-item error saying
-so (listed and counted, never scored). The file's SHA-256 is the model identity, so editing the
-file makes a new run. Columns are named with ``--model-args`` (``-M``)::
-
-    id=item_id          the task's item id (default: "id", when the file has it)
-    question=question   or match items by question text (whitespace and Unicode normalised)
-    question_var=question  the task variable holding the question text (default: "question")
-    answer=answer       the model's answer (default: "answer")
-    reasoning=trace     optional reasoning trace, given to the task like an API's separate trace
-    sample=k            optional sample index for Best-of-N (default: every row is sample 0)
-    grade=grade         optional recorded grade (CORRECT / INCORRECT / NOT_ATTEMPTED or A / B / C):
-                        written as judge ``recorded-grades:<file>@<hash>`` for ``compare-judges``;
-                        without ``--judge`` the grades are the judged tasks' score (grades from file)
-    task=task           optional task column, when one file holds several tasks
-
-CSV, TSV, JSONL, JSON and Parquet are read by the dataset loaders (format from the suffix, or
-``format=csv``). See docs/recorded-answers.md.
+Every item found in the file is scored exactly as a live answer would be; an item missing from the
+file is a per-item error saying so (listed and counted, never scored). The file's SHA-256 is the
+model identity. The ``-M`` column options (id, question, question_var, answer, reasoning, sample,
+grade, task, format) and the formats read: docs/recorded-answers.md.
 """
 
 from __future__ import annotations

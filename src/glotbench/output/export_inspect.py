@@ -1,32 +1,7 @@
 """``glotbench export RUN --format inspect``: Inspect AI eval logs, so ``inspect view`` can browse a run.
 
-Written through the ``inspect-ai`` package's own log API (``inspect_ai.log``: ``EvalLog``,
-``EvalSpec``, ``EvalSample``, ``EvalResults``, ``write_eval_log``), one ``.eval`` file per task (an
-Inspect log holds one task). Mapping:
-
-* spec: ``task`` = the glotbench task, ``task_version``, ``model`` = ``glotbench/<model_id>``,
-  ``run_id`` = the run fingerprint, ``eval_id`` = the task's fingerprint id, ``dataset`` (name,
-  size), ``config.limit``, ``metadata`` = glotbench's settings and model settings;
-* each item is an ``EvalSample`` (``id``, ``epoch`` 1, ``input`` = the prompt (chat messages as
-  Inspect chat messages), ``target`` = the gold answer, ``output`` = the first answer (for
-  loglikelihood items: the per-option log-probabilities as text), ``scores["glotbench"]`` = a
-  ``Score`` whose value is the per-item values dict, whose answer is the model's own text (Inspect's
-  ANSWER column) and whose metadata holds the parsed prediction; ``messages`` = the prompt's
-  messages and the model's answer; a failed item carries ``error``);
-* ``id``: the item's id; a task whose ids are all plain non-negative integers ("0", "12") gets integer
-  ids, so Inspect lists them in numeric order (0, 1, 2, ..., 10), not as text (0, 1, 10, 11, 2);
-* ``choices``: the item's answer options (read again from the task's data; none when the task has
-  none or its data cannot be loaded here);
-* tokens: ``output.usage`` and ``model_usage`` from the input/output token counts the backend
-  reported per answer (summed over an item's answers; absent when the backend reported none, as
-  for log-likelihood requests); ``stats.model_usage`` their sum over the task;
-* times: ``total_time`` / ``working_time`` = the sum of the item's request latencies as the run
-  journaled them (``output.time``: the first answer's); absent without the journal;
-* ``stats``: the run's start and end (its sessions), so Inspect shows a real duration;
-* ``results.scores``: one ``EvalScore`` named ``glotbench`` with one ``EvalMetric`` per task metric,
-  the value as glotbench computed it and its 95% interval in the metric's ``metadata``
-  (``ci95_low`` / ``ci95_high``): Inspect recomputes nothing.
-
+Written through the ``inspect-ai`` package's own log API (``inspect_ai.log``), one ``.eval`` file per
+task; the mapping of a run onto ``EvalLog`` is in docs/export-formats.md ("Inspect AI logs").
 ``inspect-ai`` is the optional extra ``inspect``; it is imported only by this exporter.
 """
 

@@ -1,23 +1,9 @@
 """``glotbench export RUN --format lm-eval``: lm-evaluation-harness' results layout.
 
-Checked key by key against lm-eval 0.4.13's own writer (``EvaluationTracker.save_results_aggregated``
-/ ``save_results_samples``, ``evaluator_utils`` and ``result_schema.py``): ``OUT/<model_name_sanitized>/``
-holds ``results_<date>.json`` (``results`` per task with ``name``, ``alias``, ``sample_len`` and
-``"<metric>,none"`` / ``"<metric>_stderr,none"``; ``group_subtasks``, ``configs``, ``versions``,
-``n-shot``, ``higher_is_better``, ``n-samples``, ``config``, ``git_hash``, ``date``, ``task_hashes``,
-``model_source``, ``model_name``, ``model_name_sanitized``, ``system_instruction(_sha)``,
-``chat_template(_sha)``, ``fewshot_as_multiturn``, ``total_evaluation_time_seconds``) and
-``samples_<task>_<date>.jsonl`` per task (``doc_id``, ``doc``, ``target`` as a string, ``arguments``
-as ``{"gen_args_<i>": {"arg_<j>": ...}}`` one per request: ``(context, continuation)`` for
-loglikelihood, ``(prompt, gen_kwargs)`` for generation; ``resps`` / ``filtered_resps`` stringified
-as lm-eval's ``sanitize_list`` does (``[logprob, is_greedy]`` per option), ``filter``, ``metrics``,
-the three hashes and a value under every metric of ``metric_list``: see :func:`per_sample_values`).
-The layout is restated, not copied. lm-eval's own readers of this layout (``make_table``, the
-WandbLogger, ``scripts/zeno_visualize.py``) are run on it in tests/test_export_peer_tools.py.
-
-``acc_stderr,none`` is computed as lm-eval computes a mean's stderr (sample standard deviation of the
-per-item values / sqrt(n), over the scored items). Footgun (docs/export-formats.md): for other metrics
-glotbench has bootstrap 95% intervals, not standard errors; their ``_stderr`` is the half-width / 1.96.
+Checked key by key against lm-eval 0.4.13's own writer (``EvaluationTracker``) and restated, not
+copied: ``OUT/<model_name_sanitized>/`` holds ``results_<date>.json`` and ``samples_<task>_<date>.jsonl``
+per task (each key, and the ``_stderr`` footgun, in docs/export-formats.md "lm-eval layout"; the
+per-sample values: :func:`per_sample_values`).
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """``--log-to mlflow[:URI]`` and ``--log-to wandb[:PROJECT]`` (repeatable): a finished run's settings,
 fingerprint, metrics with intervals and its files, logged to an experiment tracker.
 
-What is logged (the same to both):
-
-* params: the run settings that shape requests (``settings.*``), the model's settings (``model.*``),
-  the tasks and the glotbench version;
-* tags: ``glotbench.fingerprint`` (the run fingerprint), ``glotbench.model_id``, ``glotbench.run_dir``;
-* metrics: ``<task>/<metric>`` with ``<task>/<metric>_ci_low`` and ``_ci_high`` (the 95% bootstrap
-  interval), plus ``<task>/n_scored`` and ``<task>/n_errors``;
-* artifacts: results.json, samples.jsonl and report.html (``glotbench report`` of the run).
-
-The packages are optional extras (``mlflow``, ``wandb``) imported only here; :func:`check_trackers`
-runs before the model loads, so a missing one is one line naming the extra, exit 2, before any
-model call. ``mlflow`` alone uses MLflow's own default (``MLFLOW_TRACKING_URI``, else ./mlruns);
-``mlflow:sqlite:///runs.db``, ``mlflow:http://host:5000`` or ``mlflow:file:/tmp/store`` names the
-store (MLflow 3 refuses the ``file:`` store unless ``MLFLOW_ALLOW_FILE_STORE=true``: it is in
-maintenance mode; a tracker error is one line, and the finished run is not lost). ``wandb`` honours
-``WANDB_MODE`` (``offline`` writes the run under ``WANDB_DIR``), ``WANDB_PROJECT`` (else
-``glotbench``); ``wandb:PROJECT`` names the project.
+What is logged, where, and the footguns (stores, environment): docs/trackers.md. The packages are
+optional extras (``mlflow``, ``wandb``) imported only here; :func:`check_trackers` runs before the
+model loads, so a missing one is one line naming the extra, exit 2, before any model call.
 """
 
 from __future__ import annotations
