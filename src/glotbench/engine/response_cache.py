@@ -1,22 +1,10 @@
 """The shared response cache: answers reused across run directories (docs/cache.md).
 
-Opt-in: ``--cache DIR`` (or ``GLOTBENCH_CACHE=DIR``; ``default`` is the user cache folder,
-``$XDG_CACHE_HOME/glotbench/responses`` or ``~/.cache/glotbench/responses``); ``--no-cache``
-bypasses it. It is read before a request is sent and written after an answer arrives, never with
-an error (a failed request is not an answer). Entries are content-addressed: the key is the
-journal's request key (a hash of the model identity and the full request) combined with the
-model's settings, so an answer is only reused for the same model, set up the same way, asked the
-same thing. One SQLite file in WAL mode with a busy timeout: two runs sharing a cache may read and
-write at once. A hit is copied into the run's own journal, so a run directory stays complete on
-its own.
-
-Untrusted like any file (issue 48): a row SQLite cannot read (a damaged page) or that is not an
-answer of the right shape (:func:`glotbench.engine.journal.answer_problem`) is a miss: the request is sent again, and the
-run counts it (``read_errors``, ``bad_rows``) and names it. A cache folder or file this process
-cannot write is opened read-only (SQLite ``mode=ro``, then ``immutable=1`` when the folder cannot
-hold the WAL's shared-memory file): it is read, never written. A file SQLite cannot open at all is
-no cache for this run (one line), never the run's end. The served model's identity
-(:func:`cache_identity`) is part of the key (docs/cache.md).
+Opt-in (``--cache DIR``, ``GLOTBENCH_CACHE``); content-addressed by the journal's request key, the
+model's settings and the served identity (:func:`cache_identity`); one SQLite file in WAL mode; a
+hit is copied into the run's own journal. Untrusted like any file: a damaged or misshapen row is a
+miss, counted and named; a folder this process cannot write is opened read-only. The details:
+docs/cache.md.
 """
 
 from __future__ import annotations

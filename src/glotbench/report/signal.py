@@ -1,25 +1,8 @@
 """``analyze signal``: the runs' points per task for :mod:`glotbench.report.analysis.signal`.
 
-A run's identity (model, step, seed), in this order:
-
-1. ``--meta RUN=model=NAME,step=1000,seed=1`` (RUN: the directory as given, or its folder name);
-2. the folder name, else the run's model id (a checkpoint revision such as
-   ``hf:org/model@step1000``): ``step`` and ``seed`` followed by digits (``ckpt-step1000-seed2``:
-   step 1000, seed 2; ``step_1000``, ``step-1000`` and ``step=1000`` too), or a ``--step-from``
-   regular expression whose first group is the step;
-3. the model: ``--model-from REGEX`` (its first group, on the folder name), else the run's model id
-   without its ``@...`` suffix.
-
-The chance level of a task (``--chance TASK=X`` overrides it) comes from the gold labels the
-samples store, for a metric whose per-item value is 0/1 (accuracy-like): when every gold is an
-option letter (A, B, ...), 1 / the number of options the letters reach (golds up to D: 1/4);
-otherwise the share of the most common gold label (the majority-label baseline). Other metrics
-(MCC, F1, an error) get no chance level unless ``--chance`` gives one; their distance from random
-is then unchecked.
-
-The halves for rank consistency: the items every valid run of the task scored (by sample id, in
-the first run's order), even positions one half, odd positions the other; each half is scored
-with the metric's own definition (a corpus metric is recomputed on the half).
+A run's identity (``--meta``, the folder name or model id, ``--step-from``, ``--model-from``), a
+task's chance level (``--chance`` or the gold labels) and the two halves of the items are read as
+docs/trust-a-number.md says.
 """
 
 from __future__ import annotations

@@ -1,26 +1,10 @@
 """Calibration of ``--mode loglikelihood`` option probabilities (docs/calibration-and-perplexity.md).
 
-Each multiple-choice item's options are scored by log-likelihood; the softmax over those
-log-likelihoods (raw, not length-normalised: the rule ``accuracy`` picks by) gives each option a
-probability, stored per item as ``values["ll_p:<label>"]`` by
-:func:`glotbench.tasks.task.score_loglikelihood`. From them:
-
-* ``ll_ece``: expected calibration error of the top option. Confidence = the largest option
-  probability (the option ``accuracy`` predicts), correct = ``values["correct"]``; 10 equal-width
-  bins ``[0, .1), [.1, .2), ..., [.9, 1]`` (1.0 in the last bin), ECE = sum over bins of
-  (bin count / N) * |bin accuracy - bin mean confidence| (Guo et al. 2017's ECE; the binning and
-  arithmetic are :mod:`glotbench.scoring.calibration`'s, shared with stated confidence).
-* ``ll_brier``: the multi-class Brier score (Brier 1950): per item the sum over its options of
-  (p_k - y_k)^2, y_k = 1 for the gold option, then the mean over items; 0 best, 2 worst. (Not the
-  one-vs-rest binary Brier of the top option.)
-* ``ll_auroc:<label>`` (per class, in the ``ll_calibration`` block of results.json) and
-  ``ll_auroc_macro``: one-vs-rest AUROC of each option label: positives are the items whose gold
-  is that label, the score is the label's probability (0 on an item that does not offer it);
-  ties count one half (the Mann-Whitney statistic, equal to scikit-learn's ``roc_auc_score``).
-  A class no item offers, or with no positive or no negative item, has no AUROC; the macro value is the unweighted
-  mean over the classes that have one (NaN when none has).
-
-Items without option probabilities (records written before they existed) are left out.
+Each multiple-choice item's options get the softmax of their raw log-likelihoods, stored per item as
+``values["ll_p:<label>"]`` by :func:`glotbench.tasks.task.score_loglikelihood`. From them ``ll_ece``
+(Guo et al. 2017, 10 equal-width bins, :mod:`glotbench.scoring.calibration`'s arithmetic),
+``ll_brier`` (multi-class, Brier 1950) and ``ll_auroc:<label>`` / ``ll_auroc_macro`` (one-vs-rest,
+ties one half), each defined in the doc's table. Items without option probabilities are left out.
 """
 
 from __future__ import annotations

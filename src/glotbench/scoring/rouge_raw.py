@@ -1,24 +1,8 @@
 """ROUGE_RAW (Straka et al., SumeCzech, LREC 2018): language-agnostic ROUGE-1, ROUGE-2 and ROUGE-L.
 
-Restated from ÚFAL's reference ``rouge_raw.py`` (the ``RougeRaw`` class shipped with SumeCzech,
-MPL 2.0); tests/test_text_metrics.py checks this module against a plain re-statement.
-
-* No stemming, no stop words, no synonyms: tokens are compared as lowercased strings.
-* Tokenisation: a space at every regex word boundary (``\\b``, Unicode-aware), runs of whitespace
-  collapsed to one space, the text stripped and split at spaces. Words are runs of Unicode word
-  characters; the characters between two words form their own token (punctuation counts:
-  ``"Ahoj, světe."`` gives ``ahoj , světe .``).
-* The reference passes ``re.UNICODE`` where :func:`re.sub` takes ``count``, so it makes only the
-  first 32 replacements of each substitution: after the 16th word it no longer separates words
-  from punctuation, and after the 32nd whitespace run it no longer collapses runs (a double space
-  or a line break then yields an empty or a joined token). The headline metrics
-  (``rouge_raw_1/2/l``) follow the reference exactly, quirk included, since that is what its
-  published numbers use; ``*_full`` applies the same rule to the whole text (no limit), reported
-  beside them.
-* Per document: precision = matches / system n-grams, recall = matches / gold n-grams,
-  F = 2 * matches / (system + gold) (0 when a denominator is 0); n-gram matches are clipped counts,
-  ROUGE-L matches the longest common subsequence of the token lists. The corpus value is the plain
-  mean over documents of each of P, R and F.
+Restated from ÚFAL's reference ``rouge_raw.py`` (MPL 2.0); tests/test_text_metrics.py checks this
+module against a plain re-statement. The tokenisation, the reference's 32-replacement quirk (followed
+by ``rouge_raw_1/2/l``; ``*_full`` without it) and P/R/F per document: docs/text-metrics.md.
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """Text-generation metrics from the field's libraries: BLEU, chrF, chrF++ (sacrebleu), ROUGE-1/2/L
 (rouge-score), ROUGE_RAW (:mod:`glotbench.scoring.rouge_raw`) and the ``text`` scorer that feeds them.
 
-A task compares a generated text (``extractor: {name: text}``) with its gold reference string (or a
-list of references: BLEU and chrF as sacrebleu's multi-reference corpus score, ROUGE and ROUGE_RAW
-the maximum over the references per item) and names ``scorer: text`` (``text_bertscore`` adds BERTScore, :mod:`glotbench.scoring.bertscore`).
-
-* ``bleu``, ``chrf``, ``chrfpp`` are corpus metrics on sacrebleu's 0-100 scale: sacrebleu's
-  ``corpus_score`` over the items' predictions (an unparseable answer counts as an empty
-  hypothesis) and references, with sacrebleu's defaults (BLEU: 13a tokenisation, exponential
-  smoothing; chrF: character 6-grams, beta 2; chrF++: plus word 2-grams). sacrebleu's signature
-  goes into the metric's definition in results.json. Their bootstrap sums each resample's
-  per-item sufficient statistics, as sacrebleu's own ``corpus_score`` does.
-* ``rouge1``, ``rouge2``, ``rougeL``: rouge-score's F-measure per item, averaged (no stemming).
-  rouge-score's default tokenizer keeps only ``[a-z0-9]`` and so drops every non-ASCII letter
-  (``"žluťoučký"`` -> ``"lu ou k"``); glotbench gives it :class:`UnicodeTokenizer` instead, which
-  keeps letters and digits of every script as the multilingual ROUGE of XL-Sum (Hasan et al.,
-  2021) does, and splits Han characters and kana one per token (character-level ROUGE, as Chinese
-  summarisation is scored without a segmenter). On ASCII text it gives the default tokenizer's tokens.
+A task compares a generated text (``extractor: {name: text}``) with its gold reference(s) and names
+``scorer: text`` (``text_bertscore`` adds BERTScore, :mod:`glotbench.scoring.bertscore`). Each
+metric, sacrebleu's settings and signature, and why ROUGE gets :class:`UnicodeTokenizer`:
+docs/text-metrics.md.
 """
 
 from __future__ import annotations

@@ -1,33 +1,9 @@
 """The ``source.fetch`` block of a task file: where each file the task reads comes from.
 
-One entry per origin, each precise enough to fetch and check its files::
-
-    fetch:
-      - kind: github                 # raw files of a repository at a commit
-        repo: joenahm/MM-Eval
-        revision: 39249314d5177003212e0e403c70535e4f53e029
-        files:
-          - {path: knowledge_eval.json, to: my_bench/knowledge_eval.json, size: 123, sha256: "..."}
-      - kind: hf                     # a Hugging Face dataset repository
-        repo: ctu-aic/snli_cs
-        revision: main               # a branch: `glotbench data lock` pins it to a commit
-        config: null
-        splits: [test]
-        to: my_bench/hf/snli      # the folder under the data root that holds the snapshot
-        include: ["data/test-*"]     # only these files (default: the whole repository)
-      - kind: url                    # plain URLs (LINDAT, GitLab); no url: fetched by hand from `page`
-        page: http://hdl.handle.net/11234/1-3249
-        files: [{url: "https://...", to: my_bench/x.json, sha256: "..."}]
-
-``to`` is the path the task reads, relative to the data root (default: ``path``). ``lfs: true``
-marks a Git LFS object (fetched from GitHub's media host; its size and sha256 are the pointer's).
-``git_blob`` pins a file by its git object id (sha1 of ``"blob <size>\\0"`` + content, what ``git
-ls-tree`` prints): a file known from a repository's tree whose bytes were never seen is checked on
-download all the same.
-
-An hf origin names what its loader reads: ``config`` (or ``configs``, one per subject), ``splits``
-and ``include`` patterns; ``assumed`` says which of these were not read from the repository (its
-card, file tree or the reference's loader) but guessed, and ``glotbench data list`` shows it.
+One entry per origin (``kind: github | hf | url``), each precise enough to fetch and check its
+files; every field (``to``, ``lfs``, ``git_blob``, an hf origin's ``config(s)``, ``splits``,
+``include``, ``assumed``) and the rule that each destination is its own: docs/data.md
+"Declaring a source".
 """
 
 from __future__ import annotations

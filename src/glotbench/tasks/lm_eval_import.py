@@ -1,30 +1,10 @@
 """Convert an lm-eval task YAML into a glotbench task YAML (``glotbench tasks import-lm-eval``).
 
 The converted task uses :class:`glotbench.tasks.lm_eval_task.LmEvalTask`, which applies lm-eval's
-``doc_to_text`` / ``doc_to_target`` / ``doc_to_choice`` and its prompt construction as lm-eval does.
-Mapped: ``task``, ``dataset_path`` / ``dataset_name`` / ``dataset_kwargs.revision`` (or ``revision``),
-the splits (``test_split`` else ``validation_split`` is evaluated, as lm-eval's ``eval_docs``;
-``fewshot_split`` else ``training_split`` else ``validation_split`` gives the shots),
-``num_fewshot``, ``output_type`` (``multiple_choice``: log-likelihood ranking in lm-eval, so run the
-task with ``--mode loglikelihood``; ``generate_until``), ``generation_kwargs`` (``until``,
-``max_gen_toks``, ``temperature``), ``target_delimiter``, ``fewshot_delimiter``, ``description``,
-``metadata.version`` and the ``acc`` / ``acc_norm`` / ``exact_match`` metrics.
-
-The file is read as lm-eval 0.4.13's ``tasks/_yaml_loader.load_yaml`` reads it: ``include:`` (a
-name or a list) is followed recursively, each included file relative to the file that includes
-it; the included keys are merged first (a list in order: later entries win), then the file's own
-keys win. ``tag`` / ``group`` names become the task's ``suites`` (``lm_eval.<name>``: ``--tasks
-lm_eval.<name>`` runs the group). ``fewshot_config``: ``sampler`` (``default``: lm-eval's random
-sampler; ``first_n``: the first ``n`` examples of the few-shot split in order, the evaluated
-record itself left out) and ``samples`` (a fixed list of exemplars: the few-shot pool, whatever
-the splits) are converted; its other keys are refused.
-
-Problems come in two kinds. A loss (``filter_list``, metric options such as ``ignore_case``, an
-unknown key, ...) is one line each and the task is still written (a line starting with ``note:``
-is advice, not a loss). A problem that means the converted task could not run, or would run as a
-different task than lm-eval's (a ``!function`` hook, ``process_docs`` / ``process_results``, a
-missing ``doc_to_text``, an output type not converted, a group file) starts with
-``cannot run:``: :func:`cannot_run` collects those and the command writes nothing.
+``doc_to_*`` and prompt construction as lm-eval does. What is mapped (read as lm-eval 0.4.13's
+``load_yaml`` reads it, ``include:`` chains and ``fewshot_config`` included), what is left out with a
+line each, and what is refused: docs/adding-a-task.md "From an lm-eval task YAML". A refusal starts
+with ``cannot run:``; :func:`cannot_run` collects those and the command writes nothing.
 """
 
 from __future__ import annotations

@@ -1,26 +1,8 @@
 """The ``options:`` block of a SimpleQA-style task YAML, validated (one-line errors naming the file).
 
-    options:
-      grader: chinese_simpleqa        # judge prompt: chinese_simpleqa | chinese_simpleqa_en | husimpleqa
-      confidence: false               # the prompt asks for {"answer", "confidence_score"}: report calibration
-      judge_sees: raw                 # what the judge grades: raw (the reply, minus any thinking trace) or
-                                      #   answer (the "answer" field of a JSON reply; raw when it has none)
-      judge_max_tokens: 512
-      judge_rule: reference           # headline grade: reference (the benchmark's own reply rule) | strict
-                                      #   (glotbench's parse, judge errors apart); the other is scored beside it
-      prompt_file:                    # the evaluated model's prompt, read from the benchmark's own file
-        path: openhueval/prompts/HuSimpleQA_infer_prompts.json   # a benchmark package's files/ first, else the data root
-        key: "INSTRUCTIONS.{lang}"    # dotted key; {lang} is --prompt-lang (or default_lang)
-        style: substitute             # substitute ({name} replaced once) | format (Python str.format)
-        default_lang: hu
-      calibration_bins: 10            # reliability-table bins (ECE)
-      retrieval:                      # retrieval-augmented mode (docs/factuality.md)
-        retriever: bm25               # built-in local BM25 (bm25s) | "module:factory"
-        docs: rag_docs/               # folder of .txt/.md documents (data root or absolute; $GLOTBENCH_RAG_DOCS wins)
-        k: 3
-      literal_fields: [metadata]      # CSV columns holding Python literals (simple-evals' metadata column)
-      fewshot_pool: chinese_simpleqa_fewshot.jsonl   # solved examples for base models (factuality/pools/ or a path)
-      data_hint: "..."                # added to the error when the data file is missing
+Every option (grader, confidence, judge_sees, judge_max_tokens, judge_rule, prompt_file,
+calibration_bins, retrieval, literal_fields, fewshot_pool, data_hint), its default and meaning:
+the options table in docs/factuality.md.
 """
 
 from __future__ import annotations

@@ -1,26 +1,10 @@
 """Cross-lingual performance gap between a native-language benchmark and its English twin.
 
-Czech-Bench (Jirkovský 2024, §6.4) compares each model on benchmark pairs (ANLI/ANLI EN,
-MMLU/MMLU EN, ...) and summarises them as "an average relative performance difference":
-
-    "It is apparent that Claude 3 Haiku achieves the lowest cross-lingual performance disparity,
-    with an average relative performance difference of 6.3%. GPT-3.5 Turbo comes second with an
-    average relative difference of 10%, and Llama 3 is not far behind with 10.9%. Unsurprisingly,
-    the models usually achieve higher performance in the English benchmark variants."
-
-The thesis prints no formula. The one that reproduces all three published averages from its
-Tables 6.1 and 6.2 (every Czech/English metric pair, accuracy and macro-F1 alike; a pair with a
-missing score skipped) is
-
-    relative difference = |s_en - s_native| / max(s_en, s_native)
-
-averaged over the pairs: 9.96% (GPT-3.5 Turbo), 6.27% (Claude 3 Haiku), 10.85% (Llama 3 8B).
-Other candidates ((en-cs)/en, (en-cs)/cs, /mean, signed, accuracy only) miss at least one of
-the three; ``tests/test_compare.py`` checks the reproduction.
-
-Sign convention here: :func:`relative_gap` keeps the sign, positive when English scores higher
-(the usual case the thesis describes), so a table can show which way each pair leans; the
-average gap is taken over absolute values, as the thesis' "disparity" is.
+Czech-Bench (Jirkovský 2024, §6.4) prints no formula for its "average relative performance
+difference"; the one that reproduces its three published averages is
+``|s_en - s_native| / max(s_en, s_native)``, averaged over the pairs (docs/comparisons.md;
+``tests/test_compare.py`` checks the reproduction). :func:`relative_gap` keeps the sign (positive
+when English scores higher); the average gap is taken over absolute values, as the thesis' is.
 """
 
 from __future__ import annotations

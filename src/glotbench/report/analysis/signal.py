@@ -1,25 +1,9 @@
 """How much signal a task carries across many runs (HF FineTasks' criteria): checkpoints of one
 model, several models, seeds.
 
-Each run is a :class:`RunPoint`: its model, checkpoint step (None: no step), seed, score (None: an
-invalid score, left out and counted) and its score on two halves of the items. Per task
-(:func:`task_signal`):
-
-* **monotonicity**: Spearman's rho of the score against the step (scipy), per model over its
-  steps (the mean over seeds at each step; at least 3 steps), averaged over the models. For a
-  metric where lower is better the sign is flipped, so a rising signal is always positive.
-* **noise**: the sample standard deviation (ddof 1) of the scores across seeds at the same model
-  and step, averaged over the (model, step) groups that have at least 2 seeds.
-* **distance from random**: (final score - chance) / noise, where the final score is each model's
-  mean over seeds at its highest step, the best of them; chance is the task's chance level
-  (see :mod:`glotbench.report.signal`). Lower-is-better metrics: (chance - final) / noise.
-* **rank consistency**: Kendall's tau (scipy, tau-b) between the ranks of the (model, step)
-  entries on the two halves of the items (each entry's half scores: the mean over its seeds);
-  at least 3 entries.
-
-The verdict (:data:`THRESHOLDS`): "good signal" when every criterion that could be computed
-passes (rho >= 0.5, distance > 3 noise, tau >= 0.5), else "weak signal" naming the failures; a
-criterion with too few runs is "unchecked" and named.
+Each run is a :class:`RunPoint` (model, step, seed, score, its score on two halves of the items);
+:func:`task_signal` computes monotonicity, noise, distance from random and rank consistency and the
+verdict (:data:`THRESHOLDS`), as the table in docs/trust-a-number.md defines them.
 """
 
 from __future__ import annotations
