@@ -1,18 +1,8 @@
 """The predictions file a user uploads to the leaderboard, and its validator.
 
-The format (documented in docs/leaderboard.md; the harness writes it)::
-
-    {"task": "my_suite.sst", "model": "my-model", "predictions": [{"id": "0", "label": "1"}, ...]}
-
-A bare JSON list ``[{"id": "0", "label": "1"}, ...]`` is accepted too (task and model then come
-from the upload form or API fields), and so is JSON Lines: one ``{"id": ..., "prediction": ...}``
-object per line, optionally after a first line without ``"id"`` that holds the task, model and
-metadata; problems in a JSON Lines file name the line. An entry's answer is ``"label"`` or
-``"prediction"`` (the same thing: a class label on a classification task, free text on a text task
-such as translation). ``id`` and the answer are strings; integers and finite numbers are accepted
-and turned into strings. The file is UTF-8 (a BOM is allowed).
-
-This module has no web dependencies so the harness can import it to write and pre-check files.
+The format (an object with ``task``, ``model`` and ``predictions``, a bare list, or JSON Lines; UTF-8,
+a BOM allowed) is in docs/leaderboard.md "The submission file"; the harness writes it. This module
+has no web dependencies so the harness can import it to write and pre-check files.
 :func:`validate_submission` reports *every* problem it finds, one line each, and never looks at
 gold labels or references: it knows only the task's item ids and its (public) label set, ``None``
 for a text task (any string is an answer).

@@ -1,20 +1,10 @@
 """What an OpenAI-compatible server says it serves: the identity the shared response cache keys on.
 
-llama.cpp's server, vLLM and Ollama answer under whatever name they are asked with, so a name and a
-URL do not say which model answered (issue 48: a cache filled by model A answered run B against
-model B under the same name and URL). Before a run the server is asked, with short GETs:
-
-* ``/v1/models``: the entry whose ``id`` is the requested name (else every entry, at most 20), with
-  its stable fields: ``id``, ``owned_by``, ``root`` and ``parent`` (vLLM: the checkpoint),
-  ``max_model_len``, and llama.cpp's ``meta`` (parameters, size, vocabulary, training context).
-  Timestamps (``created``) are left out: servers set them at start.
-* llama.cpp's ``/props``: ``model_path`` and a hash of the chat template; when the model file is on
-  this machine and readable, its size, mtime and the SHA-256 of its first and last MiB (a full hash
-  of a multi-GB file would cost a minute per run).
-* Ollama's ``/api/tags``: the digest of the model with the requested name.
-
-Nothing answering is None: the server cannot say (the cache then needs ``--cache-trust-name``).
-Each GET is bounded by :data:`TIMEOUT_S` and reads at most :data:`MAX_BYTES`.
+A name and a URL do not say which model answered (issue 48), so before a run the server is asked
+with short GETs (``/v1/models``, llama.cpp's ``/props``, Ollama's ``/api/tags``); what each gives is
+in docs/cache.md "Which model answered". Nothing answering is None: the server cannot say (the cache
+then needs ``--cache-trust-name``). Each GET is bounded by :data:`TIMEOUT_S` and reads at most
+:data:`MAX_BYTES`.
 """
 
 from __future__ import annotations

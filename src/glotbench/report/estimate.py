@@ -1,23 +1,9 @@
 """What a run will cost, before it is run: the requests a run would send, their tokens and price.
 
-The prompts are built exactly as ``glotbench run`` builds them (``Task.requests`` with the same
-run settings, so chat messages or plain prompts, few-shot examples and Best-of-N samples are
-all counted); no model is called. Counting and pricing are :mod:`glotbench.estimate`'s.
-
-Tokens: with ``embedded`` or ``llamacpp:FILE`` the model's own tokenizer counts them (the GGUF
-file is loaded, nothing is generated); with other models the price table's tokenizer when it
-is available offline (tiktoken, cached), else ``ceil(characters / 4)``, flagged approximate.
-Chat-template tokens (role markers) are not counted.
-
-Expected output tokens, one of (the result says which):
-
-* ``max``: every request generates its ``max_tokens`` (the task's ``generation.max_tokens`` or
-  ``--max-tokens``): an upper bound;
-* ``answer``: the gold answer as the task's few-shot template writes it (``fewshot.answer``,
-  e.g. just the letter): what a model that answers tersely would produce, a floor;
-* an integer: that many per request.
-
-Loglikelihood requests generate nothing (0 output tokens).
+The prompts are built exactly as ``glotbench run`` builds them (``Task.requests`` with the same run
+settings); no model is called. Counting and pricing are :mod:`glotbench.estimate`'s. How tokens are
+counted and the expected output tokens (``max``, ``answer``, an integer; loglikelihood requests 0):
+docs/reports.md "glotbench estimate".
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
-"""A task's headline metric(s), from the roles its metrics declare.
+"""A task's headline metric(s), from the roles its metrics declare (docs/scorers-and-metrics.md).
 
-Each :class:`~glotbench.scoring.metrics.Metric` declares a ``role`` (headline / secondary /
-diagnostic) and a ``measure`` (the statistic it estimates). A task lists its metrics in order;
-
-* its **headline metrics** are its ``headline``-role metrics, one per measure: the first listed
-  wins, so when a task lists the reference's ``cb_accuracy`` before glotbench's ``accuracy``
-  (both measure accuracy) the reference's is the headline and glotbench's is secondary;
-  diagnostics (parse rates such as ``cb_parsed``) and secondary numbers (error sizes, a
-  not-attempted rate) never are;
-* its **headline** is the first of them (the task's one number: rank tables, ability aggregates,
-  the HTML report); a task with no headline-role metric falls back to its first metric.
-
-Cross-lingual averages take every headline metric of a pair (the Czech-Bench thesis averages
-its accuracy *and* macro-F1 rows); ``--metric NAME`` takes that one metric instead.
-Generic: no benchmark is named here.
+Its **headline metrics** are its ``headline``-role metrics, one per measure, the first listed
+winning; its **headline** is the first of them, and a task with no headline-role metric falls back
+to its first metric. Generic: no benchmark is named here.
 """
 
 from __future__ import annotations

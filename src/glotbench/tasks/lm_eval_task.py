@@ -2,25 +2,8 @@
 
 ``options`` carries lm-eval's own prompt fields, applied as lm-eval 0.4.13 applies them
 (``ConfigurableTask.doc_to_text`` / ``doc_to_target`` / ``doc_to_choice``, ``fewshot_context``,
-``build_qa_turn``), restated here:
-
-* ``doc_to_text``, ``doc_to_target``, ``doc_to_choice``: a record field name (the field's value), a
-  Jinja template rendered over the record (lm-eval's environment: ``StrictUndefined``,
-  ``keep_trailing_newline``, the ``regex_replace`` filter), an int (a fixed target) or a list (fixed
-  choices). A target that renders as digits (with choices) or as a ``[...]`` literal is parsed, and
-  a choice template's output always is (``ast.literal_eval``).
-* the plain prompt: ``description`` + for each shot ``text + target_delimiter + answer +
-  fewshot_delimiter`` + the item's text (an answer is the choice at the target index for a
-  multiple-choice shot, the first of a list target); ``--mode loglikelihood`` scores
-  ``target_delimiter + choice`` after it, per choice, and normalises by the choice's length.
-* few-shot examples (``fewshot_sampler: first_n``: the pool's first ``n`` in order, records equal to
-  the item left out when ``fewshot_excludes_item``; ``fewshot_samples``: a fixed pool of records);
-  otherwise lm-eval's default sampler, one ``random.Random(seed)`` (1234) drawn from in
-  document order over the evaluation split (``n + 1`` and the item itself removed when the few-shot
-  split is the evaluation split), so each item gets the shots lm-eval gives it.
-
-Multiple-choice labels are the option indices ``"0"``, ``"1"``, ... (lm-eval's target); a
-generation target that is a list (TriviaQA's aliases) is the list of gold answers.
+``build_qa_turn``), restated here: the fields, the plain prompt, the few-shot samplers and the labels
+are described in docs/adding-a-task.md "From an lm-eval task YAML".
 """
 
 from __future__ import annotations

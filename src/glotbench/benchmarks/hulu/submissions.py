@@ -1,20 +1,10 @@
 """Leaderboard submission files from a finished (or interrupted) run.
 
 ``write_submissions(run_dir, out_dir)`` reads the run's sample records (``samples.jsonl``, or the
-journal when the export is missing) and writes one file per HuLU task that was run on its
-**test** split, named ``<task>.json``, in the leaderboard's format
-(:func:`glotbench.leaderboard.submission_format.make_submission`)::
-
-    {"task": "hulu.cola", "model": "...", "predictions": [{"id": "0", "label": "1"}, ...],
-     "glotbench": {"run_fingerprint": ..., "split": "test", "n_fallback": 3, ...}}
-
-Predictions are the dataset's own label strings (the HuLU tasks store those, see
-:mod:`glotbench.benchmarks.hulu.task`). **Fallback**: an item whose answer could not be parsed, or whose
-request failed after retries, gets the task's majority label in its train split, so the file
-still covers every item; how many did is counted per task (``n_fallback``) in the file's
-``glotbench`` block and in the returned summaries. Items the run never reached (``--limit``,
-an interrupted run) are *not* filled in unless ``fill_missing=True``: such a file lacks ids and
-the leaderboard rejects it, which is what you want for a partial run.
+journal when the export is missing) and writes ``<task>.json`` per HuLU task run on its **test**
+split, in the leaderboard's format (:func:`glotbench.leaderboard.submission_format.make_submission`).
+The fallback label for unreadable or failed items, the ``n_fallback`` count and partial runs
+(``fill_missing``): docs/leaderboard.md.
 """
 
 from __future__ import annotations

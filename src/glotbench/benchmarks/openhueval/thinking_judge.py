@@ -1,24 +1,11 @@
 """OpenHuEval §4 / App. F with a judge: the benchmark's own analysis prompts run over a run's traces.
 
-For every response with a trace (rows from ``glotbench analyze thinking``):
-
-1. **Thoughts** (App. F.1): HuSimpleQA traces are split where the judge finds and then confirms a
-   thought shift (``HuSimpleQA__shift_expression`` + ``__confirm_shift_postion``); other tasks are
-   split by the HuMatchingFIB segmentation prompt, whose segments carry a category.
-2. **Segment categories** (F.2.1): Introduction / Reasoning / Review / Summary (as the judge tags
-   them), counted per outcome.
-3. **Four-dimension tags** (F.2.2, fill-in-the-blank tasks): each Reasoning segment tagged on
-   correctness of the result, reasoning complexity, reasoning scope and language transfer
-   (``segments_classification`` prompt, with the item's options, gold and the model's answer).
-   The **translation share** is the share of tagged Reasoning segments with "Contains Language
-   Transfer".
-4. **Thought correctness** (Fig. 6): each thought (for FIB tasks, each Reasoning segment) is
-   assessed with ``HuSimpleQA__access_thought``; confidence 2 of 2 is a correct thought. The
-   Fig. 6 share is, among INCORRECT responses with an assessed thought, the share holding at least
-   one correct thought.
-
-Every judge call goes through the caller the command passes (the run's journal), so repeating the
-analysis costs nothing. A judge reply that cannot be read is counted (``unreadable``), never guessed.
+For every response with a trace (rows from ``glotbench analyze thinking``): thoughts (App. F.1),
+segment categories (F.2.1), four-dimension tags and the translation share (F.2.2) and thought
+correctness (Fig. 6: among INCORRECT responses with an assessed thought, the share holding at least
+one correct thought), as docs/openhueval.md describes them. Every judge call goes through the
+caller the command passes (the run's journal); a reply that cannot be read is counted
+(``unreadable``), never guessed.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """Reading a judge's reply into a grade; an unreadable reply becomes JUDGE_ERROR, raw text kept.
 
-``abc`` (Chinese SimpleQA). The reference (its evaluation script) takes the first match of
-``(A|B|C)`` anywhere in the reply and falls back to "C" (NOT_ATTEMPTED). We differ on purpose
-in two places: a letter counts only when it stands alone (not inside a Latin word, so the "C" of
-"CORRECT" is not read as C), and no match gives JUDGE_ERROR, never NOT_ATTEMPTED. When no
-lone letter is present, an unambiguous label word (正确/错误/未尝试, CORRECT/INCORRECT/
-NOT_ATTEMPTED) is accepted. ``Verdict.reference_letter`` keeps what the reference would read.
-A reply that names more than one label (two different lone letters, e.g. a small judge echoing
-the prompt's ``A:【正确】 B:【错误】 C:【未尝试】`` list) chose nothing: JUDGE_ERROR, where the
-reference would read its first letter, "A", as CORRECT.
-
-``evaluation_json`` (HuSimpleQA). The reference (OpenCompass ``HuSimpleQAEvaluator``) strips a
-```json fence, ``json.loads`` the reply and lower-cases its ``"evaluation"``; anything but
-correct / incorrect / not_attempted is a parse failure. We read the first JSON object anywhere
-in the reply (text around it allowed), accept a one-element list (the prompt's own
-``["CORRECT"/...]`` scaffold) and "NOT ATTEMPTED" with a space. A reply whose ``"evaluation"``
-fields disagree (an echo of the prompt's worked examples) is JUDGE_ERROR.
+glotbench's strict parse for ``abc`` (Chinese SimpleQA: a letter only when it stands alone, label
+words accepted, no match or several labels JUDGE_ERROR; ``Verdict.reference_letter`` keeps what the
+reference would read) and ``evaluation_json`` (HuSimpleQA: the first JSON object anywhere, a
+one-element list, "NOT ATTEMPTED" with a space). How it differs from each reference, and why:
+docs/factuality.md "Reading the judge's reply".
 """
 
 from __future__ import annotations

@@ -1,26 +1,12 @@
 """The benchmarks' own judge-reply rules, which give the published numbers (docs/factuality.md).
 
-``abc`` (Chinese SimpleQA: its evaluation script and its easy judge module):
-the first match of ``(A|B|C)`` anywhere in the raw reply, "C" (NOT_ATTEMPTED) when there is none.
-Every item stays in the denominator: this rule never gives a judge error. (It reads the "C" of
-"CORRECT" as NOT_ATTEMPTED; that is the published rule.)
-
-``evaluation_json`` (HuSimpleQA, OpenCompass's post-processor for it): the first capture of
-``"evaluation": "(.*?)"``, lower-cased. A reply without the pattern returns None there and the
-summarizer drops the item (``get_judgeanswer_and_reference`` keeps only parsed judgements), so it
-is a JUDGE_ERROR here too (out of the denominator). A captured label other than correct /
-incorrect / not_attempted stays in the reference's denominator in no class; here it is counted
-as INCORRECT, so CO (the paper's "Acc"), NA and CGA's numerator are exact and IN can differ by
-such replies (reason ``reference: unknown label``).
-
+``abc`` (Chinese SimpleQA): the first ``(A|B|C)`` anywhere in the raw reply, "C" (NOT_ATTEMPTED)
+when there is none; every item stays in the denominator. ``evaluation_json`` (HuSimpleQA,
+OpenCompass): the first capture of ``"evaluation": "(.*?)"``, lower-cased; no match is a
+JUDGE_ERROR, an unknown label is counted as INCORRECT (reason ``reference: unknown label``).
 glotbench's stricter reading (:mod:`glotbench.tasks.judging.parse`) is reported beside these, named
-``*_strict``.
-
-One deliberate exception to both rules: a reply that *echoes the label list* of the grading
-prompt (several different lone labels, e.g. ``A:\nB:\nC:``, or several different "evaluation"
-values) chose nothing, and is a JUDGE_ERROR in the headline too. The reference would read its
-first label (CORRECT) and a small judge that echoes would then report CO 100%: a fake number.
-A real grader never answers that way, so the published numbers are unchanged (tests pin both).
+``*_strict``. One deliberate exception to both: a reply that echoes the grading prompt's label list
+chose nothing and is a JUDGE_ERROR in the headline too (the doc says why).
 """
 
 from __future__ import annotations
