@@ -1,29 +1,16 @@
 """Find out before a run whether this llama-cpp-python build can decode on this CPU.
 
-pip compiles llama-cpp-python with ``-march=native``. On a CPU that advertises AMX (Intel Xeon
-Sapphire Rapids and later) llama.cpp then moves the weights of common quantisations into AMX
-buffers and runs prompts of a couple of hundred tokens through ``tileloadd``; a VM or container
-that advertises AMX without enabling it kills the process with SIGILL ("Illegal instruction",
-exit 132, no message). A wheel built on another machine (a shared pip cache on a cluster) can do
-the same with any instruction the CPU lacks. A one-token prompt works, so a quick check passes.
-
-So before the first in-process load of a GGUF, a child process loads it and decodes a prompt of
-:data:`PROBE_TOKENS` tokens in one batch, the path that uses those kernels:
-
-* the child finishes: the model loads as usual;
-* the child dies by a signal: a second child tries without llama.cpp's extra buffer types
-  (``use_extra_bufts = false``: no AMX, no repacked weights). If that one finishes, the model
-  loads that way and the run says so once; if not, :class:`~glotbench.errors.ModelError` names
-  the cause and the rebuild command, and the run stops before it sends anything (exit 2).
-
-The verdict is cached per build (the shared libraries' names, sizes and times), CPU (the flags line
-of ``/proc/cpuinfo``) and model file, in ``$GLOTBENCH_PROBE_CACHE`` or
-``~/.cache/glotbench/llamacpp-probe``. A child that fails for another reason (a Python error, a time-out) decides nothing and is not cached: the real
-load reports its own error.
-
-``-M extra_bufts=false`` forces the safe setting and ``-M extra_bufts=true`` the default one, and
-skips the probe. ``GLOTBENCH_LLAMA_PROBE_FAULT`` is a test hook: ``sigill`` makes the default-setting
-child kill itself with SIGILL after loading, ``sigill-all`` every child (tests/test_llamacpp_probe.py).
+A ``-march=native`` build on a CPU (or VM) that advertises AMX, or a wheel built on another CPU,
+can die with SIGILL on a prompt of a few hundred tokens while a one-token prompt works
+(docs/footguns.md "Illegal instruction from the embedded model"). So before the first in-process
+load of a GGUF, a child process loads it and decodes :data:`PROBE_TOKENS` tokens in one batch; if it
+dies by a signal, a second child tries with ``use_extra_bufts = false`` and the model loads that
+way (said once), else :class:`~glotbench.errors.ModelError` names the cause and the rebuild command
+before anything is sent. The verdict is cached per build, CPU flags and model file
+(``$GLOTBENCH_PROBE_CACHE`` or ``~/.cache/glotbench/llamacpp-probe``); a child that fails for
+another reason decides nothing and is not cached. ``-M extra_bufts=false|true`` skips the probe.
+``GLOTBENCH_LLAMA_PROBE_FAULT`` is a test hook: ``sigill`` makes the default-setting child kill
+itself with SIGILL after loading, ``sigill-all`` every child (tests/test_llamacpp_probe.py).
 
 This file runs as the child script too (``python llamacpp_probe.py GGUF MODE N_GPU_LAYERS``), so its
 top level imports nothing of glotbench.
