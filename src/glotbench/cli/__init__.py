@@ -108,8 +108,8 @@ def _suggest_option(err) -> None:
     :func:`glotbench.closest.closest` over the command's shown options."""
     from glotbench.closest import closest
 
-    params = getattr(getattr(err, "ctx", None), "command", None)
-    known = [o for p in getattr(params, "params", []) if not getattr(p, "hidden", False)
+    command = getattr(getattr(err, "ctx", None), "command", None)
+    known = [o for p in getattr(command, "params", []) if not getattr(p, "hidden", False)
              for o in [*p.opts, *p.secondary_opts] if o.startswith("--")]
     near = closest(err.option_name, known)
     err.possibilities = None

@@ -17,7 +17,7 @@ def import_lm_eval(
     out: Path = typer.Option(None, "--output", "-o", help="Write the glotbench task here (default: print it); with --all "
                              "the benchmark package's folder (required)."),
     out_old: Path = typer.Option(None, "--out", hidden=True, help="The old spelling of --output."),
-    language: str = typer.Option("en", "--language", help="The task's language (lm-eval's YAML does not say)."),
+    language: str = typer.Option("en", "--language", "-l", help="The task's language (lm-eval's YAML does not say)."),
     name: str = typer.Option(None, "--name", help="The glotbench task name (default: lm_eval.<task>); with --all the "
                              "package name (default: lm_eval_tasks)."),
     data_dir: str = typer.Option(None, "--data-dir", help="Read the splits from DATA_DIR/<task>_<split>.jsonl (the "
