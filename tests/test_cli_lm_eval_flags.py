@@ -44,12 +44,13 @@ def _run_facts(out: Path) -> tuple[dict, dict, list]:
 
 def test_translated_lm_eval_flags_give_the_glotbench_spelling_s_run(stub_server, tmp_path):
     """--model_args (comma form), --output_path=, --num_fewshot, --gen_kwargs, --apply_chat_template and
-    --log_samples against -M, --output, --num-fewshot, --gen-kwargs, -M chat=true: same settings, prompts and metrics."""
+    --log_samples against -M, --output, --num-fewshot, --gen-kwargs, -M chat=true: same settings, prompts and metrics
+    (lm-eval's max_gen_toks is glotbench's max_tokens)."""
     base = stub_server("--echo-gold")
     task = _qa_task(tmp_path / "user")
     common = ["-m", "openai:stub", "--base-url", base, "-t", task, "--no-progress"]
     lm = _glotbench("run", *common, "--model_args", "max_parallel=3,logprobs_trusted=false",
-                    f"--output_path={tmp_path / 'lm'}", "--num_fewshot", "0", "--gen_kwargs", "max_tokens=16,top_k=5",
+                    f"--output_path={tmp_path / 'lm'}", "--num_fewshot", "0", "--gen_kwargs", "max_gen_toks=16,top_k=5",
                     "--apply_chat_template", "--log_samples")
     assert lm.returncode == 0, lm.stderr
     gb = _glotbench("run", *common, "-M", "max_parallel=3", "-M", "logprobs_trusted=false", "--output", tmp_path / "gb",

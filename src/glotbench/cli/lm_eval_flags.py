@@ -8,6 +8,8 @@ Both ``--flag VALUE`` and ``--flag=VALUE`` are read. Only ``run``'s arguments ar
 
 from __future__ import annotations
 
+import re
+
 from glotbench.errors import GlotbenchError
 
 VALUE = object()  # the flag's own value goes here
@@ -18,7 +20,7 @@ LM_EVAL_FLAGS: dict[str, tuple | str] = {
     "--model_args": ("--model-args", VALUE),  # KEY=VALUE,KEY=VALUE, read the same way
     "--output_path": ("--output", VALUE),
     "--num_fewshot": ("--num-fewshot", VALUE),
-    "--gen_kwargs": ("--gen-kwargs", VALUE),  # KEY=VALUE,KEY=VALUE (glotbench's names: max_tokens, stop)
+    "--gen_kwargs": ("--gen-kwargs", VALUE),  # KEY=VALUE,KEY=VALUE, GEN_KEYS renamed
     "--apply_chat_template": ("--model-args", "chat=true"),  # chat is glotbench's default where the model has a template
     "--log_samples": (),  # glotbench always writes every sample (RUN_DIR/samples.jsonl)
     "--batch_size": "--batch_size: glotbench batches by itself; use --concurrency N (requests in flight) or, "
@@ -27,6 +29,7 @@ LM_EVAL_FLAGS: dict[str, tuple | str] = {
                       "FILE_OR_DIR --output DIR), then run by file (--tasks DIR/TASK.yaml) or found by setting "
                       "GLOTBENCH_TASKS_PATH=DIR",
 }
+GEN_KEYS = {"max_gen_toks": "max_tokens", "until": "stop"}  # --gen_kwargs keys lm-eval names otherwise
 TAKES_VALUE = {"--model_args", "--output_path", "--num_fewshot", "--gen_kwargs", "--batch_size", "--include_path"}
 
 
@@ -58,10 +61,12 @@ def translate(args: list[str]) -> list[str]:
             raise GlotbenchError(f"{flag} NAME: glotbench takes a Jinja template file instead: --chat-template FILE")
         else:
             value = None
-        if flag == "--model_args" and any(p.strip().startswith("pretrained=") for p in value.split(",")):
-            name = next(p.split("=", 1)[1] for p in value.split(",") if p.strip().startswith("pretrained="))
-            raise GlotbenchError(f"--model_args pretrained={name}: glotbench names the model in --model "
-                                 f"(--model hf:{name}); pass the other keys as --model-args KEY=VALUE")
+        pretrained = [p.split("=", 1)[1] for p in (value or "").split(",") if p.strip().startswith("pretrained=")]
+        if flag == "--model_args" and pretrained:
+            raise GlotbenchError(f"--model_args pretrained={pretrained[0]}: glotbench names the model in --model "
+                                 f"(--model hf:{pretrained[0]}); pass the other keys as --model-args KEY=VALUE")
+        if flag == "--gen_kwargs":
+            value = re.sub(r"(^|,)\s*(max_gen_toks|until)=", lambda m: f"{m.group(1)}{GEN_KEYS[m.group(2)]}=", value)
         out.extend(value if part is VALUE else part for part in rule)
         i += 1
     return out
