@@ -63,7 +63,7 @@ def test_criteria_verdicts_recorded_and_failures_dropped(stub_server, tmp_path):
     assert "kept 2 · dropped 1" in out.stdout and "calls sent 0 · from the journal 14" in out.stdout
     assert lines(tmp_path / "crit2.jsonl")[0]["criteria"]["grounded"]["verdict"] == "unparsed"
     out = cli("criteria", "-i", str(src), "--judge", "openai:stub", "--judge-base-url", base, "-o", "c3.jsonl",
-              "-c", "grounded", "--dry-run", cwd=tmp_path)
+              "--criterion", "grounded", "--dry-run", cwd=tmp_path)
     assert "items 3 · criteria 1 · calls 3" in out.stdout and "already in the journal 3" in out.stdout
 
 

@@ -41,7 +41,7 @@ def test_qa_pipeline_with_the_embedded_model(smollm2_path, tmp_path):
         (tmp_path / "qa.jsonl").write_text(json.dumps(item, ensure_ascii=False) + "\n", encoding="utf-8")
         kept = 1
 
-    out = cli("criteria", "-i", "qa.jsonl", "--judge", "embedded", "-o", "crit.jsonl", "-c", "grounded", "-c", "time_stable",
+    out = cli("criteria", "-i", "qa.jsonl", "--judge", "embedded", "-o", "crit.jsonl", "--criterion", "grounded", "--criterion", "time_stable",
               "--unparsed", "keep", "--max-tokens", "48", cwd=tmp_path)
     assert counts(out.stdout)[0] == kept
     for it in lines(tmp_path / "crit.jsonl") + lines(tmp_path / "crit.dropped.jsonl"):

@@ -50,7 +50,7 @@ def test_build_qa_takes_M_base_url(stub_server, tmp_path):
 
 def test_translate_takes_M_base_url(stub_server, tmp_path, data_root):
     base = stub_server("--answer", "Ahoj.")
-    done = _glotbench("translate", "-t", "hulu.cola", "--to", "cs", "-n", "1", "-f", "Sent", "-o", str(tmp_path / "tr"),
+    done = _glotbench("translate", "--task", "hulu.cola", "--to", "cs", "-n", "1", "--field", "Sent", "-o", str(tmp_path / "tr"),
                       "-m", "openai:stub", "-M", f"base_url={base}", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert _sent(base) >= 1
@@ -67,7 +67,7 @@ def _qa_items(tmp_path: Path, n: int = 2) -> Path:
 def test_build_criteria_takes_judge_args_base_url(stub_server, tmp_path):
     base = stub_server("--answer", "YES")
     done = _glotbench("build", "criteria", "-i", str(_qa_items(tmp_path)), "-o", "crit.jsonl", "--judge", "openai:stub",
-                      "-c", "unambiguous", "--judge-args", f"base_url={base}", cwd=tmp_path)
+                      "--criterion", "unambiguous", "--judge-args", f"base_url={base}", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert _sent(base) == 2
 

@@ -1,6 +1,7 @@
 """One kind of name registry for extractors, scorers, metrics, task classes and model backends.
 
-* This module imports nothing of glotbench. The catalog (:mod:`glotbench.catalog`), built once by
+* This module imports nothing of glotbench but :mod:`glotbench.closest` (the "did you mean"
+  helper). The catalog (:mod:`glotbench.catalog`), built once by
   the composition roots (the CLI, ``glotbench.evaluate``, a shard worker), fills the registries and
   then hands them its module loader (:func:`catalog_built`); a lookup before that raises
   :class:`CatalogNotBuilt`, so no lookup depends on which module a caller happened to import first.
@@ -138,9 +139,6 @@ class Registry(Generic[T]):
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
-    def _known(self) -> str:
-        return ", ".join(self.names())
-
     def get(self, name: str, *, where: str = "") -> T:
         """The object registered as ``name``; TaskSpecError (one line, naming ``where``) otherwise."""
         require_catalog()
@@ -156,7 +154,10 @@ class Registry(Generic[T]):
         if name in self._items:  # resolved by another thread between the two looks above
             return self._items[name]
         prefix = f"{where}: " if where else ""
-        raise self.error(f"{prefix}unknown {self.kind} {name!r} (known: {self._known()}; or 'module:attr' for your own)")
+        from glotbench.closest import known_hint
+
+        raise self.error(f"{prefix}unknown {self.kind} {name!r} ({known_hint(name, self.names())}; "
+                         "or 'module:attr' for your own)")
 
     def resolve(self, ref: str, *, where: str = "") -> T:
         """A registered name, or a ``"module:attr"`` reference to user code."""

@@ -48,11 +48,11 @@ def build_items(kind: str, source: Path, output: Path, *, lang: str, seed: int, 
         else:
             from glotbench.errors import GlotbenchError
 
-            raise GlotbenchError("build cloze: pass --vocab FILE (word<TAB>pos), or --lang cs for MorphoDiTa")
+            raise GlotbenchError("build cloze: pass --vocab FILE (word<TAB>pos), or --language cs for MorphoDiTa")
         if agree and not hasattr(pos, "agrees"):
             from glotbench.errors import GlotbenchError
 
-            raise GlotbenchError("build cloze: --agree needs morphology (--lang cs without --vocab)")
+            raise GlotbenchError("build cloze: --agree needs morphology (--language cs without --vocab)")
         pool = pos.pool([s.text for s in kept])
         make = lambda s: make_cloze(s, pos, pool, seed, agree=agree)  # noqa: E731
     else:

@@ -94,7 +94,7 @@ class CzechPos:
 
         self.morpho = get_morpho()
         if not self.morpho.available:
-            raise DataError("--lang cs needs the ufal.morphodita package and the MorfFlex dictionary "
+            raise DataError("--language cs needs the ufal.morphodita package and the MorfFlex dictionary "
                             "(czech_bench/morphology/czech-morfflex/*.dict under the data root, or "
                             "$GLOTBENCH_MORPHODITA_DICT)")
         self._cache: dict[str, tuple[str | None, frozenset, frozenset]] = {}

@@ -78,10 +78,22 @@ class LazyGroup(TyperGroup):
         return cmd
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and args[0] == "run":  # lm-eval's flags (--model_args, --output_path ...) in glotbench's spelling
+            from glotbench.cli.lm_eval_flags import translate
+
+            args = [args[0], *translate(args[1:])]
         if len(args) >= 2 and (args[0], args[1]) in NESTED:
             cmd = self.get_command(ctx, NESTED[args[0], args[1]])
             return f"{args[0]} {args[1]}", cmd, args[2:]
         return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except Exception as err:
+            if type(err).__name__ == "NoSuchOption":  # click's, or the copy recent typer ships
+                _suggest_option(err)  # a sub-command's unknown option: the nearest of its own, closest first
+            raise
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self.listing = True
@@ -89,6 +101,19 @@ class LazyGroup(TyperGroup):
             return super().format_help(ctx, formatter)
         finally:
             self.listing = False
+
+
+def _suggest_option(err) -> None:
+    """Replace click's own hint (difflib over every spelling, hidden ones too, sorted by name) with
+    :func:`glotbench.closest.closest` over the command's shown options."""
+    from glotbench.closest import closest
+
+    command = getattr(getattr(err, "ctx", None), "command", None)
+    known = [o for p in getattr(command, "params", []) if not getattr(p, "hidden", False)
+             for o in [*p.opts, *p.secondary_opts] if o.startswith("--")]
+    near = closest(err.option_name, known)
+    err.possibilities = None
+    err.message = f"No such option: {err.option_name}" + (f"; did you mean {', '.join(near)}?" if near else "")
 
 
 app = typer.Typer(

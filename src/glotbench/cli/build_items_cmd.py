@@ -15,8 +15,9 @@ def _sentences_options(kind: str):
     def command(
         source: Path = typer.Argument(..., help="Sentences: a text file (one per line) or JSONL with --field."),
         output: Path = typer.Option(..., "--output", "-o", help="Dataset JSONL; the task YAML and .dropped.jsonl go beside it."),
-        lang: str = typer.Option(..., "--lang", help="Language code of the sentences (cs: POS from MorphoDiTa)."),
-        vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary TSV word<TAB>pos (cloze; not needed with --lang cs)."),
+        lang: Optional[str] = typer.Option(None, "--language", "-l", help="Language code of the sentences (cs: POS from MorphoDiTa); required."),
+        lang_old: Optional[str] = typer.Option(None, "--lang", hidden=True, help="The old spelling of --language."),
+        vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary TSV word<TAB>pos (cloze; not needed with --language cs)."),
         field: Optional[str] = typer.Option(None, "--field", help="JSONL input: field path of the text, e.g. text or 'evidence[*][0]'."),
         split: bool = typer.Option(False, "--split-sentences", help="Cut each text into sentences (at . ! ? before a capital)."),
         min_words: int = typer.Option(3, "--min-words", help="Keep sentences of at least this many words (MM-Eval: 3)."),
@@ -26,11 +27,14 @@ def _sentences_options(kind: str):
         name: Optional[str] = typer.Option(None, "--name", help="Task name in the YAML (default build.<output stem>)."),
         instruction: Optional[str] = typer.Option(None, "--instruction", help="Prompt instruction (default: MM-Eval's, with the language's name)."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Print counts; write nothing."),
-        agree: bool = typer.Option(False, "--agree", help="cloze, --lang cs: distractors also share the answer's "
+        agree: bool = typer.Option(False, "--agree", help="cloze, --language cs: distractors also share the answer's "
                                    "number and case (adjectives: and gender); glotbench's variant, not the paper's."),
     ) -> None:
         from glotbench.build.items import build_items
 
+        lang = lang or lang_old
+        if not lang:
+            raise typer.BadParameter("the sentences' language code is required (e.g. --language cs)", param_hint="--language")
         if kind == "word-order" and (vocab is not None or agree):
             from glotbench.errors import GlotbenchError
 
@@ -180,7 +184,7 @@ def build_filter(
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="--sequential: output token limit for every model."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
     correct_key: str = typer.Option("correct", "--correct-key", help="--sequential: per-item value that marks a right answer."),
-    max_correct: int = typer.Option(0, "--max-correct", "-k", help="--difficulty: keep items answered correctly by at most this many settings."),
+    max_correct: int = typer.Option(0, "--max-correct", help="--difficulty: keep items answered correctly by at most this many settings."),
     judge: Optional[str] = typer.Option(None, "--judge", help="--difficulty: grade with this judge (SimpleQA grader)."),
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
     language: Optional[str] = typer.Option(None, "--language", "-l", help="--difficulty: default the items' language field."),

@@ -171,7 +171,7 @@ def criteria_cmd(
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
     judge_args: Optional[list[str]] = typer.Option(None, "--judge-args", help="The judge's backend KEY=VALUE (as -M "
                                                    "for glotbench run's model; as --judge-args of glotbench run)."),
-    criterion: Optional[list[str]] = typer.Option(None, "--criterion", "-c", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
+    criterion: Optional[list[str]] = typer.Option(None, "--criterion", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
     on_unparsed: str = typer.Option("drop", "--unparsed", help="A judge reply without a verdict: drop the item, or keep it (recorded as unparsed)."),
     max_tokens: int = typer.Option(160, "--max-tokens"),
     concurrency: int = typer.Option(4, "--concurrency", "-j"),

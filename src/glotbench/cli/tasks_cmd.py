@@ -27,7 +27,9 @@ def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
     names = sorted(specs)
     if suite:
         if suite not in suites():
-            raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(sorted(suites()))}", param_hint="--suite")
+            from glotbench.closest import known_hint
+
+            raise typer.BadParameter(f"unknown suite {suite!r}; {known_hint(suite, suites())}", param_hint="--suite")
         names = suites()[suite]
     rows = []
     counts = ItemCounts()  # remembered per task and data file identity (tasks/item_counts.py)
@@ -114,8 +116,9 @@ def list_tasks(
 
 @app.command("export")
 def export(run_dir: Path = typer.Argument(..., help="A run directory."),
-           out: Path = typer.Option(None, "--out", "-o", help="Default: RUN_DIR/samples.jsonl, RUN_DIR/lm-eval/, "
+           out: Path = typer.Option(None, "--output", "-o", help="Default: RUN_DIR/samples.jsonl, RUN_DIR/lm-eval/, "
                                     "RUN_DIR/samples.csv, RUN_DIR/inspect/"),
+           out_old: Path = typer.Option(None, "--out", hidden=True, help="The old spelling of --output."),
            fmt: str = typer.Option("samples", "--format", "-f", help="samples (glotbench JSONL), lm-eval "
                                    "(lm-evaluation-harness results + per-sample JSONL), csv (one row per sample) or "
                                    "inspect (Inspect AI eval logs, one per task).")) -> None:
@@ -125,6 +128,7 @@ def export(run_dir: Path = typer.Argument(..., help="A run directory."),
     from glotbench.errors import GlotbenchError
     from glotbench.output.results import export_samples
 
+    out = out or out_old
     if fmt not in ("samples", "lm-eval", "csv", "inspect"):
         raise typer.BadParameter(f"unknown format {fmt!r}; choose samples, lm-eval, csv or inspect", param_hint="--format")
     if fmt in ("lm-eval", "csv", "inspect"):

@@ -14,9 +14,10 @@ from glotbench.cli import app
 def import_lm_eval(
     task_yaml: Path = typer.Argument(..., help="An lm-eval task YAML (lm_eval/tasks/.../NAME.yaml); with --all a "
                                      "folder of them (lm_eval/tasks, or one family's folder)."),
-    out: Path = typer.Option(None, "-o", "--out", help="Write the glotbench task here (default: print it); with --all "
+    out: Path = typer.Option(None, "--output", "-o", help="Write the glotbench task here (default: print it); with --all "
                              "the benchmark package's folder (required)."),
-    language: str = typer.Option("en", "--language", help="The task's language (lm-eval's YAML does not say)."),
+    out_old: Path = typer.Option(None, "--out", hidden=True, help="The old spelling of --output."),
+    language: str = typer.Option("en", "--language", "-l", help="The task's language (lm-eval's YAML does not say)."),
     name: str = typer.Option(None, "--name", help="The glotbench task name (default: lm_eval.<task>); with --all the "
                              "package name (default: lm_eval_tasks)."),
     data_dir: str = typer.Option(None, "--data-dir", help="Read the splits from DATA_DIR/<task>_<split>.jsonl (the "
@@ -25,11 +26,12 @@ def import_lm_eval(
                                "lm-eval's own Python (the lm_eval package must be importable here and where the task "
                                "runs; its version is recorded in the task). Without it such tasks are refused."),
     all_: bool = typer.Option(False, "--all", help="Convert every task file below the folder TASK_YAML into one "
-                              "benchmark package at --out; groups and tags become suites; print converted / refused (why)."),
+                              "benchmark package at --output; groups and tags become suites; print converted / refused (why)."),
 ) -> None:
     """Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted.
 
     A task that could not run as lm-eval runs it is not written: one line names what is missing, exit 2."""
+    out = out or out_old
     if all_:
         _import_tree(task_yaml, out, language, name or "lm_eval_tasks", data_dir, hooks)
         return
@@ -63,7 +65,7 @@ def _import_tree(root: Path, out: Path | None, language: str, package: str, data
     if not root.is_dir():
         raise GlotbenchError(f"{root}: --all takes a folder of lm-eval task YAMLs")
     if out is None:
-        raise GlotbenchError("--all needs --out PKG_DIR: the benchmark package's folder")
+        raise GlotbenchError("--all needs --output PKG_DIR: the benchmark package's folder")
     if not package.isidentifier():
         raise GlotbenchError(f"--name {package}: a package name is a Python identifier")
     tasks, rows = convert_tree(root, language=language, data_dir=data_dir, hooks=hooks)

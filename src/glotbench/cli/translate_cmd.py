@@ -14,10 +14,10 @@ from glotbench.cli.model_options import MODEL_ARGS_HELP
 
 @app.command("translate")
 def translate(
-    task: str = typer.Option(..., "--task", "-t", help="The task whose dataset is translated."),
+    task: str = typer.Option(..., "--task", help="The task whose dataset is translated."),
     to: str = typer.Option(..., "--to", help="Target language code (cs, en, ...)."),
     model: str = typer.Option("embedded", "--model", "-m", help="Any model spec glotbench runs (embedded, llamacpp:..., openai:NAME...)."),
-    fields: Optional[list[str]] = typer.Option(None, "--field", "-f", help="Record field to translate (dotted path, [*] for lists); repeat. Default: the task's options.translate_fields."),
+    fields: Optional[list[str]] = typer.Option(None, "--field", help="Record field to translate (dotted path, [*] for lists); repeat. Default: the task's options.translate_fields."),
     output: Path = typer.Option(..., "--output", "-o", help="Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N records of the scored split."),
     name: Optional[str] = typer.Option(None, "--name", help="Name of the new task (default <task>.mt_<to>)."),

@@ -82,7 +82,7 @@ class Morpho:
 
     def analyses(self, word: str) -> list[tuple[str, str]]:
         """Every dictionary analysis of ``word`` as (raw lemma, PDT positional tag), guesser off
-        (``glotbench build cloze --lang cs`` reads parts of speech from the tags)."""
+        (``glotbench build cloze --language cs`` reads parts of speech from the tags)."""
         from ufal.morphodita import TaggedLemmas
 
         out = TaggedLemmas()

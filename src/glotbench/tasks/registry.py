@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
 from functools import lru_cache
 from pathlib import Path
 
+from glotbench.closest import closest
 from glotbench.errors import TaskSpecError, UnknownTaskError, set_aside
 from glotbench.tasks.judging.declaration import JUDGE_SUFFIX
 from glotbench.tasks.spec import TaskSpec, load_spec
@@ -127,7 +127,7 @@ def resolve(names: list[str], extra: list[Path] | None = None) -> list[Task]:
                 for t in matches:
                     add(*specs[t])
             else:
-                close = [n for n in list(specs) + list(suite_map) if name.split(".")[0] in n][:5]
+                close = closest(name, [*specs, *suite_map])
                 hint = f"; did you mean {', '.join(close)}?" if close else "; `glotbench tasks` lists them"
                 if SET_ASIDE:
                     hint += f" ({len(SET_ASIDE)} task file(s) set aside: {next(iter(SET_ASIDE.values()))})"
@@ -144,7 +144,7 @@ def _check_counterparts(tasks: list[Task], known: set[str]) -> None:
         cp = t.spec.counterpart
         if cp is None or cp in known:
             continue
-        close = difflib.get_close_matches(cp, sorted(known), n=3, cutoff=0.6)
+        close = closest(cp, known, limit=3)
         hint = f"; did you mean {', '.join(close)}?" if close else "; `glotbench tasks` lists the task names"
         where = t.spec_path or t.spec.name
         raise TaskSpecError(f"{where}: field 'counterpart': no task is named {cp!r}{hint}")

@@ -133,7 +133,7 @@ def _cell(right_of: tuple[int, int] | None) -> str:
 @analyze_app.command("items")
 def items(
     run_dirs: list[Path] = typer.Argument(..., help="Finished runs of the same task(s), one per model."),
-    task: str | None = typer.Option(None, "--task", "-t", help="The task (default: every task all runs share)."),
+    task: str | None = typer.Option(None, "--task", help="The task (default: every task all runs share)."),
     top: int = typer.Option(15, "--top", help="How many of the hardest items to list."),
 ) -> None:
     """Accuracy per answer type per run (App. D) and per-item difficulty across runs (App. I)."""

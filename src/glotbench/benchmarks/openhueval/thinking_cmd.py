@@ -193,10 +193,12 @@ def report_table(task: str, report: dict, no_outcome: int, lang: str, exact_toke
 @analyze_app.command("thinking")
 def thinking(
     run_dir: Path = typer.Argument(..., help="A run directory (holds journal.sqlite / samples.jsonl)."),
-    task: list[str] | None = typer.Option(None, "--task", "-t", help="Only these tasks (repeatable)."),
+    task: list[str] | None = typer.Option(None, "--tasks", "-t", help="Only these tasks (repeatable)."),
+    task_old: list[str] | None = typer.Option(None, "--task", hidden=True, help="The old spelling of --tasks."),
     judge: str | None = typer.Option(None, "--judge", help="Split traces into thoughts with this judge model and the benchmark's prompts."),
     judge_base_url: str | None = typer.Option(None, "--judge-base-url", help="Server URL for an OpenAI-compatible judge."),
-    lang: str | None = typer.Option(None, "--lang", help="Language of the prompt material for translation detection (default: the task's)."),
+    lang: str | None = typer.Option(None, "--language", "-l", help="Language of the prompt material for translation detection (default: the task's)."),
+    lang_old: str | None = typer.Option(None, "--lang", hidden=True, help="The old spelling of --language."),
     pivot: str = typer.Option("en", "--pivot", help="The language a model may translate into while thinking."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the report here (default RUN_DIR/thinking.json)."),
     wait: bool = typer.Option(False, "--wait", help="If another glotbench process holds the folder's run lock, wait for it instead of refusing."),
@@ -204,6 +206,7 @@ def thinking(
     """Trace length, thoughts and translation insertion per outcome (CORRECT / INCORRECT / NOT_ATTEMPTED)."""
     from glotbench.benchmarks.openhueval.thinking import analyze
 
+    task, lang = [*(task or []), *(task_old or [])] or None, lang or lang_old
     if not run_dir.is_dir():
         raise DataError(f"{run_dir}: run directory not found")
     by_task, no_outcome = responses_by_task(load_run_records(run_dir), task)
