@@ -35,9 +35,9 @@ def model(smollm2_path):
 
 
 def _mm_eval_requests(per_level: int):
-    from glotbench.settings import RunSettings
+    from glotbench.tasks.request_settings import RequestSettings
 
-    settings = RunSettings()
+    settings = RequestSettings()
     return [(task, s, task.requests(s, mode="generate", chat=True, settings=settings)[0])
             for task, s in mm_eval_samples(("mm_eval.syntax", "mm_eval.semantics", "mm_eval.knowledge"), per_level)]
 
