@@ -97,4 +97,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from catalog_root import build_catalog
+
+    build_catalog()
     main()

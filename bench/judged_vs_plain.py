@@ -145,4 +145,7 @@ def main() -> None:
               f" what judging costs beyond its requests")
 
 if __name__ == "__main__":
+    from catalog_root import build_catalog
+
+    build_catalog()
     main()

@@ -278,4 +278,7 @@ def logging_quiet() -> None:
 
 
 if __name__ == "__main__":
+    from catalog_root import build_catalog
+
+    build_catalog()
     main()

@@ -264,4 +264,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from catalog_root import build_catalog
+
+    build_catalog()
     sys.exit(main())

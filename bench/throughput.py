@@ -412,4 +412,7 @@ def count_items(task_yaml: Path) -> int:
 
 
 if __name__ == "__main__":
+    from catalog_root import build_catalog
+
+    build_catalog()
     main()
