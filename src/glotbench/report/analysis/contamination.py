@@ -23,11 +23,11 @@ line breaks (a planted item wrapped over lines is still found); a new file start
 
 from __future__ import annotations
 
-import string
-from dataclasses import dataclass, field
 import functools
+import string
 import sys
 import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
