@@ -1088,3 +1088,36 @@ AGREEMENT_ORACLES = {
     "unanimous": "plain loop: all of an item's labels equal",
     "sd_filter": "plain loop: mean and SD (n-1), kept when SD < max",
 }
+
+
+# ------------------------------------------------------------------ contamination (analyze contamination)
+
+def ascii_norm(s: str) -> list[str]:
+    """lm-eval's Janitor.normalize_string spelt out: ASCII letters lowercased, ASCII punctuation
+    deleted, then split on whitespace."""
+    import string
+
+    return "".join(ch.lower() if ch in string.ascii_letters else ch for ch in s if ch not in string.punctuation).split()
+
+
+def unicode_norm(s: str) -> list[str]:
+    """The length-aware variant's normalisation: every letter lowercased, Unicode punctuation (P*) deleted."""
+    import unicodedata
+
+    return "".join(ch.lower() for ch in s if not unicodedata.category(ch).startswith("P")).split()
+
+
+def plain_ngram_overlap(texts: list[str], corpus_text: str, n_of, norm) -> list[int]:
+    """Per item, how many of its distinct n-grams (n = ``n_of(its token count)``; None: unchecked, 0)
+    occur in the corpus: every corpus window as a tuple in a set, the whole corpus in memory."""
+    corpus = norm(corpus_text)
+    counts = []
+    for text in texts:
+        toks = norm(text)
+        n = n_of(len(toks))
+        if n is None or len(toks) < n:
+            counts.append(0)
+            continue
+        windows = {tuple(corpus[i:i + n]) for i in range(len(corpus) - n + 1)}
+        counts.append(len({tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)} & windows))
+    return counts

@@ -35,7 +35,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
     "merge": (("merge_cmd",), "Merge shard journals into RUN/journal.sqlite (idempotent: a second merge changes nothing).\nRerun `glotbench run` with the same settings afterwards to write results.json from it."),
     "tasks-import-lm-eval": (("tasks_import_cmd",), "Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted."),
     "admin": (("serve",), "Manage the leaderboard: users, API tokens and tasks."),
-    "analyze": (("analyze_cmd", "analyze_signal_cmd"), "Analyses of a finished run (reads its journal; no model calls unless --judge)."),
+    "analyze": (("analyze_cmd", "analyze_signal_cmd", "analyze_contamination_cmd"), "Analyses of a finished run (reads its journal; no model calls unless --judge)."),
     "build": (("build_cmd",), "Build a native-language benchmark: cloze/word-order items from sentences, QA from passages, filters, selection, checklists, human review. Every step writes JSONL with provenance."),
     "data": (("data_cmd",), "Benchmark data: list, pull (download and check), verify, lock (docs/data.md)."),
 }
