@@ -93,3 +93,25 @@ def test_without_hooks_wikitext_is_refused_naming_the_hooks(tmp_path):
     c = cli("tasks", "import-lm-eval", str(_tasks_dir() / "wikitext" / "wikitext.yaml"), "-o", "out.yaml", cwd=tmp_path)
     assert c.returncode == 2 and not (tmp_path / "out.yaml").exists()
     assert "process_results" in c.stderr and "doc_to_target" in c.stderr
+
+
+def test_lambada_accuracy_is_lm_evals_is_greedy(tmp_path):
+    """The stub's continuations are always greedy: a result that is not counts as wrong (lm-eval's acc =
+    int(is_greedy)), its log-likelihood still in the perplexity."""
+    import yaml
+
+    from glotbench.models.base import LoglikelihoodResult
+    from glotbench.tasks.lm_eval_import import convert, read_lm_eval_yaml
+    from glotbench.tasks.registry import make_task
+    from glotbench.tasks.spec import TaskSpec
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "lambada_openai_test.jsonl").write_text(json.dumps({"text": TEXTS[0]}) + "\n", encoding="utf-8")
+    spec, _ = convert(read_lm_eval_yaml(_tasks_dir() / "lambada" / "lambada_openai.yaml"), language="en",
+                      data_dir=str(tmp_path / "data"))
+    task = make_task(TaskSpec.model_validate(yaml.safe_load(yaml.safe_dump(spec))), tmp_path / "t.yaml")
+    [sample] = task.samples("test")
+    for greedy in (True, False):
+        s = task.score(sample, [LoglikelihoodResult(logprob=-1.5, is_greedy=greedy, n_tokens=2)], mode="loglikelihood")
+        assert s.values == {"nll": 1.5, "n_items": 1.0, "correct": float(greedy)}
+        assert (s.pred == sample.target) is greedy and sample.target == " mat"
