@@ -77,7 +77,8 @@ def _whole(items, key):
 # fast forms over real-valued sums (log-likelihoods, probabilities): numpy's vector sums, exp and
 # division run in another order than the plain function's Python floats, so they agree to 1e-12
 # relative, not to the last bit (ECE bins, pooled NLL ratios)
-FLOAT_FORMS = {"bits_per_byte", "perplexity", "word_perplexity", "ll_ece", "ll_auroc_macro"}
+FLOAT_FORMS = {"bits_per_byte", "perplexity", "word_perplexity", "byte_perplexity", "continuation_perplexity", "ll_ece",
+               "ll_auroc_macro"}
 
 
 @pytest.mark.parametrize("name", sorted(METRICS.names()))

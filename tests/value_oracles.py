@@ -505,6 +505,27 @@ def lm_eval_pooled(den: str, kind: str):
     return f
 
 
+def continuation_items(max_size: int = 30):
+    """One target continuation per item (lm-eval ``output_type: loglikelihood``): ``nll`` and
+    ``n_items`` 1, or neither (an item not scored)."""
+    one = st.one_of(st.floats(0, 600, allow_nan=False).map(
+        lambda x: ScoredItem(gold="t", pred="t", values={"nll": x, "n_items": 1.0})),
+        st.just(ScoredItem(gold="t", pred=None, values={})))
+    return st.lists(one, max_size=max_size)
+
+
+def lm_eval_item_perplexity(items):
+    """lm-eval's ``perplexity`` aggregation (api/metrics.py): ``math.exp(-mean(items))`` over the
+    per-item log-likelihoods, with ``mean`` = sum / len as lm-eval writes it."""
+    lls = [-i.values["nll"] for i in items if "nll" in i.values]
+    if not lls:
+        return NAN
+    try:
+        return math.exp(-(sum(lls) / len(lls)))
+    except OverflowError:
+        return float("inf")
+
+
 # ------------------------------------------------------------------ the table
 
 LABEL = label_items()
@@ -538,6 +559,10 @@ METRIC_ORACLES: dict[str, Oracle] = {
     "word_perplexity": Oracle(lm_eval_pooled("n_words", "ppl"), text_items(),
                               "lm-eval's weighted_perplexity over words: exp(-sum ll / sum words), numpy"),
     "bits_per_byte": Oracle(lm_eval_pooled("n_bytes", "bpb"), text_items(), "lm-eval's bits_per_byte: -sum ll / sum bytes / ln 2"),
+    "byte_perplexity": Oracle(lm_eval_pooled("n_bytes", "ppl"), text_items(),
+                              "lm-eval's weighted_perplexity over bytes: exp(-sum ll / sum bytes), numpy"),
+    "continuation_perplexity": Oracle(lm_eval_item_perplexity, continuation_items(),
+                                      "lm-eval's perplexity aggregation: math.exp(-mean(ll)) over the items scored"),
     # OpenHuEval (task_metrics.py)
     "blank_accuracy": Oracle(plain_ratio("blank_correct", "blank_total"), value_items(("blank_correct", "blank_total"), whole=True),
                              "plain loop: sum of right blanks / sum of blanks"),

@@ -61,9 +61,11 @@ def check_mode(tasks, mode: str, model, task_mode) -> list[str]:
     """Fail before any request when ``mode`` cannot apply; return notes to print otherwise.
 
     ``task_mode(task)`` is the mode a task will actually run in."""
-    rolling = [t.name for t in tasks if task_mode(t) == "loglikelihood_rolling"]
+    scored = [t for t in tasks if task_mode(t) == "loglikelihood_rolling" or t.spec.output_type == "loglikelihood"]
+    rolling = [t.name for t in scored]
     if rolling and not getattr(model, "supports_loglikelihood", False):
-        raise GlotbenchError(f"{', '.join(rolling)}: a text's log-likelihood (output_type loglikelihood_rolling) needs "
+        kinds = " or ".join(sorted({t.spec.output_type for t in scored}, reverse=True))
+        raise GlotbenchError(f"{', '.join(rolling)}: a text's log-likelihood (output_type {kinds}) needs "
                              f"a backend that scores log-probabilities; model {model.model_id} cannot (use the embedded "
                              "model, a llamacpp: GGUF, hf:, or an OpenAI-compatible server you trust with model_args "
                              "logprobs_trusted: true)")

@@ -9,7 +9,11 @@ metric is corpus-level, pooled over the texts (as lm-eval's ``weighted_perplexit
 * ``bits_per_byte`` = sum(nll) / ln 2 / sum(n_bytes): tokenizer-independent, the headline;
 * ``perplexity`` = exp(sum(nll) / sum(n_tokens)): token-level, so only comparable between models
   with the same tokenizer;
-* ``word_perplexity`` = exp(sum(nll) / sum(n_words)).
+* ``word_perplexity`` = exp(sum(nll) / sum(n_words));
+* ``byte_perplexity`` = exp(sum(nll) / sum(n_bytes)) (lm-eval's byte_perplexity);
+* ``continuation_perplexity`` = exp(sum(nll) / sum(n_items)), ``n_items`` 1 per item: exp of the mean
+  negative log-likelihood of one target continuation per item (lm-eval's ``perplexity`` of an
+  ``output_type: loglikelihood`` task such as lambada: ``exp(-mean(ll))``).
 
 Their intervals are the percentile bootstrap over texts, like every corpus metric.
 """
@@ -51,6 +55,14 @@ def word_perplexity(items: list[ScoredItem]) -> float:
     return _exp_ratio(items, "n_words")
 
 
+def byte_perplexity(items: list[ScoredItem]) -> float:
+    return _exp_ratio(items, "n_bytes")
+
+
+def continuation_perplexity(items: list[ScoredItem]) -> float:
+    return _exp_ratio(items, "n_items")
+
+
 def bits_per_byte(items: list[ScoredItem]) -> float:
     nll, d = _sums(items, "n_bytes")
     return nll / math.log(2) / d if d else float("nan")
@@ -60,6 +72,9 @@ register_kind(by_stat("perplexity", {  # fast forms: the pooled sums of each res
     "bits_per_byte": (bits_per_byte, lambda items, n, seed: _pooled_form("n_bytes", "bpb")(items, n, seed)),
     "perplexity": (perplexity, lambda items, n, seed: _pooled_form("n_tokens", "ppl")(items, n, seed)),
     "word_perplexity": (word_perplexity, lambda items, n, seed: _pooled_form("n_words", "ppl")(items, n, seed)),
+    "byte_perplexity": (byte_perplexity, lambda items, n, seed: _pooled_form("n_bytes", "ppl")(items, n, seed)),
+    "continuation_perplexity": (continuation_perplexity,
+                                lambda items, n, seed: _pooled_form("n_items", "ppl")(items, n, seed)),
 }))
 
 for _m in (
@@ -72,6 +87,12 @@ for _m in (
     Metric("word_perplexity", kind="perplexity", params={"stat": "word_perplexity"}, direction="lower", format=".4g",
            role="secondary", description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of "
            "whitespace-separated words), over all texts (lm-eval's word_perplexity)"),
+    Metric("byte_perplexity", kind="perplexity", params={"stat": "byte_perplexity"}, direction="lower", format=".4g",
+           role="secondary", description="a text's log-likelihood: exp(sum of negative log-likelihoods / sum of UTF-8 "
+           "bytes), over all texts (lm-eval's byte_perplexity)"),
+    Metric("continuation_perplexity", kind="perplexity", params={"stat": "continuation_perplexity"}, direction="lower",
+           format=".4g", description="one target continuation per item: exp(mean negative log-likelihood of the "
+           "continuation) (lm-eval's perplexity of an output_type loglikelihood task, e.g. lambada)"),
 ):
     register_metric(_m)
 

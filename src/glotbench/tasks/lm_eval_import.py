@@ -33,6 +33,11 @@ FEWSHOT_KEYS = {"sampler", "samples", "split"}
 SAMPLERS = ("default", "first_n")
 CANNOT = "cannot run: "
 METRICS = {"acc": "accuracy", "acc_norm": "accuracy_norm", "exact_match": "exact_match"}
+# lm-eval's metrics of its log-likelihood output types (api/task.py process_results), by output type;
+# the first list is lm-eval's default when the file has no metric_list
+LL_TYPES = {"loglikelihood": {"perplexity": "continuation_perplexity", "acc": "accuracy"},
+            "loglikelihood_rolling": {"word_perplexity": "word_perplexity", "byte_perplexity": "byte_perplexity",
+                                      "bits_per_byte": "bits_per_byte"}}
 GEN_KEYS = {"until", "max_gen_toks", "do_sample", "temperature"}
 
 
@@ -194,7 +199,8 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
             problems.append(f"{CANNOT}--lm-eval-hooks: the lm_eval package is not importable here "
                             "(pip install --no-deps lm-eval)")
         else:
-            delegated = {k: hook_ref(src[k]) for k in HOOK_KEYS if isinstance(src.get(k), _Function)}
+            keys = (*HOOK_KEYS, "process_results") if src.get("output_type") == "loglikelihood_rolling" else HOOK_KEYS
+            delegated = {k: hook_ref(src[k]) for k in keys if isinstance(src.get(k), _Function)}
             src = {k: v for k, v in src.items() if k not in delegated}
     task = str(src["task"]) if isinstance(src.get("task"), str) else str(src.get("group"))
     out: dict[str, Any] = {"name": name or f"lm_eval.{task}", "version": str((src.get("metadata") or {}).get("version", "0")),
@@ -266,12 +272,21 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         metrics = ["exact_match"]
         out["scorer"] = "exact_match"
         out["extractor"] = {"name": "text"}
+    elif otype in LL_TYPES:  # a target continuation (lambada) or a whole text (wikitext): log-likelihood only
+        out["output_type"] = otype
+        named = [m.get("metric") if isinstance(m, dict) else m for m in src.get("metric_list") or []]
+        metrics = [LL_TYPES[otype][m] for m in named if m in LL_TYPES[otype]] or list(LL_TYPES[otype].values())
+        problems.extend(f"metric_list: {m}: not converted (output_type {otype} has {', '.join(LL_TYPES[otype])})"
+                        for m in named if m not in LL_TYPES[otype])
     else:
-        problems.append(f"{CANNOT}output_type {otype}: not converted (only multiple_choice and generate_until)")
+        problems.append(f"{CANNOT}output_type {otype}: not converted (only multiple_choice, generate_until, "
+                        f"{', '.join(LL_TYPES)})")
         out["output_type"] = "generate"
         metrics = ["exact_match"]
     for m in src.get("metric_list") or []:
         mname = m.get("metric") if isinstance(m, dict) else m
+        if otype in LL_TYPES:
+            continue
         if mname not in METRICS:
             problems.append(f"metric_list: {mname}: not converted")
         extra = sorted(set(m) - {"metric", "aggregation", "higher_is_better"}) if isinstance(m, dict) else []

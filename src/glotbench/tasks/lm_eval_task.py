@@ -15,9 +15,12 @@ from typing import Any
 
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.extract import bounded_regex
-from glotbench.tasks.task import LoglikelihoodRequest, Sample, Task
+from glotbench.tasks.task import ROLLING, LoglikelihoodRequest, Sample, Scored, Task, score_text
 
 DEFAULTS = {"target_delimiter": " ", "fewshot_delimiter": "\n\n", "description": ""}
+# lm-eval's loglikelihood_rolling metrics -> the per-item count each divides by (api/task.py process_results)
+ROLLING_COUNTS = {"word_perplexity": "n_words", "byte_perplexity": "n_bytes", "bits_per_byte": "n_bytes"}
+NOT_GREEDY = "(not the greedy continuation)"
 
 
 def _regex_replace(string, pattern, repl, count: int = 0):
@@ -36,6 +39,8 @@ def jinja_env():
 
 
 class LmEvalTask(Task):
+    generates_with_task_score = True  # score() adds lm-eval's loglikelihood types; generation is Task's (names.py)
+
     @cached_property
     def opts(self) -> dict[str, Any]:
         return {**DEFAULTS, **self.spec.options}
@@ -86,9 +91,9 @@ class LmEvalTask(Task):
                                 f"{type(err).__name__}: {err}") from None
         return cache[split]
 
-    def _hook(self, key: str, doc: dict, where: str) -> Any:
+    def _hook(self, key: str, doc: dict, where: str, *args: Any) -> Any:
         try:
-            return self._hooks[key](doc)
+            return self._hooks[key](doc, *args)
         except Exception as err:  # noqa: BLE001 - names the record and the hook
             raise DataError(f"{where}: {key} (lm-eval's {self.opts['lm_eval_hooks'][key]['qual']}): "
                             f"{type(err).__name__}: {err}") from None
@@ -172,6 +177,10 @@ class LmEvalTask(Task):
             answer = target[0] if isinstance(target, list) else target
             gold = [str(x) for x in target] if isinstance(target, list) else str(target)
         values = {"text": text, "answer_text": str(answer), "choices": choices, "labels": labels}
+        if self.spec.output_type == ROLLING:  # lm-eval scores doc_to_target's text (doc_to_text is not sent)
+            values["text"] = str(answer)
+            if "process_results" in self._hooks:
+                values["lm_eval_counts"] = self._rolling_counts(rec, at)
         return Sample(task=self.name, id=sid, index=index, vars=values, target=gold, choices=choices, labels=labels,
                       metadata={})
 
@@ -263,7 +272,26 @@ class LmEvalTask(Task):
     def ll_options(self, sample: Sample) -> list[str]:
         return list(sample.choices or [])
 
+    def _rolling_counts(self, doc: dict, where: str) -> dict[str, float]:
+        """The word and byte counts a delegated ``process_results`` divides a rolling task's
+        log-likelihood by (wikitext counts the page before detokenising): lm-eval's function returns
+        ``{metric: (loglikelihood, count)}``; it is called with a log-likelihood of 0 to read the counts."""
+        out = self._hook("process_results", doc, where, (0.0,))
+        counts: dict[str, float] = {}
+        for metric, value in (out or {}).items():
+            key = ROLLING_COUNTS.get(metric)
+            if key is None or not (isinstance(value, tuple) and len(value) == 2):
+                raise DataError(f"{where}: process_results gave {metric}: {value!r}; only (loglikelihood, count) pairs "
+                                f"of {', '.join(ROLLING_COUNTS)} are read for a loglikelihood_rolling task")
+            if counts.get(key, value[1]) != value[1]:
+                raise DataError(f"{where}: process_results gave two {key} counts: {counts[key]} and {value[1]}")
+            counts[key] = float(value[1])
+        return counts
+
     def requests(self, sample: Sample, *, mode: str, chat: bool, settings) -> list:
+        if self.spec.output_type == "loglikelihood":  # lm-eval: (context, doc_to_target), no delimiter added
+            context = self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt)
+            return [LoglikelihoodRequest(context=context, continuation=sample.vars["answer_text"])]
         if mode == "loglikelihood":
             if self.spec.output_type != "multiple_choice":
                 raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
@@ -271,3 +299,21 @@ class LmEvalTask(Task):
             delim = self.opts["target_delimiter"]
             return [LoglikelihoodRequest(context=context, continuation=delim + c) for c in self.ll_options(sample)]
         return super().requests(sample, mode=mode, chat=chat, settings=settings)
+
+    def score(self, sample: Sample, outputs: list, *, mode: str) -> Scored:
+        if self.spec.output_type == "loglikelihood":  # lm-eval: acc = is_greedy, perplexity from the log-likelihood
+            [res] = outputs
+            gold = sample.vars["answer_text"]
+            return Scored(pred=gold if res.is_greedy else NOT_GREEDY,
+                          values={"nll": -float(res.logprob), "n_items": 1.0, "correct": float(res.is_greedy)},
+                          extracted={"logprob": res.logprob, "is_greedy": res.is_greedy})
+        if mode == ROLLING:
+            scored = score_text(sample.vars["text"], outputs[0])
+            scored.values.update(sample.vars.get("lm_eval_counts") or {})  # lm-eval's own counts, when delegated
+            return scored
+        return super().score(sample, outputs, mode=mode)
+
+    def metric_names(self, mode: str) -> list[str]:
+        if self.spec.output_type in ("loglikelihood", ROLLING):
+            return list(self.spec.metrics)
+        return super().metric_names(mode)

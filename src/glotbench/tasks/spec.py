@@ -113,7 +113,9 @@ class TaskSpec(_Strict):
     default: dict[str, Any] = Field(default_factory=dict)
     # loglikelihood_rolling: each item is a text (field ``text``) scored by its log-likelihood under the
     # model (perplexity, bits per byte: docs/calibration-and-perplexity.md); needs a log-probability backend
-    output_type: Literal["generate", "multiple_choice", "loglikelihood_rolling"] = "generate"
+    # loglikelihood: one target continuation per item scored after its prompt (lm-eval's output type of
+    # that name: lambada); the task class builds the continuation (glotbench.tasks.lm_eval_task)
+    output_type: Literal["generate", "multiple_choice", "loglikelihood_rolling", "loglikelihood"] = "generate"
     default_labels: list[str] | None = None  # MC labels when the record has none
     prompt: PromptSpec = Field(default_factory=PromptSpec)
     fewshot: FewshotSpec = Field(default_factory=FewshotSpec)
