@@ -30,7 +30,9 @@ LM_EVAL_FLAGS: dict[str, tuple | str] = {
                       "GLOTBENCH_TASKS_PATH=DIR",
 }
 GEN_KEYS = {"max_gen_toks": "max_tokens", "until": "stop"}  # --gen_kwargs keys lm-eval names otherwise
-TAKES_VALUE = {"--model_args", "--output_path", "--num_fewshot", "--gen_kwargs", "--batch_size", "--include_path"}
+# the accepted flags that take a value: those whose glotbench arguments use it (a refused flag is refused first)
+TAKES_VALUE = {flag for flag, rule in LM_EVAL_FLAGS.items() if isinstance(rule, tuple) and VALUE in rule}
+_GEN_KEY = re.compile(rf"(^|,)\s*({'|'.join(map(re.escape, GEN_KEYS))})=")
 
 
 def translate(args: list[str]) -> list[str]:
@@ -66,7 +68,7 @@ def translate(args: list[str]) -> list[str]:
             raise GlotbenchError(f"--model_args pretrained={pretrained[0]}: glotbench names the model in --model "
                                  f"(--model hf:{pretrained[0]}); pass the other keys as --model-args KEY=VALUE")
         if flag == "--gen_kwargs":
-            value = re.sub(r"(^|,)\s*(max_gen_toks|until)=", lambda m: f"{m.group(1)}{GEN_KEYS[m.group(2)]}=", value)
+            value = _GEN_KEY.sub(lambda m: f"{m.group(1)}{GEN_KEYS[m.group(2)]}=", value)
         out.extend(value if part is VALUE else part for part in rule)
         i += 1
     return out
