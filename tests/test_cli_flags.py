@@ -1,5 +1,4 @@
-"""The whole command tree's flags, walked from click (issue #52): every leaf command (the hidden
-`tasks import-lm-eval` included) and every shown option, loaded as `glotbench NAME` loads them.
+"""The whole command tree's flags, walked from click (issue #52): every leaf command and every shown option, loaded as `glotbench NAME` loads them.
 
 It prints the totals (leaf commands, options, distinct flags, short flags), every flag name with
 more than one meaning (help, type or default differ across commands) and every short flag with more
@@ -100,7 +99,7 @@ def _cli(*args, cwd):
 
 
 def test_old_spellings_still_run_as_hidden_aliases(tmp_path):
-    """--lang (build cloze) and --out (tasks import-lm-eval): the same output as --language / --output."""
+    """--lang (build cloze) and --out (tasks import): the same output as --language / --output."""
     fix = Path(__file__).parent / "fixtures"
     cloze = ["build", "cloze", fix / "build" / "sentences.txt", "--vocab", fix / "build" / "vocab.tsv", "--dry-run",
              "-o", tmp_path / "c.jsonl"]
@@ -110,7 +109,7 @@ def test_old_spellings_still_run_as_hidden_aliases(tmp_path):
     missing = _cli(*cloze, cwd=tmp_path)
     assert missing.returncode == 2 and "--language" in missing.stderr
     yaml = fix / "lm_eval_tasks" / "arc_easy.yaml"
-    a = _cli("tasks", "import-lm-eval", yaml, "--output", tmp_path / "a.yaml", cwd=tmp_path)
-    b = _cli("tasks", "import-lm-eval", yaml, "--out", tmp_path / "b.yaml", cwd=tmp_path)
+    a = _cli("tasks", "import", yaml, "--output", tmp_path / "a.yaml", cwd=tmp_path)
+    b = _cli("tasks", "import", yaml, "--out", tmp_path / "b.yaml", cwd=tmp_path)
     assert a.returncode == b.returncode == 0, a.stderr + b.stderr
     assert (tmp_path / "a.yaml").read_text(encoding="utf-8") == (tmp_path / "b.yaml").read_text(encoding="utf-8")

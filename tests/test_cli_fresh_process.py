@@ -78,24 +78,24 @@ def test_reading_commands_import_no_benchmark_code(suite_runs, suite, tmp_path):
     run = str(runs[suite])
     tasks = list(json.loads((runs[suite] / "results.json").read_text())["tasks"])
     commands = [
-        ("report", run, "-o", str(tmp_path / "r.html")),
-        ("compare", "--paired", run, run),
-        ("export", run, "-o", str(tmp_path / "s.jsonl")),
-        ("export", run, "--format", "csv", "-o", str(tmp_path / "s.csv")),
+        ("runs", "report", run, "-o", str(tmp_path / "r.html")),
+        ("runs", "compare", "--paired", run, run),
+        ("runs", "export", run, "-o", str(tmp_path / "s.jsonl")),
+        ("runs", "export", run, "--format", "csv", "-o", str(tmp_path / "s.csv")),
     ]
     for cmd in commands:
         done, loaded = _cli(*cmd, cwd=tmp_path)
         _ok(done)
-        assert loaded == [], f"{cmd[0]} imported {loaded}"
+        assert loaded == [], f"{cmd[:2]} imported {loaded}"
     # lm-eval's `doc` is the dataset record and its `target` the gold option's index: that export reads
     # the task's data again through the task (benchmark code allowed), falling back to the run's own fields
-    done, _ = _cli("export", run, "--format", "lm-eval", "-o", str(tmp_path / "lm"), cwd=tmp_path)
+    done, _ = _cli("runs", "export", run, "--format", "lm-eval", "-o", str(tmp_path / "lm"), cwd=tmp_path)
     _ok(done)
     # ranks: a task whose headline is undefined on the stub's answers (Czech-Bench's cb_accuracy when the
     # reference rule parses nothing) leaves no model to rank: one line, exit 2, and still no benchmark import
-    done, loaded = _cli("compare", "--ranks", run, "--a", tasks[0], "--b", tasks[-1], cwd=tmp_path)
+    done, loaded = _cli("runs", "compare", "--ranks", run, "--a", tasks[0], "--b", tasks[-1], cwd=tmp_path)
     assert "Traceback" not in done.stderr and done.returncode in (0, 2) and loaded == [], done.stderr[-1000:]
-    done, loaded = _cli("compare", "--crosslingual", run, cwd=tmp_path)  # a suite without pairs: one line, exit 2
+    done, loaded = _cli("runs", "compare", "--crosslingual", run, cwd=tmp_path)  # a suite without pairs: one line, exit 2
     assert "Traceback" not in done.stderr and done.returncode in (0, 2) and loaded == [], done.stderr[-1000:]
 
 
@@ -106,9 +106,9 @@ def test_judge_then_compare_judges(suite_runs, suite, tmp_path):
         pytest.skip(f"{suite}: no data for a run here")
     run = str(runs[suite])
     # a second judge needs the task's own judge prompt: `judge` loads the task class (benchmark code)
-    done, _ = _cli("judge", run, "--judge", "openai:judge2", "--judge-base-url", base, cwd=tmp_path)
+    done, _ = _cli("judge", "rerun", run, "--judge", "openai:judge2", "--judge-base-url", base, cwd=tmp_path)
     _ok(done)
-    done, loaded = _cli("compare-judges", run, cwd=tmp_path)
+    done, loaded = _cli("judge", "compare", run, cwd=tmp_path)
     _ok(done)
     # compare-judges reads the journal's grades with generic code (judges/judge_compare.py):
     # no task class, prompt or benchmark module
@@ -120,7 +120,7 @@ def test_submission_and_analyze_thinking_work(suite_runs, tmp_path):
     they may import the task class named in the task file; they must work in a fresh process."""
     _, runs = suite_runs
     if "hulu" in runs:
-        done, _ = _cli("submission", str(runs["hulu"]), "-o", str(tmp_path / "subs"), cwd=tmp_path)
+        done, _ = _cli("runs", "submission", str(runs["hulu"]), "-o", str(tmp_path / "subs"), cwd=tmp_path)
         _ok(done)  # a dev-split run: every task listed as skipped, with the reason
     for suite in ("openhueval", "mm_eval"):
         if suite in runs:

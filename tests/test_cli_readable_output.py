@@ -66,7 +66,7 @@ def test_compare_does_not_truncate(stub_server, data_root, tmp_path):
                           "--limit", "4", "-o", str(out), "--no-progress", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         runs.append(str(out))
-    cmp = _glotbench("compare", *runs, "--ranks", "--a", "mm_eval.syntax", "--b", "mm_eval.semantics", cwd=tmp_path)
+    cmp = _glotbench("runs", "compare", *runs, "--ranks", "--a", "mm_eval.syntax", "--b", "mm_eval.semantics", cwd=tmp_path)
     assert cmp.returncode == 0, cmp.stderr
     assert "…" not in cmp.stdout, cmp.stdout
     flat = "".join(cmp.stdout.split())  # a folded cell is whole once the table's spacing is removed

@@ -1,12 +1,14 @@
-"""The ``glotbench`` command line. Each sub-command lives in its own module in this package
-and registers itself on :data:`app` when imported.
+"""The ``glotbench`` command line: a tree of nouns. Each sub-command lives in a module of this
+package and registers itself when imported: on :data:`app` (``run``, ``serve``) or on its noun's
+group (``runs``, ``judge``, ``tasks``: cli/nouns.py; ``analyze``, ``build``, ``data``, ``admin``:
+their own modules).
 
 Command modules are imported lazily (:class:`LazyGroup`): ``glotbench --version`` imports none,
-``glotbench --help`` lists every command from :data:`COMMANDS` (name, modules, the help line
-typer would show) without importing them, and ``glotbench NAME ...`` builds the catalog
-(:func:`glotbench.catalog.build`, this composition root's one call) and imports only NAME's
-modules through it. tests/test_cli_lazy.py checks that :data:`COMMANDS` matches what the modules register
-and that the help text is the same as with every module imported."""
+``glotbench --help`` lists the top level from :data:`COMMANDS` (name -> modules) with the help line
+read from the modules' source (cli/command_help.py, no import), and ``glotbench NAME ...`` builds the
+catalog (:func:`glotbench.catalog.build`, this composition root's one call) and imports only NAME's
+modules through it. Old spellings (:data:`ALIASES`) run the new command after one line on stderr.
+tests/test_cli_lazy.py checks that the help is the same as with every module imported."""
 
 from __future__ import annotations
 
@@ -16,42 +18,108 @@ import click
 import typer
 from typer.core import TyperGroup
 
-# Every top-level command or group, in the order --help lists them: name -> (the command modules
-# that register it, the help line typer shows for it). Add a row when you add a command.
-COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
-    "run": (("run",), "Evaluate a model; re-running the same command resumes from the journal."),
-    "tasks": (("tasks_cmd",), "List tasks with language, item count, metrics, version, source and the data's licence."),
-    'export': (('tasks_cmd',), "Write a run's samples (samples.jsonl), or its results in lm-eval's layout, as CSV or as Inspect AI logs."),
-    "serve": (("serve",), "Start the leaderboard web service (pages and REST API)."),
-    "report": (("report_cmd",), "Scores with intervals, per-slice plots, error counts and a sample browser, in one offline HTML file."),
-    "compare": (("compare_cmd",), "Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B or --duels RUN..."),
-    "estimate": (("estimate_cmd",), "Count the requests, input and output tokens and the cost a run would have; no model is called."),
-    "submission": (("submission_cmd",), "Write leaderboard submission files for the tasks the run scored on --split test."),
-    "judge": (("judge_cmd",), "Re-grade an existing run with another judge, without calling the evaluated model."),
-    'compare-judges': (('judge_cmd',), "Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,\nKendall's tau between the judges' model rankings, Cohen's kappa on item grades."),
-    "judge-pairwise": (("judge_pairwise_cmd",), "Judge two or more runs' answers side by side: each shared item twice, positions swapped."),
-    "doctor": (("doctor_cmd",), "Check a run journal; if it is damaged, copy every readable row into a fresh journal (the\ndamaged file is kept beside it) and report what was lost. Rerunning then resends only the lost requests."),
-    "translate": (("translate_cmd",), "Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."),
-    "merge": (("merge_cmd",), "Merge shard journals into RUN/journal.sqlite (idempotent: a second merge changes nothing).\nRerun `glotbench run` with the same settings afterwards to write results.json from it."),
-    "tasks-import-lm-eval": (("tasks_import_cmd",), "Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted."),
-    "admin": (("serve",), "Manage the leaderboard: users, API tokens and tasks."),
-    "analyze": (("analyze_cmd", "analyze_signal_cmd", "analyze_contamination_cmd"), "Analyses of a finished run (reads its journal; no model calls unless --judge)."),
-    "build": (("build_cmd",), "Build a native-language benchmark: cloze/word-order items from sentences, QA from passages, filters, selection, checklists, human review. Every step writes JSONL with provenance."),
-    "data": (("data_cmd",), "Benchmark data: list, pull (download and check), verify, lock (docs/data.md)."),
+# The top level, in the order --help lists it: name -> the modules that add it (for a group, every
+# module that adds sub-commands to it). The help lines are the modules' own (cli/command_help.py).
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "run": ("run",),
+    "tasks": ("nouns", "tasks_cmd", "tasks_import_cmd"),
+    "runs": ("nouns", "report_cmd", "compare_cmd", "tasks_cmd", "merge_cmd", "doctor_cmd", "submission_cmd",
+             "estimate_cmd"),
+    "judge": ("nouns", "judge_cmd", "judge_pairwise_cmd"),
+    "analyze": ("analyze_cmd", "analyze_signal_cmd", "analyze_contamination_cmd"),
+    "build": ("build_cmd", "translate_cmd"),
+    "data": ("data_cmd",),
+    "serve": ("serve",),
+    "admin": ("serve",),
+}
+
+# Old top-level spellings, kept for one release (hidden): old -> the new words. Each prints one line
+# on stderr naming the new command, then runs it. Old sub-command spellings: NounGroup.aliases.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "report": ("runs", "report"),
+    "compare": ("runs", "compare"),
+    "export": ("runs", "export"),
+    "merge": ("runs", "merge"),
+    "doctor": ("runs", "doctor"),
+    "submission": ("runs", "submission"),
+    "estimate": ("runs", "estimate"),
+    "compare-judges": ("judge", "compare"),
+    "judge-pairwise": ("judge", "pairwise"),
+    "translate": ("build", "translate"),
+    "tasks-import-lm-eval": ("tasks", "import"),
 }
 
 
-# `glotbench GROUP SUB ...` spelled as a command of its own ("tasks" lists tasks and takes a glob,
-# so it cannot be a click group): (GROUP, SUB) -> the hidden top-level command that runs it
-NESTED = {("tasks", "import-lm-eval"): "tasks-import-lm-eval"}
-HIDDEN = set(NESTED.values())
+def renamed(old: str, new: str) -> None:
+    """The one line an old spelling prints (stderr) before it runs the new command."""
+    typer.echo(f"note: `glotbench {old}` is now `glotbench {new}`; the old spelling goes in the next release",
+               err=True)
 
 
 def _load(name: str) -> None:
     """Build the catalog, then import ``name``'s modules and those a package adds to it (bench.command)."""
     from glotbench import catalog
 
-    catalog.build().load_command(name, tuple(f"glotbench.cli.{mod}" for mod in COMMANDS[name][0]))
+    catalog.build().load_command(name, tuple(f"glotbench.cli.{mod}" for mod in COMMANDS[name]))
+
+
+def _no_such_command(ctx: click.Context, name: str, known: dict[str, list[str]]) -> None:
+    """Fail with the nearest commands (:func:`glotbench.closest.closest`), closest first; ``known``:
+    a name as typed -> the full commands it stands for."""
+    from glotbench.closest import LIMIT, closest
+
+    near = [full for n in closest(name, known) for full in known[n]][:LIMIT]
+    ctx.fail(f"No such command {name!r}" + (f"; did you mean {', '.join(near)}?" if near else
+                                            f"; the commands: {', '.join(dict.fromkeys(COMMANDS))}"))
+
+
+class NounGroup(TyperGroup):
+    """A noun's group (``glotbench runs``, ``judge``, ``data``...): "did you mean" for a misspelt
+    sub-command; ``aliases`` (old sub-command spellings, one line on stderr); ``default``: the
+    sub-command run when the first word is none of them (``glotbench tasks GLOB`` is ``tasks list
+    GLOB``), with the rename line when ``default_is_old`` (``glotbench judge RUN`` was ``judge rerun``)."""
+
+    aliases: dict[str, str] = {}
+    default: str | None = None
+    default_is_old = False
+
+    @staticmethod
+    def _path(ctx: click.Context) -> str:
+        """The words after ``glotbench`` that name this group (``build review``)."""
+        names = []
+        while ctx.parent is not None:
+            names.append(ctx.info_name or "")
+            ctx = ctx.parent
+        return " ".join(reversed(names))
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        first = args[0] if args else None
+        if self.default and (args or not self.default_is_old) and first not in self.commands \
+                and first not in self.aliases and first not in ctx.help_option_names and not self._misspelt(first):
+            if self.default_is_old:
+                renamed(self._path(ctx), f"{self._path(ctx)} {self.default}")
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+    def _misspelt(self, word: str | None) -> bool:
+        """A first word that is no option, file, glob or dotted name but near a sub-command's name:
+        a typo (resolve_command says "did you mean"), not the default sub-command's argument."""
+        import os
+
+        from glotbench.closest import closest
+
+        return bool(word and not word.startswith("-") and not os.path.exists(word)
+                    and not any(c in word for c in "*?[./") and closest(word, self.commands))
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and args[0] in self.aliases:
+            new = self.aliases[args[0]]
+            renamed(f"{self._path(ctx)} {args[0]}", f"{self._path(ctx)} {new}")
+            args = [new, *args[1:]]
+        if args and self.get_command(ctx, args[0]) is None and not args[0].startswith("-"):
+            shown = [n for n in self.list_commands(ctx) if not getattr(self.get_command(ctx, n), "hidden", False)]
+            _no_such_command(ctx, args[0], {n: [n] for n in shown})
+        return super().resolve_command(ctx, args)
 
 
 class LazyGroup(TyperGroup):
@@ -71,20 +139,26 @@ class LazyGroup(TyperGroup):
         if cmd is not None or cmd_name not in COMMANDS:
             return cmd
         if self.listing:
-            return click.Command(cmd_name, help=COMMANDS[cmd_name][1], hidden=cmd_name in HIDDEN)
+            from glotbench.cli.command_help import command_help
+
+            text, hidden = command_help(cmd_name, COMMANDS[cmd_name])
+            return click.Command(cmd_name, help=text, hidden=hidden)
         cmd = typer.main.get_group(app).commands.get(cmd_name)  # the click group again, now with it
         if cmd is not None:
             self.commands[cmd_name] = cmd
         return cmd
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and args[0] in ALIASES and args[0] not in COMMANDS:
+            new = ALIASES[args[0]]
+            renamed(args[0], " ".join(new))
+            args = [*new, *args[1:]]
         if args and args[0] == "run":  # lm-eval's flags (--model_args, --output_path ...) in glotbench's spelling
             from glotbench.cli.lm_eval_flags import translate
 
             args = [args[0], *translate(args[1:])]
-        if len(args) >= 2 and (args[0], args[1]) in NESTED:
-            cmd = self.get_command(ctx, NESTED[args[0], args[1]])
-            return f"{args[0]} {args[1]}", cmd, args[2:]
+        if args and not args[0].startswith("-") and args[0] not in COMMANDS and self.get_command(ctx, args[0]) is None:
+            _no_such_command(ctx, args[0], _every_command())
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context):
@@ -101,6 +175,21 @@ class LazyGroup(TyperGroup):
             return super().format_help(ctx, formatter)
         finally:
             self.listing = False
+
+
+def _every_command() -> dict[str, list[str]]:
+    """Each shown top-level name and sub-command name -> the full commands it names (every module
+    imported: only on the way to an unknown-command error)."""
+    _register()
+    known: dict[str, list[str]] = {}
+    for name, cmd in typer.main.get_group(app).commands.items():
+        if getattr(cmd, "hidden", False):
+            continue
+        known.setdefault(name, []).append(name)
+        for sub, sub_cmd in getattr(cmd, "commands", {}).items():
+            if not getattr(sub_cmd, "hidden", False):
+                known.setdefault(sub, []).append(f"{name} {sub}")
+    return known
 
 
 def _suggest_option(err) -> None:

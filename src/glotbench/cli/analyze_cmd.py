@@ -8,11 +8,11 @@ from pathlib import Path
 
 import typer
 
-from glotbench.cli import app
+from glotbench.cli import NounGroup, app
 from glotbench.errors import DataError
 from glotbench.sample_record import SampleRecord
 
-analyze_app = typer.Typer(help="Analyses of a finished run (reads its journal; no model calls unless --judge).",
+analyze_app = typer.Typer(cls=NounGroup, help="Analyses of a finished run (reads its journal; no model calls unless --judge).",
                           no_args_is_help=True)
 app.add_typer(analyze_app, name="analyze")
 

@@ -3,8 +3,11 @@
 
 import typer
 
+from glotbench.cli import NounGroup
+
 build_app = typer.Typer(
+    cls=NounGroup,
     help="Build a native-language benchmark: cloze/word-order items from sentences, QA from passages, "
-         "filters, selection, checklists, human review. Every step writes JSONL with provenance.",
+         "filters, selection, checklists, human review, translation. Every step writes JSONL with provenance.",
     no_args_is_help=True,
 )

@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from glotbench.cli import NounGroup
 from glotbench.cli.build_app import build_app  # commands decorate @build_app.command()
 
 
@@ -57,7 +58,7 @@ build_app.command("word-order", help="MM-Eval §3.4 syntax items: the sentence a
 
 
 # ---------------------------------------------------------------- human review
-review_app = typer.Typer(help="Human review: export a sheet for annotators; import their verdicts "
+review_app = typer.Typer(cls=NounGroup, help="Human review: export a sheet for annotators; import their verdicts "
                          "(Cohen's kappa, disagreements for an arbiter, final verdicts applied).", no_args_is_help=True)
 build_app.add_typer(review_app, name="review")
 

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from glotbench.cli import app
+from glotbench.cli.nouns import runs_app
 from glotbench.output.table import unclipped
 
 
@@ -183,7 +183,7 @@ def _print_duels(runs, metric: str | None, alpha: float, n_boot: int, seed: int,
     return {**res.to_dict(), "n_resamples": n_boot, "seed": seed, "notes": notes}
 
 
-@app.command("compare")
+@runs_app.command("compare")
 def compare(
     run_dirs: Optional[list[Path]] = typer.Argument(None, help="Run directories (each written by `glotbench run -o DIR`)."),
     crosslingual: bool = typer.Option(False, "--crosslingual", help="Each task vs its `counterpart` task: relative gap per model."),

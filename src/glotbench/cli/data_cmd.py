@@ -9,9 +9,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from glotbench.cli import app
+from glotbench.cli import NounGroup, app
 
-data_app = typer.Typer(help="Benchmark data: list, pull (download and check), verify, lock (docs/data.md).",
+data_app = typer.Typer(cls=NounGroup, help="Benchmark data: list, pull (download and check), verify, lock (docs/data.md).",
                        no_args_is_help=True)
 app.add_typer(data_app, name="data")
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import typer
 
-from glotbench.cli import app
+from glotbench.cli.nouns import runs_app
 
 
-@app.command()
+@runs_app.command("doctor")
 def doctor(
     run: Path = typer.Argument(..., help="Run directory (or its journal.sqlite)."),
     check_only: bool = typer.Option(False, "--check", help="Only check; change nothing."),

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from glotbench.cli import app
+from glotbench.cli.nouns import runs_app
 
 
 def _money(x: float | None, currency: str | None) -> str:
@@ -25,7 +25,7 @@ def _tpw(d: dict) -> str:
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.2f}"
 
 
-@app.command("estimate")
+@runs_app.command("estimate")
 def estimate(
     model: str = typer.Option("embedded", "--model", "-m", help="Model spec (embedded, llamacpp:FILE, openai:gpt-4o, ...) or a price-table name."),
     tasks: list[str] = typer.Option(..., "--tasks", "-t", help="Task, suite or glob names; repeat or comma-separate."),

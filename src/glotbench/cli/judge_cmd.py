@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from glotbench.cli import app
+from glotbench.cli.nouns import judge_app
 
 
 def _judge_args(pairs: list[str] | None, base_url: str | None) -> dict:
@@ -29,7 +29,7 @@ def _judge_args(pairs: list[str] | None, base_url: str | None) -> dict:
     return out
 
 
-@app.command("judge")
+@judge_app.command("rerun")
 def judge(
     run_dir: Path = typer.Argument(..., help="A run directory (holds journal.sqlite)."),
     judge: str = typer.Option(..., "--judge", help="Judge model (same spec syntax as --model)."),
@@ -85,7 +85,7 @@ def judge(
     out.print(f"results: {Path(run_dir) / 'results.json'} (under \"judges\")", soft_wrap=True)
 
 
-@app.command("compare-judges")
+@judge_app.command("compare")
 def compare_judges_cmd(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories, one per model, each graded by two or more judges."),
     metric: str = typer.Option("F", "--metric", help="Ranking metric: CO, NA, IN, CGA or F."),

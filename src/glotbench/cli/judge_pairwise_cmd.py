@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from glotbench.cli import app
+from glotbench.cli.nouns import judge_app
 
 
 def _ci(cell: dict, digits: int = 3) -> str:
@@ -49,7 +49,7 @@ def _ranking_table(summary: dict) -> Table:
     return unclipped(t)
 
 
-@app.command("judge-pairwise")
+@judge_app.command("pairwise")
 def judge_pairwise_cmd(
     run_dirs: list[Path] = typer.Argument(..., help="Two or more run directories (each holds journal.sqlite)."),
     judge: str = typer.Option(..., "--judge", help="Judge model (same spec syntax as --model)."),

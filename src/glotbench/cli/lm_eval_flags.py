@@ -25,7 +25,7 @@ LM_EVAL_FLAGS: dict[str, tuple | str] = {
     "--log_samples": (),  # glotbench always writes every sample (RUN_DIR/samples.jsonl)
     "--batch_size": "--batch_size: glotbench batches by itself; use --concurrency N (requests in flight) or, "
                     "for hf: models, --model-args batch_size=N",
-    "--include_path": "--include_path: lm-eval task YAMLs are converted first (glotbench tasks import-lm-eval "
+    "--include_path": "--include_path: lm-eval task YAMLs are converted first (glotbench tasks import "
                       "FILE_OR_DIR --output DIR), then run by file (--tasks DIR/TASK.yaml) or found by setting "
                       "GLOTBENCH_TASKS_PATH=DIR",
 }

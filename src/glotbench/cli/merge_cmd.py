@@ -6,10 +6,10 @@ from pathlib import Path
 
 import typer
 
-from glotbench.cli import app
+from glotbench.cli.nouns import runs_app
 
 
-@app.command("merge")
+@runs_app.command("merge")
 def merge(run_dir: Path = typer.Argument(..., help="Run directory holding shards/K/journal.sqlite files."),
           wait: bool = typer.Option(False, "--wait", help="If a run holds the directory, wait for it.")) -> None:
     """Merge shard journals into RUN/journal.sqlite (idempotent: a second merge changes nothing).

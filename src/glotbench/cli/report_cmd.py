@@ -8,10 +8,10 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from glotbench.cli import app
+from glotbench.cli.nouns import runs_app
 
 
-@app.command("report")
+@runs_app.command("report")
 def report(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories (each written by `glotbench run -o DIR`)."),
     output: Path = typer.Option(Path("report.html"), "--output", "-o", help="HTML file to write."),

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import typer
 
-from glotbench.cli import app
+from glotbench.cli import NounGroup, app
 
 DB_HELP = "Database URL: sqlite:///path.db (default sqlite:///glotbench-leaderboard.db) or postgresql+psycopg://user:pw@host/db."
 DB_ENV = "GLOTBENCH_DB"
 
-admin_app = typer.Typer(help="Manage the leaderboard: users, API tokens and tasks.", no_args_is_help=True)
+admin_app = typer.Typer(cls=NounGroup, help="Manage the leaderboard: users, API tokens and tasks.", no_args_is_help=True)
 app.add_typer(admin_app, name="admin")
 
 

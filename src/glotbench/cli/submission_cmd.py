@@ -7,10 +7,10 @@ from typing import Optional
 
 import typer
 
-from glotbench.cli import app
+from glotbench.cli.nouns import runs_app
 
 
-@app.command()
+@runs_app.command("submission")
 def submission(
     run_dir: Path = typer.Argument(..., help="A run directory (holds results.json / samples.jsonl / journal.sqlite)."),
     output: Path = typer.Option(..., "--output", "-o", help="Folder for the submission files (<task>.json)."),

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from glotbench.cli import app
+from glotbench.cli.nouns import runs_app, tasks_app
 
 
 COLUMNS = ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source", "license")
@@ -74,7 +74,7 @@ def tasks_table(rows: list[dict]) -> Table:
     return table
 
 
-@app.command("tasks")
+@tasks_app.command("list")
 def list_tasks(
     pattern: str = typer.Argument("*", help="Glob over task names."),
     suite: str = typer.Option(None, "--suite", help="Only the tasks of this suite, in the suite's order."),
@@ -114,7 +114,7 @@ def list_tasks(
         console.print("suites: " + "; ".join(f"{k} ({len(v)})" for k, v in sorted(s.items())))
 
 
-@app.command("export")
+@runs_app.command("export")
 def export(run_dir: Path = typer.Argument(..., help="A run directory."),
            out: Path = typer.Option(None, "--output", "-o", help="Default: RUN_DIR/samples.jsonl, RUN_DIR/lm-eval/, "
                                     "RUN_DIR/samples.csv, RUN_DIR/inspect/"),

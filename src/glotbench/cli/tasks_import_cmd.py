@@ -7,10 +7,10 @@ from pathlib import Path
 
 import typer
 
-from glotbench.cli import app
+from glotbench.cli.nouns import tasks_app
 
 
-@app.command("tasks-import-lm-eval", hidden=True)
+@tasks_app.command("import")
 def import_lm_eval(
     task_yaml: Path = typer.Argument(..., help="An lm-eval task YAML (lm_eval/tasks/.../NAME.yaml); with --all a "
                                      "folder of them (lm_eval/tasks, or one family's folder)."),

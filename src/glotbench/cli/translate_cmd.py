@@ -8,11 +8,11 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from glotbench.cli import app
+from glotbench.cli.build_app import build_app
 from glotbench.cli.model_options import MODEL_ARGS_HELP
 
 
-@app.command("translate")
+@build_app.command("translate")
 def translate(
     task: str = typer.Option(..., "--task", help="The task whose dataset is translated."),
     to: str = typer.Option(..., "--to", help="Target language code (cs, en, ...)."),
