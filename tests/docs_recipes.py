@@ -155,6 +155,7 @@ def all_blocks() -> list[Block]:
 
 MODEL_FLAGS = ("--model", "-m")
 MODEL_COMMANDS = ("run", "translate", "build")  # estimate keeps its model: it only counts tokens
+NOUNS = ("runs", "build")  # groups whose verb the rewriting looks at (`runs estimate`, `build translate`)
 
 
 def _pairs(tokens: list[str], flags: tuple[str, ...]) -> list[int]:
@@ -182,6 +183,8 @@ def rewrite_glotbench(args: list[str], stub: str, places: dict[str, list[str]]) 
     args = [x for a in args for x in places.get(a, [a])]
     args = [re.sub(r"(base_url=)https?://\S+", lambda m: m.group(1) + stub, a) for a in args]
     sub = args[0] if args else ""
+    if sub in NOUNS and len(args) > 1:  # `runs estimate`, `build translate`: the verb decides
+        sub = args[1] if args[1] in ("estimate", "translate") else sub
     if sub in MODEL_COMMANDS:
         if sub in ("run", "translate") and not any(a in MODEL_FLAGS for a in args):
             args += ["--model", "openai:stub"]

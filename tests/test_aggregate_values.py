@@ -415,7 +415,7 @@ def _label(name):
 
 def _xl_json(runs, tmp_path) -> dict:
     out = tmp_path / "x.json"
-    cli("compare", "--crosslingual", *runs.values(), "--json", out)
+    cli("runs", "compare", "--crosslingual", *runs.values(), "--json", out)
     return json.loads(out.read_text(encoding="utf-8"))["crosslingual"]
 
 
@@ -491,7 +491,7 @@ def test_ranks_equal_a_plain_ranking(runs, tmp_path, a, b, metric):
         csv = tmp_path / "published.csv"
         csv.write_text("model,benchmark,score\n" + "".join(f"{_label(m)},paper,{v}\n" for m, v in PAPER.items()), encoding="utf-8")
         extra = ["--published", csv]
-    cli("compare", "--ranks", *runs.values(), "--a", a, "--b", b, *(["--metric", metric] if metric else []), *extra, "--json", out)
+    cli("runs", "compare", "--ranks", *runs.values(), "--a", a, "--b", b, *(["--metric", metric] if metric else []), *extra, "--json", out)
     got = json.loads(out.read_text(encoding="utf-8"))["ranks"]
 
     def side(name: str) -> dict[str, float]:
@@ -555,7 +555,7 @@ def test_paired_equals_a_plain_loop(runs, tmp_path):
     n_boot = 200
     out = tmp_path / "p.json"
     a, b = runs["A"], runs["C"]
-    cli("compare", "--paired", a, b, "--n-boot", n_boot, "--json", out)
+    cli("runs", "compare", "--paired", a, b, "--n-boot", n_boot, "--json", out)
     doc = json.loads(out.read_text(encoding="utf-8"))
     got = {(r["task"], r["metric"]): r for r in doc["paired"]}
     no_number = {(r["task"], r["metric"]) for r in doc["invalid"]}  # a side invalid: shown as such, never a number

@@ -53,7 +53,7 @@ def test_alignment_tax_recipe_pairs_the_base_variant_with_the_chat_task(data_roo
         assert done.returncode == 0, done.stderr[-3000:]
 
     # the recipe: glotbench compare --paired BASE_RUN ALIGNED_RUN
-    done = glot("compare", "--paired", str(runs["base"]), str(runs["aligned"]), "--n-boot", "200",
+    done = glot("runs", "compare", "--paired", str(runs["base"]), str(runs["aligned"]), "--n-boot", "200",
                 "--json", str(tmp_path / "paired.json"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     rows = {r["metric"]: r for r in json.loads((tmp_path / "paired.json").read_text())["paired"]}

@@ -37,11 +37,11 @@ def test_archived_run_is_exported_reported_compared_and_rerun(stub_server, data_
     out = tmp_path / "out"
     out.mkdir()
     checks = {
-        "export samples": _gb("export", runs[0], "-o", out / "s.jsonl"),
-        "export csv": _gb("export", runs[0], "-f", "csv", "-o", out / "s.csv"),
-        "export lm-eval": _gb("export", runs[0], "-f", "lm-eval", "-o", out / "lmeval"),
-        "report": _gb("report", *runs, "-o", out / "r.html"),
-        "compare": _gb("compare", "--paired", *runs),
+        "export samples": _gb("runs", "export", runs[0], "-o", out / "s.jsonl"),
+        "export csv": _gb("runs", "export", runs[0], "-f", "csv", "-o", out / "s.csv"),
+        "export lm-eval": _gb("runs", "export", runs[0], "-f", "lm-eval", "-o", out / "lmeval"),
+        "report": _gb("runs", "report", *runs, "-o", out / "r.html"),
+        "compare": _gb("runs", "compare", "--paired", *runs),
         "run again": _run_cmd(base, runs[0]),
     }
     for what, argv in checks.items():
@@ -58,7 +58,7 @@ def test_archived_run_is_exported_reported_compared_and_rerun(stub_server, data_
     assert more.returncode != 0 and "cannot write" in more.stderr and "Traceback" not in more.stderr, more.stderr
     assert len(more.stderr.strip().splitlines()) <= 3, more.stderr
     # doctor checks an archived journal where it is
-    doc = run_read_only(arch, _gb("doctor", runs[0], "--check"), env=ENV, cwd=tmp_path)
+    doc = run_read_only(arch, _gb("runs", "doctor", runs[0], "--check"), env=ENV, cwd=tmp_path)
     assert doc.returncode == 0 and "ok" in doc.stdout, doc.stdout + doc.stderr
 
 

@@ -136,16 +136,16 @@ def test_sample_row_with_invalid_json_is_one_line_and_doctor_repairs_it(stub_ser
     con.execute("UPDATE samples SET record='{bad json' WHERE rowid=(SELECT MIN(rowid) FROM samples)")
     con.commit()
     con.close()
-    for cmd in (["export", str(out), "--format", "csv", "-o", str(tmp_path / "s.csv")],
-                ["export", str(out), "--format", "lm-eval"]):
+    for cmd in (["runs", "export", str(out), "--format", "csv", "-o", str(tmp_path / "s.csv")],
+                ["runs", "export", str(out), "--format", "lm-eval"]):
         done = subprocess.run([sys.executable, "-m", "glotbench", *cmd], env=ENV, capture_output=True, text=True, timeout=120)
-        _one_line(done, "not valid JSON", "glotbench doctor")
-    doctor = subprocess.run([sys.executable, "-m", "glotbench", "doctor", str(out)], env=ENV, capture_output=True,
+        _one_line(done, "not valid JSON", "glotbench runs doctor")
+    doctor = subprocess.run([sys.executable, "-m", "glotbench", "runs", "doctor", str(out)], env=ENV, capture_output=True,
                             text=True, timeout=120)
     assert doctor.returncode == 0 and "row damage" in doctor.stdout, doctor.stdout + doctor.stderr
     n_sent = len(httpx.get(base.replace("/v1", "/_log")).json()["log"])
     assert _run(base, tmp_path, "--tasks", str(_task(tmp_path))).returncode == 0
     assert len(httpx.get(base.replace("/v1", "/_log")).json()["log"]) == n_sent  # rebuilt from the journal, none sent
-    done = subprocess.run([sys.executable, "-m", "glotbench", "export", str(out), "--format", "csv", "-o",
+    done = subprocess.run([sys.executable, "-m", "glotbench", "runs", "export", str(out), "--format", "csv", "-o",
                            str(tmp_path / "s.csv")], env=ENV, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-500:]

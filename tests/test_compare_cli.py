@@ -63,7 +63,7 @@ def runs(tmp_path_factory):
 
 def _cli(*args):
     _register()
-    res = CliRunner().invoke(app, ["compare", *map(str, args)])
+    res = CliRunner().invoke(app, ["runs", "compare", *map(str, args)])
     assert res.exit_code == 0, (res.output, res.exception)
     return res.output
 
@@ -157,5 +157,5 @@ def test_compare_needs_one_mode(runs):
     from glotbench.errors import GlotbenchError
 
     _register()
-    res = CliRunner().invoke(app, ["compare", str(runs["A"])])
+    res = CliRunner().invoke(app, ["runs", "compare", str(runs["A"])])
     assert isinstance(res.exception, GlotbenchError) and "exactly one" in str(res.exception)

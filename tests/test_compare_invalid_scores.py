@@ -42,7 +42,7 @@ def runs(tmp_path_factory, data_root):
 def test_ranks_leave_an_invalid_score_out_of_the_suite_mean(runs):
     y = json.loads((runs / "Y" / "results.json").read_text())["tasks"]
     assert y["hulu.cola"]["status"] == "invalid"  # the case: a score the run itself marks invalid
-    done = _glotbench("compare", "--ranks", "X", "Z", "Y", "--a", "hulu", "--b", "hulu.cola", "--json", "r.json",
+    done = _glotbench("runs", "compare", "--ranks", "X", "Z", "Y", "--a", "hulu", "--b", "hulu.cola", "--json", "r.json",
                       cwd=runs)
     assert done.returncode == 0, done.stderr
     got = json.loads((runs / "r.json").read_text())
@@ -56,7 +56,7 @@ def test_ranks_leave_an_invalid_score_out_of_the_suite_mean(runs):
 
 
 def test_paired_without_parsed_answers_prints_no_warnings_or_nan(runs):
-    done = _glotbench("compare", "--paired", "K1", "K2", "--n-boot", "200", "--json", "p.json", cwd=runs)
+    done = _glotbench("runs", "compare", "--paired", "K1", "K2", "--n-boot", "200", "--json", "p.json", cwd=runs)
     assert done.returncode == 0, done.stderr
     assert "RuntimeWarning" not in done.stderr and "Mean of empty slice" not in done.stderr, done.stderr
     assert "nan" not in done.stdout.lower(), done.stdout

@@ -88,7 +88,7 @@ def plain_average(rows: list[dict], model: str) -> float:
 
 def test_crosslingual_reproduces_the_thesis_from_eval_results(tmp_path):
     csv_path, rows = published_csv(tmp_path)
-    done = glot("compare", "--crosslingual", "--published", str(csv_path), "--json", str(tmp_path / "x.json"), cwd=tmp_path)
+    done = glot("runs", "compare", "--crosslingual", "--published", str(csv_path), "--json", str(tmp_path / "x.json"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     got = json.loads((tmp_path / "x.json").read_text())["crosslingual"]["models"]
     expected = {"GPT-3.5 turbo": ("10.0%", 14), "Claude 3 Haiku": ("6.3%", 14), "Llama 3 8B Instruct": ("10.9%", 13)}
@@ -124,13 +124,13 @@ def test_average_uses_headline_metrics_and_metric_option(tmp_path):
     en = {"cb_accuracy": 0.80, "cb_macro_f1": 0.50, "accuracy": 0.70, "macro_f1": 0.35, "cb_parsed": 1.00}
     run = _run_dir(tmp_path, "m", {"czech_bench.anli": _task("cs", "czech_bench.anli_en", **cs),
                                    "czech_bench.anli_en": _task("en", "czech_bench.anli", **en)})
-    done = glot("compare", "--crosslingual", str(run), "--json", str(tmp_path / "a.json"), cwd=tmp_path)
+    done = glot("runs", "compare", "--crosslingual", str(run), "--json", str(tmp_path / "a.json"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     got = json.loads((tmp_path / "a.json").read_text())["crosslingual"]["models"]["m"]
     plain = (abs(0.80 - 0.60) / 0.80 + abs(0.50 - 0.40) / 0.50) / 2  # 22.5%
     assert got["n_pairs"] == 2 and got["average_relative_gap"] == pytest.approx(plain)
     assert f"{100 * plain:.1f}%" in done.stdout
-    done = glot("compare", "--crosslingual", str(run), "--metric", "accuracy", "--json", str(tmp_path / "b.json"), cwd=tmp_path)
+    done = glot("runs", "compare", "--crosslingual", str(run), "--metric", "accuracy", "--json", str(tmp_path / "b.json"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     got = json.loads((tmp_path / "b.json").read_text())["crosslingual"]["models"]["m"]
     assert got["n_pairs"] == 1 and got["average_relative_gap"] == pytest.approx((0.70 - 0.30) / 0.70)

@@ -36,7 +36,7 @@ def _journal(path: Path, n: int = N, schema: str = SCHEMA) -> Path:
 
 def _doctor(*args, timeout=60):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
-    return subprocess.run([sys.executable, "-m", "glotbench", "doctor", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "glotbench", "runs", "doctor", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, env=env)
 
 
@@ -91,7 +91,7 @@ def test_damaged_schema_is_not_ok_and_run_refuses_it(tmp_path, schema, what):
     con.close()
     with pytest.raises(JournalCorrupt, match="schema damage") as err:
         Journal(db)
-    assert what in str(err.value) and "glotbench doctor" in str(err.value)
+    assert what in str(err.value) and "glotbench runs doctor" in str(err.value)
     check = _doctor(db.parent, "--check")
     assert check.returncode == 1 and ": ok (" not in check.stdout, check.stdout
     assert "schema damage" in check.stdout and what in check.stdout

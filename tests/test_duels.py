@@ -97,7 +97,7 @@ def test_compare_duels_on_committed_runs_equals_the_oracle(tmp_path):
     root = Path(__file__).resolve().parent / "fixtures" / "signal_runs"
     runs = [root / f"ckpt-step{s}-seed1" for s in (1000, 3000, 4000)]
     out = tmp_path / "d.json"
-    done = subprocess.run([sys.executable, "-m", "glotbench", "compare", "--duels", *map(str, runs), "--n-boot", "300",
+    done = subprocess.run([sys.executable, "-m", "glotbench", "runs", "compare", "--duels", *map(str, runs), "--n-boot", "300",
                            "--json", str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads(out.read_text(encoding="utf-8"))
@@ -121,6 +121,6 @@ def test_duels_refuse_bad_options_in_one_line(tmp_path):
     for args, says in ((["--alpha", "1.5"], "--alpha must be between 0 and 1"),
                        (["--paired"], "choose exactly one of"),
                        (["--n-boot", "0"], "--n-boot must be at least 1")):
-        done = subprocess.run([sys.executable, "-m", "glotbench", "compare", "--duels", run, run, *args],
+        done = subprocess.run([sys.executable, "-m", "glotbench", "runs", "compare", "--duels", run, run, *args],
                               capture_output=True, text=True, timeout=120)
         assert done.returncode != 0 and says in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -102,7 +102,7 @@ def test_compare_duels_equals_the_oracle(tmp_path):
         runs.append(out)
     assert json.loads((runs[2] / "results.json").read_text())["tasks"]["hulu.cola"]["status"] == "invalid"
     js = tmp_path / "duels.json"
-    done = glotbench("compare", "--duels", *map(str, runs), "--n-boot", "500", "--seed", "7", "--json", str(js))
+    done = glotbench("runs", "compare", "--duels", *map(str, runs), "--n-boot", "500", "--seed", "7", "--json", str(js))
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Duels" in done.stdout and "share of duels won" in done.stdout and "invalid" in done.stdout
     got = json.loads(js.read_text(encoding="utf-8"))

@@ -17,7 +17,7 @@ from glotbench.tasks.request_settings import RequestSettings
 
 def _cli(*args):
     _register()
-    return CliRunner().invoke(app, ["estimate", *map(str, args)])
+    return CliRunner().invoke(app, ["runs", "estimate", *map(str, args)])
 
 
 def _texts(task_name: str, limit: int, chat: bool = True, samples: int = 1) -> list[str]:

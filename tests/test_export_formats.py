@@ -43,7 +43,7 @@ def run_dir(tmp_path_factory):
 
 
 def test_lmeval_results_layout_and_values(run_dir):
-    r = cli("export", str(run_dir), "--format", "lm-eval", "-o", str(run_dir / "lm"), cwd=run_dir.parent)
+    r = cli("runs", "export", str(run_dir), "--format", "lm-eval", "-o", str(run_dir / "lm"), cwd=run_dir.parent)
     assert r.returncode == 0, r.stderr
     ours = json.loads((run_dir / "results.json").read_text())
     [res_path] = list((run_dir / "lm").glob("*/results_*.json"))  # lm-eval: OUT/<model_name_sanitized>/
@@ -71,7 +71,7 @@ def test_lmeval_results_layout_and_values(run_dir):
 
 
 def test_csv_one_row_per_sample(run_dir):
-    r = cli("export", str(run_dir), "--format", "csv", cwd=run_dir.parent)
+    r = cli("runs", "export", str(run_dir), "--format", "csv", cwd=run_dir.parent)
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader((run_dir / "samples.csv").open(encoding="utf-8")))
     samples = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text().splitlines()]
@@ -84,10 +84,10 @@ def test_csv_one_row_per_sample(run_dir):
 
 def test_samples_stays_the_default_and_bad_format_is_one_line(run_dir):
     (run_dir / "samples.jsonl").unlink()
-    r = cli("export", str(run_dir), cwd=run_dir.parent)
+    r = cli("runs", "export", str(run_dir), cwd=run_dir.parent)
     assert r.returncode == 0, r.stderr
     assert len((run_dir / "samples.jsonl").read_text().splitlines()) == 12
-    bad = cli("export", str(run_dir), "--format", "parquet", cwd=run_dir.parent)
+    bad = cli("runs", "export", str(run_dir), "--format", "parquet", cwd=run_dir.parent)
     assert bad.returncode != 0 and "unknown format 'parquet'" in bad.stderr
 
 
@@ -105,7 +105,7 @@ def test_lmeval_on_an_older_run_directory_and_without_a_journal(tmp_path):
         if not keep_journal:
             (run / "journal.sqlite").unlink()
         out = tmp_path / f"lm_{keep_journal}"
-        r = cli("export", str(run), "--format", "lm-eval", "-o", str(out), cwd=tmp_path)
+        r = cli("runs", "export", str(run), "--format", "lm-eval", "-o", str(out), cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         [res_path] = list(out.glob("*/results_*.json"))
         lm = json.loads(res_path.read_text())
@@ -115,7 +115,7 @@ def test_lmeval_on_an_older_run_directory_and_without_a_journal(tmp_path):
                 key = "acc" if m == "accuracy" else m
                 assert lm["results"][task][f"{key},none"] == v["value"], (task, m)
             assert len(list(out.glob(f"*/samples_{task}_*.jsonl"))) == 1
-        c = cli("export", str(run), "--format", "csv", "-o", str(tmp_path / f"s_{keep_journal}.csv"), cwd=tmp_path)
+        c = cli("runs", "export", str(run), "--format", "csv", "-o", str(tmp_path / f"s_{keep_journal}.csv"), cwd=tmp_path)
         assert c.returncode == 0, c.stderr
         assert len(list(csv.DictReader((tmp_path / f"s_{keep_journal}.csv").open(encoding="utf-8")))) == 9
 
@@ -126,7 +126,7 @@ def test_lmeval_keys_match_lm_evals_own_schema(run_dir):
     lm-eval's string forms (target, resps, filtered_resps) and ``gen_args_<i>/arg_<j>`` arguments."""
     schema = pytest.importorskip("lm_eval.result_schema", reason="pip install --no-deps lm-eval (schema check only)")
     out = run_dir / "lm_schema"
-    r = cli("export", str(run_dir), "--format", "lm-eval", "-o", str(out), cwd=run_dir.parent)
+    r = cli("runs", "export", str(run_dir), "--format", "lm-eval", "-o", str(out), cwd=run_dir.parent)
     assert r.returncode == 0, r.stderr
     [res_path] = list(out.glob("*/results_*.json"))
     lm = json.loads(res_path.read_text())
@@ -156,7 +156,7 @@ def test_inspect_log_reads_back_with_inspect_ai(run_dir):
     reads it back with the run's samples, per-item scores and metrics (with their 95% intervals)."""
     log_api = pytest.importorskip("inspect_ai.log", reason="pip install 'glotbench[inspect]'")
     out = run_dir / "inspect"
-    r = cli("export", str(run_dir), "--format", "inspect", "-o", str(out), cwd=run_dir.parent)
+    r = cli("runs", "export", str(run_dir), "--format", "inspect", "-o", str(out), cwd=run_dir.parent)
     assert r.returncode == 0, r.stderr
     ours = json.loads((run_dir / "results.json").read_text())
     recs = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text().splitlines()]

@@ -47,7 +47,7 @@ def run_dir(tmp_path_factory):
 def test_inspect_samples_have_messages_the_raw_answer_and_a_duration(run_dir):
     log_api = pytest.importorskip("inspect_ai.log", reason="pip install 'glotbench[inspect]'")
     out = run_dir / "inspect"
-    r = cli("export", str(run_dir), "--format", "inspect", "-o", str(out), cwd=run_dir.parent)
+    r = cli("runs", "export", str(run_dir), "--format", "inspect", "-o", str(out), cwd=run_dir.parent)
     assert r.returncode == 0, r.stderr
     ours = json.loads((run_dir / "results.json").read_text())
     recs = {x["sample_id"]: x for x in map(json.loads, (run_dir / "samples.jsonl").read_text().splitlines())}

@@ -46,7 +46,7 @@ def run(tmp_path_factory):
     finally:
         stop(proc)
     assert r.returncode == 0, r.stderr
-    e = cli("export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp)
+    e = cli("runs", "export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp)
     assert e.returncode == 0, e.stderr
     [res] = list((tmp / "lm").glob("*/results_*.json"))
     [samples] = list(res.parent.glob(f"samples_{TASK}_*.jsonl"))

@@ -55,7 +55,7 @@ def runs(tmp_path_factory):
     assert ll.returncode == 0, ll.stderr
     assert gen.returncode == 0, gen.stderr
     for run in ("ll", "gen"):
-        e = cli("export", run, "--format", "lm-eval", "-o", f"lm_{run}", cwd=tmp)
+        e = cli("runs", "export", run, "--format", "lm-eval", "-o", f"lm_{run}", cwd=tmp)
         assert e.returncode == 0, e.stderr
     return tmp
 
@@ -218,7 +218,7 @@ def test_wandb_logger_reads_the_export_offline(runs, run, tmp_path):
 
 def test_inspect_log_has_tokens_times_choices_and_numeric_ids(runs):
     log_api = pytest.importorskip("inspect_ai.log", reason="pip install 'glotbench[inspect]'")
-    r = cli("export", "gen", "--format", "inspect", "-o", "insp", cwd=runs)
+    r = cli("runs", "export", "gen", "--format", "inspect", "-o", "insp", cwd=runs)
     assert r.returncode == 0, r.stderr
     recs = [json.loads(x) for x in (runs / "gen" / "samples.jsonl").read_text().splitlines()]
     import sqlite3

@@ -383,7 +383,7 @@ def test_a_cached_file_edited_after_the_pull(tmp_path, stub_server):
         assert t["data_differs"] == "data differs from its source: acme/data.json"
         assert t["data"]["differs_from_source"] == ["acme/data.json"]
         assert [f.get("differs_from_source") for f in t["data"]["files"]] == [True]
-        rep = _cli(["report", str(tmp_path / "r2"), "-o", str(tmp_path / "report.html")], env, cwd=tmp_path)
+        rep = _cli(["runs", "report", str(tmp_path / "r2"), "-o", str(tmp_path / "report.html")], env, cwd=tmp_path)
         assert rep.returncode == 0, rep.stderr
         assert (tmp_path / "report.html").read_text(encoding="utf-8").count("data differs from its source") >= 2
     finally:
@@ -474,11 +474,11 @@ def test_an_old_run_under_the_old_name_still_reads(tmp_path):
     shutil.copytree(run, a)
     shutil.copytree(run, b)
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    r = subprocess.run([sys.executable, "-m", "glotbench", "compare", "--paired", str(a), str(b)], capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "glotbench", "runs", "compare", "--paired", str(a), str(b)], capture_output=True,
                        text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "cs.klokanek" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "glotbench", "report", str(a), "-o", str(tmp_path / "r.html")],
+    r = subprocess.run([sys.executable, "-m", "glotbench", "runs", "report", str(a), "-o", str(tmp_path / "r.html")],
                        capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "cs.klokanek" in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -307,7 +307,7 @@ def test_wiki_lingua_pair_values_and_crosslingual_compare(stub_server, tmp_path)
     ids = {side: [json.loads(x)["sample_id"] for x in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()
                   if f"wiki_lingua_{side}" in x] for side in ("cs", "en")}
     assert ids["cs"] == ids["en"] and len(ids["cs"]) == 5
-    cmp = _cli("compare", "--crosslingual", out, "--metric", "rouge_raw_l")
+    cmp = _cli("runs", "compare", "--crosslingual", out, "--metric", "rouge_raw_l")
     assert cmp.returncode == 0, cmp.stderr[-3000:]
     text = cmp.stdout
     assert "rouge_raw_l" in text and "wiki_lingua" in text
@@ -342,7 +342,7 @@ def test_crosslingual_compare_prints_each_runs_interval(stub_server, tmp_path):
     r = _cli("run", "--model", "openai:stub", "--base-url", base, "--tasks", "xl", "-o", out, "--no-progress",
              GLOTBENCH_TASKS_PATH=str(folder))
     assert r.returncode == 0, r.stderr[-3000:]
-    cmp = _cli("compare", "--crosslingual", out, "--json", tmp_path / "x.json", GLOTBENCH_TASKS_PATH=str(folder))
+    cmp = _cli("runs", "compare", "--crosslingual", out, "--json", tmp_path / "x.json", GLOTBENCH_TASKS_PATH=str(folder))
     assert cmp.returncode == 0, cmp.stderr[-3000:]
     tasks = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]
     for name in ("xl.csfd_cs", "xl.csfd_en"):
@@ -432,7 +432,7 @@ def test_embedded_model_wiki_lingua_pair_and_translation(smollm2_path, tmp_path)
         want = sum(rouge_raw_f(s["gold"], s["pred"] or "", "l") for s in mine) / len(mine)
         assert _value(tasks[name], "rouge_raw_l") == pytest.approx(want, abs=1e-5)
         assert tasks[name]["metrics"]["rouge_raw_l"].get("ci95")
-    cmp = _cli("compare", "--crosslingual", out, "--metric", "rouge_raw_l")
+    cmp = _cli("runs", "compare", "--crosslingual", out, "--metric", "rouge_raw_l")
     assert cmp.returncode == 0, cmp.stderr[-3000:]
     print(cmp.stdout)
     for side in ("cs", "en"):

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-COMMANDS = [["run"], ["translate"], ["build", "filter"], ["build", "qa"], ["judge"], ["compare"], ["tasks"]]
+COMMANDS = [["run"], ["build", "translate"], ["build", "filter"], ["build", "qa"], ["judge", "rerun"], ["runs", "compare"],
+            ["tasks"], ["tasks", "list"], ["runs"], ["judge"]]
 
 
 def _help(*cmd: str) -> str:

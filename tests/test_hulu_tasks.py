@@ -276,7 +276,7 @@ def test_submission_command_and_dev_runs_are_skipped(hulu_data, stub_server, tmp
     _, out = run_evaluation(RunConfig(model="openai:stub", base_url=base, tasks=["hulu.cb"], split="test",
                                       output=str(tmp_path / "test-run"), bootstrap=20), show_progress=False)
     _register()
-    res = CliRunner().invoke(app, ["submission", str(out), "-o", str(tmp_path / "subs")])
+    res = CliRunner().invoke(app, ["runs", "submission", str(out), "-o", str(tmp_path / "subs")])
     assert res.exit_code == 0, res.output
     assert "hulu.cb" in res.output and (tmp_path / "subs" / "hulu.cb.json").is_file()
 
@@ -284,5 +284,5 @@ def test_submission_command_and_dev_runs_are_skipped(hulu_data, stub_server, tmp
                                       output=str(tmp_path / "dev-run"), bootstrap=20), show_progress=False)
     [s] = build_submissions(dev, tmp_path / "none")
     assert s.path is None and "--split test" in s.skipped
-    res = CliRunner().invoke(app, ["submission", str(dev), "-o", str(tmp_path / "none")])
+    res = CliRunner().invoke(app, ["runs", "submission", str(dev), "-o", str(tmp_path / "none")])
     assert res.exit_code == 1 and "skipped" in res.output

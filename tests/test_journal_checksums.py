@@ -61,7 +61,7 @@ def test_damaged_response_row_is_named_by_doctor_and_the_rerun_resends_exactly_i
         _edit(db, "UPDATE responses SET response = replace(response, '\"B\"', '\"A\"') WHERE key = ?", key)
     else:
         _edit(db, "UPDATE responses SET response = '{\"text\": \"B\"' WHERE key = ?", key)
-    check = _cli("doctor", out, "--check")
+    check = _cli("runs", "doctor", out, "--check")
     assert check.returncode == 1, check.stdout + check.stderr
     assert "row damage: 1 row(s)" in check.stdout and f"key {key[:12]}" in check.stdout, check.stdout
     n = len(_sent(base))
@@ -74,7 +74,7 @@ def test_damaged_response_row_is_named_by_doctor_and_the_rerun_resends_exactly_i
     assert text == "B"  # the fresh answer replaced the damaged row
     results = json.loads((out / "results.json").read_text())
     assert results["tasks"][TASK]["n_scored"] == 10
-    assert _cli("doctor", out, "--check").returncode == 0
+    assert _cli("runs", "doctor", out, "--check").returncode == 0
 
 
 def test_doctor_repairs_and_the_rerun_resends_exactly_the_dropped(stub_server, data_root, tmp_path):
@@ -84,9 +84,9 @@ def test_doctor_repairs_and_the_rerun_resends_exactly_the_dropped(stub_server, d
     db = out / "journal.sqlite"
     key = _first_key(db)
     _edit(db, "UPDATE responses SET response = replace(response, '\"B\"', '\"C\"') WHERE key = ?", key)
-    fix = _cli("doctor", out)
+    fix = _cli("runs", "doctor", out)
     assert fix.returncode == 0 and "left out" in fix.stdout, fix.stdout + fix.stderr
-    assert _cli("doctor", out, "--check").returncode == 0
+    assert _cli("runs", "doctor", out, "--check").returncode == 0
     n = len(_sent(base))
     _run(base, out)
     assert len(_sent(base)) - n == 1
@@ -105,7 +105,7 @@ def test_edited_sample_record_is_rescored_without_a_request(stub_server, data_ro
     con.execute("UPDATE samples SET record = ? WHERE sample_id = ?", (json.dumps(rec), sid))
     con.commit()
     con.close()
-    check = _cli("doctor", out, "--check")
+    check = _cli("runs", "doctor", out, "--check")
     assert check.returncode == 1 and f"item {sid}: fails its checksum" in check.stdout, check.stdout
     n = len(_sent(base))
     _run(base, out)

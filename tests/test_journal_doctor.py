@@ -47,9 +47,9 @@ def test_zero_byte_journal_is_corrupt_not_empty(stub_server, data_root, tmp_path
     done = subprocess.run(_cmd(base, out), env=ENV, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     lines = [x for x in done.stderr.splitlines() if x.strip()]
-    assert len(lines) == 1 and "0-byte file" in lines[0] and f"glotbench doctor {out}" in lines[0]
+    assert len(lines) == 1 and "0-byte file" in lines[0] and f"glotbench runs doctor {out}" in lines[0]
     assert _log(base) == []  # nothing re-sent
-    doc = subprocess.run([sys.executable, "-m", "glotbench", "doctor", str(out)], capture_output=True, text=True,
+    doc = subprocess.run([sys.executable, "-m", "glotbench", "runs", "doctor", str(out)], capture_output=True, text=True,
                          timeout=60)
     assert doc.returncode == 0 and "0-byte file" in doc.stdout and "nothing was readable" in doc.stdout
     assert Journal(out / "journal.sqlite").cached_keys() == set()  # a fresh, healthy journal
@@ -58,7 +58,7 @@ def test_zero_byte_journal_is_corrupt_not_empty(stub_server, data_root, tmp_path
 def test_garbage_journal_is_one_line_with_the_recovery_command(tmp_path):
     db = tmp_path / "journal.sqlite"
     db.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(JournalCorrupt, match=f"glotbench doctor {tmp_path}"):
+    with pytest.raises(JournalCorrupt, match=f"glotbench runs doctor {tmp_path}"):
         Journal(db)
 
 
@@ -75,9 +75,9 @@ def test_doctor_salvages_a_truncated_journal_and_rerun_sends_only_the_lost(stub_
 
     again = subprocess.run(_cmd(base, out), env=ENV, capture_output=True, text=True, timeout=120)
     assert again.returncode == 2 and "Traceback" not in again.stderr, again.stderr
-    assert f"glotbench doctor {out}" in again.stderr and len(again.stderr.strip().splitlines()) == 1
+    assert f"glotbench runs doctor {out}" in again.stderr and len(again.stderr.strip().splitlines()) == 1
 
-    doc = subprocess.run([sys.executable, "-m", "glotbench", "doctor", str(out)], capture_output=True, text=True,
+    doc = subprocess.run([sys.executable, "-m", "glotbench", "runs", "doctor", str(out)], capture_output=True, text=True,
                          timeout=120)
     assert doc.returncode == 0, doc.stderr
     assert "responses:" in doc.stdout and "salvaged" in doc.stdout and "kept as" in doc.stdout
@@ -93,7 +93,7 @@ def test_doctor_salvages_a_truncated_journal_and_rerun_sends_only_the_lost(stub_
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     con.close()
     assert 0 < n_salvaged < 60 and 0 < n_scored < 60
-    ok = subprocess.run([sys.executable, "-m", "glotbench", "doctor", str(out)], capture_output=True, text=True,
+    ok = subprocess.run([sys.executable, "-m", "glotbench", "runs", "doctor", str(out)], capture_output=True, text=True,
                         timeout=60)
     assert ok.returncode == 0 and "ok" in ok.stdout
 

@@ -55,7 +55,7 @@ def test_judge_on_a_running_run_is_refused_with_the_runs_message(stub_server, da
                             "--no-progress"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         _wait_for_lock(out, run, also=out / "journal.sqlite")
-        _refused([sys.executable, "-m", "glotbench", "judge", str(out), "--judge", "openai:stub", "--judge-base-url", base,
+        _refused([sys.executable, "-m", "glotbench", "judge", "rerun", str(out), "--judge", "openai:stub", "--judge-base-url", base,
                   "--no-progress"], run)
     finally:
         run.wait(timeout=120)
@@ -71,7 +71,7 @@ def test_second_translate_into_the_same_folder_is_refused(stub_server, data_root
         pytest.skip("gsm8k_en not in the shared data")
     base = stub_server("--delay", "3.0")
     out = tmp_path / "mt"
-    cmd = [sys.executable, "-m", "glotbench", "translate", "--task", "czech_bench.gsm8k_en", "--to", "cs", "--model",
+    cmd = [sys.executable, "-m", "glotbench", "build", "translate", "--task", "czech_bench.gsm8k_en", "--to", "cs", "--model",
            "openai:stub", "--base-url", base, "--limit", "3", "--max-tokens", "20", "-o", str(out), "-j", "1"]
     first = subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -233,7 +233,7 @@ def test_rejudge_and_compare_judges(data_root, tmp_path, stub_server):
     assert model_calls == 2 * 4 * 2  # answers + judge A, two runs
 
     # judge B on run 1, killed once mid-way, resumed: no call repeated, the model never called
-    cmd = [sys.executable, "-m", "glotbench", "judge", str(runs[0]), "--judge", "openai:judge-b",
+    cmd = [sys.executable, "-m", "glotbench", "judge", "rerun", str(runs[0]), "--judge", "openai:judge-b",
            "--judge-base-url", judge_b_url, "--concurrency", "1", "--no-progress"]
     proc = subprocess.Popen(cmd, env={**os.environ, "OPENAI_API_KEY": "x"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     db = runs[0] / "journal.sqlite"
@@ -266,15 +266,15 @@ def test_rejudge_and_compare_judges(data_root, tmp_path, stub_server):
     assert sorted(n for _, n in rows) == [4, 4]
 
     # a repeated `glotbench judge` sends nothing
-    again = glot("judge", str(runs[0]), "--judge", "openai:judge-b", "--judge-base-url", judge_b_url, "--no-progress")
+    again = glot("judge", "rerun", str(runs[0]), "--judge", "openai:judge-b", "--judge-base-url", judge_b_url, "--no-progress")
     assert again.returncode == 0 and "4 already graded" in again.stdout
     assert len(httpx.get(judge_b_url.replace("/v1", "/_log")).json()["log"]) == len(log_b)
 
     # compare-judges needs both judges on both runs
-    assert glot("judge", str(runs[1]), "--judge", "openai:judge-b", "--judge-base-url", judge_b_url,
+    assert glot("judge", "rerun", str(runs[1]), "--judge", "openai:judge-b", "--judge-base-url", judge_b_url,
                 "--no-progress").returncode == 0
     out_json = tmp_path / "cmp.json"
-    cmp = glot("compare-judges", str(runs[0]), str(runs[1]), "--json", str(out_json))
+    cmp = glot("judge", "compare", str(runs[0]), str(runs[1]), "--json", str(out_json))
     assert cmp.returncode == 0, cmp.stderr
     assert "Kendall" in cmp.stdout and "Cohen" in cmp.stdout and "temperature=0.5" in cmp.stdout
     r = json.loads(out_json.read_text())["trivia"]

@@ -116,7 +116,7 @@ def test_echoing_judge_does_not_score_gibberish_as_correct(stub_server, data_roo
     samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
     assert all(s["detail"]["strict_grades"] == ["JUDGE_ERROR"] for s in samples)
 
-    again = _glotbench("judge", str(out), "--judge", "openai:echo2", "--judge-base-url", base, "--no-progress")
+    again = _glotbench("judge", "rerun", str(out), "--judge", "openai:echo2", "--judge-base-url", base, "--no-progress")
     assert again.returncode == 0, again.stderr
     res = json.loads((out / "results.json").read_text())
     [entry] = [v for k, v in res["judges"].items() if k.startswith("openai:echo2@")]  # the id carries the URL

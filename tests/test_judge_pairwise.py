@@ -305,7 +305,7 @@ def three_runs(tmp_path):
 def test_three_runs_by_value_positions_swapped_and_rerun_sends_nothing(three_runs, tmp_path, stub_server):
     base = stub_server("--responses", str(responses_file(tmp_path / "responses.jsonl")), "--answer", "no rule matched")
     out = tmp_path / "pw"
-    args = ("judge-pairwise", *three_runs, "--judge", "openai:stub", "--judge-base-url", base, "-o", out,
+    args = ("judge", "pairwise", *three_runs, "--judge", "openai:stub", "--judge-base-url", base, "-o", out,
             "--no-progress", "--n-boot", N_BOOT, "--seed", 0)
     first = cli(*args)
     summary = json.loads((out / "pairwise.json").read_text(encoding="utf-8"))
@@ -375,7 +375,7 @@ def test_three_runs_by_value_positions_swapped_and_rerun_sends_nothing(three_run
 def test_killed_judging_resumes_without_resending(three_runs, tmp_path, stub_server):
     base = stub_server("--responses", str(responses_file(tmp_path / "responses.jsonl")), "--delay", "0.3")
     out = tmp_path / "pw"
-    args = ["judge-pairwise", *map(str, three_runs), "--judge", "openai:stub", "--judge-base-url", base, "-o", str(out),
+    args = ["judge", "pairwise", *map(str, three_runs), "--judge", "openai:stub", "--judge-base-url", base, "-o", str(out),
             "--no-progress", "--n-boot", "50", "-j", "1"]
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     proc = subprocess.Popen([sys.executable, "-m", "glotbench", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -405,7 +405,7 @@ def test_failed_judge_requests_leave_items_out_and_the_rerun_asks_again(three_ru
     # every 2nd distinct request gets a body that is not JSON (a malformed answer), on every attempt
     base, proc = start_stub("--responses", responses, "--bad", "not-json", "--bad-every", "2", port=port)
     out = tmp_path / "pw"
-    args = ("judge-pairwise", *three_runs, "--judge", "openai:stub", "--judge-base-url", base, "-o", out,
+    args = ("judge", "pairwise", *three_runs, "--judge", "openai:stub", "--judge-base-url", base, "-o", out,
             "--no-progress", "--n-boot", 50, "--max-retries", 0)
     total = 2 * sum(len(shared(r, s)) for r, s in PLAN)
     try:
@@ -444,7 +444,7 @@ def test_bad_inputs_give_one_line(tmp_path):
     good = make_run(tmp_path / "X", "X")
     (tmp_path / "empty").mkdir()
     judge = ("--judge", "openai:stub", "--judge-base-url", "http://127.0.0.1:9/v1", "--no-progress")
-    line = _one_error_line(cli("judge-pairwise", good, tmp_path / "empty", *judge, check=False))
+    line = _one_error_line(cli("judge", "pairwise", good, tmp_path / "empty", *judge, check=False))
     assert "empty" in line and "no journal.sqlite" in line
     other = tmp_path / "other"
     from glotbench.engine.journal import Journal
@@ -452,12 +452,12 @@ def test_bad_inputs_give_one_line(tmp_path):
     j = Journal(other / "journal.sqlite")
     j.put_sample("rk", "t.other", "1", 0, "scored", {"lang": "en", "prompt": "Q?", "outputs": [{"text": "a"}]})
     j.close()
-    line = _one_error_line(cli("judge-pairwise", good, other, *judge, check=False))
+    line = _one_error_line(cli("judge", "pairwise", good, other, *judge, check=False))
     assert "no shared items" in line and "X" in line and "other" in line
-    line = _one_error_line(cli("judge-pairwise", good, other, "--tasks", "nope", *judge, check=False))
+    line = _one_error_line(cli("judge", "pairwise", good, other, "--tasks", "nope", *judge, check=False))
     assert "none of the tasks nope" in line and "t.hu, t.mn" in line
-    assert "two or more" in _one_error_line(cli("judge-pairwise", good, *judge, check=False))
-    assert "given twice" in _one_error_line(cli("judge-pairwise", good, tmp_path / "." / "X", *judge, check=False))
+    assert "two or more" in _one_error_line(cli("judge", "pairwise", good, *judge, check=False))
+    assert "given twice" in _one_error_line(cli("judge", "pairwise", good, tmp_path / "." / "X", *judge, check=False))
 
 
 # ---------------------------------------------------------------------------------------------- embedded model
@@ -492,7 +492,7 @@ def test_two_embedded_runs_judged_pairwise(smollm2_path, data_root, tmp_path, st
     (tmp_path / "responses.jsonl").write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), encoding="utf-8")
     base = stub_server("--responses", str(tmp_path / "responses.jsonl"), "--answer", "no rule matched")
     out = tmp_path / "pw"
-    args = ("judge-pairwise", *runs, "--judge", "openai:stub", "--judge-base-url", base, "-o", out, "--no-progress",
+    args = ("judge", "pairwise", *runs, "--judge", "openai:stub", "--judge-base-url", base, "-o", out, "--no-progress",
             "--n-boot", N_BOOT)
     cli(*args)
     pair = json.loads((out / "pairwise.json").read_text(encoding="utf-8"))["pairs"][0]
@@ -526,7 +526,7 @@ def test_pairwise_b_a_after_a_b_sends_nothing(three_runs, tmp_path, stub_server)
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "NO_COLOR": "1"}
 
     def pairwise(*runs):
-        p = subprocess.run([sys.executable, "-m", "glotbench", "judge-pairwise", *map(str, runs), "--judge", "openai:stub",
+        p = subprocess.run([sys.executable, "-m", "glotbench", "judge", "pairwise", *map(str, runs), "--judge", "openai:stub",
                             "--judge-base-url", base, "--no-progress", "--n-boot", "50"],
                            capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
         assert p.returncode == 0, p.stdout + p.stderr

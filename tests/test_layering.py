@@ -117,7 +117,7 @@ def test_a_benchmark_package_installs_and_runs_by_name(tmp_path, stub_server):
     # package recomputes it (a paired row), one without shows the stored number and says why no test
     res = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert res["tasks"]["tinybench.capitals"]["metric_definitions"]["tiny_first_letter"]["kind"] == "tinybench.first_letter"
-    paired = [subprocess.run([sys.executable, "-m", "glotbench", "compare", "--paired", str(out), str(out)], env=e,
+    paired = [subprocess.run([sys.executable, "-m", "glotbench", "runs", "compare", "--paired", str(out), str(out)], env=e,
                              capture_output=True, text=True, timeout=300) for e in (env, bare)]
     assert all(p.returncode == 0 for p in paired), [p.stderr[-2000:] for p in paired]
     line = "tinybench.capitals tiny_first_letter: its kind 'tinybench.first_letter' is not installed here"

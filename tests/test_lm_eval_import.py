@@ -45,7 +45,7 @@ def converted(tmp_path_factory):
     shutil.copytree(FIX / "data", tmp / "data")
     notes = {}
     for t in ("arc_easy", "triviaqa", "gsm8k"):
-        r = cli("tasks", "import-lm-eval", str(FIX / f"{t}.yaml"), "--data-dir", "data", "-o", f"{t}.yaml", cwd=tmp)
+        r = cli("tasks", "import", str(FIX / f"{t}.yaml"), "--data-dir", "data", "-o", f"{t}.yaml", cwd=tmp)
         assert r.returncode == 0, r.stderr
         notes[t] = r.stderr
     base, proc = start_stub("--answer", "Mars")  # echoes log-probabilities for --mode loglikelihood
@@ -102,7 +102,7 @@ def test_conversion_says_what_it_left_out(converted):
     task = yaml.safe_load((tmp / "gsm8k.yaml").read_text())
     assert task["fewshot"] == {"split": "train", "n": 5, "seed": 1234}
     assert task["dataset"]["eval_split"] == "test" and task["generation"]["stop"] == ["Question:", "</s>", "<|im_end|>"]
-    hub = cli("tasks", "import-lm-eval", str(FIX / "arc_easy.yaml"), cwd=tmp)  # the Hub form, printed
+    hub = cli("tasks", "import", str(FIX / "arc_easy.yaml"), cwd=tmp)  # the Hub form, printed
     spec = yaml.safe_load(hub.stdout)
     assert spec["dataset"]["hf"] == {"id": "allenai/ai2_arc", "revision": "main", "config": "ARC-Easy"}
     assert "dataset revision" in hub.stderr

@@ -36,7 +36,7 @@ def _run(tmp_path, rel: str, task: str, splits: dict[str, list[dict]], *flags: s
     for split, recs in splits.items():
         files[split] = tmp_path / "data" / f"{task}_{split}.jsonl"
         files[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
-    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), *flags, "--data-dir", "data", "--language", "en",
+    c = cli("tasks", "import", str(tasks_dir / rel), *flags, "--data-dir", "data", "--language", "en",
             "-o", f"{task}.yaml", cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     base, proc = start_stub("--answer", "A")
@@ -90,7 +90,7 @@ def test_lambada_continuation_requests_and_metrics_equal_lm_evals(tmp_path):
 
 
 def test_without_hooks_wikitext_is_refused_naming_the_hooks(tmp_path):
-    c = cli("tasks", "import-lm-eval", str(_tasks_dir() / "wikitext" / "wikitext.yaml"), "-o", "out.yaml", cwd=tmp_path)
+    c = cli("tasks", "import", str(_tasks_dir() / "wikitext" / "wikitext.yaml"), "-o", "out.yaml", cwd=tmp_path)
     assert c.returncode == 2 and not (tmp_path / "out.yaml").exists()
     assert "process_results" in c.stderr and "doc_to_target" in c.stderr
 

@@ -103,14 +103,14 @@ def zoo(tmp_path_factory):
             for split, recs in splits.items():
                 files[split] = tmp / "data" / f"{task}_{split}.jsonl"
                 files[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
-            c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--data-dir", "data", "--language", lang,
+            c = cli("tasks", "import", str(tasks_dir / rel), "--data-dir", "data", "--language", lang,
                     "-o", f"{task}.yaml", cwd=tmp)
             assert c.returncode == 0, c.stderr
             r = cli("run", "-m", "openai:stub", "--base-url", base, "-M", "logprobs_trusted=true", "--mode",
                     "loglikelihood", "-t", f"{task}.yaml", "--num-fewshot", str(shots), "-o", f"run_{task}",
                     "--no-progress", "--bootstrap", "20", "--max-retries", "0", cwd=tmp)
             assert r.returncode == 0, r.stderr[-2000:]
-            e = cli("export", f"run_{task}", "--format", "lm-eval", "-o", f"lm_{task}", cwd=tmp)
+            e = cli("runs", "export", f"run_{task}", "--format", "lm-eval", "-o", f"lm_{task}", cwd=tmp)
             assert e.returncode == 0, e.stderr
             [samples] = list((tmp / f"lm_{task}").glob("*/samples_*.jsonl"))
             lines = sorted((json.loads(x) for x in samples.read_text().splitlines()), key=lambda x: x["doc_id"])
@@ -204,12 +204,12 @@ def test_include_chains_merge_as_lm_evals_loader(family):
 ])
 def test_what_cannot_run_is_not_written(tmp_path, rel, cause):
     tasks_dir = _tasks_dir()
-    r = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "-o", "out.yaml", cwd=tmp_path)
+    r = cli("tasks", "import", str(tasks_dir / rel), "-o", "out.yaml", cwd=tmp_path)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and cause in lines[0] and "not converted" in lines[0], r.stderr
     assert not (tmp_path / "out.yaml").exists()
-    printed = cli("tasks", "import-lm-eval", str(tasks_dir / rel), cwd=tmp_path)  # nor printed as a task
+    printed = cli("tasks", "import", str(tasks_dir / rel), cwd=tmp_path)  # nor printed as a task
     assert printed.returncode == 2 and printed.stdout == ""
 
 
@@ -223,7 +223,7 @@ def test_all_converts_a_tree_into_a_package_with_a_table(tmp_path):
     tree = tmp_path / "tree"
     for fam in ("xstorycloze", "paws-x"):
         shutil.copytree(tasks_dir / fam, tree / fam, ignore=shutil.ignore_patterns("__pycache__"))
-    r = cli("tasks", "import-lm-eval", "--all", str(tree), "-o", "pkg", "--name", "zoo", "--data-dir", "data",
+    r = cli("tasks", "import", "--all", str(tree), "-o", "pkg", "--name", "zoo", "--data-dir", "data",
             cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "14 converted, 4 refused, 2 group file(s) as suites" in r.stdout
@@ -259,7 +259,7 @@ def test_gsm8k_cot_gets_lm_evals_eight_fixed_exemplars(tmp_path):
         files[split] = tmp_path / "data" / f"gsm8k_cot_{split}.jsonl"
         files[split].write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
     rel = "gsm8k/gsm8k-cot.yaml"
-    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--data-dir", "data", "-o", "gsm8k_cot.yaml", cwd=tmp_path)
+    c = cli("tasks", "import", str(tasks_dir / rel), "--data-dir", "data", "-o", "gsm8k_cot.yaml", cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     assert "filter_list" in c.stderr  # the answer filters are named as left out
     base, proc = start_stub("--answer", "The answer is 6.")
@@ -352,7 +352,7 @@ def test_lm_eval_hooks_delegated_give_lm_evals_prompts(tmp_path, task):
     for split, recs in splits.items():
         files[split] = tmp_path / "data" / f"{task}_{split}.jsonl"
         files[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
-    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--lm-eval-hooks", "--data-dir", "data", "--language", lang,
+    c = cli("tasks", "import", str(tasks_dir / rel), "--lm-eval-hooks", "--data-dir", "data", "--language", lang,
             "-o", f"{task}.yaml", cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     spec = yaml.safe_load((tmp_path / f"{task}.yaml").read_text(encoding="utf-8"))
@@ -368,7 +368,7 @@ def test_lm_eval_hooks_delegated_give_lm_evals_prompts(tmp_path, task):
     finally:
         stop(proc)
     assert r.returncode == 0, r.stderr[-2000:]
-    e = cli("export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp_path)
+    e = cli("runs", "export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp_path)
     assert e.returncode == 0, e.stderr
     [samples] = list((tmp_path / "lm").glob("*/samples_*.jsonl"))
     ours = {x["doc_id"]: [(a["arg_0"], a["arg_1"]) for a in x["arguments"].values()]
@@ -383,7 +383,7 @@ def test_lm_eval_hooks_without_lm_eval_is_one_line(tmp_path):
     tasks_dir = _tasks_dir()
     code = ("import sys; sys.modules['lm_eval'] = None  # the package is absent\n"
             "sys.argv = ['glotbench'] + sys.argv[1:]\nfrom glotbench.cli import main\nmain()")
-    r = subprocess.run([sys.executable, "-c", code, "tasks", "import-lm-eval", str(tasks_dir / "xcopa" / "default_et.yaml"),
+    r = subprocess.run([sys.executable, "-c", code, "tasks", "import", str(tasks_dir / "xcopa" / "default_et.yaml"),
                         "--lm-eval-hooks", "-o", "out.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
                        env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": SRC})
     assert r.returncode == 2

@@ -78,9 +78,9 @@ def test_export_writes_samples_from_the_journal(stub_server, data_root, tmp_path
     subprocess.run([sys.executable, "-m", "glotbench", "run", "--model", "openai:s", "--base-url", base, "--tasks",
                     "mm_eval.syntax", "--limit", "4", "-o", str(out), "--no-progress"], check=True, capture_output=True)
     (out / "samples.jsonl").unlink()
-    done = subprocess.run([sys.executable, "-m", "glotbench", "export", str(out)], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "glotbench", "runs", "export", str(out)], capture_output=True, text=True)
     assert done.returncode == 0 and "wrote 4 samples" in done.stdout
     rows = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
     assert [r["sample_id"] for r in rows] == ["0", "1", "2", "3"] and all(r["pred"] == "A" for r in rows)
-    bad = subprocess.run([sys.executable, "-m", "glotbench", "export", str(tmp_path)], capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-m", "glotbench", "runs", "export", str(tmp_path)], capture_output=True, text=True)
     assert bad.returncode == 2 and "no journal.sqlite here" in bad.stderr

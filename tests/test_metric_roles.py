@@ -88,7 +88,7 @@ def test_rank_table_ranks_on_the_headline_not_a_parse_rate_listed_first(tmp_path
 
     def ranks(*extra: str) -> dict[str, int]:
         out = tmp_path / "r.json"
-        done = subprocess.run([sys.executable, "-m", "glotbench", "compare", "--ranks", *dirs, "--a", "x", "--b", "y",
+        done = subprocess.run([sys.executable, "-m", "glotbench", "runs", "compare", "--ranks", *dirs, "--a", "x", "--b", "y",
                                *extra, "--json", str(out)], capture_output=True, text=True, env=env, timeout=120)
         assert done.returncode == 0, done.stderr
         return {r["model"]: r["rank_a"] for r in json.loads(out.read_text())["ranks"]["rows"]}

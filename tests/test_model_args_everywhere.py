@@ -50,7 +50,7 @@ def test_build_qa_takes_M_base_url(stub_server, tmp_path):
 
 def test_translate_takes_M_base_url(stub_server, tmp_path, data_root):
     base = stub_server("--answer", "Ahoj.")
-    done = _glotbench("translate", "--task", "hulu.cola", "--to", "cs", "-n", "1", "--field", "Sent", "-o", str(tmp_path / "tr"),
+    done = _glotbench("build", "translate", "--task", "hulu.cola", "--to", "cs", "-n", "1", "--field", "Sent", "-o", str(tmp_path / "tr"),
                       "-m", "openai:stub", "-M", f"base_url={base}", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert _sent(base) >= 1

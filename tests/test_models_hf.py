@@ -49,7 +49,7 @@ def test_loglikelihood_agrees_with_embedded_on_mm_eval(tmp_path, data_root, smol
     assert a["same_argmax"] == 6, a
     assert a["max_abs_diff"] < 0.5, a
     # the lm-eval export of a loglikelihood run: one (context, continuation) request per option, as lm-eval logs them
-    x = glotbench("export", str(tmp_path / "hf"), "--format", "lm-eval", "-o", str(tmp_path / "lm"))
+    x = glotbench("runs", "export", str(tmp_path / "hf"), "--format", "lm-eval", "-o", str(tmp_path / "lm"))
     assert x.returncode == 0, x.stderr[-2000:]
     [samples] = list((tmp_path / "lm").glob("*/samples_mm_eval.knowledge_*.jsonl"))
     line = json.loads(samples.read_text().splitlines()[0])

@@ -31,7 +31,7 @@ def test_published_only_rank_table(tmp_path):
     f = tmp_path / "published.csv"
     f.write_text(CSV, encoding="utf-8")
     out = tmp_path / "ranks.json"
-    done = glot("compare", "--ranks", "--published", str(f), "--a", "simpleqa", "--b", "chinese_simpleqa",
+    done = glot("runs", "compare", "--ranks", "--published", str(f), "--a", "simpleqa", "--b", "chinese_simpleqa",
                 "--style", "signed", "--json", str(out))
     assert done.returncode == 0, done.stderr
     rows = {r["model"]: r for r in json.loads(out.read_text())["ranks"]["rows"]}
@@ -53,7 +53,7 @@ def test_published_beside_a_run(tmp_path, stub_server, data_root):
     # only the English side is published here: the Chinese side comes from the run
     f.write_text("".join(x + "\n" for x in CSV.splitlines() if "chinese" not in x) + "mine,simpleqa,25.0\n", encoding="utf-8")
     out = tmp_path / "ranks.json"
-    done = glot("compare", str(run), "--ranks", "--published", str(f), "--a", "simpleqa", "--b", "chinese_simpleqa",
+    done = glot("runs", "compare", str(run), "--ranks", "--published", str(f), "--a", "simpleqa", "--b", "chinese_simpleqa",
                 "--json", str(out))
     assert done.returncode == 0, done.stderr
     res = json.loads(out.read_text())

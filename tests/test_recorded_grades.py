@@ -173,16 +173,16 @@ def test_compare_judges_released_grades_against_a_rejudge_equal_scipy_and_sklear
             done = glot(*args, cwd=tmp_path)
             assert done.returncode == 0, done.stderr[-3000:]
             if m < 3:  # the three recorded runs, re-judged afterwards
-                done = glot("judge", out, "--judge", "openai:j", "--judge-base-url", base, "--no-progress", cwd=tmp_path)
+                done = glot("judge", "rerun", out, "--judge", "openai:j", "--judge-base-url", base, "--no-progress", cwd=tmp_path)
                 assert done.returncode == 0, done.stderr[-3000:]
             runs.append(out)
     finally:
         stop(proc)
     # without --judge-name each file is its own judge: no judge graded every run
-    done = glot("compare-judges", *runs, "--json", tmp_path / "plain.json", cwd=tmp_path)
+    done = glot("judge", "compare", *runs, "--json", tmp_path / "plain.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "skipped" in json.loads((tmp_path / "plain.json").read_text())["simpleqa"]
-    done = glot("compare-judges", *runs, "--judge-name", "released", "--json", tmp_path / "cmp.json", cwd=tmp_path)
+    done = glot("judge", "compare", *runs, "--judge-name", "released", "--json", tmp_path / "cmp.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "released" in done.stdout
     got = json.loads((tmp_path / "cmp.json").read_text())["simpleqa"]

@@ -136,7 +136,7 @@ def test_compare_judges_live_judge_against_recorded_grades(tmp_path):
                      "--tasks", "chinese_simpleqa", "--limit", "4",
                      "--no-progress", "-o", str(out))
     assert done.returncode == 0, done.stderr
-    done = glotbench("compare-judges", str(out))
+    done = glotbench("judge", "compare", str(out))
     assert done.returncode == 0, done.stderr
     text = done.stdout
     assert "recorded-grades:graded.jsonl" in text and "Cohen" in text

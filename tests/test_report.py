@@ -46,7 +46,7 @@ def runs(tmp_path_factory):
 
 def _report(runs, path: Path) -> str:
     _register()
-    res = CliRunner().invoke(app, ["report", *map(str, runs), "-o", str(path)])
+    res = CliRunner().invoke(app, ["runs", "report", *map(str, runs), "-o", str(path)])
     assert res.exit_code == 0, res.output
     return path.read_text(encoding="utf-8")
 

@@ -54,7 +54,7 @@ def reports(tmp_path_factory):
         stop(proc)
     zh_html, all_html = root / "zh.html", root / "all.html"
     for out, runs in ((zh_html, ["zh"]), (all_html, ["zh", "mn", "hu"])):
-        rep = glot("report", *[str(root / r) for r in runs], "-o", str(out))
+        rep = glot("runs", "report", *[str(root / r) for r in runs], "-o", str(out))
         assert rep.returncode == 0, rep.stderr[-3000:]
     res = json.loads((root / "zh" / "results.json").read_text(encoding="utf-8"))
     cats = sorted((res["tasks"]["chinese_simpleqa"].get("slices") or {}).get("primary_category", {}))

@@ -100,9 +100,9 @@ def report(tmp_path_factory):
     finally:
         stop(proc)
     out = root / "report.html"
-    rep = glot("report", str(root / "sqa"), str(root / "cola"), "-o", str(out))
+    rep = glot("runs", "report", str(root / "sqa"), str(root / "cola"), "-o", str(out))
     assert rep.returncode == 0, rep.stderr
-    rep = glot("report", str(root / "mixed"), "-o", str(root / "mixed.html"))
+    rep = glot("runs", "report", str(root / "mixed"), "-o", str(root / "mixed.html"))
     assert rep.returncode == 0, rep.stderr
     return root, out
 

@@ -247,11 +247,11 @@ def test_zeroed_cache_pages_are_misses_and_doctor_names_the_damage(tmp_path, dat
     report = json.loads((tmp_path / "two" / "results.json").read_text())["run"]["sessions"][-1]["shared_cache"]
     assert report.get("read_errors", 0) + report.get("bad_rows", 0) > 0, report
     assert "response cache" in done.stderr and "misses" in done.stderr
-    check = _cli("doctor", str(tmp_path / "two"), "--check", cwd=tmp_path)
+    check = _cli("runs", "doctor", str(tmp_path / "two"), "--check", cwd=tmp_path)
     assert check.returncode == 1 and "response cache" in check.stdout and "damaged" in check.stdout, check.stdout
-    fix = _cli("doctor", str(tmp_path / "two"), cwd=tmp_path)
+    fix = _cli("runs", "doctor", str(tmp_path / "two"), cwd=tmp_path)
     assert fix.returncode == 0 and "rebuilt" in fix.stdout, fix.stdout + fix.stderr
-    assert "ok" in _cli("doctor", str(tmp_path / "two"), "--check", cwd=tmp_path).stdout
+    assert "ok" in _cli("runs", "doctor", str(tmp_path / "two"), "--check", cwd=tmp_path).stdout
 
 
 def test_rows_of_the_wrong_shape_are_misses_counted(tmp_path):

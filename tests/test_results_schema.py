@@ -151,10 +151,10 @@ OLD = sorted(p.parent for p in FIXTURES.glob("old_runs/*/results.json"))
 
 @pytest.mark.parametrize("run", OLD, ids=[p.name for p in OLD])
 def test_an_old_file_re_reports_and_compares_in_a_fresh_process(run, tmp_path):
-    done = _glotbench("report", str(run), "-o", str(tmp_path / "r.html"))
+    done = _glotbench("runs", "report", str(run), "-o", str(tmp_path / "r.html"))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     out = tmp_path / "paired.json"
-    done = _glotbench("compare", "--paired", str(run), str(run), "--json", str(out))
+    done = _glotbench("runs", "compare", "--paired", str(run), str(run), "--json", str(out))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     assert "not installed" not in done.stdout + done.stderr
     rows = json.loads(out.read_text(encoding="utf-8"))["paired"]
@@ -175,12 +175,12 @@ def test_a_kind_this_process_does_not_have_shows_the_stored_number_and_says_why(
     (run / "results.json").write_text(json.dumps(res), encoding="utf-8")
     m = Metric.from_dict(res["tasks"][task]["metric_definitions"]["macro_f1"])
     assert not m.available
-    done = _glotbench("compare", "--paired", str(run), str(run))
+    done = _glotbench("runs", "compare", "--paired", str(run), str(run))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     flat = " ".join(done.stdout.split())
     assert f"{task} macro_f1: its kind 'nopkg.macro_f1' is not installed here" in flat
     assert "no paired test is computed" in flat
-    done = _glotbench("report", str(run), "-o", str(tmp_path / "r.html"))  # the stored values, as written
+    done = _glotbench("runs", "report", str(run), "-o", str(tmp_path / "r.html"))  # the stored values, as written
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
 
 

@@ -83,7 +83,7 @@ def test_local_executor_sigkilled_shard_resumes_and_matches_unsharded(stub_serve
     assert len(stub_log(base)) == 18, "the rerun sent requests"
 
     before = journal_digest(sharded / "journal.sqlite")
-    merged = glotbench("merge", str(sharded))
+    merged = glotbench("runs", "merge", str(sharded))
     assert merged.returncode == 0, merged.stderr
     assert "0 new response(s), 0 item record(s)" in merged.stdout
     assert journal_digest(sharded / "journal.sqlite") == before
@@ -158,5 +158,5 @@ def test_ignored_sharding_options_and_empty_merge_are_one_line(tmp_path):
         assert done.returncode == 2 and message in done.stderr, (extra, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()
-    done = glotbench("merge", str(tmp_path))
+    done = glotbench("runs", "merge", str(tmp_path))
     assert done.returncode == 2 and "no shard journals" in done.stderr

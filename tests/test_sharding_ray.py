@@ -47,7 +47,7 @@ def test_ray_stub_sigkill_resume_and_merge(ray_address, stub_server, data_root, 
 
     before = journal_digest(sharded / "journal.sqlite")
     for _ in range(2):
-        merged = glotbench("merge", str(sharded))
+        merged = glotbench("runs", "merge", str(sharded))
         assert merged.returncode == 0 and "0 new response(s), 0 item record(s)" in merged.stdout, merged.stdout
     assert journal_digest(sharded / "journal.sqlite") == before
 

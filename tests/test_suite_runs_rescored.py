@@ -116,7 +116,7 @@ def test_a_run_written_before_the_move_is_compared_with_its_metric_functions_fou
     shutil.copytree(src, a)
     shutil.copytree(src, b)
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    done = subprocess.run([sys.executable, "-m", "glotbench", "compare", "--paired", str(a), str(b)], env=env,
+    done = subprocess.run([sys.executable, "-m", "glotbench", "runs", "compare", "--paired", str(a), str(b)], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "factuality_co" in done.stdout and "cannot import" not in done.stdout + done.stderr

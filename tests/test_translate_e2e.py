@@ -30,7 +30,7 @@ def test_translate_kill_resume_and_crosslingual(smollm2_path, tmp_path):
     if not resolve_data_file("gsm8k_en/test.jsonl").is_file():
         pytest.skip("gsm8k_en not in the shared data")
     out = tmp_path / "mt"
-    cmd = [sys.executable, "-m", "glotbench", "translate", "--task", "czech_bench.gsm8k_en", "--to", "cs", "--model", "embedded",
+    cmd = [sys.executable, "-m", "glotbench", "build", "translate", "--task", "czech_bench.gsm8k_en", "--to", "cs", "--model", "embedded",
            "--limit", str(N), "--max-tokens", "40", "-o", str(out), "--prompt-from", "czech_bench.gsm8k", "-j", "1"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ.copy())
     db = out / "journal.sqlite"
@@ -63,7 +63,7 @@ def test_translate_kill_resume_and_crosslingual(smollm2_path, tmp_path):
     r = _cli("run", "--model", "embedded", "--tasks", f"czech_bench.gsm8k_en,{out / 'task.yaml'}", "--limit", N,
              "--max-tokens", "8", "-o", run, "--no-progress")
     assert r.returncode == 0, r.stderr
-    cmp = _cli("compare", "--crosslingual", run)
+    cmp = _cli("runs", "compare", "--crosslingual", run)
     assert cmp.returncode == 0, cmp.stderr
     assert "Cross-lingual gap" in cmp.stdout and "czech_bench.gsm8k_en.mt_cs" in cmp.stdout
     assert "Average relative gap" in cmp.stdout

@@ -15,7 +15,7 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 def _translate(base: str, to: str, tmp_path: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": SRC, "OPENAI_API_KEY": "x"}
-    return subprocess.run([sys.executable, "-m", "glotbench", "translate", "--task", "hulu.cola", "--to", to, "-n", "1",
+    return subprocess.run([sys.executable, "-m", "glotbench", "build", "translate", "--task", "hulu.cola", "--to", to, "-n", "1",
                            "--field", "Sent", "-o", str(tmp_path / to), "-m", "openai:stub", "--base-url", base],
                           env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
 

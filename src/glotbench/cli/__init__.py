@@ -267,7 +267,7 @@ def main() -> None:
         typer.echo(f"error: {err}", err=True)
         sys.exit(2)
     except sqlite3.DatabaseError as err:  # a journal damaged in a page read after it opened
-        typer.echo(f"error: SQLite: {err}; if this is a run journal, salvage it with: glotbench doctor RUN_DIR", err=True)
+        typer.echo(f"error: SQLite: {err}; if this is a run journal, salvage it with: glotbench runs doctor RUN_DIR", err=True)
         sys.exit(2)
     except OSError as err:  # the file system said no: an output path that is a file, a read-only disk ...
         typer.echo(f"error: {os_error_line(err)}", err=True)

@@ -33,11 +33,11 @@ def doctor(
             raise typer.Exit(1)
         return
     if check_only:
-        typer.echo(f"{path}: corrupt ({problem}); salvage it with: glotbench doctor {path.parent}")
+        typer.echo(f"{path}: corrupt ({problem}); salvage it with: glotbench runs doctor {path.parent}")
         raise typer.Exit(1)
     if not writable(path):
         raise GlotbenchError(f"{path}: corrupt ({problem}); it is on storage this process cannot write: copy the run "
-                             f"directory somewhere writable and run glotbench doctor there")
+                             f"directory somewhere writable and run glotbench runs doctor there")
     with RunLock(path.parent):
         report = salvage(path)
     typer.echo(f"{path}: corrupt ({problem})")
@@ -105,7 +105,7 @@ def _check_cache(run_dir: Path, check_only: bool) -> bool:
     typer.echo(f"response cache {where}: damaged ({'; '.join(problems)}); runs read such rows as misses and send "
                f"their requests again")
     if check_only or not writable(where):
-        typer.echo(f"  rebuild it from its sound rows with: glotbench doctor {run_dir}" if check_only else
+        typer.echo(f"  rebuild it from its sound rows with: glotbench runs doctor {run_dir}" if check_only else
                    "  it is on storage this process cannot write: left as it is")
         return True
     kept, aside = rebuild_cache(folder)

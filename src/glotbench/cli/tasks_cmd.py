@@ -84,7 +84,7 @@ def list_tasks(
 ) -> None:
     """List tasks with language, item count, metrics, version, source and the data's licence.
 
-    Convert an lm-eval task YAML: glotbench tasks import-lm-eval TASK.yaml [-o OUT.yaml]
+    Convert an lm-eval task YAML: glotbench tasks import TASK.yaml [-o OUT.yaml]
     (docs/adding-a-task.md)."""
     import json
     import sys

@@ -14,7 +14,7 @@ tried again by the next commit and by :meth:`Journal.flush`. Every read of sampl
 writes the queue first.
 A file that SQLite cannot read, a 0-byte file (a journal always has its schema) or tables that
 differ from :data:`SCHEMA` (schema damage: :func:`schema_problem`) raise
-:class:`~glotbench.errors.JournalCorrupt` naming ``glotbench doctor RUN``.
+:class:`~glotbench.errors.JournalCorrupt` naming ``glotbench runs doctor RUN``.
 
 Rows carry a checksum of their content (``sum``: :func:`row_sum`; issue 48). A response row that
 fails it, does not parse or is no answer of its kind is a miss (the request is sent again, the new
@@ -210,7 +210,7 @@ def response_row_answer(key: str, body: bytes | str | None, kind: str | None, st
 
 def corrupt_message(path: Path, err: BaseException | str) -> str:
     run = Path(path).parent
-    return (f"{path}: the journal is corrupt ({err}); salvage what is readable with: glotbench doctor {run}")
+    return (f"{path}: the journal is corrupt ({err}); salvage what is readable with: glotbench runs doctor {run}")
 
 
 class Journal:

@@ -260,7 +260,7 @@ async def execute(runs: list[TaskRun], model: Model, journal: Journal, *, concur
             if say is not None and (shared.read_errors or shared.bad_rows):
                 say(f"[yellow]response cache[/] {shared.path}: {shared.read_errors} unreadable and {shared.bad_rows} "
                     f"malformed row(s) read as misses (their requests were sent again; last: {shared.last_problem}); "
-                    f"check it with: glotbench doctor RUN")
+                    f"check it with: glotbench runs doctor RUN")
     return caller
 
 
@@ -286,7 +286,7 @@ def open_shared_cache(cache: CacheSettings, model: Model, judge_model: Model | N
     report: dict = {"keyed_on": {}}
     if shared.problem and say is not None:
         say(f"[yellow]response cache[/] {shared.folder}: {shared.problem}; this run uses no cache "
-            f"(check it with: glotbench doctor RUN)")
+            f"(check it with: glotbench runs doctor RUN)")
     idents = {}
     for role, m in (("model", model), ("judge", judge_model)):
         if m is None:

@@ -73,7 +73,7 @@ def _run_locked(p: RunPlan, observer: RunObserver) -> tuple[dict, Path]:
         previous = journal.get_meta("config") or {}
         if previous.get("judge") and cfg.judge and previous["judge"] != cfg.judge:
             observer.say(f"[yellow]note[/]: {out_dir} was judged by {previous['judge']}; items already graded keep "
-                         f"that grade. To add {cfg.judge} as a second judge run: glotbench judge {out_dir} --judge {cfg.judge}")
+                         f"that grade. To add {cfg.judge} as a second judge run: glotbench judge rerun {out_dir} --judge {cfg.judge}")
         journal.set_meta("config", cfg.model_dump())
         journal.set_meta("model_settings", model.settings())
         from glotbench.engine.shards.driver import merge_run

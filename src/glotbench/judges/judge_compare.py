@@ -152,5 +152,5 @@ def compare_runs(run_dirs: list[Path], *, metric: str = "F", tasks: list[str] | 
         res["runs"] = {r.label: {"run_dir": str(r.run_dir), "model_id": r.model_id} for r in having}
         out[task] = res
     if not out:
-        raise GlotbenchError("no judge-graded task in these runs (run with --judge, then `glotbench judge RUN_DIR --judge J2`)")
+        raise GlotbenchError("no judge-graded task in these runs (run with --judge, then `glotbench judge rerun RUN_DIR --judge J2`)")
     return out

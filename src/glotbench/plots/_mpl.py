@@ -46,7 +46,7 @@ def _set_fonts(matplotlib) -> None:
 def pyplot():
     from glotbench.extras import require
 
-    require("plots", "plotting (glotbench report, factuality plots)")
+    require("plots", "plotting (glotbench runs report, factuality plots)")
     import matplotlib
 
     matplotlib.use("Agg", force=True)

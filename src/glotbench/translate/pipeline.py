@@ -61,7 +61,7 @@ def split_sentences(text: str) -> list[str]:
     try:
         import pysbd
     except ImportError:
-        raise GlotbenchError("glotbench translate splits sentences with pysbd: pip install 'glotbench[cs]'") from None
+        raise GlotbenchError("glotbench build translate splits sentences with pysbd: pip install 'glotbench[cs]'") from None
 
     seg = pysbd.Segmenter(language="en", clean=False)
     return [s.strip() for s in seg.segment(text) if s.strip()]

@@ -27,7 +27,7 @@ def console_tables(results: dict) -> list[Table | Text]:
             if k and len(by[field]) > MAX_CONSOLE_ROWS:
                 out.append(Text(f"{name}: {field} has {len(by[field])} values; their CO / NA / IN / CGA / F with "
                                 f"intervals are in results.json (tasks.{name}.factuality.by.{field}) and in "
-                                f"glotbench report"))
+                                f"glotbench runs report"))
             else:
                 out.append(factuality_table(name, t["factuality"], by=field))
     return out
