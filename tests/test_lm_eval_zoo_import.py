@@ -327,7 +327,16 @@ def _paws(i: int) -> dict:
             "label": i % 2}
 
 
+def _hellaswag(i: int) -> dict:  # Rowan/hellaswag's record shape (label a string; [title] and [step] marks)
+    return {"ind": i, "activity_label": f"Removing ice {i}", "ctx_a": f"A man [title] kneels  on a car {i}.",
+            "ctx_b": "then, he", "ctx": "", "endings": [f"scrapes the ice [step] off {i}.", " drives away. ",
+                                                          "sings [header] loudly.", "eats  snow."],
+            "source_id": f"wikihow~{i}", "split": "val", "split_type": "indomain", "label": str(i % 4)}
+
+
 HOOK_CASES = {
+    "hellaswag": ("hellaswag/hellaswag.yaml", "en", 2, {"train": [_hellaswag(i + 50) for i in range(N)],
+                                                        "validation": [_hellaswag(i) for i in range(N)]}),
     "xcopa_et": ("xcopa/default_et.yaml", "et", 0, {"test": [_xcopa(i) for i in range(N)],
                                                     "validation": [_xcopa(i + 50) for i in range(N)]}),
     "paws_de": ("paws-x/paws_de.yaml", "de", 2, {"train": [_paws(i + 50) for i in range(N)],
@@ -338,7 +347,8 @@ HOOK_CASES = {
 
 @pytest.mark.parametrize("task", list(HOOK_CASES))
 def test_lm_eval_hooks_delegated_give_lm_evals_prompts(tmp_path, task):
-    """--lm-eval-hooks: xcopa's !function doc_to_text / doc_to_choice and paws-x's process_docs run as
+    """--lm-eval-hooks: xcopa's !function doc_to_text / doc_to_choice, paws-x's and hellaswag's
+    process_docs (hellaswag's rewrites every record: query, choices, gold) run as
     lm-eval's own code (recorded in the task with lm-eval's version); every prompt and continuation of
     the run equals ConfigurableTask's. Without the flag the same files are refused (tested above)."""
     import yaml
@@ -377,6 +387,10 @@ def test_lm_eval_hooks_delegated_give_lm_evals_prompts(tmp_path, task):
     assert len(ours) == len(theirs) == N
     for doc_id in theirs:
         assert ours[doc_id] == theirs[doc_id], f"{task} doc {doc_id}"
+    if task == "hellaswag":  # lm-eval's preprocess ran: [title] -> ". ", brackets dropped, gold from label
+        context, first = ours[1][0]
+        assert context.endswith("Removing ice 1: A man. kneels on a car 1. Then, he") and first == " scrapes the ice off 1."
+        assert "[" not in context and len(ours[1]) == 4
 
 
 def test_lm_eval_hooks_without_lm_eval_is_one_line(tmp_path):
