@@ -247,7 +247,7 @@ def test_all_converts_a_tree_into_a_package_with_a_table(tmp_path):
 def test_gsm8k_cot_gets_lm_evals_eight_fixed_exemplars(tmp_path):
     """gsm8k-cot.yaml: ``fewshot_config`` (``sampler: first_n`` over eight fixed ``samples``), 8-shot,
     generate_until. The shots come from the YAML itself, not from a split: every prompt equals the
-    context lm-eval's ConfigurableTask builds (the answer filters are a loss the conversion names)."""
+    context lm-eval's ConfigurableTask builds (its answer filters: tests/test_lm_eval_filters.py)."""
     from glotbench.testing.servers import start_stub, stop
 
     tasks_dir = _tasks_dir()
@@ -261,7 +261,7 @@ def test_gsm8k_cot_gets_lm_evals_eight_fixed_exemplars(tmp_path):
     rel = "gsm8k/gsm8k-cot.yaml"
     c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--data-dir", "data", "-o", "gsm8k_cot.yaml", cwd=tmp_path)
     assert c.returncode == 0, c.stderr
-    assert "filter_list" in c.stderr  # the answer filters are named as left out
+    assert "filter_list" not in c.stderr  # the answer filters are mapped (tests/test_lm_eval_filters.py)
     base, proc = start_stub("--answer", "The answer is 6.")
     try:
         r = cli("run", "-m", "openai:stub", "--base-url", base, "-M", "chat=false", "-t", "gsm8k_cot.yaml", "-o", "run",

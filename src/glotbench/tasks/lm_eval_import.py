@@ -15,13 +15,14 @@ from typing import Any
 import yaml
 
 from glotbench.errors import TaskSpecError
+from glotbench.tasks.lm_eval_filters import EXACT_MATCH_OPTIONS, NO_FILTER, read_filter_list
 from glotbench.yamlfile import expanded_size
 
 # lm-eval keys that have no effect on the numbers or that are mapped below
 MAPPED = {"task", "dataset_path", "dataset_name", "dataset_kwargs", "revision", "output_type", "training_split",
           "validation_split", "test_split", "fewshot_split", "doc_to_text", "doc_to_target", "doc_to_choice",
           "num_fewshot", "generation_kwargs", "target_delimiter", "fewshot_delimiter", "description", "metadata",
-          "metric_list", "repeats"}
+          "metric_list", "repeats", "filter_list"}
 IGNORED = {"should_decontaminate", "doc_to_decontamination_query", "task_alias", "group_alias"}
 # keys whose effect the converted task could not have: the conversion is refused
 FATAL_KEYS = {"process_docs": "process_docs (lm-eval's Python that rewrites the records)",
@@ -269,16 +270,24 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
                         "--mode loglikelihood (generate mode asks for the option index instead)")
     elif otype == "generate_until":
         out["output_type"] = "generate"
-        metrics = ["exact_match"]
         out["scorer"] = "exact_match"
         out["extractor"] = {"name": "text"}
+        filters, why = read_filter_list(src["filter_list"]) if src.get("filter_list") is not None else (NO_FILTER, [])
+        problems.extend(f"{CANNOT}{w}" for w in why)
+        options["filters"] = filters
+        metrics = ["exact_match"] + [f"mean:exact_match_{f['name']}" for f in filters[1:]]
     elif otype in LL_TYPES:  # a target continuation (lambada) or a whole text (wikitext): log-likelihood only
         out["output_type"] = otype
         named = [m.get("metric") if isinstance(m, dict) else m for m in src.get("metric_list") or []]
         metrics = [LL_TYPES[otype][m] for m in named if m in LL_TYPES[otype]] or list(LL_TYPES[otype].values())
         problems.extend(f"metric_list: {m}: not converted (output_type {otype} has {', '.join(LL_TYPES[otype])})"
                         for m in named if m not in LL_TYPES[otype])
-    else:
+    if otype != "generate_until" and src.get("filter_list") is not None:
+        steps = [s.get("function") if isinstance(s, dict) else s for f in src["filter_list"] if isinstance(f, dict)
+                 for s in f.get("filter") or []]
+        if steps != ["take_first"] * len(steps):  # lm-eval's default, a no-op on one answer
+            problems.append(f"{CANNOT}filter_list: filters of a {otype} task not converted")
+    if otype not in ("multiple_choice", "generate_until", *LL_TYPES):
         problems.append(f"{CANNOT}output_type {otype}: not converted (only multiple_choice, generate_until, "
                         f"{', '.join(LL_TYPES)})")
         out["output_type"] = "generate"
@@ -290,6 +299,9 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         if mname not in METRICS:
             problems.append(f"metric_list: {mname}: not converted")
         extra = sorted(set(m) - {"metric", "aggregation", "higher_is_better"}) if isinstance(m, dict) else []
+        if mname == "exact_match" and otype == "generate_until":  # lm-eval's options, applied (lm_eval_filters.py)
+            options["exact_match"] = {k: m[k] for k in extra if k in EXACT_MATCH_OPTIONS}
+            extra = [k for k in extra if k not in EXACT_MATCH_OPTIONS]
         if extra:
             problems.append(f"metric_list: {mname}: options {', '.join(extra)} not converted "
                             f"(glotbench's {METRICS.get(mname, mname)} rule applies)")

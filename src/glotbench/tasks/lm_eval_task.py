@@ -15,6 +15,7 @@ from typing import Any
 
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.extract import bounded_regex
+from glotbench.tasks.lm_eval_filters import apply_filter, exact_match
 from glotbench.tasks.task import ROLLING, LoglikelihoodRequest, Sample, Scored, Task, score_text
 
 DEFAULTS = {"target_delimiter": " ", "fewshot_delimiter": "\n\n", "description": ""}
@@ -307,11 +308,29 @@ class LmEvalTask(Task):
             return Scored(pred=gold if res.is_greedy else NOT_GREEDY,
                           values={"nll": -float(res.logprob), "n_items": 1.0, "correct": float(res.is_greedy)},
                           extracted={"logprob": res.logprob, "is_greedy": res.is_greedy})
+        if mode == "generate" and self.opts.get("filters"):  # lm-eval's filters and exact_match
+            return self._score_filtered(sample, outputs[0].text)
         if mode == ROLLING:
             scored = score_text(sample.vars["text"], outputs[0])
             scored.values.update(sample.vars.get("lm_eval_counts") or {})  # lm-eval's own counts, when delegated
             return scored
         return super().score(sample, outputs, mode=mode)
+
+    def _score_filtered(self, sample: Sample, text: str) -> Scored:
+        """Every filter pipeline of the task on the output (the first gives ``exact_match``, the others
+        ``exact_match_<name>``), each compared with lm-eval's gold: ``doc_to_choice[target]`` when the
+        task has choices, any of the targets when doc_to_target is a list, else the target's text."""
+        gold = sample.target if isinstance(sample.target, list) else [sample.vars["answer_text"]]
+        if sample.choices is not None and str(sample.target).isdigit() and int(sample.target) < len(sample.choices):
+            gold = [sample.choices[int(sample.target)]]
+        values, picked = {}, {}
+        for i, f in enumerate(self.opts["filters"]):
+            picked[f["name"]] = answer = apply_filter(f["steps"], text)
+            values["exact_match" if i == 0 else f"exact_match_{f['name']}"] = exact_match(
+                answer, gold, self.opts.get("exact_match") or {})
+        first = picked[self.opts["filters"][0]["name"]]
+        return Scored(pred=None if first is None else str(first), values=values, extracted=picked,
+                      rule=f"lm-eval filter {self.opts['filters'][0]['name']}")
 
     def metric_names(self, mode: str) -> list[str]:
         if self.spec.output_type in ("loglikelihood", ROLLING):
