@@ -186,6 +186,30 @@ def lm_eval_version() -> str | None:
         return None
 
 
+def delegated_metrics(metric_list: Any) -> tuple[list[str], list[str]]:
+    """The metrics a delegated ``process_results`` feeds (``metric_list`` names averaged with lm-eval's
+    ``mean``, explicitly or as the metric's registered default), and why others cannot be."""
+    if not isinstance(metric_list, list) or not metric_list:
+        return [], ["process_results without a metric_list: which of its values lm-eval averages is not said"]
+    from lm_eval.api.metrics import mean
+    from lm_eval.api.registry import get_metric_aggregation
+
+    names, why = [], []
+    for m in metric_list:
+        name = m.get("metric") if isinstance(m, dict) else m
+        agg = m.get("aggregation") if isinstance(m, dict) else None
+        if agg is None and isinstance(name, str):
+            try:
+                agg = "mean" if get_metric_aggregation(name) is mean else "its default"
+            except Exception:  # noqa: BLE001 - lm-eval knows no default for it
+                agg = "none"
+        if agg == "mean" and isinstance(name, str):
+            names.append(name)
+        else:
+            why.append(f"metric_list.{name}: aggregation {agg} of a delegated process_results not converted (only mean)")
+    return names, why
+
+
 def convert(src: dict, *, language: str, name: str | None = None, data_dir: str | None = None,
             data_format: str = "jsonl", hooks: bool = False) -> tuple[dict, list[str]]:
     """``(glotbench task dict, problems)``. ``data_dir``: read the splits from local files
@@ -200,8 +224,7 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
             problems.append(f"{CANNOT}--lm-eval-hooks: the lm_eval package is not importable here "
                             "(pip install --no-deps lm-eval)")
         else:
-            keys = (*HOOK_KEYS, "process_results") if src.get("output_type") == "loglikelihood_rolling" else HOOK_KEYS
-            delegated = {k: hook_ref(src[k]) for k in keys if isinstance(src.get(k), _Function)}
+            delegated = {k: hook_ref(src[k]) for k in (*HOOK_KEYS, "process_results") if isinstance(src.get(k), _Function)}
             src = {k: v for k, v in src.items() if k not in delegated}
     task = str(src["task"]) if isinstance(src.get("task"), str) else str(src.get("group"))
     out: dict[str, Any] = {"name": name or f"lm_eval.{task}", "version": str((src.get("metadata") or {}).get("version", "0")),
@@ -294,7 +317,7 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         metrics = ["exact_match"]
     for m in src.get("metric_list") or []:
         mname = m.get("metric") if isinstance(m, dict) else m
-        if otype in LL_TYPES:
+        if otype in LL_TYPES or "process_results" in delegated:  # lm-eval's process_results gives the values
             continue
         if mname not in METRICS:
             problems.append(f"metric_list: {mname}: not converted")
@@ -305,6 +328,14 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         if extra:
             problems.append(f"metric_list: {mname}: options {', '.join(extra)} not converted "
                             f"(glotbench's {METRICS.get(mname, mname)} rule applies)")
+    if "process_results" in delegated and otype in ("multiple_choice", "generate_until"):
+        names, why = delegated_metrics(src.get("metric_list"))
+        problems.extend(f"{CANNOT}{w}" for w in why)
+        options["lm_eval_metrics"] = names
+        metrics = [f"mean:{n}" for n in names] + [f"mean:{n}_{f['name']}" for f in options.get("filters", [])[1:]
+                                                  for n in names]
+    elif "process_results" in delegated and otype == "loglikelihood":
+        problems.append(f"{CANNOT}process_results of a loglikelihood task: not delegated")
     out["metrics"] = metrics
     gen = src.get("generation_kwargs") or {}
     if otype == "generate_until":

@@ -182,6 +182,8 @@ class LmEvalTask(Task):
             values["text"] = str(answer)
             if "process_results" in self._hooks:
                 values["lm_eval_counts"] = self._rolling_counts(rec, at)
+        elif self.delegates_results:  # lm-eval's process_results reads the (processed) record at scoring
+            values["_lm_eval_doc"] = rec
         return Sample(task=self.name, id=sid, index=index, vars=values, target=gold, choices=choices, labels=labels,
                       metadata={})
 
@@ -308,6 +310,10 @@ class LmEvalTask(Task):
             return Scored(pred=gold if res.is_greedy else NOT_GREEDY,
                           values={"nll": -float(res.logprob), "n_items": 1.0, "correct": float(res.is_greedy)},
                           extracted={"logprob": res.logprob, "is_greedy": res.is_greedy})
+        if mode == "loglikelihood" and self.delegates_results:  # lm-eval's process_results on (ll, is_greedy)s
+            scored = super().score(sample, outputs, mode=mode)
+            scored.values.update(self._delegated_values(sample, [(o.logprob, o.is_greedy) for o in outputs]))
+            return scored
         if mode == "generate" and self.opts.get("filters"):  # lm-eval's filters and exact_match
             return self._score_filtered(sample, outputs[0].text)
         if mode == ROLLING:
@@ -315,6 +321,25 @@ class LmEvalTask(Task):
             scored.values.update(sample.vars.get("lm_eval_counts") or {})  # lm-eval's own counts, when delegated
             return scored
         return super().score(sample, outputs, mode=mode)
+
+    @property
+    def delegates_results(self) -> bool:
+        return "process_results" in (self.opts.get("lm_eval_hooks") or {}) and self.spec.output_type != ROLLING
+
+    def _delegated_values(self, sample: Sample, results: list, suffix: str = "") -> dict[str, float]:
+        """lm-eval's own ``process_results(doc, results)``: the values of the metrics it averages."""
+        where = f"task {self.name}: item {sample.id}"
+        out = self._hook("process_results", sample.vars["_lm_eval_doc"], where, results)
+        values = {}
+        for m in self.opts.get("lm_eval_metrics") or []:
+            v = out.get(m) if isinstance(out, dict) else None
+            try:
+                if isinstance(v, (str, bytes)):
+                    raise TypeError
+                values[m + suffix] = float(v)
+            except (TypeError, ValueError):
+                raise DataError(f"{where}: process_results gave {m}: {v!r}; a number is needed (averaged by mean)") from None
+        return values
 
     def _score_filtered(self, sample: Sample, text: str) -> Scored:
         """Every filter pipeline of the task on the output (the first gives ``exact_match``, the others
@@ -326,6 +351,9 @@ class LmEvalTask(Task):
         values, picked = {}, {}
         for i, f in enumerate(self.opts["filters"]):
             picked[f["name"]] = answer = apply_filter(f["steps"], text)
+            if self.delegates_results:
+                values.update(self._delegated_values(sample, [answer], "" if i == 0 else f"_{f['name']}"))
+                continue
             values["exact_match" if i == 0 else f"exact_match_{f['name']}"] = exact_match(
                 answer, gold, self.opts.get("exact_match") or {})
         first = picked[self.opts["filters"][0]["name"]]
@@ -333,6 +361,6 @@ class LmEvalTask(Task):
                       rule=f"lm-eval filter {self.opts['filters'][0]['name']}")
 
     def metric_names(self, mode: str) -> list[str]:
-        if self.spec.output_type in ("loglikelihood", ROLLING):
+        if self.spec.output_type in ("loglikelihood", ROLLING) or self.delegates_results:
             return list(self.spec.metrics)
         return super().metric_names(mode)
