@@ -30,7 +30,9 @@ FATAL_KEYS = {"process_docs": "process_docs (lm-eval's Python that rewrites the 
               "class": "class (a Python task class)", "use_prompt": "use_prompt (a promptsource template)",
               "gen_prefix": "gen_prefix (a prefix of the answer turn)", "doc_to_image": "doc_to_image",
               "doc_to_audio": "doc_to_audio", "multiple_target": "multiple_target"}
-FEWSHOT_KEYS = {"sampler", "samples", "split"}
+# fewshot_config's own prompt fields: how a shot is written, when not as the item (lm-eval's FewshotConfig)
+FEWSHOT_FORMAT = ("doc_to_text", "doc_to_target", "doc_to_choice", "target_delimiter", "fewshot_delimiter")
+FEWSHOT_KEYS = {"sampler", "samples", "split", *FEWSHOT_FORMAT}
 SAMPLERS = ("default", "first_n")
 CANNOT = "cannot run: "
 METRICS = {"acc": "accuracy", "acc_norm": "accuracy_norm", "exact_match": "exact_match"}
@@ -130,8 +132,10 @@ def suites_of(src: dict) -> list[str]:
     return names
 
 
-def _fewshot_config(src: dict, problems: list[str]) -> dict:
-    """``fewshot_config`` -> the options LmEvalTask reads (``fewshot_sampler``, ``fewshot_samples``)."""
+def _fewshot_config(src: dict, problems: list[str], delegated: dict) -> dict:
+    """``fewshot_config`` -> the options LmEvalTask reads (``fewshot_sampler``, ``fewshot_samples``,
+    ``fewshot_format``: the shots' own doc_to_* and delimiters; a ``!function`` one is in ``delegated``
+    as ``fewshot_<key>`` when --lm-eval-hooks, else the conversion is refused)."""
     fc = src.get("fewshot_config")
     if fc is None:
         return {}
@@ -139,6 +143,12 @@ def _fewshot_config(src: dict, problems: list[str]) -> dict:
         problems.append(f"{CANNOT}fewshot_config: not a mapping")
         return {}
     out: dict[str, Any] = {}
+    fmt = {k: fc[k] for k in FEWSHOT_FORMAT if k in fc and not isinstance(fc[k], _Function)}
+    if fmt:
+        out["fewshot_format"] = fmt
+    for k in FEWSHOT_FORMAT:
+        if isinstance(fc.get(k), _Function) and f"fewshot_{k}" not in delegated:
+            problems.append(f"{CANNOT}fewshot_config.{k}: {fc[k]} is Python in lm-eval's task folder")
     for k in sorted(set(fc) - FEWSHOT_KEYS):
         problems.append(f"{CANNOT}fewshot_config.{k}: not converted")
     sampler = fc.get("sampler", "default")
@@ -225,6 +235,9 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
                             "(pip install --no-deps lm-eval)")
         else:
             delegated = {k: hook_ref(src[k]) for k in (*HOOK_KEYS, "process_results") if isinstance(src.get(k), _Function)}
+            fc = src.get("fewshot_config") if isinstance(src.get("fewshot_config"), dict) else {}
+            delegated.update({f"fewshot_{k}": hook_ref(fc[k]) for k in ("doc_to_text", "doc_to_target", "doc_to_choice")
+                              if isinstance(fc.get(k), _Function)})
             src = {k: v for k, v in src.items() if k not in delegated}
     task = str(src["task"]) if isinstance(src.get("task"), str) else str(src.get("group"))
     out: dict[str, Any] = {"name": name or f"lm_eval.{task}", "version": str((src.get("metadata") or {}).get("version", "0")),
@@ -277,7 +290,7 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
     options: dict[str, Any] = {k: src[k] for k in ("doc_to_text", "doc_to_target", "doc_to_choice", "target_delimiter",
                                                    "fewshot_delimiter", "description")
                                if src.get(k) is not None and not isinstance(src[k], _Function)}
-    options.update(_fewshot_config(src, problems))
+    options.update(_fewshot_config(src, problems, delegated))
     if delegated:
         options["lm_eval_hooks"] = delegated
         options["lm_eval_version"] = lm_eval_version()

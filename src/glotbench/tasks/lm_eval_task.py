@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import random
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
@@ -105,22 +106,32 @@ class LmEvalTask(Task):
         except Exception as err:  # noqa: BLE001 - a template error names its record and field
             raise DataError(f"{where}: {what}: {type(err).__name__}: {err}") from None
 
-    def doc_to_text(self, doc: dict, where: str = "") -> str:
-        if "doc_to_text" in self._hooks:
-            text = self._hook("doc_to_text", doc, where)
+    def _source(self, key: str, shot: bool) -> tuple[str | None, Any]:
+        """(the delegated hook's key, or None; else the field's value) of a doc_to_* field: a shot's
+        from ``fewshot_config`` when it names one (lm-eval's FewshotConfig), else the task's."""
+        fmt = self.opts.get("fewshot_format") or {}
+        if shot and f"fewshot_{key}" in self._hooks:
+            return f"fewshot_{key}", None
+        if shot and key in fmt:
+            return None, fmt[key]
+        return (key, None) if key in self._hooks else (None, self.opts.get(key))
+
+    def doc_to_text(self, doc: dict, where: str = "", shot: bool = False) -> str:
+        hook, t = self._source("doc_to_text", shot)
+        if hook:
+            text = self._hook(hook, doc, where)
             if not isinstance(text, str):  # lm-eval's multiple_input (an index into the choices): not here
                 raise DataError(f"{where}: doc_to_text gave {type(text).__name__} {text!r}, not a text (lm-eval's "
                                 "multiple-input tasks are not supported)")
             return text
-        t = self.opts["doc_to_text"]
         if isinstance(t, str) and t in doc:
             return str(doc[t])
         return self._apply(str(t), doc, "doc_to_text", where)
 
-    def doc_to_choice(self, doc: dict, where: str = "") -> list[str] | None:
-        if "doc_to_choice" in self._hooks:
-            return [str(x) for x in self._hook("doc_to_choice", doc, where)]
-        c = self.opts.get("doc_to_choice")
+    def doc_to_choice(self, doc: dict, where: str = "", shot: bool = False) -> list[str] | None:
+        hook, c = self._source("doc_to_choice", shot)
+        if hook:
+            return [str(x) for x in self._hook(hook, doc, where)]
         if c is None:
             return None
         if isinstance(c, list):
@@ -135,10 +146,10 @@ class LmEvalTask(Task):
         except (SyntaxError, ValueError):
             raise DataError(f"{where}: doc_to_choice: {text!r} is not a list") from None
 
-    def doc_to_target(self, doc: dict, where: str = "") -> Any:
-        if "doc_to_target" in self._hooks:
-            return self._hook("doc_to_target", doc, where)
-        t = self.opts["doc_to_target"]
+    def doc_to_target(self, doc: dict, where: str = "", shot: bool = False) -> Any:
+        hook, t = self._source("doc_to_target", shot)
+        if hook:
+            return self._hook(hook, doc, where)
         if isinstance(t, (int, list)):
             return t
         if t in doc:
@@ -193,10 +204,25 @@ class LmEvalTask(Task):
         task fixes its exemplars, else the few-shot split."""
         fixed = self.opts.get("fewshot_samples")
         if fixed:
-            return [self.build_sample(dict(r), i, "fewshot_config.samples") for i, r in enumerate(fixed)], list(fixed)
-        raws = self.raw_records(self.spec.fewshot.split)
-        pool = self._fewshot_pool
-        return pool, [raws[s.index] for s in pool]
+            pool, raws = [self.build_sample(dict(r), i, "fewshot_config.samples") for i, r in enumerate(fixed)], list(fixed)
+        else:
+            split_raws = self.raw_records(self.spec.fewshot.split)
+            pool = self._fewshot_pool
+            raws = [split_raws[s.index] for s in pool]
+        if self.opts.get("fewshot_format") or any(k.startswith("fewshot_") for k in self._hooks):
+            pool = [self._as_shot(s, r) for s, r in zip(pool, raws)]
+        return pool, raws
+
+    def _as_shot(self, sample: Sample, doc: dict) -> Sample:
+        """The shot written with fewshot_config's own fields, as lm-eval's fewshot_context writes it:
+        its doc_to_text, its doc_to_target read as an index into its doc_to_choice (the task's when it
+        names none), the first of a list, or the text itself."""
+        where = f"few-shot record {sample.id}"
+        a = self.doc_to_target(doc, where, shot=True)
+        c = self.doc_to_choice(doc, where, shot=True) if isinstance(a, int) else None
+        answer = c[a] if c and isinstance(a, int) and 0 <= a < len(c) else a[0] if isinstance(a, list) and a else a
+        text = self.doc_to_text(doc, where, shot=True)
+        return replace(sample, vars={**sample.vars, "text": text, "answer_text": "" if answer is None else str(answer)})
 
     def _shots_in_order(self, n: int) -> dict[str, list[Sample]]:
         key = ("_lm_eval_shots", n)
@@ -255,7 +281,8 @@ class LmEvalTask(Task):
         o = self.opts
         head = o["description"] if system is None else system
         # lm-eval's build_qa_turn: a shot whose answer is empty gets neither delimiter (nor an answer turn)
-        shots = "".join(f"{self.render_user(s)}{o['target_delimiter']}{a}{o['fewshot_delimiter']}"
+        fmt = {**o, **(o.get("fewshot_format") or {})}  # a shot's delimiters: fewshot_config's, else the task's
+        shots = "".join(f"{self.render_user(s)}{fmt['target_delimiter']}{a}{fmt['fewshot_delimiter']}"
                         if (a := self.render_answer(s)) != "" else self.render_user(s)
                         for s in self.fewshot_for(sample, num_fewshot))
         return f"{head}{shots}{self.render_user(sample)}"
