@@ -119,3 +119,34 @@ def test_a_delegated_metric_not_averaged_by_mean_is_refused(tmp_path):
     assert r.returncode == 2 and not (tmp_path / "out.yaml").exists()
     [line] = r.stderr.strip().splitlines()
     assert "metric_list.f1: aggregation its default" in line
+
+
+def test_a_multiple_choice_task_in_generate_mode_is_refused_before_any_request(tmp_path):
+    """lm-eval's multiple_choice prompt shows no options: generate mode would score any reply as an
+    answer. The run says so in one line and sends nothing; --mode loglikelihood runs."""
+    import httpx
+
+    from glotbench.testing.servers import start_stub, stop
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "truthfulqa_mc2_validation.jsonl").write_text(
+        "".join(json.dumps(_mc2(i)) + "\n" for i in range(2)), encoding="utf-8")
+    c = cli("tasks", "import-lm-eval", str(_tasks_dir() / "truthfulqa" / "truthfulqa_mc1.yaml"), "--data-dir", "data",
+            "-o", "mc1.yaml", cwd=tmp_path)
+    assert c.returncode == 0, c.stderr
+    (tmp_path / "data" / "truthfulqa_mc1_validation.jsonl").write_text(
+        (tmp_path / "data" / "truthfulqa_mc2_validation.jsonl").read_text(), encoding="utf-8")
+    base, proc = start_stub("--answer", "A")
+    try:
+        r = cli("run", "-m", "openai:stub", "--base-url", base, "-t", "mc1.yaml", "-o", "run", "--no-progress",
+                "--max-retries", "0", cwd=tmp_path)
+        log = httpx.get(base.replace("/v1", "/_log"), timeout=10).json()["log"]
+        ok = cli("run", "-m", "openai:stub", "--base-url", base, "-t", "mc1.yaml", "-o", "run_ll", "--no-progress",
+                 "--mode", "loglikelihood", "-M", "logprobs_trusted=true", "--bootstrap", "20", "--max-retries", "0",
+                 cwd=tmp_path)
+    finally:
+        stop(proc)
+    assert r.returncode == 2 and log == [] and not (tmp_path / "run" / "samples.jsonl").exists()
+    [line] = r.stderr.strip().splitlines()
+    assert "mc1.yaml" in line and "--mode loglikelihood" in line and "shows no options" in line
+    assert ok.returncode == 0, ok.stderr[-2000:]

@@ -303,7 +303,7 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         out["output_type"] = "multiple_choice"
         metrics = ["accuracy", "accuracy_norm"]
         problems.append("note: output_type multiple_choice: lm-eval ranks the options by log-likelihood: run it with "
-                        "--mode loglikelihood (generate mode asks for the option index instead)")
+                        "--mode loglikelihood (generate mode is refused: the prompt shows no options)")
     elif otype == "generate_until":
         out["output_type"] = "generate"
         out["scorer"] = "exact_match"

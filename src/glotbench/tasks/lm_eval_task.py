@@ -299,6 +299,12 @@ class LmEvalTask(Task):
         msgs.append({"role": "user", "content": self.render_user(sample)})
         return msgs
 
+    def check_run_mode(self, mode: str) -> None:
+        if mode == "generate" and self.spec.output_type == "multiple_choice":
+            raise TaskSpecError(f"{self.spec_where}: task {self.name}: lm-eval's multiple_choice task ranks its options "
+                                "by log-likelihood; its prompt shows no options to answer in generate mode: run it with "
+                                "--mode loglikelihood (a backend that scores log-probabilities)")
+
     def ll_options(self, sample: Sample) -> list[str]:
         return list(sample.choices or [])
 
