@@ -284,7 +284,15 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         hf = {"id": src.get("dataset_path"), "revision": str(revision or "main")}
         if src.get("dataset_name"):
             hf["config"] = str(src["dataset_name"])
-        out["dataset"] = {"format": "hf", "hf": hf, "splits": {s: s for s in names}, "eval_split": eval_split}
+        # the data layer fetches the repository's snapshot (`data pull`, or the run's own fetch), pinned by
+        # `data lock`; the task reads that folder (one per repository, shared by its configs)
+        folder = f"lm_eval/{src.get('dataset_path')}"
+        out["source"] = {"name": f"lm-eval {task}", "url": f"https://huggingface.co/datasets/{src.get('dataset_path')}",
+                         "revision": hf["revision"],
+                         "fetch": [{"kind": "hf", "repo": str(src.get("dataset_path")), "revision": hf["revision"],
+                                    **({"config": hf["config"]} if "config" in hf else {}), "splits": names,
+                                    "to": folder}]}
+        out["dataset"] = {"format": "hf", "hf": hf, "splits": {s: folder for s in names}, "eval_split": eval_split}
     # ---- type, prompt, shots
     otype = src.get("output_type", "generate_until")
     options: dict[str, Any] = {k: src[k] for k in ("doc_to_text", "doc_to_target", "doc_to_choice", "target_delimiter",

@@ -77,15 +77,26 @@ class LmEvalTask(Task):
                                     f"{base}: {type(err).__name__}: {err}") from None
         return out
 
+    def _source_records(self, split: str) -> list[dict]:
+        """A Hub dataset the data layer fetched (``source.fetch`` kind hf: its snapshot folder under
+        the data root, pulled at the locked commit) is read from that folder through ``datasets``;
+        local files as any task reads them."""
+        ds = self.spec.dataset
+        if ds.format == "hf" and self.spec.source.fetch and ds.splits:
+            from glotbench.data.hub_folder import load_hub_folder
+
+            return load_hub_folder(self.split_path(split), ds.hf.config if ds.hf else None, split, f"task {self.name}")
+        return super().raw_records(split)
+
     def raw_records(self, split: str) -> list[dict]:
         fn = self._hooks.get("process_docs")
         if fn is None:
-            return super().raw_records(split)
+            return self._source_records(split)
         cache = self.__dict__.setdefault("_processed", {})
         if split not in cache:
             import datasets
 
-            records = super().raw_records(split)
+            records = self._source_records(split)
             try:
                 cache[split] = [dict(r) for r in fn(datasets.Dataset.from_list(records))]
             except Exception as err:  # noqa: BLE001 - lm-eval's code failing on these records: one line
