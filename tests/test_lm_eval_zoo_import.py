@@ -247,7 +247,7 @@ def test_all_converts_a_tree_into_a_package_with_a_table(tmp_path):
 def test_gsm8k_cot_gets_lm_evals_eight_fixed_exemplars(tmp_path):
     """gsm8k-cot.yaml: ``fewshot_config`` (``sampler: first_n`` over eight fixed ``samples``), 8-shot,
     generate_until. The shots come from the YAML itself, not from a split: every prompt equals the
-    context lm-eval's ConfigurableTask builds (the answer filters are a loss the conversion names)."""
+    context lm-eval's ConfigurableTask builds (its answer filters: tests/test_lm_eval_filters.py)."""
     from glotbench.testing.servers import start_stub, stop
 
     tasks_dir = _tasks_dir()
@@ -261,7 +261,7 @@ def test_gsm8k_cot_gets_lm_evals_eight_fixed_exemplars(tmp_path):
     rel = "gsm8k/gsm8k-cot.yaml"
     c = cli("tasks", "import", str(tasks_dir / rel), "--data-dir", "data", "-o", "gsm8k_cot.yaml", cwd=tmp_path)
     assert c.returncode == 0, c.stderr
-    assert "filter_list" in c.stderr  # the answer filters are named as left out
+    assert "filter_list" not in c.stderr  # the answer filters are mapped (tests/test_lm_eval_filters.py)
     base, proc = start_stub("--answer", "The answer is 6.")
     try:
         r = cli("run", "-m", "openai:stub", "--base-url", base, "-M", "chat=false", "-t", "gsm8k_cot.yaml", "-o", "run",
@@ -327,7 +327,16 @@ def _paws(i: int) -> dict:
             "label": i % 2}
 
 
+def _hellaswag(i: int) -> dict:  # Rowan/hellaswag's record shape (label a string; [title] and [step] marks)
+    return {"ind": i, "activity_label": f"Removing ice {i}", "ctx_a": f"A man [title] kneels  on a car {i}.",
+            "ctx_b": "then, he", "ctx": "", "endings": [f"scrapes the ice [step] off {i}.", " drives away. ",
+                                                          "sings [header] loudly.", "eats  snow."],
+            "source_id": f"wikihow~{i}", "split": "val", "split_type": "indomain", "label": str(i % 4)}
+
+
 HOOK_CASES = {
+    "hellaswag": ("hellaswag/hellaswag.yaml", "en", 2, {"train": [_hellaswag(i + 50) for i in range(N)],
+                                                        "validation": [_hellaswag(i) for i in range(N)]}),
     "xcopa_et": ("xcopa/default_et.yaml", "et", 0, {"test": [_xcopa(i) for i in range(N)],
                                                     "validation": [_xcopa(i + 50) for i in range(N)]}),
     "paws_de": ("paws-x/paws_de.yaml", "de", 2, {"train": [_paws(i + 50) for i in range(N)],
@@ -338,7 +347,8 @@ HOOK_CASES = {
 
 @pytest.mark.parametrize("task", list(HOOK_CASES))
 def test_lm_eval_hooks_delegated_give_lm_evals_prompts(tmp_path, task):
-    """--lm-eval-hooks: xcopa's !function doc_to_text / doc_to_choice and paws-x's process_docs run as
+    """--lm-eval-hooks: xcopa's !function doc_to_text / doc_to_choice, paws-x's and hellaswag's
+    process_docs (hellaswag's rewrites every record: query, choices, gold) run as
     lm-eval's own code (recorded in the task with lm-eval's version); every prompt and continuation of
     the run equals ConfigurableTask's. Without the flag the same files are refused (tested above)."""
     import yaml
@@ -377,6 +387,10 @@ def test_lm_eval_hooks_delegated_give_lm_evals_prompts(tmp_path, task):
     assert len(ours) == len(theirs) == N
     for doc_id in theirs:
         assert ours[doc_id] == theirs[doc_id], f"{task} doc {doc_id}"
+    if task == "hellaswag":  # lm-eval's preprocess ran: [title] -> ". ", brackets dropped, gold from label
+        context, first = ours[1][0]
+        assert context.endswith("Removing ice 1: A man. kneels on a car 1. Then, he") and first == " scrapes the ice off 1."
+        assert "[" not in context and len(ours[1]) == 4
 
 
 def test_lm_eval_hooks_without_lm_eval_is_one_line(tmp_path):

@@ -119,6 +119,7 @@ def plan(cfg: RunSettings, observer: RunObserver, model: Model | None = None) ->
     tasks = check_data_unchanged(tasks, cfg, skipped, observer)
     for t in tasks:  # a language pack the task's scoring needs and that does not exist: one line, now
         t.language_pack(task_mode(t, req))
+        t.check_run_mode(task_mode(t, req))  # a mode the task cannot be scored in: one line, now
     model = model or light_model(cfg)
     reuse = model is not None and finished_unchanged(cfg, tasks, model)
     loaded: dict[str, list] = {}

@@ -29,6 +29,10 @@ Registered extractors:
 ``text``
     The answer text with thinking blocks removed and whitespace stripped; None if empty.
     Option ``first_line: true`` keeps only the first non-empty line.
+``regex``
+    One match of ``pattern`` (thinking blocks removed), picked as lm-eval's ``regex`` filter picks it:
+    option ``group_select`` (0 the first match, -1 the last); a pattern with several groups gives the
+    first group that matched (see :mod:`glotbench.extract.regex_pick`). None when nothing matches.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from glotbench.extract.confidence import StatedConfidence, read_confidence
 from glotbench.extract.jsonobj import first_json_object
 from glotbench.extract.number import explain_number, extract_number, numbers_match, parse_number
 from glotbench.extract.refusal import is_refusal
+from glotbench.extract.regex_pick import regex_pick
 from glotbench.extract.result import Extraction, explain
 from glotbench.extract.thinking import reflection_counts, strip_thinking
 from glotbench.languages import LanguagePack, get_pack
@@ -125,6 +130,15 @@ def _text(text: str, *, sample: dict, pack: LanguagePack | str, first_line: bool
     return answer or None
 
 
+def _regex(text: str, *, sample: dict, pack: LanguagePack | str, pattern: str | None = None, group_select: int = 0,
+           **options: Any) -> str | None:
+    if options or not isinstance(pattern, str) or not isinstance(group_select, int):
+        raise TaskSpecError("extractor 'regex': options are pattern (a text, required) and group_select (an integer)"
+                            + (f"; unknown options {sorted(options)}" if options else ""))
+    answer, _trace = strip_thinking(text or "")
+    return regex_pick(answer, pattern, group_select)
+
+
 def _coerce_extractor(obj: Any, name: str, where: str) -> Extractor:
     if callable(obj):
         return obj
@@ -133,7 +147,8 @@ def _coerce_extractor(obj: Any, name: str, where: str) -> Extractor:
 
 
 EXTRACTORS: Registry[Extractor] = Registry("extractor", coerce=_coerce_extractor, error=TaskSpecError)
-for _name, _fn in (("choice", _choice), ("number", _number), ("json", _json), ("text", _text)):
+for _name, _fn in (("choice", _choice), ("number", _number), ("json", _json), ("text", _text),
+                   ("regex", _regex)):
     EXTRACTORS.register(_name, _fn)
 
 

@@ -15,13 +15,14 @@ from typing import Any
 import yaml
 
 from glotbench.errors import TaskSpecError
+from glotbench.tasks.lm_eval_filters import EXACT_MATCH_OPTIONS, NO_FILTER, read_filter_list
 from glotbench.yamlfile import expanded_size
 
 # lm-eval keys that have no effect on the numbers or that are mapped below
 MAPPED = {"task", "dataset_path", "dataset_name", "dataset_kwargs", "revision", "output_type", "training_split",
           "validation_split", "test_split", "fewshot_split", "doc_to_text", "doc_to_target", "doc_to_choice",
           "num_fewshot", "generation_kwargs", "target_delimiter", "fewshot_delimiter", "description", "metadata",
-          "metric_list", "repeats"}
+          "metric_list", "repeats", "filter_list"}
 IGNORED = {"should_decontaminate", "doc_to_decontamination_query", "task_alias", "group_alias"}
 # keys whose effect the converted task could not have: the conversion is refused
 FATAL_KEYS = {"process_docs": "process_docs (lm-eval's Python that rewrites the records)",
@@ -29,7 +30,9 @@ FATAL_KEYS = {"process_docs": "process_docs (lm-eval's Python that rewrites the 
               "class": "class (a Python task class)", "use_prompt": "use_prompt (a promptsource template)",
               "gen_prefix": "gen_prefix (a prefix of the answer turn)", "doc_to_image": "doc_to_image",
               "doc_to_audio": "doc_to_audio", "multiple_target": "multiple_target"}
-FEWSHOT_KEYS = {"sampler", "samples", "split"}
+# fewshot_config's own prompt fields: how a shot is written, when not as the item (lm-eval's FewshotConfig)
+FEWSHOT_FORMAT = ("doc_to_text", "doc_to_target", "doc_to_choice", "target_delimiter", "fewshot_delimiter")
+FEWSHOT_KEYS = {"sampler", "samples", "split", *FEWSHOT_FORMAT}
 SAMPLERS = ("default", "first_n")
 CANNOT = "cannot run: "
 METRICS = {"acc": "accuracy", "acc_norm": "accuracy_norm", "exact_match": "exact_match"}
@@ -129,8 +132,10 @@ def suites_of(src: dict) -> list[str]:
     return names
 
 
-def _fewshot_config(src: dict, problems: list[str]) -> dict:
-    """``fewshot_config`` -> the options LmEvalTask reads (``fewshot_sampler``, ``fewshot_samples``)."""
+def _fewshot_config(src: dict, problems: list[str], delegated: dict) -> dict:
+    """``fewshot_config`` -> the options LmEvalTask reads (``fewshot_sampler``, ``fewshot_samples``,
+    ``fewshot_format``: the shots' own doc_to_* and delimiters; a ``!function`` one is in ``delegated``
+    as ``fewshot_<key>`` when --lm-eval-hooks, else the conversion is refused)."""
     fc = src.get("fewshot_config")
     if fc is None:
         return {}
@@ -138,6 +143,12 @@ def _fewshot_config(src: dict, problems: list[str]) -> dict:
         problems.append(f"{CANNOT}fewshot_config: not a mapping")
         return {}
     out: dict[str, Any] = {}
+    fmt = {k: fc[k] for k in FEWSHOT_FORMAT if k in fc and not isinstance(fc[k], _Function)}
+    if fmt:
+        out["fewshot_format"] = fmt
+    for k in FEWSHOT_FORMAT:
+        if isinstance(fc.get(k), _Function) and f"fewshot_{k}" not in delegated:
+            problems.append(f"{CANNOT}fewshot_config.{k}: {fc[k]} is Python in lm-eval's task folder")
     for k in sorted(set(fc) - FEWSHOT_KEYS):
         problems.append(f"{CANNOT}fewshot_config.{k}: not converted")
     sampler = fc.get("sampler", "default")
@@ -185,6 +196,30 @@ def lm_eval_version() -> str | None:
         return None
 
 
+def delegated_metrics(metric_list: Any) -> tuple[list[str], list[str]]:
+    """The metrics a delegated ``process_results`` feeds (``metric_list`` names averaged with lm-eval's
+    ``mean``, explicitly or as the metric's registered default), and why others cannot be."""
+    if not isinstance(metric_list, list) or not metric_list:
+        return [], ["process_results without a metric_list: which of its values lm-eval averages is not said"]
+    from lm_eval.api.metrics import mean
+    from lm_eval.api.registry import get_metric_aggregation
+
+    names, why = [], []
+    for m in metric_list:
+        name = m.get("metric") if isinstance(m, dict) else m
+        agg = m.get("aggregation") if isinstance(m, dict) else None
+        if agg is None and isinstance(name, str):
+            try:
+                agg = "mean" if get_metric_aggregation(name) is mean else "its default"
+            except Exception:  # noqa: BLE001 - lm-eval knows no default for it
+                agg = "none"
+        if agg == "mean" and isinstance(name, str):
+            names.append(name)
+        else:
+            why.append(f"metric_list.{name}: aggregation {agg} of a delegated process_results not converted (only mean)")
+    return names, why
+
+
 def convert(src: dict, *, language: str, name: str | None = None, data_dir: str | None = None,
             data_format: str = "jsonl", hooks: bool = False) -> tuple[dict, list[str]]:
     """``(glotbench task dict, problems)``. ``data_dir``: read the splits from local files
@@ -199,8 +234,10 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
             problems.append(f"{CANNOT}--lm-eval-hooks: the lm_eval package is not importable here "
                             "(pip install --no-deps lm-eval)")
         else:
-            keys = (*HOOK_KEYS, "process_results") if src.get("output_type") == "loglikelihood_rolling" else HOOK_KEYS
-            delegated = {k: hook_ref(src[k]) for k in keys if isinstance(src.get(k), _Function)}
+            delegated = {k: hook_ref(src[k]) for k in (*HOOK_KEYS, "process_results") if isinstance(src.get(k), _Function)}
+            fc = src.get("fewshot_config") if isinstance(src.get("fewshot_config"), dict) else {}
+            delegated.update({f"fewshot_{k}": hook_ref(fc[k]) for k in ("doc_to_text", "doc_to_target", "doc_to_choice")
+                              if isinstance(fc.get(k), _Function)})
             src = {k: v for k, v in src.items() if k not in delegated}
     task = str(src["task"]) if isinstance(src.get("task"), str) else str(src.get("group"))
     out: dict[str, Any] = {"name": name or f"lm_eval.{task}", "version": str((src.get("metadata") or {}).get("version", "0")),
@@ -247,13 +284,21 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         hf = {"id": src.get("dataset_path"), "revision": str(revision or "main")}
         if src.get("dataset_name"):
             hf["config"] = str(src["dataset_name"])
-        out["dataset"] = {"format": "hf", "hf": hf, "splits": {s: s for s in names}, "eval_split": eval_split}
+        # the data layer fetches the repository's snapshot (`data pull`, or the run's own fetch), pinned by
+        # `data lock`; the task reads that folder (one per repository, shared by its configs)
+        folder = f"lm_eval/{src.get('dataset_path')}"
+        out["source"] = {"name": f"lm-eval {task}", "url": f"https://huggingface.co/datasets/{src.get('dataset_path')}",
+                         "revision": hf["revision"],
+                         "fetch": [{"kind": "hf", "repo": str(src.get("dataset_path")), "revision": hf["revision"],
+                                    **({"config": hf["config"]} if "config" in hf else {}), "splits": names,
+                                    "to": folder}]}
+        out["dataset"] = {"format": "hf", "hf": hf, "splits": {s: folder for s in names}, "eval_split": eval_split}
     # ---- type, prompt, shots
     otype = src.get("output_type", "generate_until")
     options: dict[str, Any] = {k: src[k] for k in ("doc_to_text", "doc_to_target", "doc_to_choice", "target_delimiter",
                                                    "fewshot_delimiter", "description")
                                if src.get(k) is not None and not isinstance(src[k], _Function)}
-    options.update(_fewshot_config(src, problems))
+    options.update(_fewshot_config(src, problems, delegated))
     if delegated:
         options["lm_eval_hooks"] = delegated
         options["lm_eval_version"] = lm_eval_version()
@@ -266,33 +311,52 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         out["output_type"] = "multiple_choice"
         metrics = ["accuracy", "accuracy_norm"]
         problems.append("note: output_type multiple_choice: lm-eval ranks the options by log-likelihood: run it with "
-                        "--mode loglikelihood (generate mode asks for the option index instead)")
+                        "--mode loglikelihood (generate mode is refused: the prompt shows no options)")
     elif otype == "generate_until":
         out["output_type"] = "generate"
-        metrics = ["exact_match"]
         out["scorer"] = "exact_match"
         out["extractor"] = {"name": "text"}
+        filters, why = read_filter_list(src["filter_list"]) if src.get("filter_list") is not None else (NO_FILTER, [])
+        problems.extend(f"{CANNOT}{w}" for w in why)
+        options["filters"] = filters
+        metrics = ["exact_match"] + [f"mean:exact_match_{f['name']}" for f in filters[1:]]
     elif otype in LL_TYPES:  # a target continuation (lambada) or a whole text (wikitext): log-likelihood only
         out["output_type"] = otype
         named = [m.get("metric") if isinstance(m, dict) else m for m in src.get("metric_list") or []]
         metrics = [LL_TYPES[otype][m] for m in named if m in LL_TYPES[otype]] or list(LL_TYPES[otype].values())
         problems.extend(f"metric_list: {m}: not converted (output_type {otype} has {', '.join(LL_TYPES[otype])})"
                         for m in named if m not in LL_TYPES[otype])
-    else:
+    if otype != "generate_until" and src.get("filter_list") is not None:
+        steps = [s.get("function") if isinstance(s, dict) else s for f in src["filter_list"] if isinstance(f, dict)
+                 for s in f.get("filter") or []]
+        if steps != ["take_first"] * len(steps):  # lm-eval's default, a no-op on one answer
+            problems.append(f"{CANNOT}filter_list: filters of a {otype} task not converted")
+    if otype not in ("multiple_choice", "generate_until", *LL_TYPES):
         problems.append(f"{CANNOT}output_type {otype}: not converted (only multiple_choice, generate_until, "
                         f"{', '.join(LL_TYPES)})")
         out["output_type"] = "generate"
         metrics = ["exact_match"]
     for m in src.get("metric_list") or []:
         mname = m.get("metric") if isinstance(m, dict) else m
-        if otype in LL_TYPES:
+        if otype in LL_TYPES or "process_results" in delegated:  # lm-eval's process_results gives the values
             continue
         if mname not in METRICS:
             problems.append(f"metric_list: {mname}: not converted")
         extra = sorted(set(m) - {"metric", "aggregation", "higher_is_better"}) if isinstance(m, dict) else []
+        if mname == "exact_match" and otype == "generate_until":  # lm-eval's options, applied (lm_eval_filters.py)
+            options["exact_match"] = {k: m[k] for k in extra if k in EXACT_MATCH_OPTIONS}
+            extra = [k for k in extra if k not in EXACT_MATCH_OPTIONS]
         if extra:
             problems.append(f"metric_list: {mname}: options {', '.join(extra)} not converted "
                             f"(glotbench's {METRICS.get(mname, mname)} rule applies)")
+    if "process_results" in delegated and otype in ("multiple_choice", "generate_until"):
+        names, why = delegated_metrics(src.get("metric_list"))
+        problems.extend(f"{CANNOT}{w}" for w in why)
+        options["lm_eval_metrics"] = names
+        metrics = [f"mean:{n}" for n in names] + [f"mean:{n}_{f['name']}" for f in options.get("filters", [])[1:]
+                                                  for n in names]
+    elif "process_results" in delegated and otype == "loglikelihood":
+        problems.append(f"{CANNOT}process_results of a loglikelihood task: not delegated")
     out["metrics"] = metrics
     gen = src.get("generation_kwargs") or {}
     if otype == "generate_until":

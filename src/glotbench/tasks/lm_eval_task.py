@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import ast
 import random
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.extract import bounded_regex
+from glotbench.tasks.lm_eval_filters import apply_filter, exact_match
 from glotbench.tasks.task import ROLLING, LoglikelihoodRequest, Sample, Scored, Task, score_text
 
 DEFAULTS = {"target_delimiter": " ", "fewshot_delimiter": "\n\n", "description": ""}
@@ -75,15 +77,26 @@ class LmEvalTask(Task):
                                     f"{base}: {type(err).__name__}: {err}") from None
         return out
 
+    def _source_records(self, split: str) -> list[dict]:
+        """A Hub dataset the data layer fetched (``source.fetch`` kind hf: its snapshot folder under
+        the data root, pulled at the locked commit) is read from that folder through ``datasets``;
+        local files as any task reads them."""
+        ds = self.spec.dataset
+        if ds.format == "hf" and self.spec.source.fetch and ds.splits:
+            from glotbench.data.hub_folder import load_hub_folder
+
+            return load_hub_folder(self.split_path(split), ds.hf.config if ds.hf else None, split, f"task {self.name}")
+        return super().raw_records(split)
+
     def raw_records(self, split: str) -> list[dict]:
         fn = self._hooks.get("process_docs")
         if fn is None:
-            return super().raw_records(split)
+            return self._source_records(split)
         cache = self.__dict__.setdefault("_processed", {})
         if split not in cache:
             import datasets
 
-            records = super().raw_records(split)
+            records = self._source_records(split)
             try:
                 cache[split] = [dict(r) for r in fn(datasets.Dataset.from_list(records))]
             except Exception as err:  # noqa: BLE001 - lm-eval's code failing on these records: one line
@@ -104,22 +117,32 @@ class LmEvalTask(Task):
         except Exception as err:  # noqa: BLE001 - a template error names its record and field
             raise DataError(f"{where}: {what}: {type(err).__name__}: {err}") from None
 
-    def doc_to_text(self, doc: dict, where: str = "") -> str:
-        if "doc_to_text" in self._hooks:
-            text = self._hook("doc_to_text", doc, where)
+    def _source(self, key: str, shot: bool) -> tuple[str | None, Any]:
+        """(the delegated hook's key, or None; else the field's value) of a doc_to_* field: a shot's
+        from ``fewshot_config`` when it names one (lm-eval's FewshotConfig), else the task's."""
+        fmt = self.opts.get("fewshot_format") or {}
+        if shot and f"fewshot_{key}" in self._hooks:
+            return f"fewshot_{key}", None
+        if shot and key in fmt:
+            return None, fmt[key]
+        return (key, None) if key in self._hooks else (None, self.opts.get(key))
+
+    def doc_to_text(self, doc: dict, where: str = "", shot: bool = False) -> str:
+        hook, t = self._source("doc_to_text", shot)
+        if hook:
+            text = self._hook(hook, doc, where)
             if not isinstance(text, str):  # lm-eval's multiple_input (an index into the choices): not here
                 raise DataError(f"{where}: doc_to_text gave {type(text).__name__} {text!r}, not a text (lm-eval's "
                                 "multiple-input tasks are not supported)")
             return text
-        t = self.opts["doc_to_text"]
         if isinstance(t, str) and t in doc:
             return str(doc[t])
         return self._apply(str(t), doc, "doc_to_text", where)
 
-    def doc_to_choice(self, doc: dict, where: str = "") -> list[str] | None:
-        if "doc_to_choice" in self._hooks:
-            return [str(x) for x in self._hook("doc_to_choice", doc, where)]
-        c = self.opts.get("doc_to_choice")
+    def doc_to_choice(self, doc: dict, where: str = "", shot: bool = False) -> list[str] | None:
+        hook, c = self._source("doc_to_choice", shot)
+        if hook:
+            return [str(x) for x in self._hook(hook, doc, where)]
         if c is None:
             return None
         if isinstance(c, list):
@@ -134,10 +157,10 @@ class LmEvalTask(Task):
         except (SyntaxError, ValueError):
             raise DataError(f"{where}: doc_to_choice: {text!r} is not a list") from None
 
-    def doc_to_target(self, doc: dict, where: str = "") -> Any:
-        if "doc_to_target" in self._hooks:
-            return self._hook("doc_to_target", doc, where)
-        t = self.opts["doc_to_target"]
+    def doc_to_target(self, doc: dict, where: str = "", shot: bool = False) -> Any:
+        hook, t = self._source("doc_to_target", shot)
+        if hook:
+            return self._hook(hook, doc, where)
         if isinstance(t, (int, list)):
             return t
         if t in doc:
@@ -181,6 +204,8 @@ class LmEvalTask(Task):
             values["text"] = str(answer)
             if "process_results" in self._hooks:
                 values["lm_eval_counts"] = self._rolling_counts(rec, at)
+        elif self.delegates_results:  # lm-eval's process_results reads the (processed) record at scoring
+            values["_lm_eval_doc"] = rec
         return Sample(task=self.name, id=sid, index=index, vars=values, target=gold, choices=choices, labels=labels,
                       metadata={})
 
@@ -190,10 +215,25 @@ class LmEvalTask(Task):
         task fixes its exemplars, else the few-shot split."""
         fixed = self.opts.get("fewshot_samples")
         if fixed:
-            return [self.build_sample(dict(r), i, "fewshot_config.samples") for i, r in enumerate(fixed)], list(fixed)
-        raws = self.raw_records(self.spec.fewshot.split)
-        pool = self._fewshot_pool
-        return pool, [raws[s.index] for s in pool]
+            pool, raws = [self.build_sample(dict(r), i, "fewshot_config.samples") for i, r in enumerate(fixed)], list(fixed)
+        else:
+            split_raws = self.raw_records(self.spec.fewshot.split)
+            pool = self._fewshot_pool
+            raws = [split_raws[s.index] for s in pool]
+        if self.opts.get("fewshot_format") or any(k.startswith("fewshot_") for k in self._hooks):
+            pool = [self._as_shot(s, r) for s, r in zip(pool, raws)]
+        return pool, raws
+
+    def _as_shot(self, sample: Sample, doc: dict) -> Sample:
+        """The shot written with fewshot_config's own fields, as lm-eval's fewshot_context writes it:
+        its doc_to_text, its doc_to_target read as an index into its doc_to_choice (the task's when it
+        names none), the first of a list, or the text itself."""
+        where = f"few-shot record {sample.id}"
+        a = self.doc_to_target(doc, where, shot=True)
+        c = self.doc_to_choice(doc, where, shot=True) if isinstance(a, int) else None
+        answer = c[a] if c and isinstance(a, int) and 0 <= a < len(c) else a[0] if isinstance(a, list) and a else a
+        text = self.doc_to_text(doc, where, shot=True)
+        return replace(sample, vars={**sample.vars, "text": text, "answer_text": "" if answer is None else str(answer)})
 
     def _shots_in_order(self, n: int) -> dict[str, list[Sample]]:
         key = ("_lm_eval_shots", n)
@@ -252,7 +292,8 @@ class LmEvalTask(Task):
         o = self.opts
         head = o["description"] if system is None else system
         # lm-eval's build_qa_turn: a shot whose answer is empty gets neither delimiter (nor an answer turn)
-        shots = "".join(f"{self.render_user(s)}{o['target_delimiter']}{a}{o['fewshot_delimiter']}"
+        fmt = {**o, **(o.get("fewshot_format") or {})}  # a shot's delimiters: fewshot_config's, else the task's
+        shots = "".join(f"{self.render_user(s)}{fmt['target_delimiter']}{a}{fmt['fewshot_delimiter']}"
                         if (a := self.render_answer(s)) != "" else self.render_user(s)
                         for s in self.fewshot_for(sample, num_fewshot))
         return f"{head}{shots}{self.render_user(sample)}"
@@ -268,6 +309,12 @@ class LmEvalTask(Task):
                 msgs.append({"role": "assistant", "content": answer})
         msgs.append({"role": "user", "content": self.render_user(sample)})
         return msgs
+
+    def check_run_mode(self, mode: str) -> None:
+        if mode == "generate" and self.spec.output_type == "multiple_choice":
+            raise TaskSpecError(f"{self.spec_where}: task {self.name}: lm-eval's multiple_choice task ranks its options "
+                                "by log-likelihood; its prompt shows no options to answer in generate mode: run it with "
+                                "--mode loglikelihood (a backend that scores log-probabilities)")
 
     def ll_options(self, sample: Sample) -> list[str]:
         return list(sample.choices or [])
@@ -307,13 +354,57 @@ class LmEvalTask(Task):
             return Scored(pred=gold if res.is_greedy else NOT_GREEDY,
                           values={"nll": -float(res.logprob), "n_items": 1.0, "correct": float(res.is_greedy)},
                           extracted={"logprob": res.logprob, "is_greedy": res.is_greedy})
+        if mode == "loglikelihood" and self.delegates_results:  # lm-eval's process_results on (ll, is_greedy)s
+            scored = super().score(sample, outputs, mode=mode)
+            scored.values.update(self._delegated_values(sample, [(o.logprob, o.is_greedy) for o in outputs]))
+            return scored
+        if mode == "generate" and self.opts.get("filters"):  # lm-eval's filters and exact_match
+            return self._score_filtered(sample, outputs[0].text)
         if mode == ROLLING:
             scored = score_text(sample.vars["text"], outputs[0])
             scored.values.update(sample.vars.get("lm_eval_counts") or {})  # lm-eval's own counts, when delegated
             return scored
         return super().score(sample, outputs, mode=mode)
 
+    @property
+    def delegates_results(self) -> bool:
+        return "process_results" in (self.opts.get("lm_eval_hooks") or {}) and self.spec.output_type != ROLLING
+
+    def _delegated_values(self, sample: Sample, results: list, suffix: str = "") -> dict[str, float]:
+        """lm-eval's own ``process_results(doc, results)``: the values of the metrics it averages."""
+        where = f"task {self.name}: item {sample.id}"
+        out = self._hook("process_results", sample.vars["_lm_eval_doc"], where, results)
+        values = {}
+        for m in self.opts.get("lm_eval_metrics") or []:
+            v = out.get(m) if isinstance(out, dict) else None
+            try:
+                if isinstance(v, (str, bytes)):
+                    raise TypeError
+                values[m + suffix] = float(v)
+            except (TypeError, ValueError):
+                raise DataError(f"{where}: process_results gave {m}: {v!r}; a number is needed (averaged by mean)") from None
+        return values
+
+    def _score_filtered(self, sample: Sample, text: str) -> Scored:
+        """Every filter pipeline of the task on the output (the first gives ``exact_match``, the others
+        ``exact_match_<name>``), each compared with lm-eval's gold: ``doc_to_choice[target]`` when the
+        task has choices, any of the targets when doc_to_target is a list, else the target's text."""
+        gold = sample.target if isinstance(sample.target, list) else [sample.vars["answer_text"]]
+        if sample.choices is not None and str(sample.target).isdigit() and int(sample.target) < len(sample.choices):
+            gold = [sample.choices[int(sample.target)]]
+        values, picked = {}, {}
+        for i, f in enumerate(self.opts["filters"]):
+            picked[f["name"]] = answer = apply_filter(f["steps"], text)
+            if self.delegates_results:
+                values.update(self._delegated_values(sample, [answer], "" if i == 0 else f"_{f['name']}"))
+                continue
+            values["exact_match" if i == 0 else f"exact_match_{f['name']}"] = exact_match(
+                answer, gold, self.opts.get("exact_match") or {})
+        first = picked[self.opts["filters"][0]["name"]]
+        return Scored(pred=None if first is None else str(first), values=values, extracted=picked,
+                      rule=f"lm-eval filter {self.opts['filters'][0]['name']}")
+
     def metric_names(self, mode: str) -> list[str]:
-        if self.spec.output_type in ("loglikelihood", ROLLING):
+        if self.spec.output_type in ("loglikelihood", ROLLING) or self.delegates_results:
             return list(self.spec.metrics)
         return super().metric_names(mode)

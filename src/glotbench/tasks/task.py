@@ -542,6 +542,10 @@ class Task:
     # engine sends judge requests through the journal like model requests (cached, resumable).
     needs_judge: bool = False
 
+    def check_run_mode(self, mode: str) -> None:
+        """Raise a one-line TaskSpecError when the task cannot be scored in ``mode`` (the run's plan
+        calls it before any request). Default: every mode the engine gives it is fine."""
+
     def check_ready(self) -> None:
         """Raise a one-line GlotbenchError if a file the task needs besides its data (a grading or
         prompt file) cannot be read. A run calls it before the model is loaded, so a judged task
