@@ -57,7 +57,9 @@ def fingerprint_once(task: Task, settings: RunSettings, model_settings: dict, pa
 def pack_fingerprint(pack: Any, language: str) -> str:
     """Hash of the language pack's content (its words and rules); of the bare code for a task whose
     scoring reads no pack in a language that has none (``Task.language_pack`` returned None)."""
-    return sha256_hex(canonical_json(pack.model_dump(mode="json") if pack is not None else {"unknown": language}))[:8]
+    # ``perturbations`` says which --perturb names apply; a perturbed run's settings hold what it did
+    content = pack.model_dump(mode="json", exclude={"perturbations"}) if pack is not None else {"unknown": language}
+    return sha256_hex(canonical_json(content))[:8]
 
 
 def _code_objects(task: Task) -> list[Any]:

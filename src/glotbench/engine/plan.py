@@ -99,6 +99,7 @@ def shard_plan(job: dict) -> tuple[RunSettings, list[TaskPlan]]:
             continue
         req = dict(entry["request"])
         req["gen_kwargs"] = tuple(tuple(kv) for kv in req.get("gen_kwargs") or ())
+        req["perturb"] = tuple(req.get("perturb") or ())
         plans.append(TaskPlan(task=task, request=RequestSettings(**req), mode=entry["mode"], pack=None,
                               metrics=tuple(task.metric_names(entry["mode"])), fingerprint=entry["fingerprint"]))
     return cfg, plans
@@ -114,6 +115,8 @@ def plan(cfg: RunSettings, observer: RunObserver, model: Model | None = None) ->
         check_gen_kwargs(cfg.gen_kwargs)
         one_value_per_knob(req)
     selected = resolve(cfg.tasks or [DEFAULT_SUITE])
+    if cfg.perturb:  # an unknown name, or one the task's language pack does not declare: one line, now
+        check_perturbations(selected, cfg)
     fetch_missing_data(selected, cfg, observer)
     tasks, skipped = drop_tasks_without_data(selected, cfg)
     tasks = check_data_unchanged(tasks, cfg, skipped, observer)
@@ -329,6 +332,26 @@ def check_data_unchanged(tasks, cfg: RunSettings, skipped: dict[str, str], obser
     if not keep:
         raise DataError(f"no selected task has its data: {next(iter(skipped.values()))}")
     return keep
+
+
+def check_perturbations(tasks, cfg: RunSettings) -> None:
+    """Every ``--perturb`` name is known, applies to each task's language (its language pack's
+    ``perturbations``) and has what it needs (OpenCC for zh_t2s / zh_s2t)."""
+    from glotbench.languages import get_pack
+    from glotbench.prompts.perturb import Perturber, parse
+
+    steps = parse(cfg.perturb)
+    for t in tasks:
+        try:
+            pack = get_pack(t.spec.language)
+        except GlotbenchError:
+            raise GlotbenchError(f"--perturb: task {t.name}: language {t.spec.language!r} has no language pack, so no "
+                                 "perturbation is declared for it (docs/perturbations.md)") from None
+        for name, _ in steps:
+            if name not in pack.perturbations:
+                raise GlotbenchError(f"--perturb {name}: does not apply to task {t.name} (language {pack.code}); its "
+                                     f"language pack declares: {', '.join(pack.perturbations) or 'none'}")
+        Perturber(cfg.perturb, pack.code, cfg.seed)  # a missing converter (OpenCC), a language without a standard
 
 
 def check_judge(tasks, judge_spec: str | None, grades_from_file: bool = False) -> None:
