@@ -2,7 +2,8 @@
 
 A task's fingerprint hashes everything that can change its numbers: the data files' content, the
 whole task spec (every field after defaults but ``FINGERPRINT_EXEMPT``: description, source, order,
-suites), the language pack the task reads answers with, the source files of user code the spec
+suites, and ``prompts``, the other prompts a task declares: each variant runs as a task of its own),
+the language pack the task reads answers with, the source files of user code the spec
 names (a ``record_fn``, ``task_class``, scorer, extractor or metric outside glotbench; glotbench's own
 code is stood for by its version), the model settings and the run settings. A run whose stored
 fingerprint differs recomputes (engine/stored_summary.py).

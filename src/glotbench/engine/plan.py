@@ -31,6 +31,7 @@ from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.tasks.registry import resolve
 from glotbench.tasks.request_settings import RequestSettings, one_value_per_knob
 from glotbench.tasks.task import Task
+from glotbench.tasks.variants import expand
 
 DIFFERS = "data differs from its source"
 
@@ -93,7 +94,7 @@ def shard_plan(job: dict) -> tuple[RunSettings, list[TaskPlan]]:
     """A shard job's settings and task plans (the driver's request settings, modes and fingerprints)."""
     cfg = RunSettings.model_validate(job["config"])
     plans = []
-    for task in resolve(cfg.tasks or [DEFAULT_SUITE]):
+    for task in expand(resolve(cfg.tasks or [DEFAULT_SUITE]), cfg.prompt_variants):
         entry = job["tasks"].get(task.name)
         if entry is None:
             continue
@@ -115,11 +116,13 @@ def plan(cfg: RunSettings, observer: RunObserver, model: Model | None = None) ->
         check_gen_kwargs(cfg.gen_kwargs)
         one_value_per_knob(req)
     selected = resolve(cfg.tasks or [DEFAULT_SUITE])
+    expand(selected, cfg.prompt_variants)  # a bad --prompt-variants, a variant's prompt file or template: one line, now
     if cfg.perturb:  # an unknown name, or one the task's language pack does not declare: one line, now
         check_perturbations(selected, cfg)
     fetch_missing_data(selected, cfg, observer)
     tasks, skipped = drop_tasks_without_data(selected, cfg)
     tasks = check_data_unchanged(tasks, cfg, skipped, observer)
+    tasks = expand(tasks, cfg.prompt_variants)  # each prompt variant a task of its own (tasks/variants.py)
     for t in tasks:  # a language pack the task's scoring needs and that does not exist: one line, now
         t.language_pack(task_mode(t, req))
     model = model or light_model(cfg)

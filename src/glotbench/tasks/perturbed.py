@@ -2,28 +2,28 @@
 
 What is perturbed: every text field the task's prompt shows (the template variables it uses, a
 string each), and a multiple-choice item's option texts (its ``choices_block`` is rebuilt from
-them). What is not: the reference (``target``), the option labels, the item's id and metadata, and
+them). What is not: the reference (``target``), the option labels, the item's id and metadata, a
+field the task sets to a constant (``instruction: "=..."``: the task's text, not the item's), and
 the few-shot examples (they come from another split; the perturbation measures the item)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Any
 
 from glotbench.prompts.perturb import Perturber
 from glotbench.prompts.render import choices_block
 
-if TYPE_CHECKING:
-    from glotbench.tasks.task import Sample, Task
-
 KEPT = {"target", "labels", "labels_text", "choices_block", "lang", "id"}
 
 
-def perturb_samples(task: "Task", samples: list["Sample"], specs: tuple[str, ...], seed: int) -> list["Sample"]:
+def perturb_samples(task: Any, samples: list, specs: tuple[str, ...], seed: int) -> list:
+    """``samples`` of ``task`` (a Task) with their input perturbed by ``specs``, seeded by ``seed``."""
     if not specs:
         return samples
     p = Perturber(specs, task.spec.language, seed)
-    shown = set(task.prompt_variables) - KEPT
+    constants = {k for k, path in task.spec.fields.items() if str(path).startswith("=")}  # the task's own text
+    shown = set(task.prompt_variables) - KEPT - constants
     out = []
     for s in samples:
         key = f"{task.name}:{s.id}"

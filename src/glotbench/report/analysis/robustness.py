@@ -109,7 +109,7 @@ def variant_spread(values: np.ndarray | Sequence[Sequence[float]], names: Sequen
     if m.ndim != 2 or m.shape[0] == 0 or m.shape[1] != len(names):
         raise DataError(f"variant_spread: expected items x {len(names)} variants, got shape {m.shape}")
     full = m.mean(axis=0)
-    mean, lo, hi, std = (float(x) for x in _summary(full[None, :]))
+    mean, lo, hi, std = (float(x[0]) for x in _summary(full[None, :]))
     boots = []
     for idx in _resamples(m.shape[0], n, seed):
         boots.append(m[idx].mean(axis=1))  # resamples x variants
