@@ -146,7 +146,7 @@ def _print_paired(runs, n_boot: int, seed: int, console: Console) -> dict:
     console.print(unclipped(t))
     console.print("McNemar b = items A got right and B wrong, c = the reverse; exact binomial test when b + c < 25.")
     console.print("drop = the performance drop rate when B is A perturbed (run --perturb): 1 - B/A, item-paired "
-                  "bootstrap interval; undefined when A is 0.")
+                  "bootstrap interval; undefined when A is 0, and for a metric where lower is better.")
     for n in notes:
         console.print(f"note: {n}", style="yellow")
     return {"paired": [r.to_dict() for r in rows], "invalid": [r.to_dict() for r in invalid], "a": str(a.path),

@@ -59,7 +59,7 @@ def spreads(run: RunData, headlines: dict[str, str] | None = None, n_boot: int =
             if not keep.any():
                 block["notes"].append(f"{m}: no spread: no item has a value in every variant")
                 continue
-            s = variant_spread(mat[keep], labels, n=max(n_boot, 1), seed=seed).to_dict()
+            s = variant_spread(mat[keep], labels, n=max(n_boot, 1), seed=seed, higher_is_better=mdef.higher_is_better).to_dict()
             s["headline_score"] = s["scores"][labels.index(block["headline"])] if block["headline"] in labels else None
             s["n_items"] = int(keep.sum())
             block["metrics"][m] = s

@@ -103,8 +103,9 @@ def _summary(scores: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def variant_spread(values: np.ndarray | Sequence[Sequence[float]], names: Sequence[str], n: int = 1000, seed: int = 0,
-                   alpha: float = 0.05) -> Spread:
-    """``values[i][v]``: item i's value under prompt variant v (the same items in every variant)."""
+                   alpha: float = 0.05, higher_is_better: bool = True) -> Spread:
+    """``values[i][v]``: item i's value under prompt variant v (the same items in every variant); the
+    best is the highest score (the lowest for a metric where lower is better), first on ties."""
     m = np.asarray(values, dtype=float)
     if m.ndim != 2 or m.shape[0] == 0 or m.shape[1] != len(names):
         raise DataError(f"variant_spread: expected items x {len(names)} variants, got shape {m.shape}")
@@ -120,8 +121,8 @@ def variant_spread(values: np.ndarray | Sequence[Sequence[float]], names: Sequen
         return [float(v) for v in np.quantile(x, q)] if x.size else [float("nan")] * 2
 
     bm, bmin, bmax, bstd = _summary(b) if b.size else (np.array([]),) * 4
-    best = int(np.argmax(full))
+    best = int(np.argmax(full) if higher_is_better else np.argmin(full))
     return Spread(variants=list(names), scores=[float(x) for x in full], score_ci=[ci(b[:, v]) for v in range(m.shape[1])],
                   mean=mean, mean_ci=ci(bm), min=lo, min_ci=ci(bmin), max=hi, max_ci=ci(bmax), std=std, std_ci=ci(bstd),
-                  best=str(names[best]), best_score=float(full[best]), best_ci=ci(bmax), n_items=int(m.shape[0]),
+                  best=str(names[best]), best_score=float(full[best]), best_ci=ci(bmax if higher_is_better else bmin), n_items=int(m.shape[0]),
                   n_resamples=n)
