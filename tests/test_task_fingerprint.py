@@ -20,7 +20,8 @@ from glotbench.tasks.registry import make_task
 from glotbench.tasks.spec import TaskSpec, load_spec
 
 # the fields that cannot change a number (issue 37): the only ones a fingerprint leaves out
-DENY = {"description", "source", "order", "suites"}
+# prompts: the other prompts a task declares (run --prompt-variants) do not change its own prompt's numbers
+DENY = {"description", "source", "order", "suites", "prompts"}
 
 USER_CODE = '''
 from glotbench.tasks.task import Task
@@ -70,6 +71,7 @@ EDITS = {
     "fewshot.split": "test",
     "extractor.name": "text",
     "scorer": "fpmod:score2",
+    "prompts": [{"name": "v", "user": "{{ question }}?"}],
     "metrics": ["accuracy", "macro_f1"],
     "task_class": "fpmod:MyTask",
     # one leaf: a declaration's own fields are walked in tests/test_yaml_judge.py

@@ -1146,3 +1146,67 @@ def plain_ngram_overlap(texts: list[str], corpus_text: str, n_of, norm) -> list[
         windows = {tuple(corpus[i:i + n]) for i in range(len(corpus) - n + 1)}
         counts.append(len({tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)} & windows))
     return counts
+
+
+# ------------------------------------------------------------------ robustness (#54: --perturb, prompt variants)
+
+def plain_resample_indices(k: int, n: int, seed: int) -> list[list[int]]:
+    """The item resamples of glotbench's bootstraps, drawn one row at a time from the same numpy generator
+    (``default_rng(seed).integers(0, k, size=(n, k))`` row by row: the draw is the documented one; the
+    arithmetic below is in plain loops)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return [[int(j) for j in row] for row in rng.integers(0, k, size=(n, k))]
+
+
+def plain_quantile(xs: list[float], q: float) -> float:
+    """numpy's default (linear) quantile, spelt out: position q * (n - 1) between the sorted values."""
+    s = sorted(xs)
+    pos = q * (len(s) - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def plain_drop_rate(clean: list[float], perturbed: list[float], n: int, seed: int) -> tuple[float, float, float]:
+    """PDR = 1 - mean(perturbed) / mean(clean) (PromptBench), and its 95% percentile interval over item
+    resamples, in loops."""
+    def mean(xs):
+        return sum(xs) / len(xs)
+
+    pdr = 1 - mean(perturbed) / mean(clean) if mean(clean) else NAN
+    stats = []
+    for row in plain_resample_indices(len(clean), n, seed):
+        c = mean([clean[j] for j in row])
+        if c:
+            stats.append(1 - mean([perturbed[j] for j in row]) / c)
+    return pdr, plain_quantile(stats, 0.025), plain_quantile(stats, 0.975)
+
+
+def plain_variant_spread(values: list[list[float]], n: int, seed: int) -> dict:
+    """Per-variant means, their mean / min / max / sample std (n - 1), the best variant, and 95% percentile
+    intervals of each over item resamples (every variant on the same resample), in loops."""
+    k, v = len(values), len(values[0])
+
+    def stats(rows: list[list[float]]) -> dict:
+        scores = [sum(r[c] for r in rows) / len(rows) for c in range(v)]
+        mu = sum(scores) / v
+        sd = math.sqrt(sum((x - mu) ** 2 for x in scores) / (v - 1)) if v > 1 else 0.0
+        return {"scores": scores, "mean": mu, "min": min(scores), "max": max(scores), "std": sd}
+
+    full = stats(values)
+    boots = [stats([values[j] for j in row]) for row in plain_resample_indices(k, n, seed)]
+    out = dict(full)
+    for key in ("mean", "min", "max", "std"):
+        xs = [b[key] for b in boots]
+        out[f"{key}_ci"] = [plain_quantile(xs, 0.025), plain_quantile(xs, 0.975)]
+    out["score_ci"] = [[plain_quantile([b["scores"][c] for b in boots], q) for q in (0.025, 0.975)] for c in range(v)]
+    out["best"] = max(range(v), key=lambda c: (full["scores"][c], -c))
+    return out
+
+
+ROBUSTNESS_ORACLES = {
+    "drop_rate": "plain loop: 1 - mean(perturbed)/mean(clean), percentile interval over item resamples",
+    "variant_spread": "plain loop: per-variant means, mean/min/max/std (n-1), best; percentile intervals",
+}

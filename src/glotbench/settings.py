@@ -71,6 +71,14 @@ class RunSettings(BaseModel):
     system_prompt: str | None = setting(None, "System prompt replacing the task's own (chat: the system message; plain "
                                         "prompts and loglikelihood contexts: the text before the question).",
                                         "--system-prompt", request=True)
+    perturb: list[str] = setting(None, "Perturb each item's input text (not its reference), seeded with --seed: "
+                                 "strip_diacritics, translit, zh_t2s, zh_s2t, typos[:RATE], case, whitespace; "
+                                 "repeat or comma-separate (docs/perturbations.md).", "--perturb", request=True,
+                                 factory=list)
+    prompt_variants: str | None = setting(None, "Run the prompt variants a task declares (prompts: in its file): all, "
+                                          "or N (the first N, the declared prompt first); results give each variant's "
+                                          "score, their mean, spread and best (docs/trust-a-number.md).",
+                                          "--prompt-variants", request=True)
     gen_kwargs: dict[str, Any] = setting(None, "Generation option KEY=VALUE (repeat or comma-separate), typed (ints, floats, "
                                          "true/false): temperature, top_p, max_tokens, stop, seed set those fields; "
                                          "anything else (top_k, repetition_penalty ...) goes to the backend as is.",

@@ -2,7 +2,8 @@
 
 A task's fingerprint hashes everything that can change its numbers: the data files' content, the
 whole task spec (every field after defaults but ``FINGERPRINT_EXEMPT``: description, source, order,
-suites), the language pack the task reads answers with, the source files of user code the spec
+suites, and ``prompts``, the other prompts a task declares: each variant runs as a task of its own),
+the language pack the task reads answers with, the source files of user code the spec
 names (a ``record_fn``, ``task_class``, scorer, extractor or metric outside glotbench; glotbench's own
 code is stood for by its version), the model settings and the run settings. A run whose stored
 fingerprint differs recomputes (engine/stored_summary.py).
@@ -57,7 +58,9 @@ def fingerprint_once(task: Task, settings: RunSettings, model_settings: dict, pa
 def pack_fingerprint(pack: Any, language: str) -> str:
     """Hash of the language pack's content (its words and rules); of the bare code for a task whose
     scoring reads no pack in a language that has none (``Task.language_pack`` returned None)."""
-    return sha256_hex(canonical_json(pack.model_dump(mode="json") if pack is not None else {"unknown": language}))[:8]
+    # ``perturbations`` says which --perturb names apply; a perturbed run's settings hold what it did
+    content = pack.model_dump(mode="json", exclude={"perturbations"}) if pack is not None else {"unknown": language}
+    return sha256_hex(canonical_json(content))[:8]
 
 
 def _code_objects(task: Task) -> list[Any]:

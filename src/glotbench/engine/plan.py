@@ -31,6 +31,7 @@ from glotbench.tasks.names import DEFAULT_SUITE
 from glotbench.tasks.registry import resolve
 from glotbench.tasks.request_settings import RequestSettings, one_value_per_knob
 from glotbench.tasks.task import Task
+from glotbench.tasks.variants import expand
 
 DIFFERS = "data differs from its source"
 
@@ -93,12 +94,13 @@ def shard_plan(job: dict) -> tuple[RunSettings, list[TaskPlan]]:
     """A shard job's settings and task plans (the driver's request settings, modes and fingerprints)."""
     cfg = RunSettings.model_validate(job["config"])
     plans = []
-    for task in resolve(cfg.tasks or [DEFAULT_SUITE]):
+    for task in expand(resolve(cfg.tasks or [DEFAULT_SUITE]), cfg.prompt_variants):
         entry = job["tasks"].get(task.name)
         if entry is None:
             continue
         req = dict(entry["request"])
         req["gen_kwargs"] = tuple(tuple(kv) for kv in req.get("gen_kwargs") or ())
+        req["perturb"] = tuple(req.get("perturb") or ())
         plans.append(TaskPlan(task=task, request=RequestSettings(**req), mode=entry["mode"], pack=None,
                               metrics=tuple(task.metric_names(entry["mode"])), fingerprint=entry["fingerprint"]))
     return cfg, plans
@@ -114,9 +116,13 @@ def plan(cfg: RunSettings, observer: RunObserver, model: Model | None = None) ->
         check_gen_kwargs(cfg.gen_kwargs)
         one_value_per_knob(req)
     selected = resolve(cfg.tasks or [DEFAULT_SUITE])
+    expand(selected, cfg.prompt_variants)  # a bad --prompt-variants, a variant's prompt file or template: one line, now
+    if cfg.perturb:  # an unknown name, or one the task's language pack does not declare: one line, now
+        check_perturbations(selected, cfg)
     fetch_missing_data(selected, cfg, observer)
     tasks, skipped = drop_tasks_without_data(selected, cfg)
     tasks = check_data_unchanged(tasks, cfg, skipped, observer)
+    tasks = expand(tasks, cfg.prompt_variants)  # each prompt variant a task of its own (tasks/variants.py)
     for t in tasks:  # a language pack the task's scoring needs and that does not exist: one line, now
         t.language_pack(task_mode(t, req))
         t.check_run_mode(task_mode(t, req))  # a mode the task cannot be scored in: one line, now
@@ -330,6 +336,26 @@ def check_data_unchanged(tasks, cfg: RunSettings, skipped: dict[str, str], obser
     if not keep:
         raise DataError(f"no selected task has its data: {next(iter(skipped.values()))}")
     return keep
+
+
+def check_perturbations(tasks, cfg: RunSettings) -> None:
+    """Every ``--perturb`` name is known, applies to each task's language (its language pack's
+    ``perturbations``) and has what it needs (OpenCC for zh_t2s / zh_s2t)."""
+    from glotbench.languages import get_pack
+    from glotbench.prompts.perturb import Perturber, parse
+
+    steps = parse(cfg.perturb)
+    for t in tasks:
+        try:
+            pack = get_pack(t.spec.language)
+        except GlotbenchError:
+            raise GlotbenchError(f"--perturb: task {t.name}: language {t.spec.language!r} has no language pack, so no "
+                                 "perturbation is declared for it (docs/perturbations.md)") from None
+        for name, _ in steps:
+            if name not in pack.perturbations:
+                raise GlotbenchError(f"--perturb {name}: does not apply to task {t.name} (language {pack.code}); its "
+                                     f"language pack declares: {', '.join(pack.perturbations) or 'none'}")
+        Perturber(cfg.perturb, pack.code, cfg.seed)  # a missing converter (OpenCC), a language without a standard
 
 
 def check_judge(tasks, judge_spec: str | None, grades_from_file: bool = False) -> None:

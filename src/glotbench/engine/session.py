@@ -83,7 +83,10 @@ def _run_locked(p: RunPlan, observer: RunObserver) -> tuple[dict, Path]:
         tasks = [tp.task for tp in p.tasks]
         reused = stored_task_results(journal, out_dir, cfg.model_dump(), tasks, cfg, model.settings())
         if reused is not None:  # a finished run, nothing changed: re-report without re-rendering or re-scoring
-            return _rereport(cfg, out_dir, journal, model, p.judge, p.skipped, *reused, observer=observer)
+            results, out = _rereport(cfg, out_dir, journal, model, p.judge, p.skipped, *reused, observer=observer)
+            if not journal.read_only:
+                results = add_variant_spread(cfg, out_dir, results, headline_prompts(tasks))
+            return results, out
         runs = [tp.task_run(journal) for tp in p.tasks]
         for tr in runs:
             _warn(observer, tr.task.name, list(dict.fromkeys(getattr(tr.task, "load_warnings", []))))
@@ -162,10 +165,29 @@ def report(p: RunPlan, runs: list[TaskRun], journal: Journal, caller, observer: 
         return results, out_dir
     export_samples(journal, out_dir / "samples.jsonl", {n: t["fingerprint"]["id"] for n, t in task_results.items()})
     write_stamp(journal, out_dir, cfg.model_dump(), runs, task_results)
+    results = add_variant_spread(cfg, out_dir, results, headline_prompts(tr.task for tr in runs))
     if stopped:
         raise RunStopped(f"run stopped early: {stopped}. Everything answered is in {out_dir / JOURNAL_NAME}; "
                          f"rerun the same command to resume")
     return results, out_dir
+
+
+def headline_prompts(tasks) -> dict[str, str]:
+    """Per task that declares prompt variants, the name of its headline prompt."""
+    return {t.name: t.spec.headline_prompt for t in tasks if t.spec.prompts}
+
+
+def add_variant_spread(cfg: RunSettings, out_dir: Path, results: dict, headlines: dict[str, str]) -> dict:
+    """A ``--prompt-variants`` run: the spread of each task's variants (report/variants.py) added to
+    results.json as ``prompt_variants``."""
+    if not cfg.prompt_variants:
+        return results
+    from glotbench.report.runs import load_run
+    from glotbench.report.variants import spreads
+
+    results = {**results, "prompt_variants": spreads(load_run(out_dir), headlines, cfg.bootstrap or 1000, cfg.seed)}
+    write_json(out_dir / "results.json", results)
+    return results
 
 
 def _warn(observer: RunObserver, task: str, warns: list[str]) -> None:

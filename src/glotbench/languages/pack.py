@@ -102,6 +102,9 @@ class LanguagePack(BaseModel):
     yes_words: Words = Field(description="Words meaning yes / true.")
     no_words: Words = Field(description="Words meaning no / false.")
     normalization: Normalization = Field(default_factory=Normalization, description="Text normalisation settings.")
+    perturbations: Words = Field(default=(), description="The `run --perturb` names that apply to text in this language "
+                                 "(strip_diacritics, translit, zh_t2s, zh_s2t, typos, case, whitespace); a run that "
+                                 "asks for another is refused before any request (docs/perturbations.md).")
 
     @model_validator(mode="before")
     @classmethod

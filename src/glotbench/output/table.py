@@ -137,6 +137,10 @@ def print_results(results: dict, console: Console | None = None) -> None:
         notes.append(f"{kind}, not run: {name}: {why.removeprefix('cannot load: ')}")
     for n in notes:
         console.print(n, style="yellow")
+    from glotbench.output.variants_table import variant_tables
+
+    for table in variant_tables(results):  # run --prompt-variants: each prompt's score and the spread
+        console.print(table, style="yellow" if isinstance(table, str) else None)
     from glotbench.output.hooks import extra_tables
 
     for table in extra_tables(results):  # benchmark tables, contributed through hooks

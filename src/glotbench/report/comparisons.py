@@ -15,6 +15,7 @@ import numpy as np
 from glotbench.report.analysis.crosslingual import CrosslingualTable, GapIntervals, PairItems, crosslingual_table, gap_intervals
 from glotbench.report.analysis.paired import mcnemar, paired_bootstrap
 from glotbench.report.analysis.ranks import RankComparison, rank_movement
+from glotbench.report.analysis.robustness import drop_rate
 from glotbench.errors import DataError
 from glotbench.sample_record import SampleRecord
 from glotbench.report.items import is_binary, item_vector, scored_items
@@ -302,6 +303,9 @@ class PairedRow:
     p_value: float | None = None
     method: str | None = None
     invalid: str | None = None  # "A", "B" or "A and B": that side's score is invalid (no number, left out)
+    drop_rate: float | None = None  # 1 - B / A: the performance drop rate when B is A's run perturbed (--perturb)
+    drop_low: float | None = None
+    drop_high: float | None = None
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -419,6 +423,9 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                 sa, sb = float(np.nanmean(a)) if not np.isnan(a).all() else math.nan, \
                     float(np.nanmean(b)) if not np.isnan(b).all() else math.nan
                 row = PairedRow(task, m, len(ids), left_out, sa, sb, boot.difference, boot.low, boot.high)
+                if mdef.higher_is_better:  # a drop rate of an error rate or a calibration error means nothing
+                    dr = drop_rate(a, b, metric_fn=np.nanmean, n=n_boot, seed=seed)
+                    row.drop_rate, row.drop_low, row.drop_high = dr.drop_rate, dr.low, dr.high
                 if is_binary(va) and is_binary(vb):
                     mc = mcnemar(va, vb)
                     row.mcnemar_b, row.mcnemar_c, row.p_value, row.method = mc.b, mc.c, mc.p_value, mc.method
@@ -444,6 +451,9 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                 if math.isnan(row.score_a) or math.isnan(row.score_b):
                     notes.append(f"{task} {m}: undefined in {'A' if math.isnan(row.score_a) else 'B'} on these items; left out")
                     continue
+                if mdef.higher_is_better:
+                    dr = drop_rate(np.arange(k), np.arange(k) + k, metric_fn=corpus, n=min(n_boot, 2000), seed=seed)
+                    row.drop_rate, row.drop_low, row.drop_high = dr.drop_rate, dr.low, dr.high
             rows.append(row)
     if n_invalid:
         notes.append(f"{n_invalid} score(s) invalid in A or B (over 50% unparseable by the metric's rule, or a failed "

@@ -36,13 +36,15 @@ class RequestSettings:
     samples: int = 1
     mode: str = "generate"
     gen_kwargs: tuple[tuple[str, Any], ...] = ()  # --gen-kwargs, sorted by key
+    perturb: tuple[str, ...] = ()  # --perturb, in the order given (prompts/perturb.py)
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> "RequestSettings":
         """The request settings of a run, from its settings' values (``model_dump()``): the engine's
         plan builds one per task, and every task method takes that object as it is."""
-        kw = {f.name: values[f.name] for f in fields(cls) if f.name != "gen_kwargs" and f.name in values}
-        return cls(**kw, gen_kwargs=tuple(sorted((values.get("gen_kwargs") or {}).items())))
+        kw = {f.name: values[f.name] for f in fields(cls) if f.name not in ("gen_kwargs", "perturb") and f.name in values}
+        return cls(**kw, gen_kwargs=tuple(sorted((values.get("gen_kwargs") or {}).items())),
+                   perturb=tuple(values.get("perturb") or ()))
 
     def items_for(self, total: int) -> int:
         """How many of a task's ``total`` items the run takes (a share rounds up, at least one)."""

@@ -25,7 +25,9 @@ from glotbench.yamlfile import read_mapping, validate
 # The only fields left out of a task's fingerprint: they cannot change a number (what a task is
 # called in prose, where it came from, where it sits in its suites' tables). Every other field, nested
 # ones included, is in it, so editing it makes the next run recompute (tests/test_task_fingerprint.py).
-FINGERPRINT_EXEMPT = ("description", "source", "order", "suites")
+# ``prompts``: the other prompts a task declares do not change its own prompt's numbers (each variant's
+# run hashes its own prompt, tasks/variants.py)
+FINGERPRINT_EXEMPT = ("description", "source", "order", "suites", "prompts")
 
 
 class _Strict(BaseModel):
@@ -82,6 +84,25 @@ class PromptSpec(_Strict):
     answer_cue: str = ""  # appended to plain prompts (e.g. "Хариулт:")
 
 
+class PromptVariant(_Strict):
+    """One more prompt a task declares (``prompts:``), run by ``run --prompt-variants``: a name and the
+    prompt fields it changes (unset ones are the task's ``prompt``), here or in a YAML ``file``
+    (relative to the task file) holding those fields."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
+    file: str | None = None
+    system: str | None = None
+    user: str | None = None
+    plain: str | None = None
+    choice_format: str | None = None
+    choice_separator: str | None = None
+    answer_cue: str | None = None
+    headline: bool = False  # this variant, not the task's own prompt, is the task's headline
+
+
+DECLARED_PROMPT = "declared"  # the name of the task's own ``prompt`` among its variants
+
+
 class GenerationSpec(_Strict):
     max_tokens: int = Field(256, ge=1)
     temperature: float = Field(0.0, ge=0)
@@ -118,6 +139,9 @@ class TaskSpec(_Strict):
     output_type: Literal["generate", "multiple_choice", "loglikelihood_rolling", "loglikelihood"] = "generate"
     default_labels: list[str] | None = None  # MC labels when the record has none
     prompt: PromptSpec = Field(default_factory=PromptSpec)
+    # more prompts (run --prompt-variants, docs/prompt-variants.md); the headline stays ``prompt``
+    # unless a variant says ``headline: true``
+    prompts: list[PromptVariant] = Field(default_factory=list)
     fewshot: FewshotSpec = Field(default_factory=FewshotSpec)
     generation: GenerationSpec = Field(default_factory=GenerationSpec)
     extractor: ExtractorSpec = Field(default_factory=ExtractorSpec)
@@ -138,6 +162,7 @@ class TaskSpec(_Strict):
     def fingerprint_payload(self) -> dict:
         """Every field after defaults (nested ones included), minus :data:`FINGERPRINT_EXEMPT`
         (and ``judge`` when a task has none, so tasks without one keep their fingerprint)."""
+        # the other prompts do not change this prompt's numbers (a variant's run hashes its own prompt)
         exclude: Any = set(FINGERPRINT_EXEMPT) | ({"judge"} if self.judge is None else set())
         if self.judge is not None:  # a judge field added later is left out while unset (the same fingerprint)
             later = fingerprint_exclude(self.judge)
@@ -148,6 +173,21 @@ class TaskSpec(_Strict):
     def spec_hash(self) -> str:
         """Short hash of :meth:`fingerprint_payload`."""
         return sha256_hex(canonical_json(self.fingerprint_payload()))[:8]
+
+    @model_validator(mode="after")
+    def _prompt_names(self):
+        names = [DECLARED_PROMPT] + [v.name for v in self.prompts]
+        dup = next((n for n in names if names.count(n) > 1), None)
+        if dup is not None:
+            raise ValueError(f"prompts: the name {dup!r} is used twice ({DECLARED_PROMPT!r} is the task's own prompt)")
+        if sum(v.headline for v in self.prompts) > 1:
+            raise ValueError("prompts: more than one variant says headline: true")
+        return self
+
+    @property
+    def headline_prompt(self) -> str:
+        """The name of the prompt the task's headline is read from (its own, unless a variant says so)."""
+        return next((v.name for v in self.prompts if v.headline), DECLARED_PROMPT)
 
     @model_validator(mode="after")
     def _fetch_covers_splits(self):

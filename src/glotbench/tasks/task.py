@@ -198,7 +198,15 @@ class Task:
 
     def run_samples(self, settings: RequestSettings) -> list[Sample]:
         """The items a run with ``settings`` evaluates: the split, then ``limit`` (the first N, or a
-        share), or ``sample`` (seeded random, ``stratify``: balanced over a field); see tasks/subsets.py."""
+        share), or ``sample`` (seeded random, ``stratify``: balanced over a field); see tasks/subsets.py;
+        then ``--perturb`` on their input text (tasks/perturbed.py)."""
+        if not settings.perturb:
+            return self._chosen_samples(settings)
+        from glotbench.tasks.perturbed import perturb_samples
+
+        return perturb_samples(self, self._chosen_samples(settings), settings.perturb, settings.seed)
+
+    def _chosen_samples(self, settings: RequestSettings) -> list[Sample]:
         from glotbench.tasks import subsets
 
         sample_n = settings.sample

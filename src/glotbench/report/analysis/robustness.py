@@ -1,0 +1,128 @@
+"""How much a score moves: under a perturbation of the input (the performance drop rate) and across
+the prompt variants a task declares (the spread). Both resample the items with replacement, the same
+items on every side, so the interval keeps the pairing.
+
+* :func:`drop_rate`: PDR = 1 - metric(perturbed) / metric(clean) (PromptBench's performance drop
+  rate), with a percentile interval over item resamples; undefined (NaN) when the clean score is 0.
+* :func:`variant_spread`: per-variant scores, their mean, min, max, standard deviation (n - 1) and
+  the best variant, each with a percentile interval over item resamples (all variants on one
+  resample of items). The best's interval is that of the per-resample maximum (it is biased upwards:
+  picking the best prompt on the test items is optimistic, which is why the headline stays the
+  task's declared prompt).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from glotbench.errors import DataError
+
+_CHUNK_CELLS = 4_000_000
+
+
+@dataclass(frozen=True)
+class DropRate:
+    clean: float
+    perturbed: float
+    drop_rate: float  # 1 - perturbed / clean
+    low: float
+    high: float
+    n_items: int
+    n_resamples: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _ratio(clean: float, perturbed: float) -> float:
+    return float("nan") if clean == 0 or np.isnan(clean) else 1.0 - perturbed / clean
+
+
+def _resamples(k: int, n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    chunk = max(1, _CHUNK_CELLS // max(k, 1))
+    for start in range(0, n, chunk):
+        yield rng.integers(0, k, size=(min(chunk, n - start), k))
+
+
+def drop_rate(clean: Sequence[float], perturbed: Sequence[float], metric_fn: Callable = np.nanmean, n: int = 10_000,
+              seed: int = 0, alpha: float = 0.05) -> DropRate:
+    """``clean[i]`` and ``perturbed[i]``: the values of item i in the clean and the perturbed run."""
+    a, b = np.asarray(clean, dtype=float), np.asarray(perturbed, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
+        raise DataError(f"drop_rate: the clean and perturbed runs must have the same items (got {a.size} and {b.size})")
+    ca, cb = float(metric_fn(a)), float(metric_fn(b))
+    vectorised = metric_fn is np.mean or metric_fn is np.nanmean
+    parts = []
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for idx in _resamples(a.size, n, seed):
+            if vectorised:
+                ra, rb = metric_fn(a[idx], axis=1), metric_fn(b[idx], axis=1)
+            else:
+                ra = np.array([metric_fn(a[row]) for row in idx], dtype=float)
+                rb = np.array([metric_fn(b[row]) for row in idx], dtype=float)
+            parts.append(np.where(ra == 0, np.nan, 1.0 - rb / ra))
+    stats = np.concatenate(parts) if parts else np.array([])
+    stats = stats[~np.isnan(stats)]
+    low, high = (np.quantile(stats, [alpha / 2, 1 - alpha / 2]) if stats.size else (np.nan, np.nan))
+    return DropRate(ca, cb, _ratio(ca, cb), float(low), float(high), int(a.size), n)
+
+
+@dataclass(frozen=True)
+class Spread:
+    variants: list[str]
+    scores: list[float]
+    score_ci: list[list[float]]
+    mean: float
+    mean_ci: list[float]
+    min: float
+    min_ci: list[float]
+    max: float
+    max_ci: list[float]
+    std: float
+    std_ci: list[float]
+    best: str
+    best_score: float
+    best_ci: list[float]
+    n_items: int
+    n_resamples: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _summary(scores: np.ndarray) -> tuple[float, float, float, float]:
+    """mean, min, max, sample std (n - 1; 0 for one variant) of each row of ``scores`` (resamples x variants)."""
+    std = scores.std(axis=-1, ddof=1) if scores.shape[-1] > 1 else np.zeros(scores.shape[:-1])
+    return scores.mean(axis=-1), scores.min(axis=-1), scores.max(axis=-1), std
+
+
+def variant_spread(values: np.ndarray | Sequence[Sequence[float]], names: Sequence[str], n: int = 1000, seed: int = 0,
+                   alpha: float = 0.05, higher_is_better: bool = True) -> Spread:
+    """``values[i][v]``: item i's value under prompt variant v (the same items in every variant); the
+    best is the highest score (the lowest for a metric where lower is better), first on ties."""
+    m = np.asarray(values, dtype=float)
+    if m.ndim != 2 or m.shape[0] == 0 or m.shape[1] != len(names):
+        raise DataError(f"variant_spread: expected items x {len(names)} variants, got shape {m.shape}")
+    full = m.mean(axis=0)
+    mean, lo, hi, std = (float(x[0]) for x in _summary(full[None, :]))
+    boots = []
+    for idx in _resamples(m.shape[0], n, seed):
+        boots.append(m[idx].mean(axis=1))  # resamples x variants
+    b = np.concatenate(boots) if boots else np.empty((0, m.shape[1]))
+    q = [alpha / 2, 1 - alpha / 2]
+
+    def ci(x: np.ndarray) -> list[float]:
+        return [float(v) for v in np.quantile(x, q)] if x.size else [float("nan")] * 2
+
+    bm, bmin, bmax, bstd = _summary(b) if b.size else (np.array([]),) * 4
+    best = int(np.argmax(full) if higher_is_better else np.argmin(full))
+    return Spread(variants=list(names), scores=[float(x) for x in full], score_ci=[ci(b[:, v]) for v in range(m.shape[1])],
+                  mean=mean, mean_ci=ci(bm), min=lo, min_ci=ci(bmin), max=hi, max_ci=ci(bmax), std=std, std_ci=ci(bstd),
+                  best=str(names[best]), best_score=float(full[best]), best_ci=ci(bmax if higher_is_better else bmin), n_items=int(m.shape[0]),
+                  n_resamples=n)

@@ -1,0 +1,198 @@
+"""``run --perturb``: seeded perturbations of an item's input text (prompts/perturb.py), declared per
+language pack, refused before any request when they do not apply, in the fingerprint; and
+``compare --paired`` reporting the performance drop rate with an item-paired interval, checked
+against a plain loop (tests/value_oracles.py). CLI calls are fresh subprocesses against the stub."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+from glotbench.errors import GlotbenchError
+from glotbench.languages import get_pack
+from glotbench.prompts import perturb
+from glotbench.report.analysis.robustness import drop_rate
+from value_oracles import plain_drop_rate
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+# ------------------------------------------------------------------ the perturbations themselves
+
+def test_strip_diacritics_czech_and_hungarian():
+    assert perturb.strip_diacritics("Příliš žluťoučký kůň úpěl ďábelské ódy") == "Prilis zlutoucky kun upel dabelske ody"
+    assert perturb.strip_diacritics("Árvíztűrő tükörfúrógép") == "Arvizturo tukorfurogep"
+    assert perturb.strip_diacritics("plain ASCII") == "plain ASCII"
+
+
+def test_translit_mongolian_is_mns_5217_and_russian_is_iso_9():
+    # MNS 5217:2012: х kh, ц ts, ж j, ө ö, ү ü, е ye, я ya, й i
+    assert perturb.transliterate("Монгол Улсын хөгжил", "mn") == "Mongol Ulsyn khögjil"
+    assert perturb.transliterate("Цэцэг жимс үзэм ерөнхий яам", "mn") == "Tsetseg jims üzem yerönkhii yaam"
+    assert perturb.transliterate("ШУА", "mn") == "SHUA"
+    # ISO 9:1995 / GOST 7.79-2000 system A: one Latin letter per Cyrillic letter
+    assert perturb.transliterate("Щука съела ёжика, чай", "ru") == "Ŝuka sʺela ëžika, čaj"
+    assert perturb.transliterate("Юля и Эхо", "ru") == "Ûlâ i Èho"
+
+
+def test_opencc_converts_both_ways():
+    pytest.importorskip("opencc")
+    t2s = perturb.Perturber(["zh_t2s"], "zh", 1)
+    s2t = perturb.Perturber(["zh_s2t"], "zh", 1)
+    assert t2s.apply("漢字簡體轉換", "k") == "汉字简体转换"
+    assert s2t.apply("汉字简体转换", "k") == "漢字簡體轉換"
+
+
+def test_opencc_missing_is_one_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "opencc", None)
+    with pytest.raises(GlotbenchError, match=r"glotbench\[zh\]"):
+        perturb.Perturber(["zh_t2s"], "zh", 1)
+
+
+def test_typos_are_seeded_keyboard_neighbours_at_the_rate():
+    text = "the quick brown fox jumps over the lazy dog " * 200
+    a = perturb.Perturber(["typos:0.1"], "en", 7).apply(text, "t:1")
+    assert a == perturb.Perturber(["typos:0.1"], "en", 7).apply(text, "t:1")  # seeded
+    assert a != perturb.Perturber(["typos:0.1"], "en", 8).apply(text, "t:1")
+    changed = [(x, y) for x, y in zip(text, a) if x != y]
+    letters = sum(c.isalpha() for c in text)
+    assert 0.07 < len(changed) / letters < 0.13
+    assert all(y in perturb.QWERTY_NEIGHBOURS[x] for x, y in changed)
+    assert len(a) == len(text)
+
+
+def test_case_and_whitespace():
+    assert perturb.Perturber(["case"], "cs", 1).apply("Kolik Je HODIN?", "k") == "kolik je hodin?"
+    out = perturb.Perturber(["whitespace"], "cs", 1).apply("a b c d e f g h", "k")
+    assert out.split() == list("abcdefgh") and out != "a b c d e f g h"
+
+
+@pytest.mark.parametrize("spec, why", [("nope", "unknown perturbation 'nope'"), ("typos:2", "typo rate"),
+                                       ("case:0.1", "only typos takes a value")])
+def test_a_bad_spec_is_one_line(spec, why):
+    with pytest.raises(GlotbenchError, match=why):
+        perturb.parse([spec])
+
+
+def test_each_pack_declares_known_perturbations():
+    for code in ("cs", "hu", "en", "mn", "zh"):
+        declared = get_pack(code).perturbations
+        assert declared and set(declared) <= set(perturb.PERTURBATIONS), code
+    assert "strip_diacritics" in get_pack("cs").perturbations and "strip_diacritics" in get_pack("hu").perturbations
+    assert "translit" in get_pack("mn").perturbations and "translit" not in get_pack("cs").perturbations
+    assert {"zh_t2s", "zh_s2t"} <= set(get_pack("zh").perturbations)
+
+
+# ------------------------------------------------------------------ PDR against a plain loop
+
+def test_drop_rate_equals_a_plain_loop():
+    rng = random.Random(3)
+    clean = [float(rng.random() < 0.7) for _ in range(57)]
+    pert = [c if rng.random() < 0.8 else 1 - c for c in clean]
+    got = drop_rate(clean, pert, n=500, seed=11)
+    want = plain_drop_rate(clean, pert, n=500, seed=11)
+    assert got.drop_rate == pytest.approx(want[0], abs=1e-12)
+    assert [got.low, got.high] == pytest.approx([want[1], want[2]], abs=1e-12)
+    assert got.low <= got.drop_rate <= got.high
+
+
+def test_drop_rate_of_a_zero_clean_score_is_undefined():
+    assert np.isnan(drop_rate([0.0, 0.0], [1.0, 0.0], n=50).drop_rate)
+
+
+# ------------------------------------------------------------------ end to end on the stub
+
+ITEMS = [{"id": f"i{k}", "q": (f"Příští otázka {k}?" if k < 6 else f"otazka {k}?"), "a": "ano"} for k in range(8)]
+
+
+def _task(tmp_path: Path, language: str = "cs") -> Path:
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ITEMS), encoding="utf-8")
+    path = tmp_path / "task.yaml"
+    path.write_text("\n".join([f"name: my.perturbed_{language}", 'version: "1"', f"language: {language}",
+                               f"dataset: {{format: jsonl, splits: {{test: {tmp_path / 'items.jsonl'}}}}}",
+                               "fields: {id: id, question: q, target: a}", "output_type: generate",
+                               "prompt: {user: '{{ question }}'}", "scorer: exact_match", "metrics: [exact_match]"]) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def _stub(stub_server, tmp_path: Path) -> str:
+    """Right ("ano") when the prompt has its diacritics, and for "otazka 1?"; wrong ("ne") otherwise."""
+    resp = tmp_path / "responses.jsonl"
+    resp.write_text(json.dumps({"match": "ř", "response": "ano"}) + "\n" + json.dumps({"match": "otazka 1?", "response": "ano"})
+                    + "\n", encoding="utf-8")
+    return stub_server("--answer", "ne", "--responses", str(resp), "--log-bodies")
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OPENAI_API_KEY": "x", "PYTHONPATH": str(SRC)}
+    return subprocess.run([sys.executable, "-m", "glotbench", *args], env=env, capture_output=True, text=True,
+                          timeout=240, cwd=cwd)
+
+
+def _run(base: str, task: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
+    return _cli("run", "-m", "openai:stub", "--base-url", base, "-t", str(task), "-o", str(out), "--no-progress", *args,
+                cwd=out.parent)
+
+
+def _log(base: str) -> list:
+    return httpx.get(base.replace("/v1", "/_log")).json()["log"]
+
+
+def test_a_perturbation_the_language_does_not_declare_is_refused_before_any_request(stub_server, tmp_path):
+    base = _stub(stub_server, tmp_path)
+    task = _task(tmp_path)
+    for spec, words in (("translit", "does not apply to task my.perturbed_cs (language cs)"),
+                        ("zh_t2s", "does not apply"), ("typo", "unknown perturbation 'typo'")):
+        done = _run(base, task, tmp_path / "run", "--perturb", spec)
+        assert done.returncode == 2, done.stderr
+        lines = [x for x in done.stderr.splitlines() if x.strip()]
+        assert len(lines) == 1 and words in lines[0], done.stderr
+    assert len(_log(base)) == 0
+    assert not (tmp_path / "run" / "journal.sqlite").exists()
+
+
+def test_strip_diacritics_perturbs_the_input_not_the_reference_and_compare_gives_the_drop(stub_server, tmp_path):
+    base = _stub(stub_server, tmp_path)
+    task = _task(tmp_path)
+    clean, pert = tmp_path / "clean", tmp_path / "pert"
+    assert _run(base, task, clean).returncode == 0
+    sent_clean = len(_log(base))
+    done = _run(base, task, pert, "--perturb", "strip_diacritics")
+    assert done.returncode == 0, done.stderr
+    bodies = [json.dumps(e["body"], ensure_ascii=False) for e in _log(base)[sent_clean:]]
+    assert len(bodies) == 8 and not any("ř" in b or "á" in b for b in bodies)
+    assert any("ř" in json.dumps(e["body"], ensure_ascii=False) for e in _log(base)[:sent_clean])
+    assert any("Pristi otazka 0?" in b for b in bodies)
+    res_c = json.loads((clean / "results.json").read_text())
+    res_p = json.loads((pert / "results.json").read_text())
+    name = "my.perturbed_cs"
+    fp_c, fp_p = res_c["tasks"][name]["fingerprint"], res_p["tasks"][name]["fingerprint"]
+    assert fp_c["id"] != fp_p["id"] and fp_c["settings"] != fp_p["settings"] and fp_c["data"] == fp_p["data"]
+    assert res_p["settings"]["perturb"] == ["strip_diacritics"]
+    golds = {json.loads(x)["gold"] for x in (pert / "samples.jsonl").read_text().splitlines() if x.strip()}
+    assert golds == {"ano"}  # the reference is not perturbed
+    # a rerun resumes: nothing sent again
+    n = len(_log(base))
+    assert _run(base, task, pert, "--perturb", "strip_diacritics").returncode == 0
+    assert len(_log(base)) == n
+    cmp = _cli("compare", "--paired", str(clean), str(pert), "--n-boot", "400", "--json", str(tmp_path / "c.json"),
+               cwd=tmp_path)
+    assert cmp.returncode == 0, cmp.stderr
+    assert "drop 1 - B/A" in cmp.stdout
+    row = json.loads((tmp_path / "c.json").read_text())["paired"][0]
+    order = [json.loads(x)["sample_id"] for x in (clean / "samples.jsonl").read_text().splitlines() if x.strip()]
+    clean_v = [1.0 if int(i[1:]) < 6 else 0.0 for i in order]
+    pert_v = [1.0 if i == "i1" else 0.0 for i in order]
+    want = plain_drop_rate(clean_v, pert_v, n=400, seed=0)
+    assert row["score_a"] == pytest.approx(0.75) and row["score_b"] == pytest.approx(0.125)
+    assert row["drop_rate"] == pytest.approx(want[0]) == pytest.approx(5 / 6)
+    assert [row["drop_low"], row["drop_high"]] == pytest.approx([want[1], want[2]])
