@@ -1146,3 +1146,29 @@ def plain_ngram_overlap(texts: list[str], corpus_text: str, n_of, norm) -> list[
         windows = {tuple(corpus[i:i + n]) for i in range(len(corpus) - n + 1)}
         counts.append(len({tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)} & windows))
     return counts
+
+
+# ------------------------------------------------------------------ #54: CircularEval, per-class P/R/F1
+
+def plain_circular_accuracy(samples: list[dict]) -> tuple[float, float, int]:
+    """From samples.jsonl lines of a ``--circular`` run: (plain accuracy over the rotation-0 records,
+    CircularEval accuracy: items whose every rotation has gold == pred, number of items), with plain
+    loops over the records' metadata (``circular_of``, ``rotation``)."""
+    by_item: dict[str, list[dict]] = {}
+    plain_right = plain_n = 0
+    for s in samples:
+        if s.get("status") != "scored":
+            continue
+        md = s.get("metadata") or {}
+        by_item.setdefault(md["circular_of"], []).append(s)
+        if md["rotation"] == 0:
+            plain_n += 1
+            plain_right += str(s["gold"]) == str(s["pred"])
+    all_right = 0
+    for rows in by_item.values():
+        ok = True
+        for s in rows:
+            if str(s["gold"]) != str(s["pred"]):
+                ok = False
+        all_right += ok
+    return plain_right / plain_n, all_right / len(by_item), len(by_item)

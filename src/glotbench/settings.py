@@ -78,6 +78,9 @@ class RunSettings(BaseModel):
     chat_template: str | None = setting(None, "Jinja chat template FILE replacing the model's own (in-process backends: "
                                         "embedded, llamacpp:, hf:; a server applies its own, see docs/overrides.md).",
                                         "--chat-template", request=True)
+    circular: bool = setting(False, "CircularEval (OpenCompass): ask every rotation of each multiple-choice item's "
+                             "options; an item counts only when all are right (circular_accuracy, beside the plain "
+                             "accuracy of the unrotated order). Multiple-choice tasks only.", "--circular", request=True)
     mode: Literal["generate", "loglikelihood"] = setting(
         "generate", "generate (parse answers) or loglikelihood (compare option log-probabilities).", "--mode", request=True)
     # ---- calling

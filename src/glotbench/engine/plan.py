@@ -114,6 +114,8 @@ def plan(cfg: RunSettings, observer: RunObserver, model: Model | None = None) ->
         check_gen_kwargs(cfg.gen_kwargs)
         one_value_per_knob(req)
     selected = resolve(cfg.tasks or [DEFAULT_SUITE])
+    if cfg.circular:
+        check_circular(selected)
     fetch_missing_data(selected, cfg, observer)
     tasks, skipped = drop_tasks_without_data(selected, cfg)
     tasks = check_data_unchanged(tasks, cfg, skipped, observer)
@@ -329,6 +331,17 @@ def check_data_unchanged(tasks, cfg: RunSettings, skipped: dict[str, str], obser
     if not keep:
         raise DataError(f"no selected task has its data: {next(iter(skipped.values()))}")
     return keep
+
+
+def check_circular(tasks) -> None:
+    """``--circular`` needs multiple-choice tasks whose prompt prints the options: one line naming
+    the first task that is not (tasks/circular.py); the options' gold is checked as the items load."""
+    from glotbench.tasks.circular import refusal
+
+    for t in tasks:
+        why = refusal(t)
+        if why:
+            raise GlotbenchError(why)
 
 
 def check_judge(tasks, judge_spec: str | None, grades_from_file: bool = False) -> None:

@@ -377,7 +377,7 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
                 yield r
 
         summary = summarise_task(stream(), tr.task.metric_names(tr.mode), tr.task.spec.slice_by, tr.n_items,
-                                 n_boot=n_boot, seed=seed)
+                                 n_boot=n_boot, seed=seed, circular=tr.settings.circular)
         if tr.mode == "loglikelihood" and tr.task.spec.output_type == "multiple_choice":
             summary.update(_ll_calibration(tr.task.name, kept, out_dir, n_boot=n_boot, seed=seed))
         summary.update(_extra_summary(tr.task, kept, out_dir, n_boot=n_boot, seed=seed))
