@@ -1172,3 +1172,30 @@ def plain_circular_accuracy(samples: list[dict]) -> tuple[float, float, int]:
                 ok = False
         all_right += ok
     return plain_right / plain_n, all_right / len(by_item), len(by_item)
+
+
+def plain_group_means(scores: dict[str, float], group_of: dict[str, str], n_boot: int, seed: int) -> dict:
+    """``compare --by``: per group, the mean of its models' scores with a plain loop, and the 95%
+    percentile interval of the bootstrap means, each mean and the percentile (linear interpolation
+    between order statistics, numpy's default) restated by hand over the same resample indices
+    (``default_rng(seed).integers(0, n, (n_boot, n))``). None for a group of one model."""
+    import numpy as np
+
+    out = {}
+    for g in sorted(set(group_of.values())):
+        vals = [scores[m] for m in scores if group_of[m] == g]
+        mean = sum(vals) / len(vals)
+        ci = None
+        if len(vals) > 1:
+            idx = np.random.default_rng(seed).integers(0, len(vals), size=(n_boot, len(vals))).tolist()
+            means = sorted(sum(vals[i] for i in row) / len(vals) for row in idx)
+
+            def q(p: float) -> float:
+                pos = p * (len(means) - 1)
+                lo = int(pos)
+                hi = min(lo + 1, len(means) - 1)
+                return means[lo] + (means[hi] - means[lo]) * (pos - lo)
+
+            ci = [q(0.025), q(0.975)]
+        out[g] = (mean, ci)
+    return out

@@ -108,6 +108,11 @@ class RunSettings(BaseModel):
     # ---- output
     output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals (0: no intervals).", "--bootstrap", ge=0)
+    model_meta: dict[str, Any] = setting(None, "Model description for comparisons, KEY=VALUE (repeat or comma-separate): "
+                                         "size=7B, open=yes|no, reasoning=yes|no (other keys kept as text); stored in "
+                                         "results.json, read by compare --by.", "--model-meta", factory=dict)
+    model_meta_file: str | None = setting(None, "YAML or JSON file of the same keys as --model-meta (the flag's keys "
+                                          "win).", "--model-meta-file")
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
     log_to: list[str] = setting(None, "Experiment tracker to log the finished run to: mlflow[:URI] or wandb[:PROJECT] "
                                 "(repeat for several; docs/trackers.md).", "--log-to", factory=list)

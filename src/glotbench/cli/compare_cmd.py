@@ -1,4 +1,5 @@
-"""`glotbench compare`: cross-lingual gaps, rank movement and paired tests over finished runs."""
+"""`glotbench compare`: cross-lingual gaps, rank movement, paired tests, duels and groups by model
+description (``--by size``) over finished runs."""
 
 from __future__ import annotations
 
@@ -183,6 +184,29 @@ def _print_duels(runs, metric: str | None, alpha: float, n_boot: int, seed: int,
     return {**res.to_dict(), "n_resamples": n_boot, "seed": seed, "notes": notes}
 
 
+def _print_groups(runs, key: str, metric: str | None, n_boot: int, seed: int, console: Console,
+                  plot: Path | None) -> dict:
+    from glotbench.report.model_groups import groups_from_runs
+
+    res = groups_from_runs(runs, key, metric=metric, n_boot=n_boot, seed=seed)
+    t = Table(title=f"Models grouped by {key} (run --model-meta): mean of the models' scores per group, [95% "
+                    f"percentile bootstrap over the group's models, {n_boot} resamples, seed {seed}; none for one model]; "
+                    "invalid scores left out and counted")
+    for col in ("task", "metric", key, "models", "invalid", "mean [95% CI]"):
+        t.add_column(col, justify="right" if col in ("models", "invalid", "mean [95% CI]") else "left")
+    for r in res.rows:
+        t.add_row(r.task, r.metric, r.group, str(len(r.models)), str(r.n_invalid), with_interval(r.mean, r.ci95))
+    console.print(unclipped(t))
+    for n in res.notes:
+        console.print(f"note: {n}", style="yellow")
+    if plot is not None:
+        from glotbench.report.model_groups import plot_score_vs_size
+
+        plot_score_vs_size(res.points, plot)
+        console.print(f"wrote {plot}")
+    return {**res.to_dict(), "n_resamples": n_boot, "seed": seed}
+
+
 @app.command("compare")
 def compare(
     run_dirs: Optional[list[Path]] = typer.Argument(None, help="Run directories (each written by `glotbench run -o DIR`)."),
@@ -201,19 +225,28 @@ def compare(
                                          "bootstraps, default 10000; at most 2000 for a corpus metric without a fast form), "
                                          "--crosslingual's item-paired gap intervals (default 1000; 0: none)."),
     seed: int = typer.Option(0, "--seed", help="--paired / --crosslingual / --duels: resampling seed."),
+    by: Optional[str] = typer.Option(None, "--by", help="Group the runs' models by their --model-meta key (size, open, "
+                                     "reasoning, or another key they were given): group means per task with intervals."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="--by size: also draw score vs model size (log scale) to "
+                                        "this PNG, one panel per task (needs the plots extra)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
     published: Optional[Path] = typer.Option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
                                              "(columns model, benchmark, score; optional metric, counterpart, language); --ranks: a side named by one "
                                              "of its benchmarks takes the paper's numbers; --crosslingual: each model of the CSV "
                                              "is one more run."),
 ) -> None:
-    """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B or --duels RUN..."""
+    """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B, --duels RUN... or --by KEY RUN..."""
     from glotbench.errors import GlotbenchError
     from glotbench.report.runs import load_runs
 
-    chosen = [n for n, on in (("crosslingual", crosslingual), ("ranks", ranks), ("paired", paired), ("duels", duels)) if on]
+    chosen = [n for n, on in (("crosslingual", crosslingual), ("ranks", ranks), ("paired", paired), ("duels", duels),
+                              ("by", by is not None)) if on]
     if len(chosen) != 1:
-        raise GlotbenchError("choose exactly one of --crosslingual, --ranks, --paired, --duels")
+        raise GlotbenchError("choose exactly one of --crosslingual, --ranks, --paired, --duels, --by KEY")
+    if plot is not None and by != "size":
+        raise GlotbenchError("--plot draws score vs model size: it goes with --by size")
+    if by is not None and (not by.strip() or published is not None):
+        raise GlotbenchError("--by needs a --model-meta key (size, open, reasoning) and run directories")
     if duels and not 0 < alpha < 1:
         raise GlotbenchError(f"--alpha must be between 0 and 1, got {alpha}")
     if ranks and not (a and b):
@@ -243,6 +276,8 @@ def compare(
         out = _print_ranks(runs, a, b, metric, style, console, published)
     elif duels:
         out = _print_duels(runs, metric, alpha, n_boot, seed, console)
+    elif by is not None:
+        out = _print_groups(runs, by.strip(), metric, n_boot, seed, console, plot)
     else:
         out = _print_paired(runs, n_boot, seed, console)
     if json_out:

@@ -24,6 +24,7 @@ from glotbench.engine.runner import CacheSettings, TaskRun
 from glotbench.engine.shards.checks import check_settings
 from glotbench.errors import DataError, GlotbenchError
 from glotbench.models.base import Model, canonical_json, sha256_hex
+from glotbench.output.model_meta import model_meta
 from glotbench.models.loading import light_model, load_judge, load_model_from_config, recorded_grades_given
 from glotbench.settings import RunSettings
 from glotbench.tasks.modes import task_mode
@@ -107,6 +108,7 @@ def shard_plan(job: dict) -> tuple[RunSettings, list[TaskPlan]]:
 def plan(cfg: RunSettings, observer: RunObserver, model: Model | None = None) -> RunPlan:
     """Every check that can be made before a request, in the order a user fixes them; the plan."""
     check_settings(cfg)  # a missing extra (ray, submitit) or a sharding option that would be ignored
+    model_meta(cfg.model_meta, cfg.model_meta_file)  # a bad --model-meta: one line, before anything else
     req = RequestSettings.from_values(cfg.model_dump())
     if cfg.gen_kwargs:
         from glotbench.engine.overrides import check_gen_kwargs
