@@ -9,6 +9,7 @@ from typing import Any
 from glotbench.sample_record import SampleRecord
 from glotbench.scoring.circular import CIRCULAR_METRIC, ROTATION, circular_summary
 from glotbench.scoring.metrics import ScoredItem, bootstrap_cis, get_metric
+from glotbench.scoring.per_class import per_class
 from glotbench.scoring.resample import same_items
 from glotbench.scoring.roles import headline_metric, headline_metrics
 
@@ -28,6 +29,11 @@ def _metrics(items: list[ScoredItem], metric_names: list[str], n_boot: int, seed
         cis = bootstrap_cis(items, fns, n_resamples=n_boot, seed=seed) if items else [nan] * len(fns)
     return {name: {"value": _clean(value), "ci95": [_clean(lo), _clean(hi)]}
             for name, value, (lo, hi) in zip(metric_names, values, cis)}
+
+
+def _kind(metric) -> str:
+    kind = metric.kind
+    return kind if isinstance(kind, str) else str(getattr(kind, "name", kind))
 
 
 def _unparsed(item: ScoredItem, parsed_key: str | None) -> bool:
@@ -97,6 +103,8 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
         "metric_definitions": {d.name: d.to_dict() for d in defs},
         "slices": {},
     }
+    if any(_kind(d) == "label" for d in defs) and items:  # a label task: Czech-Bench §4.3.4's per-class table
+        summary["per_class"] = per_class(items, n_boot, seed)
     if circular:
         summary.update(circular_summary(items + rotated, n_boot, seed))
         summary["metrics"].update(summary["circular"].pop("metrics"))
