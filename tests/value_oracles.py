@@ -1239,3 +1239,37 @@ def sklearn_per_class(items, n_boot: int = 0, seed: int = 0) -> dict:
             for stat, vals in per[c].items():
                 out[c][stat + "_ci95"] = [float(x) for x in np.percentile(vals, [2.5, 97.5])]
     return out
+
+
+def plain_latency(samples: list[dict], journal_path) -> dict:
+    """A task's latency block restated from its samples.jsonl lines and the journal file itself:
+    every scored item's request keys looked up in ``responses`` (role 'model') with sqlite3, the mean
+    and median by the statistics module, the 90th percentile by hand (linear between order
+    statistics), output tokens/s = the timed requests' output tokens / their summed seconds."""
+    import sqlite3
+    import statistics
+
+    con = sqlite3.connect(journal_path)
+    try:
+        lat = dict(con.execute("SELECT key, latency_s FROM responses WHERE role='model' AND latency_s IS NOT NULL"))
+    finally:
+        con.close()
+    secs, toks, n = [], 0, 0
+    for s in samples:
+        if s.get("status") != "scored":
+            continue
+        outs = s.get("outputs") or []
+        for i, k in enumerate(s.get("request_keys") or []):
+            n += 1
+            if k in lat:
+                secs.append(lat[k])
+                toks += outs[i].get("output_tokens") or 0
+    out = {"n_requests": n, "n_timed": len(secs), "n_untimed": n - len(secs)}
+    if secs:
+        ordered = sorted(secs)
+        pos = 0.9 * (len(ordered) - 1)
+        lo = int(pos)
+        hi = min(lo + 1, len(ordered) - 1)
+        out.update(mean_s=statistics.fmean(secs), median_s=statistics.median(secs),
+                   p90_s=ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo), output_tokens_per_s=toks / sum(secs))
+    return out
