@@ -1210,3 +1210,130 @@ ROBUSTNESS_ORACLES = {
     "drop_rate": "plain loop: 1 - mean(perturbed)/mean(clean), percentile interval over item resamples",
     "variant_spread": "plain loop: per-variant means, mean/min/max/std (n-1), best; percentile intervals",
 }
+
+
+# ------------------------------------------------------------------ #54: CircularEval, per-class P/R/F1
+
+def plain_circular_accuracy(samples: list[dict]) -> tuple[float, float, int]:
+    """From samples.jsonl lines of a ``--circular`` run: (plain accuracy over the rotation-0 records,
+    CircularEval accuracy: items whose every rotation has gold == pred, number of items), with plain
+    loops over the records' metadata (``circular_of``, ``rotation``)."""
+    by_item: dict[str, list[dict]] = {}
+    plain_right = plain_n = 0
+    for s in samples:
+        if s.get("status") != "scored":
+            continue
+        md = s.get("metadata") or {}
+        by_item.setdefault(md["circular_of"], []).append(s)
+        if md["rotation"] == 0:
+            plain_n += 1
+            plain_right += str(s["gold"]) == str(s["pred"])
+    all_right = 0
+    for rows in by_item.values():
+        ok = True
+        for s in rows:
+            if str(s["gold"]) != str(s["pred"]):
+                ok = False
+        all_right += ok
+    return plain_right / plain_n, all_right / len(by_item), len(by_item)
+
+
+def plain_group_means(scores: dict[str, float], group_of: dict[str, str], n_boot: int, seed: int) -> dict:
+    """``compare --by``: per group, the mean of its models' scores with a plain loop, and the 95%
+    percentile interval of the bootstrap means, each mean and the percentile (linear interpolation
+    between order statistics, numpy's default) restated by hand over the same resample indices
+    (``default_rng(seed).integers(0, n, (n_boot, n))``). None for a group of one model."""
+    import numpy as np
+
+    out = {}
+    for g in sorted(set(group_of.values())):
+        vals = [scores[m] for m in scores if group_of[m] == g]
+        mean = sum(vals) / len(vals)
+        ci = None
+        if len(vals) > 1:
+            idx = np.random.default_rng(seed).integers(0, len(vals), size=(n_boot, len(vals))).tolist()
+            means = sorted(sum(vals[i] for i in row) / len(vals) for row in idx)
+
+            def q(p: float) -> float:
+                pos = p * (len(means) - 1)
+                lo = int(pos)
+                hi = min(lo + 1, len(means) - 1)
+                return means[lo] + (means[hi] - means[lo]) * (pos - lo)
+
+            ci = [q(0.025), q(0.975)]
+        out[g] = (mean, ci)
+    return out
+
+
+NO_CLASS = "\x00no class"  # a prediction that is no gold class (unparseable: None)
+
+
+def sklearn_per_class(items, n_boot: int = 0, seed: int = 0) -> dict:
+    """Per-class precision, recall, F1 and support by scikit-learn's ``precision_recall_fscore_support``
+    (labels = the sorted gold classes, zero_division=0); with ``n_boot``, the 95% percentile interval
+    of each over resamples whose items are rebuilt from the same multinomial draws of the gold x
+    prediction table the code draws (``default_rng(seed).multinomial(n, cells / n, size=n_boot)``),
+    each resample scored by scikit-learn."""
+    import numpy as np
+    from sklearn.metrics import precision_recall_fscore_support
+
+    golds = [str(i.gold) for i in items]
+    preds = [NO_CLASS if i.pred is None else str(i.pred) for i in items]
+    classes = sorted(set(golds))
+    cols = classes + [NO_CLASS]
+    p, r, f, s = precision_recall_fscore_support(golds, preds, labels=classes, zero_division=0)
+    out = {c: {"support": int(s[k]), "precision": float(p[k]), "recall": float(r[k]), "f1": float(f[k])}
+           for k, c in enumerate(classes)}
+    if n_boot:
+        cells = [(g, c) for g in classes for c in cols]
+        counts = [sum(1 for a, b in zip(golds, preds) if a == g and (b == c or (c == NO_CLASS and b not in classes)))
+                  for g, c in cells]
+        n = len(golds)
+        draws = np.random.default_rng(seed).multinomial(n, np.array(counts) / n, size=n_boot)
+        per = {c: {"precision": [], "recall": [], "f1": []} for c in classes}
+        for row in draws:
+            g_b = [g for (g, _), m in zip(cells, row) for _ in range(m)]
+            p_b = [c for (_, c), m in zip(cells, row) for _ in range(m)]
+            pb, rb, fb, _ = precision_recall_fscore_support(g_b, p_b, labels=classes, zero_division=0)
+            for k, c in enumerate(classes):
+                per[c]["precision"].append(pb[k])
+                per[c]["recall"].append(rb[k])
+                per[c]["f1"].append(fb[k])
+        for c in classes:
+            for stat, vals in per[c].items():
+                out[c][stat + "_ci95"] = [float(x) for x in np.percentile(vals, [2.5, 97.5])]
+    return out
+
+
+def plain_latency(samples: list[dict], journal_path) -> dict:
+    """A task's latency block restated from its samples.jsonl lines and the journal file itself:
+    every scored item's request keys looked up in ``responses`` (role 'model') with sqlite3, the mean
+    and median by the statistics module, the 90th percentile by hand (linear between order
+    statistics), output tokens/s = the timed requests' output tokens / their summed seconds."""
+    import sqlite3
+    import statistics
+
+    con = sqlite3.connect(journal_path)
+    try:
+        lat = dict(con.execute("SELECT key, latency_s FROM responses WHERE role='model' AND latency_s IS NOT NULL"))
+    finally:
+        con.close()
+    secs, toks, n = [], 0, 0
+    for s in samples:
+        if s.get("status") != "scored":
+            continue
+        outs = s.get("outputs") or []
+        for i, k in enumerate(s.get("request_keys") or []):
+            n += 1
+            if k in lat:
+                secs.append(lat[k])
+                toks += outs[i].get("output_tokens") or 0
+    out = {"n_requests": n, "n_timed": len(secs), "n_untimed": n - len(secs)}
+    if secs:
+        ordered = sorted(secs)
+        pos = 0.9 * (len(ordered) - 1)
+        lo = int(pos)
+        hi = min(lo + 1, len(ordered) - 1)
+        out.update(mean_s=statistics.fmean(secs), median_s=statistics.median(secs),
+                   p90_s=ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo), output_tokens_per_s=toks / sum(secs))
+    return out

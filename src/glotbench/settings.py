@@ -86,6 +86,9 @@ class RunSettings(BaseModel):
     chat_template: str | None = setting(None, "Jinja chat template FILE replacing the model's own (in-process backends: "
                                         "embedded, llamacpp:, hf:; a server applies its own, see docs/overrides.md).",
                                         "--chat-template", request=True)
+    circular: bool = setting(False, "CircularEval (OpenCompass): ask every rotation of each multiple-choice item's "
+                             "options; an item counts only when all are right (circular_accuracy, beside the plain "
+                             "accuracy of the unrotated order). Multiple-choice tasks only.", "--circular", request=True)
     mode: Literal["generate", "loglikelihood"] = setting(
         "generate", "generate (parse answers) or loglikelihood (compare option log-probabilities).", "--mode", request=True)
     # ---- calling
@@ -113,6 +116,11 @@ class RunSettings(BaseModel):
     # ---- output
     output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals (0: no intervals).", "--bootstrap", ge=0)
+    model_meta: dict[str, Any] = setting(None, "Model description for comparisons, KEY=VALUE (repeat or comma-separate): "
+                                         "size=7B, open=yes|no, reasoning=yes|no (other keys kept as text); stored in "
+                                         "results.json, read by compare --by.", "--model-meta", factory=dict)
+    model_meta_file: str | None = setting(None, "YAML or JSON file of the same keys as --model-meta (the flag's keys "
+                                          "win).", "--model-meta-file")
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
     log_to: list[str] = setting(None, "Experiment tracker to log the finished run to: mlflow[:URI] or wandb[:PROJECT] "
                                 "(repeat for several; docs/trackers.md).", "--log-to", factory=list)

@@ -38,6 +38,22 @@ def item_texts(task_name: str, split: Optional[str], fields: list[str]) -> list[
     return out
 
 
+def _run_flags_path(run: Path, task: str) -> Path:
+    """Where ``--run RUN`` stores the flags; one line when RUN is not a run directory holding the task."""
+    from glotbench.report.contamination_split import flags_path
+
+    res = run / "results.json"
+    if not res.is_file():
+        raise DataError(f"--run {run}: no results.json here; is it a glotbench run directory (glotbench run -o DIR)?")
+    try:
+        tasks = json.loads(res.read_text(encoding="utf-8")).get("tasks") or {}
+    except (ValueError, AttributeError):
+        raise DataError(f"{res}: not a glotbench results file") from None
+    if task not in tasks:
+        raise DataError(f"--run {run}: the run has no task {task} (its tasks: {', '.join(sorted(tasks)) or 'none'})")
+    return flags_path(run, task)
+
+
 @analyze_app.command("contamination")
 def contamination(
     task: str = typer.Argument(..., help="A task name or task YAML file."),
@@ -47,6 +63,8 @@ def contamination(
                                          "(repeatable; default: the rendered prompt)."),
     split: Optional[str] = typer.Option(None, "--split", help="Split to read (default: the task's evaluation split)."),
     out: Optional[Path] = typer.Option(None, "-o", "--output", help="Write one JSON line per item, then the summary line."),
+    run: Optional[Path] = typer.Option(None, "--run", help="Also store the per-item flags in this run's folder "
+                                       "(RUN/contamination/TASK.jsonl), where compare --contamination reads them."),
 ) -> None:
     """N-gram contamination of a task's items in a corpus: 13-grams as lm-eval, and a length-aware variant."""
     from glotbench.report.analysis.contamination import (HEADLINE, MIN_N, NGRAM_N, VARIANT, ItemIndex,
@@ -55,13 +73,19 @@ def contamination(
     for path in corpus:  # every file is checked before the (long) scan starts
         if (why := check_corpus_file(path)) is not None:
             raise DataError(why)
+    from glotbench.tasks.registry import resolve
+
+    [resolved] = resolve([task])
+    stored = _run_flags_path(run, resolved.name) if run is not None else None  # checked before the (long) scan
     items = item_texts(task, split, text_field)
     indexes = [ItemIndex(items, HEADLINE), ItemIndex(items, VARIANT)]
     n_tokens = scan(indexes, corpus)
     head = summary(indexes, n_tokens)
-    rows = list(item_rows(indexes))
-    if out is not None:
-        with open(out, "w", encoding="utf-8") as fh:
+    rows = [{"task": resolved.name, **row} for row in item_rows(indexes)]
+    head = {**head, "task": resolved.name}
+    for path in (p for p in (out, stored) if p is not None):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             fh.write(json.dumps(head, ensure_ascii=False) + "\n")
@@ -79,5 +103,5 @@ def contamination(
         if a["contaminated"] or b["contaminated"]:
             typer.echo(f"  {row['item']}: {a['matched_ngrams']} of {a['ngrams']} {NGRAM_N}-grams; length-aware "
                        f"{b['matched_ngrams']} of {b['ngrams']} {b['ngram_n']}-grams")
-    if out is not None:
-        typer.echo(f"wrote {out}")
+    for path in (p for p in (out, stored) if p is not None):
+        typer.echo(f"wrote {path}")

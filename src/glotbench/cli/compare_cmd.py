@@ -1,4 +1,5 @@
-"""`glotbench compare`: cross-lingual gaps, rank movement and paired tests over finished runs."""
+"""`glotbench compare`: cross-lingual gaps, rank movement, paired tests, duels and groups by model
+description (``--by size``) over finished runs."""
 
 from __future__ import annotations
 
@@ -187,6 +188,52 @@ def _print_duels(runs, metric: str | None, alpha: float, n_boot: int, seed: int,
     return {**res.to_dict(), "n_resamples": n_boot, "seed": seed, "notes": notes}
 
 
+def _print_groups(runs, key: str, metric: str | None, n_boot: int, seed: int, console: Console,
+                  plot: Path | None) -> dict:
+    from glotbench.report.model_groups import groups_from_runs
+
+    res = groups_from_runs(runs, key, metric=metric, n_boot=n_boot, seed=seed)
+    t = Table(title=f"Models grouped by {key} (run --model-meta): mean of the models' scores per group, [95% "
+                    f"percentile bootstrap over the group's models, {n_boot} resamples, seed {seed}; none for one model]; "
+                    "invalid scores left out and counted")
+    for col in ("task", "metric", key, "models", "invalid", "mean [95% CI]"):
+        t.add_column(col, justify="right" if col in ("models", "invalid", "mean [95% CI]") else "left")
+    for r in res.rows:
+        t.add_row(r.task, r.metric, r.group, str(len(r.models)), str(r.n_invalid), with_interval(r.mean, r.ci95))
+    console.print(unclipped(t))
+    for n in res.notes:
+        console.print(f"note: {n}", style="yellow")
+    if plot is not None:
+        from glotbench.report.model_groups import plot_score_vs_size
+
+        plot_score_vs_size(res.points, plot)
+        console.print(f"wrote {plot}")
+    return {**res.to_dict(), "n_resamples": n_boot, "seed": seed}
+
+
+def _print_contamination(runs, check: str, metric: str | None, n_boot: int, seed: int, console: Console) -> dict:
+    from glotbench.report.contamination_split import split_rows, to_dicts
+
+    rows, notes = split_rows(runs, check=check, metric=metric, n_boot=n_boot, seed=seed)
+    t = Table(title=f"Clean vs contaminated items (flags of analyze contamination --run, check {check}): the score on "
+                    f"each side [95% bootstrap interval over its items, {n_boot} resamples, seed {seed}], and "
+                    "contaminated - clean [interval of the difference of the two sides' resampled scores]")
+    for col in ("model", "task", "metric", "clean n", "clean", "contaminated n", "contaminated", "contaminated - clean",
+                "unchecked", "not flagged"):
+        t.add_column(col, justify="left" if col in ("model", "task", "metric") else "right")
+    for r in rows:
+        if r.invalid:
+            t.add_row(r.model, r.task, r.metric, "-", r.invalid, "-", r.invalid, "-", "-", "-")
+            continue
+        diff = "-" if r.difference is None else with_interval(r.difference, r.difference_ci95)
+        t.add_row(r.model, r.task, r.metric, str(r.n_clean), with_interval(r.clean, r.clean_ci95), str(r.n_contaminated),
+                  with_interval(r.contaminated, r.contaminated_ci95), diff, str(r.n_unchecked), str(r.n_unflagged))
+    console.print(unclipped(t))
+    for n in notes:
+        console.print(f"note: {n}", style="yellow")
+    return {"contamination": to_dicts(rows), "check": check, "n_resamples": n_boot, "seed": seed, "notes": notes}
+
+
 @runs_app.command("compare")
 def compare(
     run_dirs: Optional[list[Path]] = typer.Argument(None, help="Run directories (each written by `glotbench run -o DIR`)."),
@@ -205,26 +252,41 @@ def compare(
                                          "bootstraps, default 10000; at most 2000 for a corpus metric without a fast form), "
                                          "--crosslingual's item-paired gap intervals (default 1000; 0: none)."),
     seed: int = typer.Option(0, "--seed", help="--paired / --crosslingual / --duels: resampling seed."),
+    contamination: bool = typer.Option(False, "--contamination", help="Each run's score on its clean and on its "
+                                       "contaminated items, from the flags analyze contamination --run stored in its folder."),
+    check: str = typer.Option("lm_eval_13gram", "--check", help="--contamination: whose flags: lm_eval_13gram "
+                              "(lm-eval's rule) or length_aware."),
+    by: Optional[str] = typer.Option(None, "--by", help="Group the runs' models by their --model-meta key (size, open, "
+                                     "reasoning, or another key they were given): group means per task with intervals."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="--by size: also draw score vs model size (log scale) to "
+                                        "this PNG, one panel per task (needs the plots extra)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
     published: Optional[Path] = typer.Option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
                                              "(columns model, benchmark, score; optional metric, counterpart, language); --ranks: a side named by one "
                                              "of its benchmarks takes the paper's numbers; --crosslingual: each model of the CSV "
                                              "is one more run."),
 ) -> None:
-    """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B or --duels RUN..."""
+    """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B, --duels RUN..., --by KEY RUN... or --contamination RUN..."""
     from glotbench.errors import GlotbenchError
     from glotbench.report.runs import load_runs
 
-    chosen = [n for n, on in (("crosslingual", crosslingual), ("ranks", ranks), ("paired", paired), ("duels", duels)) if on]
+    chosen = [n for n, on in (("crosslingual", crosslingual), ("ranks", ranks), ("paired", paired), ("duels", duels),
+                              ("by", by is not None), ("contamination", contamination)) if on]
     if len(chosen) != 1:
-        raise GlotbenchError("choose exactly one of --crosslingual, --ranks, --paired, --duels")
+        raise GlotbenchError("choose exactly one of --crosslingual, --ranks, --paired, --duels, --by KEY, --contamination")
+    if check not in ("lm_eval_13gram", "length_aware"):
+        raise GlotbenchError(f"--check must be lm_eval_13gram or length_aware, got {check!r}")
+    if plot is not None and by != "size":
+        raise GlotbenchError("--plot draws score vs model size: it goes with --by size")
+    if by is not None and (not by.strip() or published is not None):
+        raise GlotbenchError("--by needs a --model-meta key (size, open, reasoning) and run directories")
     if duels and not 0 < alpha < 1:
         raise GlotbenchError(f"--alpha must be between 0 and 1, got {alpha}")
     if ranks and not (a and b):
         raise GlotbenchError("--ranks needs --a TASK_OR_SUITE and --b TASK_OR_SUITE")
     if style not in ("arrow", "signed"):
         raise GlotbenchError(f"--style must be arrow or signed, got {style!r}")
-    if published is not None and (paired or duels):
+    if published is not None and (paired or duels or contamination):
         raise GlotbenchError("--published goes with --ranks or --crosslingual")
     if not run_dirs and published is None:
         raise GlotbenchError("give run directories (or, with --ranks or --crosslingual, a --published CSV)")
@@ -233,7 +295,7 @@ def compare(
         n_boot = 10_000 if paired or duels else 1000
     if n_boot < 0 or ((paired or duels) and n_boot < 1):
         raise GlotbenchError(f"--n-boot must be {'at least 1' if paired or duels else '0 or more'}, got {n_boot}")
-    runs = load_runs(list(run_dirs), with_samples=paired or duels or (crosslingual and n_boot > 0)) if run_dirs else []
+    runs = load_runs(list(run_dirs), with_samples=paired or duels or contamination or (crosslingual and n_boot > 0)) if run_dirs else []
     if runs:
         console.print("runs: " + "; ".join(f"{r.label} = {r.path}" for r in runs))
     if crosslingual:
@@ -247,6 +309,10 @@ def compare(
         out = _print_ranks(runs, a, b, metric, style, console, published)
     elif duels:
         out = _print_duels(runs, metric, alpha, n_boot, seed, console)
+    elif contamination:
+        out = _print_contamination(runs, check, metric, n_boot, seed, console)
+    elif by is not None:
+        out = _print_groups(runs, by.strip(), metric, n_boot, seed, console, plot)
     else:
         out = _print_paired(runs, n_boot, seed, console)
     if json_out:

@@ -7,7 +7,9 @@ import math
 from typing import Any
 
 from glotbench.sample_record import SampleRecord
+from glotbench.scoring.circular import CIRCULAR_METRIC, ROTATION, circular_summary
 from glotbench.scoring.metrics import ScoredItem, bootstrap_cis, get_metric
+from glotbench.scoring.per_class import per_class
 from glotbench.scoring.resample import same_items
 from glotbench.scoring.roles import headline_metric, headline_metrics
 
@@ -29,6 +31,11 @@ def _metrics(items: list[ScoredItem], metric_names: list[str], n_boot: int, seed
             for name, value, (lo, hi) in zip(metric_names, values, cis)}
 
 
+def _kind(metric) -> str:
+    kind = metric.kind
+    return kind if isinstance(kind, str) else str(getattr(kind, "name", kind))
+
+
 def _unparsed(item: ScoredItem, parsed_key: str | None) -> bool:
     """Unparseable under the headline's own rule (its per-item ``parsed_key``), else glotbench's extractor."""
     if parsed_key is not None and item.values.get(parsed_key) is not None:
@@ -37,7 +44,7 @@ def _unparsed(item: ScoredItem, parsed_key: str | None) -> bool:
 
 
 def summarise_task(records, metric_names: list[str], slice_by: list[str], total: int,
-                   n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+                   n_boot: int = 1000, seed: int = 0, circular: bool = False) -> dict[str, Any]:
     """Counts, metrics with intervals and per-slice metrics of one task's records.
 
     ``records`` may be any iterable (SampleRecords, journal rows or samples.jsonl lines): it is read
@@ -47,14 +54,20 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
     The ``*`` (over 20% unparseable) and ``invalid`` (over 50%) flags count unparseable answers by
     the rule of the task's headline metric: its ``parsed_key`` when it declares one (Czech-Bench's
     ``cb_*``: the reference's parse), else glotbench's extractor (no prediction). A task whose
-    every item that ran failed (no answer scored) is ``failed``, never ``ok``."""
+    every item that ran failed (no answer scored) is ``failed``, never ``ok``.
+
+    ``circular`` (``run --circular``): the records are every rotation of each item's options; the
+    metrics, counts of unparseable answers and slices are those of rotation 0 (the dataset's order:
+    the plain score), and ``circular_accuracy`` joins the metrics (tasks/circular.py)."""
     items: list[ScoredItem] = []
+    rotated: list[ScoredItem] = []  # --circular: the scored rotations other than the dataset's order
     n_errors = 0
     first_error = None
     for r in records:
         r = r if isinstance(r, SampleRecord) else SampleRecord.from_json(r)
         if r.is_scored:
-            items.append(ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map))
+            item = ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map)
+            (rotated if circular and item.metadata.get(ROTATION) else items).append(item)
         elif r.status == "error":
             n_errors += 1
             first_error = first_error or r.error
@@ -66,7 +79,7 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
     unparseable = sum(1 for i in items if _unparsed(i, parsed_key))
     frac = unparseable / len(items) if items else 0.0
     status = "invalid" if frac > INVALID_UNPARSEABLE else ("flagged" if frac > FLAG_UNPARSEABLE else "ok")
-    if len(items) + n_errors < total:
+    if len(items) + len(rotated) + n_errors < total:
         status = "incomplete"
     if not items and n_errors:  # every item run failed: no score at all, whatever the metrics' NaN says
         status = "failed"
@@ -90,6 +103,12 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
         "metric_definitions": {d.name: d.to_dict() for d in defs},
         "slices": {},
     }
+    if any(_kind(d) == "label" for d in defs) and items:  # a label task: Czech-Bench §4.3.4's per-class table
+        summary["per_class"] = per_class(items, n_boot, seed)
+    if circular:
+        summary.update(circular_summary(items + rotated, n_boot, seed))
+        summary["metrics"].update(summary["circular"].pop("metrics"))
+        summary["metric_definitions"][CIRCULAR_METRIC.name] = CIRCULAR_METRIC.to_dict()
     for field in slice_by:
         groups: dict[str, list[ScoredItem]] = {}
         for it in items:

@@ -385,6 +385,12 @@ class Journal:
             self.damaged_keys.add(key)
         return answer
 
+    def latencies(self, role: str = "model") -> dict[str, float]:
+        """Seconds each journaled request of ``role`` took (request key -> latency), from the
+        ``responses`` table's ``latency_s``; answers taken from the shared response cache have none."""
+        return {k: v for k, v in self.conn.execute("SELECT key, latency_s FROM responses WHERE role=? AND "
+                                                   "latency_s IS NOT NULL", (role,))}
+
     def get_request(self, key: str) -> dict | None:
         """The request a cached response answers (None when it is not in the journal)."""
         row = self.conn.execute("SELECT request FROM responses WHERE key=?", (key,)).fetchone()

@@ -24,6 +24,7 @@ from glotbench.engine.runner import CacheSettings, TaskRun
 from glotbench.engine.shards.checks import check_settings
 from glotbench.errors import DataError, GlotbenchError
 from glotbench.models.base import Model, canonical_json, sha256_hex
+from glotbench.output.model_meta import model_meta
 from glotbench.models.loading import light_model, load_judge, load_model_from_config, recorded_grades_given
 from glotbench.settings import RunSettings
 from glotbench.tasks.modes import task_mode
@@ -109,6 +110,7 @@ def shard_plan(job: dict) -> tuple[RunSettings, list[TaskPlan]]:
 def plan(cfg: RunSettings, observer: RunObserver, model: Model | None = None) -> RunPlan:
     """Every check that can be made before a request, in the order a user fixes them; the plan."""
     check_settings(cfg)  # a missing extra (ray, submitit) or a sharding option that would be ignored
+    model_meta(cfg.model_meta, cfg.model_meta_file)  # a bad --model-meta: one line, before anything else
     req = RequestSettings.from_values(cfg.model_dump())
     if cfg.gen_kwargs:
         from glotbench.engine.overrides import check_gen_kwargs
@@ -119,6 +121,8 @@ def plan(cfg: RunSettings, observer: RunObserver, model: Model | None = None) ->
     expand(selected, cfg.prompt_variants)  # a bad --prompt-variants, a variant's prompt file or template: one line, now
     if cfg.perturb:  # an unknown name, or one the task's language pack does not declare: one line, now
         check_perturbations(selected, cfg)
+    if cfg.circular:
+        check_circular(selected)
     fetch_missing_data(selected, cfg, observer)
     tasks, skipped = drop_tasks_without_data(selected, cfg)
     tasks = check_data_unchanged(tasks, cfg, skipped, observer)
@@ -356,6 +360,17 @@ def check_perturbations(tasks, cfg: RunSettings) -> None:
                 raise GlotbenchError(f"--perturb {name}: does not apply to task {t.name} (language {pack.code}); its "
                                      f"language pack declares: {', '.join(pack.perturbations) or 'none'}")
         Perturber(cfg.perturb, pack.code, cfg.seed)  # a missing converter (OpenCC), a language without a standard
+
+
+def check_circular(tasks) -> None:
+    """``--circular`` needs multiple-choice tasks whose prompt prints the options: one line naming
+    the first task that is not (tasks/circular.py); the options' gold is checked as the items load."""
+    from glotbench.tasks.circular import refusal
+
+    for t in tasks:
+        why = refusal(t)
+        if why:
+            raise GlotbenchError(why)
 
 
 def check_judge(tasks, judge_spec: str | None, grades_from_file: bool = False) -> None:

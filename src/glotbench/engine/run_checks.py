@@ -42,7 +42,8 @@ def check_same_model(previous: dict | None, current: dict, out_dir: Path) -> Non
                          "pick another -o directory (or leave -o out: each model and setting gets its own)")
 
 
-OVERRIDES = {"system_prompt": "--system-prompt", "gen_kwargs": "--gen-kwargs", "chat_template": "--chat-template"}
+OVERRIDES = {"system_prompt": "--system-prompt", "gen_kwargs": "--gen-kwargs", "chat_template": "--chat-template",
+             "circular": "--circular"}
 
 
 def check_same_overrides(previous: dict | None, current: dict, out_dir: Path) -> None:

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from glotbench.tasks.request_settings import RequestSettings
 from glotbench.engine.aggregate import summarise_task
+from glotbench.engine.latency import latency_summary
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.journal import Journal
 from glotbench.sample_record import SampleRecord
@@ -356,6 +357,7 @@ def _dataset_size(tr: TaskRun) -> int | None:
 def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed: int = 0,
               out_dir: Path | None = None, records_by_task: dict[str, list[SampleRecord]] | None = None) -> dict[str, dict]:
     out = {}
+    latencies: dict[str, float] | None = None  # read from the journal once, for the first task
     for tr in runs:
         if records_by_task is not None:
             source = iter(records_by_task.get(tr.task.name, []))
@@ -366,21 +368,30 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
         tokens = {"input": 0, "output": 0}
         kept: list[SampleRecord] = []
         keep = _needs_records(tr.task) or tr.mode == "loglikelihood"  # loglikelihood: the calibration block
+        requests: list[tuple[str, int | None]] = []  # (request key, output tokens): the latency block
 
         def stream():  # one pass over the records: token counts on the way, records kept only if needed
             for r in source:
-                for o in r.output_list:
+                outs = r.output_list
+                for o in outs:
                     tokens["input"] += o.get("input_tokens") or 0
                     tokens["output"] += o.get("output_tokens") or 0
+                if r.is_scored:
+                    keys = r.request_keys or []
+                    requests.extend((k, outs[i].get("output_tokens") if len(outs) == len(keys) else None)
+                                    for i, k in enumerate(keys))
                 if keep and r.is_scored:
                     kept.append(r)
                 yield r
 
         summary = summarise_task(stream(), tr.task.metric_names(tr.mode), tr.task.spec.slice_by, tr.n_items,
-                                 n_boot=n_boot, seed=seed)
+                                 n_boot=n_boot, seed=seed, circular=tr.settings.circular)
         if tr.mode == "loglikelihood" and tr.task.spec.output_type == "multiple_choice":
             summary.update(_ll_calibration(tr.task.name, kept, out_dir, n_boot=n_boot, seed=seed))
         summary.update(_extra_summary(tr.task, kept, out_dir, n_boot=n_boot, seed=seed))
+        if latencies is None:
+            latencies = journal.latencies() if hasattr(journal, "latencies") else {}
+        summary["latency"] = latency_summary(requests, latencies)
         spec = tr.task.spec
         out[tr.task.name] = {
             "language": spec.language,

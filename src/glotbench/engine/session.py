@@ -24,6 +24,7 @@ from glotbench.engine.runner import TaskRun, execute, summarise
 from glotbench.engine.stored_summary import restamp_results, stored_task_results, write_stamp
 from glotbench.errors import GlotbenchError, JournalCorrupt, RunStopped
 from glotbench.models.base import Model
+from glotbench.output.model_meta import model_meta
 from glotbench.output.results import export_samples, package_versions, write_json
 from glotbench.output.run_result import RunResult, TaskResult, migrate_task
 from glotbench.output.table import not_recorded_counts
@@ -252,6 +253,9 @@ def _write_results(cfg: RunSettings, out_dir: Path, journal: Journal, model: Mod
         "tasks": task_results,
         "skipped_tasks": skipped,
     }
+    meta = model_meta(cfg.model_meta, cfg.model_meta_file)
+    if not meta.empty:
+        results["model_meta"] = meta.to_json()  # compare --by (output/model_meta.py)
     absent = not_recorded_counts(errors)  # items a recorded-answers file lacks: not failures after retries
     if absent:
         results["not_recorded"] = {t: min(n, task_results[t].get("n_errors", n)) if t in task_results else n

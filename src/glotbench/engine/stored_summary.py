@@ -42,11 +42,12 @@ def _file_id(path: Path) -> list[int] | None:
 
 
 def _config_digest(config: dict) -> str:
-    """Every setting but the free-text note (shown in results.json, never used to compute), and
-    glotbench's full version (a fixed metric in a new release is recomputed)."""
+    """Every setting but the free-text note and the model's description (``--model-meta``: shown in
+    results.json, never used to compute; a re-report writes the new one), and glotbench's full
+    version (a fixed metric in a new release is recomputed)."""
     from glotbench.version import __version__
 
-    kept = {k: v for k, v in config.items() if k != "note"} | {"__glotbench__": __version__}
+    kept = {k: v for k, v in config.items() if k not in ("note", "model_meta", "model_meta_file")} | {"__glotbench__": __version__}
     return hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()
 
 

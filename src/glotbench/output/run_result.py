@@ -4,7 +4,8 @@ definition is data (a kind of :mod:`glotbench.scoring.metric_kinds` and its para
 value and interval. Blocks the types do not name (config, run, slices, a benchmark's own tables) are
 kept as written: ``RunResult.from_json(d).to_json() == migrate(d)``. Version 1 (no ``schema_version``)
 named a corpus metric's function (``{"kind": "corpus", "function": "module:qualname", ...}``) and a mean
-as ``{"kind": "mean", "key": k}``; version 2 stores every metric as a kind with its ``params``.
+as ``{"kind": "mean", "key": k}``; version 2 stores every metric as a kind with its ``params``. Optional
+blocks added since (``model_meta``: :attr:`RunResult.model_meta`) need no migration: a run without one reads empty.
 """
 
 from __future__ import annotations
@@ -138,6 +139,14 @@ class RunResult:
         return cls(fingerprint=str(d.get("fingerprint") or ""), model=d.get("model") or {},
                    tasks={n: TaskResult.from_json(n, t) for n, t in (d.get("tasks") or {}).items()},
                    schema_version=SCHEMA_VERSION, raw=d)
+
+    @property
+    def model_meta(self):
+        """The model's description (``run --model-meta``; output/model_meta.py): an empty
+        :class:`~glotbench.output.model_meta.ModelMeta` for a run written without it, or before it existed."""
+        from glotbench.output.model_meta import ModelMeta
+
+        return ModelMeta.from_json(self.raw.get("model_meta"))
 
     def to_json(self) -> dict[str, Any]:
         out = {"schema_version": self.schema_version, **{k: v for k, v in self.raw.items() if k != "schema_version"}}

@@ -35,6 +35,7 @@ class RequestSettings:
     max_tokens: int | None = None
     samples: int = 1
     mode: str = "generate"
+    circular: bool = False  # --circular: every rotation of a multiple-choice item's options (tasks/circular.py)
     gen_kwargs: tuple[tuple[str, Any], ...] = ()  # --gen-kwargs, sorted by key
     perturb: tuple[str, ...] = ()  # --perturb, in the order given (prompts/perturb.py)
 

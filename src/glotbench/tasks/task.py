@@ -199,12 +199,18 @@ class Task:
     def run_samples(self, settings: RequestSettings) -> list[Sample]:
         """The items a run with ``settings`` evaluates: the split, then ``limit`` (the first N, or a
         share), or ``sample`` (seeded random, ``stratify``: balanced over a field); see tasks/subsets.py;
-        then ``--perturb`` on their input text (tasks/perturbed.py)."""
-        if not settings.perturb:
-            return self._chosen_samples(settings)
-        from glotbench.tasks.perturbed import perturb_samples
+        then ``--perturb`` on their input text (tasks/perturbed.py); with ``circular``, every rotation
+        of each of those items (tasks/circular.py)."""
+        items = self._chosen_samples(settings)
+        if settings.perturb:
+            from glotbench.tasks.perturbed import perturb_samples
 
-        return perturb_samples(self, self._chosen_samples(settings), settings.perturb, settings.seed)
+            items = perturb_samples(self, items, settings.perturb, settings.seed)
+        if settings.circular:
+            from glotbench.tasks.circular import expand
+
+            return expand(self, items)
+        return items
 
     def _chosen_samples(self, settings: RequestSettings) -> list[Sample]:
         from glotbench.tasks import subsets
@@ -230,7 +236,7 @@ class Task:
         """How many items the run's split holds before ``limit`` (lm-eval's ``n-samples.original``).
         A task that builds its items itself (overrides ``samples``) builds them all once more."""
         if settings.limit is None:
-            return len(self.run_samples(settings))
+            return len(self._run_items(settings))
         split = settings.split or self.spec.dataset.eval_split
         if type(self).samples is Task.samples:  # the plain path: records kept by the record function
             fn = self._record_fn
