@@ -10,6 +10,7 @@ from glotbench.cli.build_app import build_app
 # Import a module of build steps here when you add one (each adds its commands to build_app).
 # Items made or checked by models: qa, criteria, difficulty, dedup, swiss select, checklist.
 from glotbench.cli import build_qa_cmd  # noqa: F401  (before build_items_cmd: see below)
+from glotbench.cli import build_classify_cmd  # noqa: F401  (classify: labels from a judge)
 
 # Items made from text without a model; human review; the one `filter` command (--sequential, and
 # --difficulty handed to build_qa_cmd): imported last, as a later command of the same name wins.
