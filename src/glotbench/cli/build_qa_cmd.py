@@ -321,12 +321,21 @@ def dedup_cmd(
                                                  "duplicating any of their questions is dropped too (cross-set dedup); "
                                                  "every duplicate pair is listed side by side in <output stem>.duplicates.csv."),
     against_field: Optional[str] = typer.Option(None, "--against-field", help="The other sets' text field (default: --field)."),
+    embed: Optional[str] = typer.Option(None, "--embed", help="A local encoder directory (transformers or sentence-transformers "
+                                        "save): dedup by embedding cosine instead of rapidfuzz (OpenHuEval App. B.2)."),
+    cosine: float = typer.Option(0.85, "--cosine", help="--embed: drop an item whose cosine with a kept (or --against) one is at least this."),
 ) -> None:
-    """Near-duplicate questions (rapidfuzz); the dropped one names the item it duplicates."""
+    """Near-duplicate questions (rapidfuzz, or --embed: embedding cosine); the dropped one names the item it duplicates."""
     from glotbench.build.dedup import SCORER, dedup
     from glotbench.build.provenance import add_step, drop
 
     items = _items(input)
+    if embed:
+        from glotbench.cli.build_dedup_against import embed_run
+
+        kept, dropped = embed_run(items, output, embed, cosine, field, against, against_field)
+        _write("dedup", output, kept, dropped, f" · cosine >= {cosine} ({embed})")
+        return
     if against:
         from glotbench.cli.build_dedup_against import read_others
 
