@@ -15,5 +15,6 @@ from glotbench.cli import build_classify_cmd  # noqa: F401  (classify: labels fr
 # Items made from text without a model; human review; the one `filter` command (--sequential, and
 # --difficulty handed to build_qa_cmd): imported last, as a later command of the same name wins.
 from glotbench.cli import build_items_cmd  # noqa: F401
+from glotbench.cli import build_ratings_cmd  # noqa: F401  (review import-ratings, in build_items_cmd's review group)
 
 app.add_typer(build_app, name="build")
