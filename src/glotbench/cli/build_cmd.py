@@ -16,5 +16,6 @@ from glotbench.cli import build_classify_cmd  # noqa: F401  (classify: labels fr
 # --difficulty handed to build_qa_cmd): imported last, as a later command of the same name wins.
 from glotbench.cli import build_items_cmd  # noqa: F401
 from glotbench.cli import build_ratings_cmd  # noqa: F401  (review import-ratings, in build_items_cmd's review group)
+from glotbench.cli import build_winograd_cmd  # noqa: F401  (winograd: schemas to NLI pairs, no model)
 
 app.add_typer(build_app, name="build")
