@@ -104,9 +104,15 @@ def test_ratings_join_the_run_and_show_in_the_report(run_dir, tmp_path):
     lo, hi, und = plain_rating_bootstrap("rating", h, a, 400, 5)
     assert abs(data["ci95"][0] - lo) < 1e-9 and abs(data["ci95"][1] - hi) < 1e-9 and data["undefined_resamples"] == und
     assert f"Spearman's rho {plain_spearman(h, a):.3f}" in out.stdout
+    import krippendorff  # the annotators' own agreement, against the krippendorff package
+
+    table = [[float(str(r[i]).replace(",", ".")) if r[i] != "" else float("nan") for i in ids] for r in (r1, r2)]
+    want = krippendorff.alpha(reliability_data=table, level_of_measurement="interval")
+    assert abs(data["annotators_alpha"] - want) < 1e-9 and data["annotators_alpha_level"] == "interval"
     gb("report", "run1", "-o", "report.html", cwd=tmp_path)
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "Human ratings vs automatic scores" in html and f"spearman rho {data['value']:.3f}" in html
+    assert f"2 ({want:.3f})" in html and f"Krippendorff's alpha (interval) {want:.3f}" in out.stdout
     # labels: the human's reading of the answer against the run's prediction (Cohen's kappa)
     (tmp_path / "labels.jsonl").write_text("".join(json.dumps({"sample_id": s["sample_id"], "label": str(s["pred"]) if i < 6 else "0"}) + "\n"
                                                    for i, s in enumerate(samples)), encoding="utf-8")

@@ -40,6 +40,7 @@ class Joined:
     ties: int = 0
     no_automatic: int = 0
     annotators: int = 0
+    units: list[list] = field(default_factory=list)  # every rated item's values, one per annotator (for alpha)
 
 
 def read_sheet(path: Path) -> list[tuple[str, dict]]:
@@ -135,6 +136,7 @@ def join(samples: list, sheets: list[Path], *, kind: str, task: str | None, colu
         vs = votes.get(f"{t}\x00{s.sample_id}")
         if not vs:
             continue
+        out.units.append(list(vs))
         if kind == "rating":
             human = sum(vs) / len(vs)
         else:
@@ -209,10 +211,17 @@ def summarise(j: Joined, n_boot: int, seed: int, sheets: list[Path]) -> dict:
     value = statistic(j.kind, human, auto)
     lo, hi, undefined = bootstrap(j.kind, human, auto, n_boot, seed)
     name = "spearman_rho" if j.kind == "rating" else "cohen_kappa"
+    alpha = None
+    if j.annotators >= 2:  # the annotators' own agreement (Krippendorff's alpha, glotbench.build.agreement)
+        from glotbench.build.agreement import krippendorff_alpha
+
+        a = krippendorff_alpha(j.units, "interval" if j.kind == "rating" else "nominal")
+        alpha = None if math.isnan(a) else a
     return {"task": j.task, "kind": j.kind, "automatic": j.automatic, "statistic": name,
             "value": None if math.isnan(value) else value, "ci95": [lo, hi], "interval": "percentile bootstrap over items",
             "n_boot": n_boot, "seed": seed, "undefined_resamples": undefined, "n_items": len(j.items),
             "blank_rows": j.blank, "ties": j.ties, "no_automatic": j.no_automatic, "annotators": j.annotators,
+            "annotators_alpha": alpha, "annotators_alpha_level": "interval" if j.kind == "rating" else "nominal",
             "sheets": [str(s) for s in sheets], "items": j.items}
 
 

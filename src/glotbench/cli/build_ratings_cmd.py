@@ -44,4 +44,6 @@ def import_ratings(
         f"{v:.3f} [95% CI {lo:.3f}, {hi:.3f}]" if lo is not None else f"{v:.3f} (no interval)")
     typer.echo(f"{joined.task}: human {kind} vs automatic {joined.automatic}: {name} {shown} over {entry['n_items']} items "
                f"({joined.annotators} annotator(s); blank {joined.blank} · ties {joined.ties} · no automatic value {joined.no_automatic})")
+    if entry["annotators_alpha"] is not None:
+        typer.echo(f"annotators' agreement: Krippendorff's alpha ({entry['annotators_alpha_level']}) {entry['annotators_alpha']:.3f}")
     typer.echo(f"wrote {path} (glotbench report {run_dir} shows it)")

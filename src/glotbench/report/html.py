@@ -147,7 +147,8 @@ def human_ratings(run: RunData) -> dict[str, dict]:
                           "automatic": str(e.get("automatic", "")), "value": _float_or_none(e.get("value")),
                           "lo": _float_or_none(ci[0]), "hi": _float_or_none(ci[1]),
                           "n": int(e["n_items"]) if isinstance(e.get("n_items"), int) else None,
-                          "annotators": e.get("annotators") if isinstance(e.get("annotators"), int) else None}
+                          "annotators": e.get("annotators") if isinstance(e.get("annotators"), int) else None,
+                          "alpha": _float_or_none(e.get("annotators_alpha"))}
     return out
 
 
