@@ -140,3 +140,5 @@ def test_a_bad_label_set_is_one_line_and_sends_nothing(stub_server, tmp_path, te
     out = cli("classify", "-i", "qa.jsonl", "--labels", "no-such-set", "--judge", "openai:stub", "--judge-base-url", base,
               "-o", "c.jsonl", cwd=tmp_path, check=False)
     assert "neither a file nor a shipped label set" in out.stderr and "openhueval-dims" in out.stderr
+    out = cli("classify", "--labels", "list", cwd=tmp_path)
+    assert "openhueval-dims: 9 labels -> field 'dimension'" in out.stdout and "hucb-markers: 10 labels -> field 'marker'" in out.stdout
