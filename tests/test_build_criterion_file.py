@@ -127,3 +127,49 @@ def test_verdict_reading_first_last_only(tmp_path):
     assert crit("only").verdict("V=y then V=n") == "unparsed"
     assert crit("only").verdict("V=Y and V=y") == "pass"
     assert crit("last").verdict("V=maybe") == "unparsed" and crit("last").verdict("nothing") == "unparsed"
+
+
+def test_shipped_criterion_files_by_name(stub_server, tmp_path):
+    """OpenHuEval's Hungary-specific filter and Chinese SimpleQA's category check ship as criterion
+    files (benchmark packages' files/build/criteria); an item lacking a field the prompt prints is
+    refused before any request, an optional one the prompt only tests may be absent."""
+    items = [{"id": "h1", "language": "hu", "question": "Mikor koronázták meg I. Istvánt?", "answer": "1000"},
+             {"id": "h2", "language": "hu", "question": "Mennyi 2 + 2?", "answer": "4"}]
+    (tmp_path / "hu.jsonl").write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+    resp = _responses(tmp_path / "r.jsonl", [("Kérdés: Mikor koronázták", "Magyar történelem.\nVERDICT: PASS"),
+                                             ("Kérdés: Mennyi 2 + 2?", "Általános.\nVERDICT: FAIL"),
+                                             ("问题：汉十高速", "相关。\nVERDICT: PASS")])
+    base = stub_server("--answer", "?", "--responses", str(resp), "--log-bodies")
+    out = cli("criteria", "-i", "hu.jsonl", "--judge", "openai:stub", "--judge-base-url", base, "-o", "hu_kept.jsonl",
+              "--criterion-file", "hungary-specific", cwd=tmp_path)
+    assert "in 2 · kept 1 · dropped 1" in out.stdout
+    assert lines(tmp_path / "hu_kept.jsonl")[0]["id"] == "h1"
+    assert lines(tmp_path / "hu_kept.dropped.jsonl")[0]["removed_by"] == "criteria:hungary_specific"
+    zh = [{"id": "z1", "language": "zh", "primary_category": "工程、技术与应用科学", "question": "汉十高速公路连接的武汉市和哪两个城市？",
+           "answer": "孝感、十堰"}]
+    (tmp_path / "zh.jsonl").write_text(json.dumps(zh[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    out = cli("criteria", "-i", "zh.jsonl", "--judge", "openai:stub", "--judge-base-url", base, "-o", "zh_kept.jsonl",
+              "--criterion-file", "csqa-in-category", cwd=tmp_path)
+    assert "kept 1 · dropped 0" in out.stdout  # no secondary_category: the prompt only tests it
+    sent = [e for e in _log(base) if "类别：工程、技术与应用科学" in json.dumps(e, ensure_ascii=False)]
+    assert len(sent) == 1
+    n = len(_log(base))
+    (tmp_path / "zh2.jsonl").write_text(json.dumps({**zh[0], "primary_category": None}, ensure_ascii=False) + "\n", encoding="utf-8")
+    out = cli("criteria", "-i", "zh2.jsonl", "--judge", "openai:stub", "--judge-base-url", base, "-o", "x.jsonl",
+              "--criterion-file", "csqa-in-category", cwd=tmp_path, check=False)
+    assert out.returncode != 0 and "zh2.jsonl: record 1: field 'primary_category': missing" in out.stderr
+    out = cli("criteria", "-i", "zh.jsonl", "--judge", "openai:stub", "--judge-base-url", base, "-o", "x.jsonl",
+              "--criterion-file", "no-such-criterion", cwd=tmp_path, check=False)
+    assert "no such criterion file" in out.stderr and "hungary-specific" in out.stderr
+    assert len(_log(base)) == n
+
+
+def test_a_name_the_prompt_only_tests_fails_at_render_before_any_request(stub_server, tmp_path):
+    (tmp_path / "qa.jsonl").write_text(json.dumps({"id": "a", "question": "Q?"}) + "\n", encoding="utf-8")
+    (tmp_path / "c.yaml").write_text("name: c\nprompt: {en: '{{ question }}{% if hint %} {{ hint }}{% endif %}'}\n", encoding="utf-8")
+    base = stub_server()
+    out = cli("criteria", "-i", "qa.jsonl", "--judge", "openai:stub", "--judge-base-url", base, "-o", "c.jsonl",
+              "--criterion-file", "c.yaml", cwd=tmp_path, check=False)
+    err = [x for x in out.stderr.splitlines() if x.strip()]
+    assert out.returncode != 0 and len(err) == 1 and "qa.jsonl: record 1:" in err[0] and "'hint'" in err[0], out.stderr
+    assert _log(base) == []

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from glotbench.build.user_prompts import render, template_fields
+from glotbench.build.user_prompts import printed_names, render, template_fields
 from glotbench.errors import TaskSpecError
 from glotbench.yamlfile import read_mapping, validate
 
@@ -61,7 +61,10 @@ class LabelSet:
         self.name = spec.name
         self.field = spec.field or spec.name
         self.labels = list(spec.labels) + ([spec.other] if spec.other else [])
-        self.fields = {lang: template_fields(src, path, f"prompt.{lang}") for lang, src in spec.prompt.items()}
+        self.fields: dict[str, set[str]] = {}
+        for lang, src in spec.prompt.items():
+            template_fields(src, path, f"prompt.{lang}")  # a syntax error or an unsafe template: refused here
+            self.fields[lang] = printed_names(src)  # what every item must have (not null)
         self._fold = {_norm(x): x for x in self.labels}
 
     def labels_block(self) -> str:

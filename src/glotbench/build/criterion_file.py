@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from glotbench.build.user_prompts import render, template_fields
+from glotbench.build.user_prompts import printed_names, render, template_fields
 from glotbench.errors import TaskSpecError
 from glotbench.extract import bounded_regex
 from glotbench.yamlfile import read_mapping, validate
@@ -66,7 +66,10 @@ class UserCriterion:
     def __init__(self, spec: CriterionFile, path: Path, text: str):
         self.spec, self.path, self.text = spec, Path(path), text
         self.name = spec.name
-        self.fields = {lang: template_fields(src, path, f"prompt.{lang}") for lang, src in spec.prompt.items()}
+        self.fields: dict[str, set[str]] = {}
+        for lang, src in spec.prompt.items():
+            template_fields(src, path, f"prompt.{lang}")  # a syntax error or an unsafe template: refused here
+            self.fields[lang] = printed_names(src)  # what every item must have (not null)
         v = spec.verdict
         self._regex = bounded_regex.compile(v.regex, v.ignore_case) if v.regex is not None else None
 
@@ -94,11 +97,32 @@ class UserCriterion:
         return read[0] if v.match == "first" else read[-1]
 
 
+SUFFIX = ".criterion.yaml"
+SHIPPED = "build/criteria"
+
+
+def shipped_files() -> dict[str, Path]:
+    """The criterion files the benchmark packages ship (``files/build/criteria/NAME.criterion.yaml``), by name."""
+    from glotbench.paths import PACKAGED_ROOTS
+    from glotbench.registry import require_catalog
+
+    require_catalog()
+    out: dict[str, Path] = {}
+    for root in PACKAGED_ROOTS:
+        for p in sorted((Path(root) / SHIPPED).glob("*" + SUFFIX)):
+            out.setdefault(p.name[: -len(SUFFIX)], p)
+    return out
+
+
 def load_criterion_file(path: Path, taken: set[str]) -> UserCriterion:
-    """Read and check one criterion file; every problem a one-line TaskSpecError naming file and field."""
+    """Read and check one criterion file (a path, or a shipped file's name); every problem a one-line
+    TaskSpecError naming file and field."""
     path = Path(path)
     if not path.is_file():
-        raise TaskSpecError(f"{path}: no such criterion file (--criterion-file)")
+        shipped = shipped_files()
+        if str(path) not in shipped:
+            raise TaskSpecError(f"{path}: no such criterion file (--criterion-file; shipped: {', '.join(sorted(shipped)) or 'none'})")
+        path = shipped[str(path)]
     raw = read_mapping(path, "criterion file", TaskSpecError)
     spec = validate(CriterionFile, raw, path, TaskSpecError)
     if not NAME.match(spec.name):

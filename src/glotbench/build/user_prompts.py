@@ -33,6 +33,23 @@ def template_fields(source: str, path: Path, field: str) -> set[str]:
     return set(meta.find_undeclared_variables(tree))
 
 
+def printed_names(source: str) -> set[str]:
+    """The names a template always prints (``{{ question }}``, ``{{ meta.level }}`` at its top level, not
+    under an ``if`` or a ``for``, nor inside a filter or a test): an item must have each, and not as
+    null (it would be sent as "None"). A name used otherwise that an item lacks fails at render, also
+    before any request."""
+    from jinja2 import nodes
+
+    out: set[str] = set()
+    for output in (n for n in _ENV.parse(source).body if isinstance(n, nodes.Output)):  # not under an if or a for
+        for node in output.nodes:
+            while isinstance(node, (nodes.Getattr, nodes.Getitem)):
+                node = node.node
+            if isinstance(node, nodes.Name):
+                out.add(node.name)
+    return out
+
+
 def render(source: str, values: dict) -> str:
     try:
         return _ENV.from_string(source).render(**values)
