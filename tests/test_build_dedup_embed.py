@@ -80,6 +80,13 @@ def test_pairs_equal_a_plain_loop_over_all_pairs(tiny_encoder):
                 want_kept.append(i)
         assert [k["id"] for k in kept] == [items[i]["id"] for i in want_kept]
         assert {p["item"]["id"]: p["other"]["id"] for p in pairs} == want_pairs
+    # within groups (OpenHuEval B.2: per secondary tag): an identical text in another group is kept
+    twin = [{"id": "a", "question": QUESTIONS[0][1], "tag": "x"}, {"id": "b", "question": QUESTIONS[0][1], "tag": "y"},
+            {"id": "c", "question": QUESTIONS[0][1], "tag": "x"}]
+    tv = encode([t["question"] for t in twin], tiny_encoder)
+    kept, pairs = embed_dedup(twin, tv, 0.99, group_field="tag")
+    assert [k["id"] for k in kept] == ["a", "b"] and [(p["item"]["id"], p["other"]["id"]) for p in pairs] == [("c", "a")]
+    assert [k["id"] for k in embed_dedup(twin, tv, 0.99)[0]] == ["a"]
 
 
 def test_cli_embed_within_and_against_side_by_side(tiny_encoder, tmp_path):

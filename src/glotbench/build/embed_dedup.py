@@ -73,17 +73,20 @@ def encode(texts: list[str], path: Path, batch_size: int = 32, max_length: int =
     return np.concatenate(out) if out else np.zeros((0, 1), dtype="float32")
 
 
-def embed_dedup(items: list[dict], vecs, threshold: float, others: list[tuple[str, list[dict], object]] = ()):
-    """``(kept, pairs)``: an item is dropped when its cosine with an item kept before it, or with an
-    item of ``others`` (``(file name, items, vectors)``), is at least ``threshold``. Each pair names the
-    item, the one it duplicates (``other_file`` "(this set)" within the set) and the cosine (the best;
-    the first of equal ones)."""
+def embed_dedup(items: list[dict], vecs, threshold: float, others: list[tuple[str, list[dict], object]] = (),
+                group_field: str | None = None):
+    """``(kept, pairs)``: an item is dropped when its cosine with an item kept before it (of its own
+    ``group_field`` value, when given: OpenHuEval dedups within each secondary tag), or with an item of
+    ``others`` (``(file name, items, vectors)``), is at least ``threshold``. Each pair names the item,
+    the one it duplicates (``other_file`` "(this set)" within the set) and the cosine (the best; the
+    first of equal ones)."""
     import numpy as np
 
-    kept_idx: list[int] = []
+    kept_by_group: dict[str, list[int]] = {}
     kept, pairs = [], []
     for i, it in enumerate(items):
         best = None
+        kept_idx = kept_by_group.setdefault(str(it.get(group_field)) if group_field else "", [])
         if kept_idx:
             sims = vecs[kept_idx] @ vecs[i]
             j = int(np.argmax(sims))

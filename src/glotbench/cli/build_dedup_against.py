@@ -44,7 +44,7 @@ def cross_set(kept: list[dict], dropped: list[dict], within: list, others, outpu
 
 
 def embed_run(items: list[dict], output: Path, encoder: str, cosine: float, field: str, against: list[Path] | None,
-              against_field: str | None) -> tuple[list[dict], list[dict]]:
+              against_field: str | None, group_field: str | None = None) -> tuple[list[dict], list[dict]]:
     """``build dedup --embed DIR``: embedding cosine dedup (:mod:`glotbench.build.embed_dedup`) within the
     set and against ``--against`` sets; every pair side by side in ``<output stem>.duplicates.csv``.
     Returns ``(kept, dropped)``."""
@@ -69,8 +69,8 @@ def embed_run(items: list[dict], output: Path, encoder: str, cosine: float, fiel
     path = ed.encoder_dir(encoder)  # refused in one line before anything is loaded or written
     vecs = ed.encode([it[field] for it in items], path)
     others = [(name, recs, ed.encode([r[of] for r in recs], path)) for name, recs in others_raw]
-    kept, pairs = ed.embed_dedup(items, vecs, cosine, others)
-    info = dict(scorer=f"cosine of {ed.pooling(path)}-pooled embeddings ({path.name})", threshold=cosine)
+    kept, pairs = ed.embed_dedup(items, vecs, cosine, others, group_field)
+    info = dict(scorer=f"cosine of {ed.pooling(path)}-pooled embeddings ({path.name})", threshold=cosine, group_field=group_field)
     for it in kept:
         add_step(it, "dedup", source=it.get("passage_id"), **info)
     dropped, rows = [], []

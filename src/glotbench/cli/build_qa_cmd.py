@@ -324,16 +324,22 @@ def dedup_cmd(
     embed: Optional[str] = typer.Option(None, "--embed", help="A local encoder directory (transformers or sentence-transformers "
                                         "save): dedup by embedding cosine instead of rapidfuzz (OpenHuEval App. B.2)."),
     cosine: float = typer.Option(0.85, "--cosine", help="--embed: drop an item whose cosine with a kept (or --against) one is at least this."),
+    group_field: Optional[str] = typer.Option(None, "--group-field", help="--embed: compare items only within each value of "
+                                              "this field (OpenHuEval B.2: within each secondary tag)."),
 ) -> None:
     """Near-duplicate questions (rapidfuzz, or --embed: embedding cosine); the dropped one names the item it duplicates."""
     from glotbench.build.dedup import SCORER, dedup
     from glotbench.build.provenance import add_step, drop
 
     items = _items(input)
+    if group_field and not embed:
+        from glotbench.errors import GlotbenchError
+
+        raise GlotbenchError("build dedup: --group-field goes with --embed")
     if embed:
         from glotbench.cli.build_dedup_against import embed_run
 
-        kept, dropped = embed_run(items, output, embed, cosine, field, against, against_field)
+        kept, dropped = embed_run(items, output, embed, cosine, field, against, against_field, group_field)
         _write("dedup", output, kept, dropped, f" · cosine >= {cosine} ({embed})")
         return
     if against:
