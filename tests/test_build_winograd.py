@@ -39,6 +39,35 @@ def test_pronoun_replaced_by_each_candidate():
               correct_field="correct", pronoun_field="pronoun", source="s.jsonl")
 
 
+def test_cli_pairs_run_as_a_wnli_task(stub_server, tmp_path):
+    """The written pairs are HuWNLI records: the hulu.wnli task file, pointed at them, runs and scores."""
+    import os
+    import subprocess
+    import sys
+
+    schemas = [{"id": "1", "sentence": "The trophy doesn't fit into the brown suitcase because it is too large.",
+                "pronoun": "it", "a": "the trophy", "b": "the suitcase", "right": "the trophy"},
+               {"id": "2", "sentence": "The trophy doesn't fit into the brown suitcase because it is too small.",
+                "pronoun": "it", "a": "the trophy", "b": "the suitcase", "right": "the suitcase"}]
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(x) + "\n" for x in schemas), encoding="utf-8")
+    out = cli("winograd", "-i", "s.jsonl", "-o", "pairs.jsonl", "--candidates", "a,b", "--correct-field", "right",
+              "--pronoun-field", "pronoun", cwd=tmp_path)
+    assert "schemas 2 · pairs 4 (label 1: 2, 0: 2)" in out.stdout
+    assert [p["label"] for p in lines(tmp_path / "pairs.jsonl")] == ["1", "0", "0", "1"]
+    spec = yaml.safe_load((REPO / "src/glotbench/benchmarks/hulu/tasks/wnli.yaml").read_text(encoding="utf-8"))
+    spec.pop("source", None)
+    spec.update(name="local.built_wnli", suites=[], fewshot={"n": 0},
+                dataset={"format": "jsonl", "splits": {"test": "pairs.jsonl"}, "eval_split": "test"})
+    (tmp_path / "wnli.yaml").write_text(yaml.safe_dump(spec, allow_unicode=True), encoding="utf-8")
+    base = stub_server("--answer", "A")  # always "entailed": right on the two label-1 pairs
+    done = subprocess.run([sys.executable, "-m", "glotbench", "run", "-t", "wnli.yaml", "-m", "openai:stub", "--base-url", base,
+                           "-o", "run"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    res = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
+    assert res["tasks"]["local.built_wnli"]["metrics"]["accuracy"]["value"] == 0.5
+
+
 def test_cli_on_huws_reproduces_the_published_huwnli_pairs(tmp_path):
     src = HULU / "HuWS" / "huws.json"
     if not src.is_file():
