@@ -142,3 +142,24 @@ def test_a_bad_label_set_is_one_line_and_sends_nothing(stub_server, tmp_path, te
     assert "neither a file nor a shipped label set" in out.stderr and "openhueval-dims" in out.stderr
     out = cli("classify", "--labels", "list", cwd=tmp_path)
     assert "openhueval-dims: 9 labels -> field 'dimension'" in out.stdout and "hucb-markers: 10 labels -> field 'marker'" in out.stdout
+
+
+def test_compare_field_agreement_with_known_labels(stub_server, tmp_path):
+    """--compare-field: the judge's topics against the data's own categories (Cohen's kappa, checked
+    against the plain restatement in tests/value_oracles.py)."""
+    from value_oracles import plain_cohen_kappa
+
+    gold = ["中华文化", "社会", "社会", "自然与自然科学", "中华文化"]
+    said = ["中华文化", "社会", "自然与自然科学", "自然与自然科学", None]  # the last: unparsed
+    items = [{"id": f"z{i}", "language": "zh", "question": f"问题{i}？", "answer": "答", "primary_category": g}
+             for i, g in enumerate(gold)]
+    (tmp_path / "zh.jsonl").write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+    resp = tmp_path / "r.jsonl"
+    resp.write_text("".join(json.dumps({"match": f"问题：问题{i}？", "response": f"LABEL: {s}" if s else "不确定"},
+                                       ensure_ascii=False) + "\n" for i, s in enumerate(said)), encoding="utf-8")
+    base = stub_server("--answer", "?", "--responses", str(resp))
+    out = cli("classify", "-i", "zh.jsonl", "--labels", "csqa-topics", "--judge", "openai:stub", "--judge-base-url", base,
+              "-o", "t.jsonl", "--compare-field", "primary_category", cwd=tmp_path)
+    k = plain_cohen_kappa(gold[:4], said[:4])
+    assert f"Cohen's kappa {k:.3f} [95% CI" in out.stdout and "equal 75.0% over 4 items (1 without" in out.stdout
+    assert [r["topic"] for r in lines(tmp_path / "t.jsonl")] == said

@@ -27,6 +27,9 @@ def classify_cmd(
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge model spec (same syntax as --model)."),
     judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
     judge_args: Optional[list[str]] = typer.Option(None, "--judge-args", help="The judge's backend KEY=VALUE."),
+    compare_field: Optional[str] = typer.Option(None, "--compare-field", help="An item field holding known labels (e.g. the "
+                                                "data's own category): agreement of the judge's labels with it (Cohen's "
+                                                "kappa, 95% bootstrap interval, and the share equal)."),
     on_unparsed: str = typer.Option("keep", "--unparsed", help="keep (label None, counted) or drop items whose reply names no label."),
     max_tokens: int = typer.Option(200, "--max-tokens"),
     concurrency: int = typer.Option(4, "--concurrency", "-j"),
@@ -76,4 +79,24 @@ def classify_cmd(
         else:
             kept.append(it)
     typer.echo(f"classify {ls.name} -> {ls.field}: " + " · ".join(f"{k} {v}" for k, v in sorted(tally.items(), key=lambda kv: -kv[1])))
+    if compare_field:
+        _compare(items, ls.field, compare_field)
     _write("classify", output, kept, dropped, f" · unparsed {tally['(unparsed)']} · {rep.line()}")
+
+
+def _compare(items: list[dict], field: str, known: str) -> None:
+    """The judge's labels against the items' known ones (items with both; unparsed ones left out, counted)."""
+    from glotbench.build.human_ratings import bootstrap, statistic
+
+    pairs = [(str(it[known]), it[field]) for it in items if it.get(known) not in (None, "") and it.get(field) is not None]
+    left = sum(1 for it in items if it.get(known) not in (None, "") and it.get(field) is None)
+    if not pairs:
+        typer.echo(f"classify vs {known}: no item has both labels ({left} without the judge's)")
+        return
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    k = statistic("label", a, b)
+    lo, hi, _ = bootstrap("label", a, b)
+    same = sum(x == y for x, y in pairs) / len(pairs)
+    shown = "undefined" if k != k else (f"{k:.3f} [95% CI {lo:.3f}, {hi:.3f}]" if lo is not None else f"{k:.3f}")
+    typer.echo(f"classify vs {known}: Cohen's kappa {shown} · equal {same:.1%} over {len(pairs)} items "
+               f"({left} without the judge's label left out)")
