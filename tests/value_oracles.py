@@ -1337,3 +1337,63 @@ def plain_latency(samples: list[dict], journal_path) -> dict:
         out.update(mean_s=statistics.fmean(secs), median_s=statistics.median(secs),
                    p90_s=ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo), output_tokens_per_s=toks / sum(secs))
     return out
+
+
+# ------------------------------------------------------------------ human ratings vs automatic scores (build review import-ratings)
+
+
+def plain_ranks(xs: list[float]) -> list[float]:
+    """1-based ranks, ties given the mean of the ranks they span, with loops."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    ranks = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def plain_spearman(x: list[float], y: list[float]) -> float:
+    """Spearman's rho: Pearson's r of the tie-averaged ranks, spelt out (NaN when a side is constant)."""
+    rx, ry = plain_ranks(x), plain_ranks(y)
+    n = len(x)
+    mx, my = sum(rx) / n, sum(ry) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return NAN if sxx == 0 or syy == 0 else sxy / math.sqrt(sxx * syy)
+
+
+def plain_cohen_kappa(a: list, b: list) -> float:
+    """Cohen's kappa: (p_o - p_e) / (1 - p_e) with p_e from the two raters' marginals, spelt out."""
+    n = len(a)
+    labels = sorted(set(a) | set(b))
+    po = sum(x == y for x, y in zip(a, b)) / n
+    pe = sum((sum(x == lab for x in a) / n) * (sum(y == lab for y in b) / n) for lab in labels)
+    return NAN if pe == 1 else (po - pe) / (1 - pe)
+
+
+def plain_rating_bootstrap(kind: str, human: list, auto: list, n_boot: int, seed: int, alpha: float = 0.05):
+    """The import-ratings interval with loops: resample r draws ``default_rng(seed).integers(0, n, n)``
+    (one call per resample), the statistic (the plain ones above) on the drawn items, NaN resamples
+    left out and counted; percentile interval (linear interpolation)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    stat = plain_spearman if kind == "rating" else plain_cohen_kappa
+    vals, undefined = [], 0
+    for _ in range(n_boot):
+        idx = rng.integers(0, len(human), len(human)).tolist()
+        h, a = [human[i] for i in idx], [auto[i] for i in idx]
+        s = NAN if (kind == "label" and len(set(h) | set(a)) < 2) else stat(h, a)
+        if math.isnan(s):
+            undefined += 1
+        else:
+            vals.append(s)
+    if not vals:
+        return None, None, undefined
+    return plain_percentile(vals, alpha / 2), plain_percentile(vals, 1 - alpha / 2), undefined

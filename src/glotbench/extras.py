@@ -19,7 +19,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "plots": ("matplotlib",),
     "analysis": ("lingua",),
     "bertscore": ("bert_score", "torch", "transformers"),
-    "hub": ("datasets", "pandas"),  # the Hub-format tasks (glotbench.data.hub_folder.require_hub)
+    "hub": ("datasets", "pandas"),
+    "embed": ("torch", "transformers"),  # build dedup --embed: a local encoder's embeddings  # the Hub-format tasks (glotbench.data.hub_folder.require_hub)
 }
 
 

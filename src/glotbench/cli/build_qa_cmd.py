@@ -172,6 +172,9 @@ def criteria_cmd(
     judge_args: Optional[list[str]] = typer.Option(None, "--judge-args", help="The judge's backend KEY=VALUE (as -M "
                                                    "for glotbench run's model; as --judge-args of glotbench run)."),
     criterion: Optional[list[str]] = typer.Option(None, "--criterion", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
+    criterion_file: Optional[list[Path]] = typer.Option(None, "--criterion-file", help="Your own criterion (YAML: name, prompt per "
+                                                        "language, verdict rule; repeat): checked beside --criterion (without "
+                                                        "--criterion: only the files' criteria). docs/building-a-benchmark.md."),
     on_unparsed: str = typer.Option("drop", "--unparsed", help="A judge reply without a verdict: drop the item, or keep it (recorded as unparsed)."),
     max_tokens: int = typer.Option(160, "--max-tokens"),
     concurrency: int = typer.Option(4, "--concurrency", "-j"),
@@ -186,12 +189,20 @@ def criteria_cmd(
     from glotbench.errors import GlotbenchError
 
     items = _items(input)
-    names = list(criterion or cr.default_criteria(items))
+    names = list(criterion or ([] if criterion_file else cr.default_criteria(items)))
     bad = [n for n in names if n not in cr.CRITERIA]
     if bad or on_unparsed not in ("drop", "keep"):
         raise GlotbenchError(f"build criteria: unknown --criterion {bad} (known: {', '.join(cr.CRITERIA)})" if bad
                              else f"build criteria: --unparsed must be drop or keep, got {on_unparsed!r}")
     calls = cr.criteria_calls(items, names, max_tokens=max_tokens)
+    users = []
+    if criterion_file:  # every file and every item checked, every prompt rendered, before any request
+        from glotbench.build.criterion_file import user_criteria_calls
+
+        users, more = user_criteria_calls(items, input, list(criterion_file), set(cr.CRITERIA), max_tokens)
+        calls += more
+        names += [u.name for u in users]
+    read = {u.name: u.verdict for u in users}
     jpath = journal_path(output, journal)
     if dry_run:
         _dry("criteria", calls, judge, judge_base_url, jpath, f"items {len(items)} · criteria {len(names)}", judge_args)
@@ -212,13 +223,15 @@ def criteria_cmd(
                 verdicts[name] = {"verdict": "error", "error": rep.errors.get(key, "?")}
                 failed = failed or (name, f"judge call failed: {rep.errors.get(key, '?')}")
                 continue
-            v = cr.parse_verdict(replies[key])
+            v = read.get(name, cr.parse_verdict)(replies[key])
             verdicts[name] = {"verdict": v, "prompt_sha256": by_id[key].prompt_sha256, "reply": replies[key][:400]}
             if v == "fail" or (v == "unparsed" and on_unparsed == "drop"):
                 failed = failed or (name, "the judge says the item fails it" if v == "fail" else "no verdict in the judge's reply")
         it["criteria"] = verdicts
         add_step(it, "criteria", source=it.get("passage_id"), model=m.model_id,
-                 prompt_sha256=prompt_sha256(cr.TEMPLATE), criteria=names, unparsed=on_unparsed)
+                 prompt_sha256=prompt_sha256(cr.TEMPLATE), criteria=names, unparsed=on_unparsed,
+                 **({"criterion_files": {u.name: {"path": str(u.path), "sha256": prompt_sha256(u.text)} for u in users}}
+                    if users else {}))
         if failed:
             dropped.append(drop(it, f"criteria:{failed[0]}", failed[1]))
         else:
@@ -308,12 +321,27 @@ def dedup_cmd(
                                                  "duplicating any of their questions is dropped too (cross-set dedup); "
                                                  "every duplicate pair is listed side by side in <output stem>.duplicates.csv."),
     against_field: Optional[str] = typer.Option(None, "--against-field", help="The other sets' text field (default: --field)."),
+    embed: Optional[str] = typer.Option(None, "--embed", help="A local encoder directory (transformers or sentence-transformers "
+                                        "save): dedup by embedding cosine instead of rapidfuzz (OpenHuEval App. B.2)."),
+    cosine: float = typer.Option(0.85, "--cosine", help="--embed: drop an item whose cosine with a kept (or --against) one is at least this."),
+    group_field: Optional[str] = typer.Option(None, "--group-field", help="--embed: compare items only within each value of "
+                                              "this field (OpenHuEval B.2: within each secondary tag)."),
 ) -> None:
-    """Near-duplicate questions (rapidfuzz); the dropped one names the item it duplicates."""
+    """Near-duplicate questions (rapidfuzz, or --embed: embedding cosine); the dropped one names the item it duplicates."""
     from glotbench.build.dedup import SCORER, dedup
     from glotbench.build.provenance import add_step, drop
 
     items = _items(input)
+    if group_field and not embed:
+        from glotbench.errors import GlotbenchError
+
+        raise GlotbenchError("build dedup: --group-field goes with --embed")
+    if embed:
+        from glotbench.cli.build_dedup_against import embed_run
+
+        kept, dropped = embed_run(items, output, embed, cosine, field, against, against_field, group_field)
+        _write("dedup", output, kept, dropped, f" · cosine >= {cosine} ({embed})")
+        return
     if against:
         from glotbench.cli.build_dedup_against import read_others
 

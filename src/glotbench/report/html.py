@@ -125,6 +125,33 @@ def sample_rows(run_idx: int, run: RunData, tasks: dict[str, dict], max_per_task
     return rows
 
 
+def _float_or_none(x: Any) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
+
+
+def human_ratings(run: RunData) -> dict[str, dict]:
+    """``{task: summary}`` from the run's ``human_ratings.json`` (``build review import-ratings``): the
+    agreement of human ratings with the automatic scores; only the numbers and names shown are taken
+    (an unreadable file shows nothing)."""
+    path = Path(run.path) / "human_ratings.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for task, e in ((data.get("tasks") or {}) if isinstance(data, dict) else {}).items():
+        if not isinstance(e, dict):
+            continue
+        ci = e.get("ci95") if isinstance(e.get("ci95"), list) and len(e["ci95"]) == 2 else [None, None]
+        out[str(task)] = {"statistic": str(e.get("statistic", "")), "kind": str(e.get("kind", "")),
+                          "automatic": str(e.get("automatic", "")), "value": _float_or_none(e.get("value")),
+                          "lo": _float_or_none(ci[0]), "hi": _float_or_none(ci[1]),
+                          "n": int(e["n_items"]) if isinstance(e.get("n_items"), int) else None,
+                          "annotators": e.get("annotators") if isinstance(e.get("annotators"), int) else None,
+                          "alpha": _float_or_none(e.get("annotators_alpha"))}
+    return out
+
+
 def build_context(runs: list[RunData], title: str | None = None, max_samples_per_task: int | None = 2000) -> dict:
     labels = model_labels(runs)
     colors = {lab: plots.model_color(i) for i, lab in enumerate(labels)}
@@ -147,6 +174,7 @@ def build_context(runs: list[RunData], title: str | None = None, max_samples_per
     for r in runs:
         by_label.setdefault(r.label, {}).update(r.tasks)
     overview_vals: list[float] = []
+    humans = {id(r): human_ratings(r) for r in runs}
     for tname in tnames:
         holders = [(r, r.tasks[tname]) for r in runs if tname in r.tasks]
         first = holders[0][1]
@@ -192,6 +220,7 @@ def build_context(runs: list[RunData], title: str | None = None, max_samples_per
             "language": first.get("language", ""), "headline": headline, "metric_names": metric_names,
             "lower_better": not higher_is_better(first, headline), "counterpart": first.get("counterpart"),
             "rows": rows, "outcome_svg": outcome_svg, "slices": slices,
+            "human": [(r.label, humans[id(r)][tname]) for r, _ in holders if tname in humans[id(r)]],
             "outcome_caption": _outcome_caption(bases, headline),
         })
 

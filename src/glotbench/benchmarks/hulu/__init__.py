@@ -19,5 +19,6 @@ HERE = Path(__file__).parent
 
 def register(bench) -> None:
     bench.tasks(HERE / "tasks")
+    bench.files(HERE / "files")  # build/labels/hucb-markers.labels.yaml (`build classify`)
     bench.task_class("hulu", f"{__name__}.task:HuluTask")
     bench.submission_writer("hulu", f"{__name__}.submissions:build_submissions")
