@@ -838,6 +838,7 @@ TEXT_ORACLES: dict[str, Oracle] = {
     "bertscore": _mean("bertscore_f1"),
     "bertscore_precision": _mean("bertscore_precision"),
     "bertscore_recall": _mean("bertscore_recall"),
+    "comet": _mean("comet"),  # COMET's system_score: the mean of the segment scores
 }
 METRIC_ORACLES.update(TEXT_ORACLES)
 # the same oracles over items with several references (a gold list): sacrebleu's own multi-reference

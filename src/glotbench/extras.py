@@ -19,6 +19,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "plots": ("matplotlib",),
     "analysis": ("lingua",),
     "bertscore": ("bert_score", "torch", "transformers"),
+    "comet": ("comet",),  # unbabel-comet: the text_comet scorer (glotbench.scoring.comet)
     "hub": ("datasets", "pandas"),  # the Hub-format tasks (glotbench.data.hub_folder.require_hub)
 }
 
