@@ -1147,3 +1147,34 @@ def plain_ngram_overlap(texts: list[str], corpus_text: str, n_of, norm) -> list[
         windows = {tuple(corpus[i:i + n]) for i in range(len(corpus) - n + 1)}
         counts.append(len({tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)} & windows))
     return counts
+
+
+# ------------------------------------------------------------------ thinking analysis (analyze thinking --judge, OpenHuEval)
+
+def plain_ratio_histogram(score_lists: list[list], n_bins: int = 10) -> list[int]:
+    """Fig. 6 per response, restated with exact fractions: each response's correct (2/2) thoughts over its
+    assessed thoughts (None left out; a response with none assessed is not counted), counted in bin 0 when
+    0, else in (k/n_bins, (k+1)/n_bins]."""
+    from fractions import Fraction
+
+    counts = [0] * (n_bins + 1)
+    for scores in score_lists:
+        assessed = [x for x in scores if x is not None]
+        if not assessed:
+            continue
+        r = Fraction(sum(1 for x in assessed if x == 2), len(assessed))
+        k = 0
+        if r > 0:
+            k = 1
+            while r > Fraction(k, n_bins):
+                k += 1
+        counts[k] += 1
+    return counts
+
+
+def plain_crosstab(pairs: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """Fig. 9 restated: (complexity, correctness) -> count, with a plain loop."""
+    out: dict[tuple[str, str], int] = {}
+    for p in pairs:
+        out[p] = out.get(p, 0) + 1
+    return out
