@@ -216,3 +216,15 @@ def test_a_turn_template_naming_no_field_is_refused_before_any_request(example, 
     assert done.returncode != 0
     assert "prompt.turns[1]" in done.stderr and "kerdes" in done.stderr
     assert sent(base) == []
+
+
+def test_recorded_answers_cannot_answer_a_dialogue(example):
+    """A recorded file holds one answer per item, not one per turn: one line before the run."""
+    (example / "answers.jsonl").write_text("".join(json.dumps({"id": it["id"], "answer": "x"}) + "\n"
+                                                   for it in items("hu")), encoding="utf-8")
+    done = glot(example, "run", "--model", f"recorded:{example / 'answers.jsonl'}", "--tasks",
+                str(example / "mt_chat_hu.yaml"), "-o", str(example / "run"), "--no-progress", "--judge", "openai:j",
+                "--judge-base-url", "http://127.0.0.1:9/v1")  # a port nothing listens on: never reached
+    lines = [x for x in done.stderr.splitlines() if x.strip()]
+    assert done.returncode == 2 and len(lines) == 1 and "mt_chat_hu: a multi-turn task needs a model" in lines[0]
+    assert not (example / "run" / "journal.sqlite").exists()
