@@ -55,7 +55,7 @@ def canned(lang: str, ratings: dict) -> list[dict]:
 
 
 def glot(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OPENAI_API_KEY": "x", "PYTHONPATH": SRC, "COLUMNS": "200"}
+    env = {**os.environ, "OPENAI_API_KEY": "x", "PYTHONPATH": SRC, "COLUMNS": "200", "NO_COLOR": "1"}
     return subprocess.run([sys.executable, "-m", "glotbench", *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=180)
 
@@ -228,3 +228,12 @@ def test_recorded_answers_cannot_answer_a_dialogue(example):
     lines = [x for x in done.stderr.splitlines() if x.strip()]
     assert done.returncode == 2 and len(lines) == 1 and "mt_chat_hu: a multi-turn task needs a model" in lines[0]
     assert not (example / "run" / "journal.sqlite").exists()
+
+
+def test_estimate_counts_every_turn_and_says_what_it_cannot_know(example):
+    done = glot(example, "estimate", "--tasks", str(example / "mt_chat_hu.yaml"), "--model", "openai:gpt-4o")
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = " ".join(done.stdout.split())
+    assert "2 turns per item" in text and "floor" in text
+    row = next(x for x in done.stdout.splitlines() if "mt_chat_hu" in x and "generate" in x)
+    assert [c.strip() for c in row.split("│")][3:6] == ["3", "generate", "6"]  # 3 items, 2 requests each
