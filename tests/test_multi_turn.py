@@ -237,3 +237,30 @@ def test_estimate_counts_every_turn_and_says_what_it_cannot_know(example):
     assert "2 turns per item" in text and "floor" in text
     row = next(x for x in done.stdout.splitlines() if "mt_chat_hu" in x and "generate" in x)
     assert [c.strip() for c in row.split("│")][3:6] == ["3", "generate", "6"]  # 3 items, 2 requests each
+
+
+def test_the_pairwise_judge_sees_both_models_whole_dialogues(example, stub_server):
+    """Two runs of the two-turn task (the second model answers otherwise), then judge-pairwise: each judge
+    request holds both turns of both dialogues, MT-Bench's multi-turn pairwise form."""
+    base = stub_server("--responses", str(example / "canned.jsonl"))
+    other = [{"match": it["turns"][1], "response": "B2-" + it["id"]} for it in items("hu")]
+    other += [{"match": it["turns"][0], "response": "B1-" + it["id"]} for it in items("hu")]
+    (example / "other.jsonl").write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in other),
+                                         encoding="utf-8")
+    base_b = stub_server("--responses", str(example / "other.jsonl"), "--answer", "Rating: [[5]]")
+    assert run(example, base, example / "mt_chat_hu.yaml", "run_a").returncode == 0
+    assert run(example, base_b, example / "mt_chat_hu.yaml", "run_b").returncode == 0
+    judge = stub_server("--answer", "A is better. [[A]]", "--log-bodies")
+    done = glot(example, "judge-pairwise", str(example / "run_a"), str(example / "run_b"), "--judge", "openai:pj",
+                "--judge-base-url", judge, "-o", str(example / "pw"), "--no-progress")
+    assert done.returncode == 0, done.stderr[-3000:]
+    bodies = [e["body"] for e in sent(judge)]
+    assert len(bodies) == 2 * len(RATINGS)  # both orders per item
+    for it in items("hu"):
+        mine = [b for b in bodies if any(answer(it["id"], 1) in m["content"] for m in b["messages"])]
+        assert len(mine) == 2
+        for b in mine:
+            text = b["messages"][-1]["content"]
+            for part in (it["turns"][0], it["turns"][1], answer(it["id"], 1), answer(it["id"], 2),
+                         "B1-" + it["id"], "B2-" + it["id"]):
+                assert part in text, part
