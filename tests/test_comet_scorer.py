@@ -140,3 +140,13 @@ def test_what_reaches_comet_and_the_mean_with_a_stand_in_module(work, stub_serve
     scores = [stand_in_score(en, ANSWERS[i], cs) for i, en, cs in ROWS]
     assert t["metrics"]["comet"]["value"] == pytest.approx(sum(scores) / len(scores), abs=1e-6)
     assert t["comet"] == {"checkpoint": str(ckpt), "path": str(ckpt), "source_field": "source"}
+
+
+def test_a_source_field_the_task_does_not_map_is_one_line_before_any_request(work, stub_server):
+    base = stub_server("--answer", "x")
+    ckpt = work / "model.ckpt"
+    ckpt.write_bytes(b"not read")
+    path = task_file(work, {"comet_model": str(ckpt), "comet_source": "english"})
+    line = one_line(glot(work, "run", "-m", "openai:stub", "--base-url", base, "-t", str(path), "-o", str(work / "run")))
+    assert str(path) in line and "comet_source 'english' is not a field the task maps" in line
+    assert sent(base) == []

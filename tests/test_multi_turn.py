@@ -264,3 +264,64 @@ def test_the_pairwise_judge_sees_both_models_whole_dialogues(example, stub_serve
             for part in (it["turns"][0], it["turns"][1], answer(it["id"], 1), answer(it["id"], 2),
                          "B1-" + it["id"], "B2-" + it["id"]):
                 assert part in text, part
+
+
+def test_a_failed_later_turn_is_the_items_error_and_keeps_the_earlier_answers(tmp_path):
+    """A fault injected on purpose: a model that refuses every second turn. The item is an error naming the
+    turn, turn 1's answer is kept in the record and the journal, and a later run with a model that answers
+    takes turn 1 from the journal and sends turn 2 only."""
+    import asyncio
+
+    from glotbench.engine.caller import CachedCaller
+    from glotbench.engine.journal import Journal
+    from glotbench.engine.runner import TaskRun, process_sample
+    from glotbench.errors import PermanentModelError
+    from glotbench.models.base import GenResult, Model
+    from glotbench.tasks.registry import make_task
+    from glotbench.tasks.request_settings import RequestSettings
+
+    class Dialogue(Model):
+        model_id = "fault:dialogue"
+
+        def __init__(self, refuse_turn_two: bool):
+            self.refuse, self.seen = refuse_turn_two, []
+
+        async def generate(self, request):
+            users = [m for m in request.messages if m["role"] == "user"]
+            self.seen.append(len(users))
+            if len(users) > 1 and self.refuse:
+                raise PermanentModelError("injected: turn 2 refused")
+            return GenResult(text=f"answer {len(users)}")
+
+    for f in EXAMPLES.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    path = tmp_path / "mt_chat_cs.yaml"
+    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    del spec["judge"]  # scored by rule: the last turn's answer
+    spec.update(scorer="exact_match", metrics=["accuracy"], fields={**spec["fields"], "target": "category"})
+    path.write_text(yaml.safe_dump(spec, allow_unicode=True), encoding="utf-8")
+    task = make_task(load_spec(path), path)
+    sample = task.samples()[0]
+
+    def one(model: Model) -> tuple[str, dict, CachedCaller]:
+        journal = Journal(tmp_path / "journal.sqlite")
+        caller = CachedCaller(model, journal, concurrency=1)
+        tr = TaskRun(task=task, mode="generate", fingerprint={"id": "k"}, samples=[sample], todo=[sample],
+                     settings=RequestSettings())
+        try:
+            status = asyncio.run(process_sample(tr, sample, caller, journal, True))
+            journal.flush()
+            rec = next(r for r in journal.iter_samples("k", task.name))
+        finally:
+            journal.close()
+        return status, rec, caller
+
+    status, rec, _ = one(Dialogue(refuse_turn_two=True))
+    assert status == "error" and rec["error"].startswith("turn 2: ") and "injected" in rec["error"]
+    assert rec["outputs"] == [{"text": "answer 1", "reasoning": None, "input_tokens": None, "output_tokens": None,
+                               "finish_reason": None, "turn": 1}]
+    healthy = Dialogue(refuse_turn_two=False)
+    status, rec, caller = one(healthy)
+    assert status == "scored" and healthy.seen == [2]  # turn 1 from the journal, turn 2 sent
+    assert caller.stats.cached == 1 and caller.stats.sent == 1
+    assert [o["text"] for o in rec["outputs"]] == ["answer 1", "answer 2"] and rec["extracted"] == "answer 2"

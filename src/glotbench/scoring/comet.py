@@ -91,10 +91,16 @@ def text_comet(extracted, target, *, sample=None, pack=None, comet_model: str | 
 
 
 def _check_ready(where: str = "", comet_model: str | None = None, comet_source: str = "source",
-                 comet_gpus: int = 0) -> None:
-    """Before any request: the checkpoint is named and found, and the ``comet`` extra is installed."""
+                 comet_gpus: int = 0, task_fields: set[str] | None = None) -> None:
+    """Before any request: the source field is one the task maps, the checkpoint is named and found, and
+    the ``comet`` extra is installed."""
     from glotbench.extras import require
 
+    if task_fields is not None and comet_source not in task_fields:
+        who = f"{where}: {_WHO}" if where else _WHO
+        raise TaskSpecError(f"{who}: comet_source {comet_source!r} is not a field the task maps (fields: "
+                            f"{', '.join(sorted(task_fields)) or 'none'}); map the source sentence, e.g. "
+                            f"fields: {{{comet_source}: en}}")
     resolve_checkpoint(comet_model, where)
     require("comet", f"{where}: {_WHO}" if where else _WHO)
 

@@ -605,10 +605,16 @@ class Task:
         """Raise a one-line GlotbenchError if a file the task needs besides its data (a grading or
         prompt file) cannot be read. A run calls it before the model is loaded, so a judged task
         never finds its grader missing after every model request. Default: the scorer's own
-        ``check_ready(where, **scorer_options)`` when its function has one (a local encoder it needs)."""
+        ``check_ready(where, **scorer_options)`` when its function has one (a local encoder it needs); one
+        that takes ``task_fields`` also gets the names the task maps (and defaults)."""
         ready = getattr(self.scorer.fn, "check_ready", None)
         if callable(ready):
-            ready(f"{self.spec_where}: field 'scorer_options'", **self.spec.scorer_options)
+            import inspect
+
+            kw = dict(self.spec.scorer_options)
+            if "task_fields" in inspect.signature(ready).parameters:  # a scorer that reads an item's field by name
+                kw["task_fields"] = set(self.spec.fields) | set(self.spec.default)
+            ready(f"{self.spec_where}: field 'scorer_options'", **kw)
 
     # `glotbench analyze thinking --judge`: how a reasoning trace is cut into thoughts
     # ("fib_split": the judge splits it; "shift_expression": the judge names thought-shift phrases)
