@@ -325,3 +325,7 @@ def test_a_failed_later_turn_is_the_items_error_and_keeps_the_earlier_answers(tm
     assert status == "scored" and healthy.seen == [2]  # turn 1 from the journal, turn 2 sent
     assert caller.stats.cached == 1 and caller.stats.sent == 1
     assert [o["text"] for o in rec["outputs"]] == ["answer 1", "answer 2"] and rec["extracted"] == "answer 2"
+    from glotbench.report.items import raw_output
+    from glotbench.sample_record import SampleRecord
+
+    assert raw_output(SampleRecord.from_json(rec)) == "[turn 1] answer 1\n---\n[turn 2] answer 2"  # the report's view
