@@ -75,6 +75,17 @@ def test_analyze_thinking_with_a_judge_prints_every_table(stub_server, tmp_path)
     assert a["n_thoughts_assessed"] == 2 * n and a["correct_thought_share"] == 0.5
     assert rep["INCORRECT"]["n_judged"] == with_trace["INCORRECT"] > 0
     assert rep["fig6"]["incorrect_with_correct_thought"] == 1.0
+    # Fig. 6 per response: every INCORRECT response has one of its two thoughts correct (ratio 0.5)
+    dist = rep["fig6"]["distribution"]["INCORRECT"]
+    assert [(b["lo"], b["hi"]) for b in dist if b["n"]] == [(0.4, 0.5)]
+    assert sum(b["n"] for b in dist) == with_trace["INCORRECT"] and max(b["share"] for b in dist) == 1.0
+    # Fig. 9: per response one Complex Thought that is Completely Correct, one Simple Assertion that is not
+    fig9 = a["fig9"]
+    assert fig9["n_segments"] == 2 * n and "Fig. 9" in text
+    assert fig9["counts"]["Complex Thought"]["Completely Correct"] == n
+    assert fig9["counts"]["Simple Assertion"]["Completely Incorrect"] == n
+    assert fig9["share"]["Simple Assertion"]["Completely Incorrect"] == 0.5
+    assert fig9["row_share"]["Complex Thought"]["Completely Correct"] == 1.0
     # A second analysis reads every judge reply from the journal: same report, no new calls.
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
     assert again.returncode == 0

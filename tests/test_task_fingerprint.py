@@ -172,6 +172,9 @@ def test_every_field_of_the_task_schema_is_in_the_fingerprint_but_the_deny_list(
     for path, ann in leaves:
         spec = json.loads(json.dumps(base_spec))
         _set(spec, path, _edit_value(path, ann, _get(spec, path)))
+        if path == "prompt.turns":  # turns replace prompt.user (docs/multi-turn.md): the user turn goes
+            spec["prompt"]["turns"] = [base_spec["prompt"]["user"]]
+            spec["prompt"]["user"] = "{{ input }}"
         assert _get(spec, path) != _get(base_spec, path), path
         (changed if _fingerprint(task_dir, spec)["id"] != base else unchanged).append(path)
     exempt = [p for p, _ in leaves if p.split(".")[0] in DENY]

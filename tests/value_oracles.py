@@ -838,6 +838,7 @@ TEXT_ORACLES: dict[str, Oracle] = {
     "bertscore": _mean("bertscore_f1"),
     "bertscore_precision": _mean("bertscore_precision"),
     "bertscore_recall": _mean("bertscore_recall"),
+    "comet": _mean("comet"),  # COMET's system_score: the mean of the segment scores
 }
 METRIC_ORACLES.update(TEXT_ORACLES)
 # the same oracles over items with several references (a gold list): sacrebleu's own multi-reference
@@ -1397,3 +1398,34 @@ def plain_rating_bootstrap(kind: str, human: list, auto: list, n_boot: int, seed
     if not vals:
         return None, None, undefined
     return plain_percentile(vals, alpha / 2), plain_percentile(vals, 1 - alpha / 2), undefined
+
+
+# ------------------------------------------------------------------ thinking analysis (analyze thinking --judge, OpenHuEval)
+
+def plain_ratio_histogram(score_lists: list[list], n_bins: int = 10) -> list[int]:
+    """Fig. 6 per response, restated with exact fractions: each response's correct (2/2) thoughts over its
+    assessed thoughts (None left out; a response with none assessed is not counted), counted in bin 0 when
+    0, else in (k/n_bins, (k+1)/n_bins]."""
+    from fractions import Fraction
+
+    counts = [0] * (n_bins + 1)
+    for scores in score_lists:
+        assessed = [x for x in scores if x is not None]
+        if not assessed:
+            continue
+        r = Fraction(sum(1 for x in assessed if x == 2), len(assessed))
+        k = 0
+        if r > 0:
+            k = 1
+            while r > Fraction(k, n_bins):
+                k += 1
+        counts[k] += 1
+    return counts
+
+
+def plain_crosstab(pairs: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """Fig. 9 restated: (complexity, correctness) -> count, with a plain loop."""
+    out: dict[tuple[str, str], int] = {}
+    for p in pairs:
+        out[p] = out.get(p, 0) + 1
+    return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 TEXT_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "rouge_l", "rouge_raw_1", "rouge_raw_2", "rouge_raw_l",
                 "rouge_raw_1_precision", "rouge_raw_2_precision", "rouge_raw_l_precision", "rouge_raw_1_recall",
                 "rouge_raw_2_recall", "rouge_raw_l_recall", "rouge_raw_1_full", "rouge_raw_2_full", "rouge_raw_l_full",
-                "bertscore_f1", "bertscore", "bertscore_precision", "bertscore_recall")
+                "bertscore_f1", "bertscore", "bertscore_precision", "bertscore_recall", "comet")
 
 def register(bench) -> None:
     """Declare the generic built-ins on ``bench`` (a :class:`glotbench.catalog.Benchmark`)."""
@@ -30,6 +30,7 @@ def register(bench) -> None:
     bench.metric_kind("text", "glotbench.scoring.text_metrics:TEXT_KIND")
     bench.scorer("text", "glotbench.scoring.text_metrics:text")
     bench.scorer("text_bertscore", "glotbench.scoring.bertscore:text_bertscore")
+    bench.scorer("text_comet", "glotbench.scoring.comet:text_comet")
     # model backends, loaded on the first model built: `glotbench tasks` imports no HTTP client or llama.cpp binding
     bench.backend("anthropic", factory="glotbench.models.anthropic_api:from_spec", light=True)
     bench.backend("embedded", "default", factory="glotbench.models.embedded:from_spec", needs_name=False,

@@ -19,8 +19,9 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "plots": ("matplotlib",),
     "analysis": ("lingua",),
     "bertscore": ("bert_score", "torch", "transformers"),
-    "hub": ("datasets", "pandas"),
-    "embed": ("torch", "transformers"),  # build dedup --embed: a local encoder's embeddings  # the Hub-format tasks (glotbench.data.hub_folder.require_hub)
+    "comet": ("comet",),  # unbabel-comet: the text_comet scorer (glotbench.scoring.comet)
+    "embed": ("torch", "transformers"),  # build dedup --embed: a local encoder's embeddings
+    "hub": ("datasets", "pandas"),  # the Hub-format tasks (glotbench.data.hub_folder.require_hub)
 }
 
 

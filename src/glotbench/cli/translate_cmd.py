@@ -27,6 +27,7 @@ def translate(
     max_tokens: int = typer.Option(256, "--max-tokens", help="Per sentence (the thesis' model stopped at 200 tokens)."),
     knob: Optional[list[str]] = typer.Option(None, "--knob", help="Backend generation knob NAME=VALUE, e.g. repeat_penalty=5 (the thesis' repetition penalty)."),
     concurrency: int = typer.Option(4, "--concurrency", "-j"),
+    raw: bool = typer.Option(False, "--raw", help="Send each sentence alone, with no instruction around it: for a translation model (NLLB, M2M100, Marian; set its languages with -M tgt_lang=... / forced_bos_token=..., docs/hf-backend.md)."),
     wait: bool = typer.Option(False, "--wait", help="If another glotbench process holds the folder's run lock, wait for it instead of refusing."),
 ) -> None:
     """Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."""
@@ -57,10 +58,11 @@ def translate(
     other = resolve([prompt_from])[0] if prompt_from else None
     records = source_records(src_task, limit)
     m = load_cli_model(model, model_args, base_url=base_url)
-    header = f"[bold]translate[/] {task} -> {to} · {len(records)} record(s) · fields {', '.join(chosen)} · {m.model_id} · {output}"
+    header = (f"[bold]translate[/] {task} -> {to} · {len(records)} record(s) · fields {', '.join(chosen)} · {m.model_id} · "
+              f"{'raw sentences · ' if raw else ''}{output}")
     translated, tr = translate_records(records, chosen, m, output, source_lang=src_task.spec.language, target_lang=to,
                                        max_tokens=max_tokens, knobs=knobs, concurrency=concurrency, wait=wait,
-                                       on_start=lambda: console.print(header))
+                                       on_start=lambda: console.print(header), raw=raw)
     data, yaml_path = write_outputs(src_task, translated, output, target_lang=to, name=name, prompt_from=other,
                                     model_id=m.model_id, fields=chosen)
     notes = output / "notes.jsonl"

@@ -174,6 +174,10 @@ def _model_checks(cfg: RunSettings, tasks: list[Task], model: Model, req: Reques
         model.check_knobs(backend_knobs(cfg.gen_kwargs))
     if getattr(model, "notice", None):
         observer.say(f"[yellow]note[/]: {model.notice}")
+    dialogues = [t.name for t in tasks if t.n_turns > 1 and task_mode(t, req) == "generate"]
+    if dialogues and getattr(model, "answers_items", False):  # one recorded answer per item, not per turn
+        raise GlotbenchError(f"{', '.join(dialogues)}: a multi-turn task needs a model that answers each turn; "
+                             f"{model.model_id} holds one recorded answer per item (docs/multi-turn.md)")
     for note in check_mode(tasks, cfg.mode, model, lambda t: task_mode(t, req)) + plain_layout_notes(tasks, model, req):
         observer.say(f"[yellow]note[/]: {note}")
     if cfg.judge and any(t.needs_judge for t in tasks):

@@ -59,10 +59,64 @@ def _prompt_of(request) -> Any:
     return d.get("prompt") if "prompt" in d else d.get("context")
 
 
-def _output_view(out) -> dict:
+def _output_view(out, turn: int | None = None) -> dict:
     d = out.to_dict()
     d.pop("raw", None)
+    if turn is not None:  # a multi-turn item: which user turn this answers (1-based)
+        d["turn"] = turn
     return d
+
+
+def _views(outputs: list, n_turns: int) -> list[dict]:
+    """The outputs as the record holds them; a multi-turn item's each name its turn."""
+    return [_output_view(o, k % n_turns + 1 if n_turns > 1 else None) for k, o in enumerate(outputs)]
+
+
+def _for_item(requests: list, task: Task, sample: Sample, model: Model) -> list:
+    """Each generation request names its item (``item``; with a backend that answers items, not prompts,
+    also in the key: ``recorded:``)."""
+    if getattr(model, "answers_items", False):
+        requests = [dataclasses.replace(r, extra=(*r.extra, ("answers_item", f"{task.name}/{sample.id}")))
+                    if isinstance(r, GenRequest) else r for r in requests]
+    return requests
+
+
+def _first_failure(results: list):
+    """The first failed request of ``results`` (None: none failed); a run that is stopping is re-raised."""
+    failures = [r for r in results if isinstance(r, BaseException)]
+    for f in failures:
+        if isinstance(f, (RunStopped, asyncio.CancelledError)) or not isinstance(f, Exception):
+            raise f  # the run is stopping: leave the item for the rerun, record nothing
+    return failures[0] if failures else None
+
+
+def _failure_message(f: BaseException) -> str:
+    return str(f) if isinstance(f, RequestFailed) else f"{type(f).__name__}: {f}"
+
+
+async def later_turns(tr: TaskRun, sample: Sample, first: list, caller: CachedCaller, is_chat: bool,
+                      request_keys: list[str]) -> tuple[list, BaseException | None, int]:
+    """A multi-turn item's turns 2..n (``task.n_turns``): each chain's (Best-of-N) answers so far go back
+    into the dialogue, turn by turn, every request through the journal like turn 1's (so a rerun takes
+    the turns it has and sends the rest). Returns every answer, chain by chain in turn order, the first
+    failure (None: none) and its turn (1-based); ``request_keys`` gets each turn's keys."""
+    task = tr.task
+    chains = [[r] for r in first]
+    for turn in range(1, task.n_turns):
+        reqs = [task.turn_request(sample, [task.fed_back(o) for o in chain], chat=is_chat, settings=tr.settings,
+                                  sample_index=k) for k, chain in enumerate(chains)]
+        reqs = _for_item(reqs, task, sample, caller.model)
+        keyed = [(kj, hashlib.sha256(kj).hexdigest()) for kj in (r.keyed_json(caller.model.model_id) for r in reqs)]
+        request_keys.extend(k for _, k in keyed)
+        reqs = [dataclasses.replace(r, item=(task.name, sample)) for r in reqs]
+        got = await _call_all(caller, reqs, task.name, sample.id, return_exceptions=True, keyed=keyed)
+        failed = _first_failure(got)
+        for chain, r in zip(chains, got):
+            if not isinstance(r, BaseException):
+                chain.append(r)
+        if failed is not None:
+            return [o for chain in chains for o in chain], failed, turn + 1
+    return [o for chain in chains for o in chain], None, task.n_turns
 
 
 async def _call_all(caller: CachedCaller, requests: list, task: str, sample_id: str, *,
@@ -114,10 +168,8 @@ def recorded_verdicts(model: Model, task: Task, sample: Sample, n: int) -> list[
 async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, journal: Journal, is_chat: bool,
                          judge: CachedCaller | None = None) -> str:
     task = tr.task
-    requests = task.requests(sample, mode=tr.mode, chat=is_chat, settings=tr.settings)
-    if getattr(caller.model, "answers_items", False):  # recorded answers: the item is part of the key
-        requests = [dataclasses.replace(r, extra=(*r.extra, ("answers_item", f"{task.name}/{sample.id}")))
-                    if isinstance(r, GenRequest) else r for r in requests]
+    requests = _for_item(task.requests(sample, mode=tr.mode, chat=is_chat, settings=tr.settings), task, sample,
+                         caller.model)
     model_id = caller.model.model_id
     keyed = [(kj, hashlib.sha256(kj).hexdigest()) for kj in (r.keyed_json(model_id) for r in requests)]  # once per request
     record = SampleRecord.start(task=task.name, sample_id=sample.id, idx=sample.index, run_key=tr.run_key,
@@ -131,15 +183,15 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, jour
     # each generation request names its item, for backends that answer items, not prompts (recorded:)
     requests = [dataclasses.replace(r, item=(task.name, sample)) if isinstance(r, GenRequest) else r for r in requests]
     results = await _call_all(caller, requests, task.name, sample.id, return_exceptions=True, keyed=keyed)
-    failures = [r for r in results if isinstance(r, BaseException)]
-    for f in failures:
-        if isinstance(f, (RunStopped, asyncio.CancelledError)) or not isinstance(f, Exception):
-            raise f  # the run is stopping: leave the item for the rerun, record nothing
-    if failures:
-        # anything unexpected from a backend is this item's error, never the run's end
-        f = failures[0]
-        msg = str(f) if isinstance(f, RequestFailed) else f"{type(f).__name__}: {f}"
-        return put(record.failed(msg, attempts=getattr(f, "attempts", 1)))
+    f = _first_failure(results)
+    if f is not None:  # anything unexpected from a backend is this item's error, never the run's end
+        return put(record.failed(_failure_message(f), attempts=getattr(f, "attempts", 1)))
+    n_turns = task.n_turns if tr.mode == "generate" else 1
+    if n_turns > 1:  # the model's answers go back into the dialogue, turn by turn (docs/multi-turn.md)
+        results, f, turn = await later_turns(tr, sample, list(results), caller, is_chat, record.request_keys)
+        if f is not None:
+            return put(record.failed(f"turn {turn}: {_failure_message(f)}",
+                                     attempts=getattr(f, "attempts", 1), outputs=_views(results, n_turns)))
     _put_recorded_grades(caller.model, task.name, sample, len(results), journal)
     verdicts = None
     judge_id = judge.model.model_id if judge is not None else None
@@ -154,7 +206,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, jour
         except Exception as err:  # noqa: BLE001 - a failed or malformed judge answer is this item's error
             what = str(err) if isinstance(err, RequestFailed) else f"{type(err).__name__}: {err}"
             return put(record.failed(f"judge request failed: {what}", attempts=getattr(err, "attempts", 1),
-                                     outputs=[_output_view(o) for o in results]))
+                                     outputs=_views(results, n_turns)))
     try:
         if verdicts is not None:
             scored = task.score_judged(sample, list(results), verdicts)
@@ -162,9 +214,12 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, jour
             scored = task.score(sample, list(results), mode=tr.mode)
     except Exception as err:  # a scorer bug must not lose the responses: record it as an error item
         return put(record.failed(f"scoring failed: {type(err).__name__}: {err}",
-                                 outputs=[_output_view(o) for o in results]))
-    return put(record.scored(outputs=[_output_view(o) for o in results], extracted=scored.extracted, rule=scored.rule,
-                             pred=scored.pred, values=scored.values, detail=scored.detail,
+                                 outputs=_views(results, n_turns)))
+    detail = scored.detail
+    if n_turns > 1:  # the first chain's dialogue as the model had it, its last answer included
+        detail = {**detail, "dialogue": task.dialogue(sample, [task.fed_back(o) for o in results[:n_turns]])}
+    return put(record.scored(outputs=_views(results, n_turns), extracted=scored.extracted, rule=scored.rule,
+                             pred=scored.pred, values=scored.values, detail=detail,
                              judge=judge_id if verdicts is not None else None, judgments=verdicts))
 
 

@@ -3,7 +3,10 @@
 An item is (task, item id). Its question is the prompt the model saw without the system turn: the
 last user message of a chat prompt (few-shot turns before it are left out), or the whole text of a
 plain prompt. Its answer is the first output's text with any thinking trace taken out. Items whose
-record is an error, or whose answer is empty, count as unanswered.
+record is an error, or whose answer is empty, count as unanswered. A multi-turn item (its record's
+``detail.dialogue``, docs/multi-turn.md) is judged as a whole dialogue, as MT-Bench's multi-turn pairwise
+prompt shows it: the question is its user turns, each answer the model's whole dialogue
+(``"USER: ..."`` / ``"ASSISTANT: ..."`` blocks); one whose last answer is empty counts as unanswered.
 
 A journal can hold the same task under several run keys (the folder was reused with other
 settings): the key results.json names for the task is taken; without one, the task is refused
@@ -65,6 +68,28 @@ def _answer_text(record: dict) -> str:
     return strip_thinking(_text(first.get("text")))[0].strip()
 
 
+def _dialogue(record: dict) -> list[dict] | None:
+    """A multi-turn record's dialogue (user and assistant messages), or None."""
+    said = (record.get("detail") or {}).get("dialogue") if isinstance(record.get("detail"), dict) else None
+    if not isinstance(said, list) or not said or not all(isinstance(m, dict) for m in said):
+        return None
+    return [{"role": m.get("role"), "content": _text(m.get("content"))} for m in said]
+
+
+def _answer_of(record: dict) -> Answer | None:
+    """The record's question and answer (see the module docstring); None when unanswered."""
+    said = _dialogue(record) if record.get("status") == "scored" else None
+    if said is not None:
+        from glotbench.prompts.dialogue import transcript
+
+        if said[-1]["role"] != "assistant" or not said[-1]["content"].strip():
+            return None
+        return Answer(question=transcript([m for m in said if m["role"] == "user"]).strip(),
+                      text=transcript(said).strip(), lang=record.get("lang"))
+    text = _answer_text(record) if record.get("status") == "scored" else ""
+    return Answer(question=question_of(record.get("prompt")), text=text, lang=record.get("lang")) if text else None
+
+
 def _results(run_dir: Path) -> dict:
     path = run_dir / "results.json"
     try:
@@ -118,11 +143,11 @@ def read_run(run_dir: Path, tasks: list[str] | None = None) -> RunAnswers:
         rows = by_key[named[task]] if len(by_key) > 1 else next(iter(by_key.values()))
         for row in rows:
             key = (task, str(row["sample_id"]))
-            text = _answer_text(row) if row.get("status") == "scored" else ""
-            if not text:
+            answer = _answer_of(row)
+            if answer is None:
                 run.unanswered.add(key)
                 continue
-            run.answers[key] = Answer(question=question_of(row.get("prompt")), text=text, lang=row.get("lang"))
+            run.answers[key] = answer
     return run
 
 

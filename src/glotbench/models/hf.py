@@ -82,7 +82,8 @@ class HFModel(Model):
     def __init__(self, name: str, device: str = "cpu", dtype: str = "auto", batch_size: int = 8,
                  revision: str | None = None, gguf_file: str | None = None, chat: bool | None = None,
                  trust_remote_code: bool = False, seed: int = 0, chat_template: str | None = None,
-                 backend: str = "auto", max_length: int | None = None):
+                 backend: str = "auto", max_length: int | None = None, forced_bos_token: str | None = None,
+                 tgt_lang: str | None = None, src_lang: str | None = None):
         try:
             import torch
             import transformers
@@ -152,10 +153,12 @@ class HFModel(Model):
         else:
             self.notice = None if has_template or chat is False else (
                 f"hf:{name} has no chat template: running it as a plain-completion model")
+        self._language_tokens(name, forced_bos_token, tgt_lang, src_lang)
         ident = revision if not self.is_local else _dir_fingerprint(local, gguf_file)
         label = Path(name).name if self.is_local else name
         forced = f"+{backend}" if backend != "auto" and backend != found else ""  # another architecture, other outputs
-        self.model_id = f"hf:{label}{'/' + gguf_file if gguf_file and gguf_file not in label else ''}{forced}@{ident}"
+        self.model_id = (f"hf:{label}{'/' + gguf_file if gguf_file and gguf_file not in label else ''}{forced}"
+                         f"{self._language_label()}@{ident}")
         self._flattened = 0  # chat requests rendered as plain text (a model without a chat template)
         self._pending: list[tuple[Any, asyncio.Future]] = []
         self._flusher: asyncio.Task | None = None
@@ -169,6 +172,47 @@ class HFModel(Model):
     def seq2seq(self) -> bool:
         return self.architecture == "seq2seq"
 
+    def _language_tokens(self, name: str, forced_bos_token: str | None, tgt_lang: str | None,
+                         src_lang: str | None) -> None:
+        """A translation model's languages (NLLB, M2M100, mBART, multilingual Marian): ``tgt_lang`` (the
+        tokenizer's language id: M2M100's ``get_lang_id``, else the token itself, ``ces_Latn``) or
+        ``forced_bos_token`` (a token) is forced as the first generated token; ``src_lang`` is the
+        tokenizer's source language (the token it puts on the input). A token the tokenizer does not
+        know is one line here, before any request (docs/hf-backend.md)."""
+        self.forced_bos_token, self.tgt_lang, self.src_lang = forced_bos_token, tgt_lang, src_lang
+        self.forced_bos_token_id = None
+        if forced_bos_token and tgt_lang:
+            raise ModelError(f"model spec 'hf:{name}': give forced_bos_token or tgt_lang, not both")
+        if src_lang:
+            if not hasattr(self.tok, "src_lang"):
+                raise ModelError(f"model spec 'hf:{name}': src_lang={src_lang!r}, but its tokenizer "
+                                 f"({type(self.tok).__name__}) takes no source language")
+            self.tok.src_lang = src_lang
+        wanted = forced_bos_token or tgt_lang
+        if not wanted:
+            return
+        if tgt_lang and callable(getattr(self.tok, "get_lang_id", None)):  # M2M100: cs -> __cs__
+            try:
+                token_id = self.tok.get_lang_id(tgt_lang)
+            except KeyError:
+                token_id = None
+        else:
+            token_id = self.tok.convert_tokens_to_ids(wanted)
+        if token_id is None or (token_id == self.tok.unk_token_id and wanted != self.tok.unk_token):
+            which = "forced_bos_token" if forced_bos_token else "tgt_lang"
+            raise ModelError(f"model spec 'hf:{name}': {which}={wanted!r} is not a token of its tokenizer "
+                             f"(a language token such as ces_Latn for NLLB, cs for M2M100)")
+        if not self.seq2seq:
+            raise ModelError(f"model spec 'hf:{name}': {'forced_bos_token' if forced_bos_token else 'tgt_lang'} "
+                             f"applies to encoder-decoder (translation) models; this one is decoder-only")
+        self.forced_bos_token_id = int(token_id)
+
+    def _language_label(self) -> str:
+        """The languages in the model's id (they change its outputs, so its cache keys)."""
+        parts = [f"bos={self.forced_bos_token}" if self.forced_bos_token else "",
+                 f"tgt={self.tgt_lang}" if self.tgt_lang else "", f"src={self.src_lang}" if self.src_lang else ""]
+        return "".join(f"+{p}" for p in parts if p)
+
     # ------------------------------------------------------------------ identity
     def settings(self) -> dict:
         where = {"path": str(Path(self.name).expanduser())} if self.is_local else {"hub_id": self.name}
@@ -179,6 +223,9 @@ class HFModel(Model):
             out["chat_template_sha256"] = hashlib.sha256(self.chat_template.encode()).hexdigest()[:16]
         if self.max_length:  # only when set: existing runs keep their model fingerprint
             out["max_length"] = self.max_length
+        for k in ("forced_bos_token", "tgt_lang", "src_lang"):  # only when set, as max_length
+            if getattr(self, k):
+                out[k] = getattr(self, k)
         return out
 
     def count_tokens(self, text: str) -> int | None:
@@ -286,6 +333,8 @@ class HFModel(Model):
         enc = self.tok(texts, return_tensors="pt", padding=True, add_special_tokens=special)
         enc = {k: v.to(self.device) for k, v in enc.items()}
         kw: dict[str, Any] = {"max_new_tokens": r0.max_tokens, "pad_token_id": self.tok.pad_token_id}
+        if self.forced_bos_token_id is not None:  # the target language's token first (NLLB, M2M100, mBART)
+            kw["forced_bos_token_id"] = self.forced_bos_token_id
         if given_up is not None:
             kw["stopping_criteria"] = StoppingCriteriaList([_cancel_criterion(given_up)])
         if r0.temperature and r0.temperature > 0:
@@ -315,6 +364,8 @@ class HFModel(Model):
         eos = self.tok.eos_token_id
         for row, r in enumerate(reqs):
             new = seqs[row, n_in:].tolist()
+            if self.forced_bos_token_id is not None and new[:1] == [self.forced_bos_token_id]:
+                new = new[1:]  # the forced language token is not part of the answer
             n_prompt = int(enc["attention_mask"][row].sum())
             finish = "length"
             if eos in new:

@@ -153,6 +153,9 @@ def estimate_run(model: str, tasks: list[Task], settings: RunSettings, prices_pa
         prompts, outs = [], []
         for s in samples:
             reqs = task.requests(s, mode=mode, chat=is_chat, settings=req)
+            if mode == "generate" and task.n_turns > 1:  # the later turns, their earlier answers unknown yet
+                reqs = [*reqs, *(task.turn_request(s, [""] * k, chat=is_chat, settings=req, sample_index=r.sample_index)
+                                 for r in reqs for k in range(1, task.n_turns))]
             answer_tokens = None
             for r in reqs:
                 prompts.append(request_text(r))
@@ -173,6 +176,10 @@ def estimate_run(model: str, tasks: list[Task], settings: RunSettings, prices_pa
                  {"max": "max_tokens", "answer": "gold answer tokens"}.get(output_tokens, f"{output_tokens} per request")
                  if isinstance(output_tokens, str) else f"{output_tokens} per request")
         results.append(TaskEstimate(task.name, task.spec.language, len(samples), mode, est, basis))
+        if mode == "generate" and task.n_turns > 1:
+            notes.append(f"{task.name}: {task.n_turns} turns per item; a later turn's input counts the earlier user "
+                         f"turns but not the model's earlier answers, which are sent back too (unknown before the run): "
+                         f"its input tokens are a floor")
         for n in est.notes:
             if n not in notes:
                 notes.append(n)

@@ -104,8 +104,8 @@ def raw_output(rec: SampleRecord) -> str:
     texts = []
     for o in outs:
         if isinstance(o, dict):
-            if o.get("text") is not None:
-                texts.append(str(o["text"]))
+            if o.get("text") is not None:  # a multi-turn item's answers name their turn
+                texts.append(f"[turn {o['turn']}] {o['text']}" if o.get("turn") else str(o["text"]))
             elif "logprob" in o:
                 texts.append(f"logprob {o['logprob']:.4f}")
     return "\n---\n".join(texts)

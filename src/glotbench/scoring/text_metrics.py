@@ -297,7 +297,11 @@ class TM:
                                   description=_BERT_DESC.format(what="precision"))
     bertscore_recall = mean_of("bertscore_recall", "bertscore_recall", role="secondary",
                                description=_BERT_DESC.format(what="recall"))
+    comet = mean_of("comet", "comet", description="COMET (unbabel-comet) segment score per item against the item's "
+                    "reference given its source, with the local checkpoint named in scorer_options.comet_model or "
+                    "GLOTBENCH_COMET_MODEL; mean over items (= COMET's system_score)")
 
 
 METRIC_NAMES = tuple(n for n in vars(TM) if not n.startswith("_"))
 BERTSCORE_METRICS = ("bertscore_f1", "bertscore", "bertscore_precision", "bertscore_recall")
+COMET_METRICS = ("comet",)

@@ -71,9 +71,12 @@ class FewshotSpec(_Strict):
     answer: str = "{{ target }}"
 
 
+DEFAULT_USER = "{{ input }}"
+
+
 class PromptSpec(_Strict):
     system: str | None = None
-    user: str = "{{ input }}"
+    user: str = DEFAULT_USER
     # template for plain-completion models; default: system, then user, then the answer cue
     plain: str | None = None
     # how each option is written in {{ choices_block }}
@@ -82,6 +85,21 @@ class PromptSpec(_Strict):
     # loglikelihood scoring: what follows the plain prompt for each option ("label" or "text")
     ll_continuation: Literal["label", "text"] = "label"
     answer_cue: str = ""  # appended to plain prompts (e.g. "Хариулт:")
+    # a multi-turn task: the user turns, in order (jinja2, the same variables as ``user``, which they
+    # replace); the model answers turn 1, its answer goes back as the assistant message before turn 2, ...
+    # (docs/multi-turn.md). None: one user turn, ``user``.
+    turns: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _turns_or_user(self):
+        if self.turns is not None:
+            if not self.turns or not all(isinstance(t, str) and t.strip() for t in self.turns):
+                raise ValueError("turns: a non-empty list of user-turn templates (none of them empty)")
+            if self.user != DEFAULT_USER:
+                raise ValueError("turns replaces user: give one of prompt.user or prompt.turns")
+            if self.plain is not None:
+                raise ValueError("turns: a multi-turn prompt is laid out from its messages; leave prompt.plain unset")
+        return self
 
 
 class PromptVariant(_Strict):
@@ -168,6 +186,8 @@ class TaskSpec(_Strict):
             later = fingerprint_exclude(self.judge)
             if later:
                 exclude = {**{k: True for k in exclude}, "judge": later}
+        if self.prompt.turns is None:  # added later: a one-turn task keeps its fingerprint
+            exclude = {**({k: True for k in exclude} if isinstance(exclude, set) else exclude), "prompt": {"turns"}}
         return self.model_dump(mode="json", exclude=exclude)
 
     def spec_hash(self) -> str:
@@ -190,6 +210,13 @@ class TaskSpec(_Strict):
         return next((v.name for v in self.prompts if v.headline), DECLARED_PROMPT)
 
     @model_validator(mode="after")
+    def _turns_are_generated(self):
+        if self.prompt.turns is not None and self.output_type in ("loglikelihood_rolling", "loglikelihood"):
+            raise ValueError(f"prompt.turns: a multi-turn task is answered by generation; output_type "
+                             f"{self.output_type} scores a text's log-likelihood")
+        return self
+
+    @model_validator(mode="after")
     def _fetch_covers_splits(self):
         """A declared source names every file the task reads: each split's path comes from it."""
         if self.source.fetch:
@@ -207,7 +234,7 @@ class TaskSpec(_Strict):
         payload = {
             "version": self.version,
             "fields": self.fields,
-            "prompt": self.prompt.model_dump(),
+            "prompt": self.prompt.model_dump(exclude={"turns"} if self.prompt.turns is None else None),
             "fewshot": self.fewshot.model_dump(),
             "generation": self.generation.model_dump(),
             "extractor": self.extractor.model_dump(),

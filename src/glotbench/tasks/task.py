@@ -188,6 +188,10 @@ class Task:
         if len(set(ids)) != len(ids):
             dup = next(x for x in ids if ids.count(x) > 1)
             raise DataError(f"{where}: task {self.name}: duplicate record id {dup!r}")
+        if self.spec.prompt.turns:  # every later turn is rendered now: a bad one is refused before turn 1 is sent
+            for s in out:
+                for k in range(self.n_turns):
+                    self.render_turn(s, k)
         absent = [f for f in self.spec.slice_by
                   if out and all(f not in s.vars and (s.metadata or {}).get(f) is None for s in out)]
         if absent:  # a misspelt field made one slice "None" holding every item
@@ -283,7 +287,7 @@ class Task:
         p = self.spec.prompt
         env = sandbox.environment()
         names: set[str] = set()
-        for src in (p.system, p.user, p.plain, self.spec.fewshot.answer):
+        for src in (p.system, p.user, p.plain, self.spec.fewshot.answer, *(p.turns or ())):
             if src:
                 try:
                     names |= meta.find_undeclared_variables(env.parse(src))
@@ -299,7 +303,7 @@ class Task:
 
         p = self.spec.prompt
         out: set[tuple] = set()
-        for src in (p.system, p.user, p.plain, self.spec.fewshot.answer, *self.extra_templates()):
+        for src in (p.system, p.user, p.plain, self.spec.fewshot.answer, *(p.turns or ()), *self.extra_templates()):
             if src and "{" in src:
                 out |= printed_paths(src)
         return out
@@ -413,7 +417,57 @@ class Task:
         return {**sample.vars, "target": sample.target, "lang": self.spec.language}
 
     def render_user(self, sample: Sample) -> str:
+        """The (first) user turn: ``prompt.user``, or ``prompt.turns[0]`` in a multi-turn task."""
+        if self.spec.prompt.turns:
+            return self.render_turn(sample, 0)
         return render(self.spec.prompt.user, self._vars(sample), task=self.name, record=sample.id, field="prompt.user")
+
+    # ---------------------------------------------------------------- multi-turn (prompt.turns)
+    @property
+    def n_turns(self) -> int:
+        """User turns per item: ``len(prompt.turns)``, else 1. An item's outputs are its turns' answers in
+        order (per Best-of-N chain: ``n_turns`` outputs each), the engine sending turn k+1 after turn k."""
+        return len(self.spec.prompt.turns or ()) or 1
+
+    def render_turn(self, sample: Sample, k: int) -> str:
+        return render(self.spec.prompt.turns[k], self._vars(sample), task=self.name, record=sample.id,
+                      field=f"prompt.turns[{k}]")
+
+    @staticmethod
+    def fed_back(out: GenResult) -> str:
+        """An answer as it goes back into the dialogue: its text without a thinking trace (a chat
+        template drops the reasoning of earlier turns too)."""
+        from glotbench.extract.thinking import strip_thinking
+
+        return strip_thinking(out.text or "")[0].strip()
+
+    def dialogue(self, sample: Sample, answers: list[str]) -> list[dict]:
+        """The item's user turns with ``answers`` between them (no system prompt, no solved examples)."""
+        from glotbench.prompts import dialogue
+
+        turns = [self.render_turn(sample, k) for k in range(min(self.n_turns, len(answers) + 1))]
+        return dialogue.messages(turns, answers[:len(turns)])
+
+    def turn_request(self, sample: Sample, answers: list[str], *, chat: bool, settings: RequestSettings,
+                     sample_index: int = 0) -> GenRequest:
+        """The request for turn ``len(answers) + 1``: what turn 1's request holds, then each earlier
+        answer as the assistant's message and the next user turn (plain models: the same as one text,
+        each earlier turn with its answer on the next line)."""
+        common = settings.sampling(self.spec.generation)
+        if chat:
+            later = self.dialogue(sample, answers)[1:]  # answer 1, turn 2, ...
+            msgs = self.chat_messages(sample, settings.num_fewshot, settings.system_prompt) + later
+            return GenRequest(messages=settings.with_system(msgs), **common, sample_index=sample_index)
+        p = self.spec.prompt
+        system = settings.system_prompt
+        if system is None and p.system:
+            system = render(p.system, self._vars(sample), task=self.name, record=sample.id, field="prompt.system")
+        shots = [(self.render_user(s), self.render_answer(s)) for s in self.fewshot_for(sample, settings.num_fewshot)]
+        from glotbench.prompts.dialogue import plain_shots
+
+        pairs, last = plain_shots(self.dialogue(sample, answers))
+        return GenRequest(prompt=plain_from_chat(system, shots + pairs, last, p.answer_cue), **common,
+                          sample_index=sample_index)
 
     def render_answer(self, sample: Sample) -> str:
         return render(self.spec.fewshot.answer, self._vars(sample), task=self.name, record=sample.id, field="fewshot.answer")
@@ -474,6 +528,11 @@ class Task:
         return [str(c) for c in conts]
 
     def requests(self, sample: Sample, *, mode: str, chat: bool, settings: RequestSettings) -> list[Request]:
+        """The first requests of an item (a multi-turn task: turn 1's; the engine asks :meth:`turn_request`
+        for the next turns)."""
+        if self.spec.prompt.turns and mode != "generate":
+            raise TaskSpecError(f"{self.spec_where}: field 'prompt.turns': a multi-turn task is answered by generation, "
+                                f"not in --mode {mode}")
         if mode == ROLLING:  # log P(text): an empty context (glotbench.models.rolling)
             return [LoglikelihoodRequest(context="", continuation=sample.vars["text"])]
         if mode == "loglikelihood":
@@ -545,7 +604,7 @@ class Task:
             return score_text(sample.vars["text"], outputs[0])
         if mode == "loglikelihood":
             return score_loglikelihood(sample, outputs, self.ll_options(sample))
-        first: GenResult = outputs[0]
+        first: GenResult = outputs[self.n_turns - 1]  # a multi-turn task: the answer to the last turn
         extraction = self.explain_extraction(first.text, sample)
         extracted = extraction.value
         pred, values = self.scorer(extracted, sample.target, sample=sample, pack=self.pack, **self.spec.scorer_options)
@@ -564,10 +623,16 @@ class Task:
         """Raise a one-line GlotbenchError if a file the task needs besides its data (a grading or
         prompt file) cannot be read. A run calls it before the model is loaded, so a judged task
         never finds its grader missing after every model request. Default: the scorer's own
-        ``check_ready(where, **scorer_options)`` when its function has one (a local encoder it needs)."""
+        ``check_ready(where, **scorer_options)`` when its function has one (a local encoder it needs); one
+        that takes ``task_fields`` also gets the names the task maps (and defaults)."""
         ready = getattr(self.scorer.fn, "check_ready", None)
         if callable(ready):
-            ready(f"{self.spec_where}: field 'scorer_options'", **self.spec.scorer_options)
+            import inspect
+
+            kw = dict(self.spec.scorer_options)
+            if "task_fields" in inspect.signature(ready).parameters:  # a scorer that reads an item's field by name
+                kw["task_fields"] = set(self.spec.fields) | set(self.spec.default)
+            ready(f"{self.spec_where}: field 'scorer_options'", **kw)
 
     # `glotbench analyze thinking --judge`: how a reasoning trace is cut into thoughts
     # ("fib_split": the judge splits it; "shift_expression": the judge names thought-shift phrases)

@@ -48,3 +48,24 @@ def make_tiny_causal(root: Path, repo_id: str = "glotbench-test/tiny-byte-llama"
     LlamaForCausalLM(config).eval().save_pretrained(snap)
     ByT5Tokenizer().save_pretrained(snap)
     return snap
+
+
+LANGUAGE_TOKENS = ("ces_Latn", "hun_Latn", "eng_Latn")
+
+
+def make_tiny_marian(root: Path, repo_id: str = "glotbench-test/tiny-marian", seed: int = 0) -> Path:
+    """A ``MarianMTModel`` (1+1 layers, d_model 32) with the byte tokenizer plus NLLB-style language tokens
+    (:data:`LANGUAGE_TOKENS`, special tokens: ``forced_bos_token`` / ``tgt_lang`` name them); a Marian
+    tokenizer needs sentencepiece, which is not a dependency. Returns the snapshot folder."""
+    import torch
+    from transformers import ByT5Tokenizer, MarianConfig, MarianMTModel
+
+    snap = _hub_folder(Path(root), repo_id)
+    torch.manual_seed(seed)
+    tok = ByT5Tokenizer(extra_ids=0, additional_special_tokens=list(LANGUAGE_TOKENS))
+    config = MarianConfig(vocab_size=len(tok), d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+                          decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=512,
+                          pad_token_id=0, eos_token_id=1, decoder_start_token_id=0, forced_eos_token_id=1)
+    MarianMTModel(config).eval().save_pretrained(snap)
+    tok.save_pretrained(snap)
+    return snap

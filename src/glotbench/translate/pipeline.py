@@ -5,7 +5,8 @@ journaled like a run, and write the result plus a task YAML that names the sourc
 Each string field named with ``fields`` (dotted paths; ``[*]`` walks a list) goes through
 :mod:`glotbench.translate.rules`; what is left is split into sentences (pysbd, English rules, as
 the reference used spaCy's English model for both directions) and each sentence is one
-request. Requests go through the engine's journal (``journal.sqlite`` in the output folder):
+request (``raw``: the sentence alone, for a translation model such as NLLB or Marian, which reads no
+instruction; else wrapped in :data:`INSTRUCTION`). Requests go through the engine's journal (``journal.sqlite`` in the output folder):
 kill the command and run it again and no sentence already answered is sent twice.
 """
 
@@ -101,14 +102,17 @@ def _walk(obj: Any, path: str):
 
 class Translator:
     def __init__(self, model: Model, journal: Journal, *, source_lang: str, target_lang: str, max_tokens: int = 256,
-                 knobs: dict[str, Any] | None = None, concurrency: int = 4, policy: RetryPolicy | None = None):
-        self.model, self.src, self.dst = model, source_lang, target_lang
+                 knobs: dict[str, Any] | None = None, concurrency: int = 4, policy: RetryPolicy | None = None,
+                 raw: bool = False):
+        self.model, self.src, self.dst, self.raw = model, source_lang, target_lang, raw
         self.caller = CachedCaller(model, journal, role="model", policy=policy or RetryPolicy(), concurrency=concurrency)
         self.max_tokens = max_tokens
         self.knobs = tuple(sorted((knobs or {}).items()))
         self.stats = TranslateStats()
 
     def request(self, sentence: str) -> GenRequest:
+        if self.raw:  # the sentence only, as a plain prompt: a translation model's input
+            return GenRequest(prompt=sentence, max_tokens=self.max_tokens, temperature=0.0, extra=self.knobs)
         text = INSTRUCTION.format(src=language_name(self.src), dst=language_name(self.dst), text=sentence)
         return GenRequest(messages=({"role": "user", "content": text},), max_tokens=self.max_tokens, temperature=0.0,
                           extra=self.knobs)
@@ -159,7 +163,7 @@ class Translator:
 
 def translate_records(records: list[dict], fields: list[str], model: Model, out_dir: Path, *, source_lang: str,
                       target_lang: str, max_tokens: int = 256, knobs: dict | None = None, concurrency: int = 4,
-                      on_record=None, wait: bool = False, on_start=None) -> tuple[list[dict], Translator]:
+                      on_record=None, wait: bool = False, on_start=None, raw: bool = False) -> tuple[list[dict], Translator]:
     from glotbench.engine.lock import journal_lock
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -173,7 +177,7 @@ def translate_records(records: list[dict], fields: list[str], model: Model, out_
         on_start()
     try:
         tr = Translator(model, journal, source_lang=source_lang, target_lang=target_lang, max_tokens=max_tokens,
-                        knobs=knobs, concurrency=concurrency)
+                        knobs=knobs, concurrency=concurrency, raw=raw)
 
         async def go():
             done = []

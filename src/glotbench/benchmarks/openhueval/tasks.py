@@ -28,6 +28,7 @@ from glotbench.models.base import GenRequest, GenResult
 from glotbench.benchmarks.openhueval import matching_fib, proverb_rea, standard_fib, wildbench
 from glotbench.benchmarks.openhueval.common import PROMPT_DIR, strip_think
 from glotbench.paths import benchmark_file
+from glotbench.prompts import dialogue
 from glotbench.prompts.render import plain_from_chat
 from glotbench.sample_record import SampleRecord
 from glotbench.scoring.metrics import ScoredItem
@@ -259,9 +260,8 @@ class WildBenchTask(OpenHuEvalTask):
         common = settings.sampling(self.spec.generation)
         if chat:
             return [GenRequest(messages=settings.with_system(wildbench.build_messages(rec)), **common)]
-        turns = rec["turn"]
-        shots = [(turns[k]["content"], turns[k + 1]["content"]) for k in range(0, len(turns) - 1, 2)]
-        return [GenRequest(prompt=plain_from_chat(None, shots, turns[-1]["content"], ""), **common)]
+        shots, last = dialogue.plain_shots(rec["turn"])  # the layout of a multi-turn task's later turns
+        return [GenRequest(prompt=plain_from_chat(None, shots, last, ""), **common)]
 
     def plain_layout(self, num_fewshot: int | None = None, system: str | None = None) -> str | None:
         return ("each earlier user turn with its answer on the next line, then the last user turn, separated by "

@@ -3,7 +3,9 @@
 For every response with a trace (rows from ``glotbench analyze thinking``): thoughts (App. F.1),
 segment categories (F.2.1), four-dimension tags and the translation share (F.2.2) and thought
 correctness (Fig. 6: among INCORRECT responses with an assessed thought, the share holding at least
-one correct thought), as docs/openhueval.md describes them. Every judge call goes through the
+one correct thought; and, per response, the distribution of its thought correctness ratio), and the
+Fig. 9 cross-tab of the reasoning segments' correctness (Dim1) by complexity (Dim2), as
+docs/openhueval.md describes them. Every judge call goes through the
 caller the command passes (the run's journal); a reply that cannot be read is counted
 (``unreadable``), never guessed.
 """
@@ -11,6 +13,7 @@ caller the command passes (the run's journal); a reply that cannot be read is co
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import Counter
 from typing import Any
 
@@ -104,6 +107,51 @@ async def analyse_rows(rows: list[dict], task: str, caller) -> None:
 
 # ---------------------------------------------------------------- tables
 
+RATIO_BINS = 10  # Fig. 6's thought correctness ratio: exactly 0, then ten bins of width 0.1, (k/10, (k+1)/10]
+
+
+def correct_ratio(scores: list) -> float | None:
+    """A response's thought correctness ratio: correct thoughts (confidence 2/2) over its assessed thoughts
+    (an unreadable assessment is left out of both); None when none was assessed."""
+    assessed = [x for x in scores if x is not None]
+    return sum(1 for x in assessed if x == CORRECT_THOUGHT) / len(assessed) if assessed else None
+
+
+def ratio_distribution(ratios: list[float], n_bins: int = RATIO_BINS) -> list[dict]:
+    """Fig. 6 as a distribution over responses: ``[{"lo", "hi", "n", "share"}]``, the first bin the
+    responses with no correct thought (ratio exactly 0, ``lo == hi == 0``), then ``(k/n_bins, (k+1)/n_bins]``;
+    ``share`` is of the responses given (None when there are none)."""
+    counts = [0] * (n_bins + 1)
+    for r in ratios:
+        # round first: 3/10 * 10 is 3.0000000000000004 in floats, and belongs in (0.2, 0.3]
+        counts[0 if r <= 0 else min(n_bins, max(1, math.ceil(round(r * n_bins, 9))))] += 1
+    total = len(ratios)
+    edges = [(0.0, 0.0)] + [(k / n_bins, (k + 1) / n_bins) for k in range(n_bins)]
+    return [{"lo": lo, "hi": hi, "n": n, "share": n / total if total else None} for (lo, hi), n in zip(edges, counts)]
+
+
+def fig9_crosstab(tags: list[dict]) -> dict:
+    """Fig. 9: the tagged reasoning segments by complexity (Dim2) x correctness (Dim1): ``counts[complexity]
+    [correctness]``, ``share`` of all tagged segments (the paper's: Simple Assertion and Completely Correct is
+    49% of DeepSeek-R1's segments) and ``row_share`` within each complexity class (glotbench's reading beside
+    it). A tag outside the declared classes is its own row or column (an empty one: "")."""
+    _, corr_classes = DIMENSIONS["Dimension1"]
+    _, cplx_classes = DIMENSIONS["Dimension2"]
+    counts: dict[str, dict[str, int]] = {}
+    for t in tags:
+        row = counts.setdefault(t.get("Dimension2", ""), {})
+        c = t.get("Dimension1", "")
+        row[c] = row.get(c, 0) + 1
+    rows = [*cplx_classes, *sorted(set(counts) - set(cplx_classes))]
+    cols = [*corr_classes, *sorted({c for r in counts.values() for c in r} - set(corr_classes))]
+    full = {r: {c: counts.get(r, {}).get(c, 0) for c in cols} for r in rows}
+    n = len(tags)
+    return {"n_segments": n, "complexity": rows, "correctness": cols, "counts": full,
+            "share": {r: {c: (v / n if n else None) for c, v in cs.items()} for r, cs in full.items()},
+            "row_share": {r: {c: (v / sum(cs.values()) if sum(cs.values()) else None) for c, v in cs.items()}
+                          for r, cs in full.items()}}
+
+
 def summarise(rows: list[dict]) -> dict[str, dict]:
     """Per outcome (and ALL): categories, dimension tags, translation share, thought correctness."""
     out: dict[str, dict] = {}
@@ -132,7 +180,10 @@ def summarise(rows: list[dict]) -> dict[str, dict]:
             "correct_thought_share": n_correct / n_thoughts if n_thoughts else None,
             "n_with_assessed_thought": len(assessed),
             "share_with_correct_thought": with_correct / len(assessed) if assessed else None,
+            "correct_ratio_distribution": ratio_distribution([correct_ratio(s) for s in assessed]),
+            "fig9": fig9_crosstab(tags),
         }
     out["fig6"] = {"incorrect_with_correct_thought": out["INCORRECT"]["share_with_correct_thought"],
-                   "n_incorrect_assessed": out["INCORRECT"]["n_with_assessed_thought"]}
+                   "n_incorrect_assessed": out["INCORRECT"]["n_with_assessed_thought"],
+                   "distribution": {o: out[o]["correct_ratio_distribution"] for o in ("INCORRECT", "NOT_ATTEMPTED")}}
     return out

@@ -36,6 +36,26 @@ def judge_tables(task: str, rep: dict) -> list[Table]:
                   "-" if r["mean_segments"] is None else f"{r['mean_segments']:.2f}")
     t.caption = "segment categories (App. F.2.1)"
     tables.append(t)
+    t = Table(title=f"{task} · Fig. 6 distribution: responses by thought correctness ratio (correct / assessed thoughts)")
+    t.add_column("ratio")
+    for o in ("INCORRECT", "NOT_ATTEMPTED"):
+        t.add_column(o, justify="right")
+    dists = [rep[o]["correct_ratio_distribution"] for o in ("INCORRECT", "NOT_ATTEMPTED")]
+    for k, b in enumerate(dists[0]):
+        label = "0 (no correct thought)" if b["hi"] == 0 else f"({b['lo']:.1f}, {b['hi']:.1f}]"
+        t.add_row(label, *[f"{d[k]['n']} ({_pct(d[k]['share'])})" for d in dists])
+    tables.append(t)
+    fig9 = rep["ALL"]["fig9"]
+    if fig9["n_segments"]:
+        t = Table(title=f"{task} · Fig. 9: reasoning segments, complexity x correctness (share of all "
+                        f"{fig9['n_segments']} tagged segments; within the row in brackets)")
+        t.add_column("complexity")
+        for c in fig9["correctness"]:
+            t.add_column(c or "(none)", justify="right")
+        for r in fig9["complexity"]:
+            t.add_row(r or "(none)", *[f"{fig9['counts'][r][c]} {_pct(fig9['share'][r][c])} ({_pct(fig9['row_share'][r][c])})"
+                                       for c in fig9["correctness"]])
+        tables.append(t)
     if rep["ALL"]["n_reasoning_tagged"]:
         t = Table(title=f"{task} · Reasoning segments on four dimensions (App. F.2.2) · translation share = "
                         f"{_pct(rep['ALL']['translation_share'])} of {rep['ALL']['n_reasoning_tagged']}")

@@ -33,6 +33,7 @@ from glotbench.benchmarks.openhueval.common import (
     load_prompts,
     strip_think,
 )
+from glotbench.prompts import dialogue
 from glotbench.scoring.metrics import ScoredItem
 
 DATA_FILE = f"{DATA_DIR}/HuWildBench.jsonl"  # not in the shared snapshot: `glotbench data pull` (git blob pin)
@@ -67,10 +68,9 @@ def build_messages(record: dict) -> list[dict]:
 
 
 def history_text(record: dict) -> str:
-    out = ""
-    for t in record["turn"][:-1]:
-        out += ("USER: " if t["role"] == "user" else "ASSISTANT: ") + t["content"] + "\n\n"
-    return out
+    """Every turn but the last as WildBench lays it out (:func:`glotbench.prompts.dialogue.transcript`,
+    the layout a multi-turn task's judge reads too)."""
+    return dialogue.transcript(record["turn"][:-1])
 
 
 def checklist_markdown(record: dict) -> str:

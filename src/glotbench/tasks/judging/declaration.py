@@ -25,7 +25,8 @@ from glotbench.yamlfile import read_mapping, validate
 JUDGE_SUFFIX = ".judge.yaml"
 METRIC_KINDS = ("score", "shares", "unreadable")
 # what a jinja2 grading prompt can name besides the task's mapped fields
-PROMPT_VARIABLES = ("question", "reference", "target", "answer", "prompt", "lang")
+# (``turn``, ``dialogue``, ``history``: the dialogue so far, for a multi-turn task's judge: tasks/judged.py)
+PROMPT_VARIABLES = ("question", "reference", "target", "answer", "prompt", "lang", "turn", "dialogue", "history")
 
 
 class _Strict(BaseModel):
