@@ -147,3 +147,83 @@ def test_a_rereport_reads_no_item_and_a_changed_data_file_is_still_noticed(tmp_p
     recomputed = _run(spec, base, out)
     assert REUSED not in recomputed.stderr and "40 item(s) to run" in recomputed.stderr
     assert _tasks(out)["t.stored"]["metrics"]["accuracy"]["value"] != computed["t.stored"]["metrics"]["accuracy"]["value"]
+
+
+# A `glotbench run` whose row-by-row checksum scan (Journal.has_damaged_rows) stops the process.
+_NO_SCAN = ("import sys, glotbench.engine.journal as J\n"
+            "def scan(self):\n"
+            "    raise SystemExit('ROWS SCANNED')\n"
+            "J.Journal.has_damaged_rows = scan\n"
+            "from glotbench.cli import main\n"
+            "sys.argv[0] = 'glotbench'\n"
+            "main()\n")
+
+
+def test_a_rereport_checksums_no_row_unless_a_row_was_changed_in_place(tmp_path, stub_server):
+    import sqlite3
+
+    base = stub_server("--answer", "B")
+    spec, out = _task(tmp_path), tmp_path / "run"
+    _run(spec, base, out)
+    computed = _tasks(out)
+    env = {**os.environ, "OPENAI_API_KEY": "x"}
+    cmd = [sys.executable, "-c", _NO_SCAN, "run", "-m", "openai:stub", "--base-url", base, "-t", str(spec), "-o", str(out),
+           "--no-progress"]
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0 and REUSED in again.stderr and "ROWS SCANNED" not in again.stderr, again.stderr
+    assert _tasks(out) == computed
+
+    # a row changed in place by another SQLite client (here a column no summary reads): counted by the
+    # journal's triggers, so the next re-report checksums every row as before (and still reuses)
+    con = sqlite3.connect(out / "journal.sqlite")
+    con.execute("UPDATE responses SET latency_s = 1.5 WHERE rowid = (SELECT MIN(rowid) FROM responses)")
+    con.commit()
+    con.close()
+    j = Journal(out / "journal.sqlite")
+    assert j.edit_count() == 1
+    j.close()
+    scanned = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert scanned.returncode != 0 and "ROWS SCANNED" in scanned.stderr
+    assert REUSED in _run(spec, base, out).stderr
+
+    # a response row added from outside (not through the run) is checksummed too
+    con = sqlite3.connect(out / "journal.sqlite")
+    con.execute("INSERT INTO responses SELECT 'k2', role, kind, model_id, request, response, latency_s, created, sum "
+                "FROM responses LIMIT 1")
+    con.commit()
+    con.close()
+    assert "ROWS SCANNED" in subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300).stderr
+
+
+def test_a_journal_counts_rows_changed_in_place(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "journal.sqlite"
+    j = Journal(path)
+    j.put_sample("r", "t", "s1", 0, "scored", {"a": 1})
+    j.put_sample("r", "t", "s1", 0, "scored", {"a": 2})  # glotbench's own replace: no edit
+    assert j.edit_count() == 0
+    j.close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE samples SET record = '{}'")
+    con.execute("DELETE FROM samples")
+    con.commit()
+    con.close()
+    j = Journal(path)
+    assert j.edit_count() == 2
+    j.conn.execute("DROP TRIGGER samples_update")
+    assert j.edit_count() is None  # a dropped trigger: nothing can be told
+    j.close()
+
+    # a journal written before the triggers, with rows: one edit, since nothing can tell what happened
+    old = tmp_path / "old.sqlite"
+    j = Journal(old)
+    j.put_sample("r", "t", "s1", 0, "scored", {"a": 1})
+    j.close()
+    con = sqlite3.connect(old)
+    con.executescript("DROP TABLE edits; " + "".join(f"DROP TRIGGER {t}_{e};" for t in ("responses", "samples", "judgments")
+                                                      for e in ("update", "delete")))
+    con.close()
+    j = Journal(old)
+    assert j.edit_count() == 1
+    j.close()

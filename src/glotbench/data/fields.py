@@ -18,6 +18,7 @@ check that with :func:`unmatched_paths` when they load, and fail naming the fiel
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -48,7 +49,9 @@ class _Decode:
         self.name = name
 
 
-def _parse(path: str) -> list[Any]:
+@functools.lru_cache(maxsize=4096)
+def _parse(path: str) -> tuple[Any, ...]:
+    """The steps of ``path`` (cached: a task reads the same few paths from every record)."""
     steps: list[Any] = []
     for name, idx, dec in _TOKEN.findall(path):
         if name:
@@ -59,7 +62,7 @@ def _parse(path: str) -> list[Any]:
             steps.append("*")
         else:
             steps.append(int(idx))
-    return steps
+    return tuple(steps)
 
 
 def _decode(value: Any, dec: _Decode, path: str) -> Any:
@@ -74,7 +77,7 @@ def _decode(value: Any, dec: _Decode, path: str) -> Any:
         raise FieldDecodeError(f"field '{path}': cell {short!r} is not {dec.name} ({type(err).__name__})") from None
 
 
-def _walk(value: Any, steps: list, path: str) -> Any:
+def _walk(value: Any, steps: tuple, path: str) -> Any:
     for i, step in enumerate(steps):
         if isinstance(step, _Decode):
             value = _decode(value, step, path)

@@ -109,7 +109,15 @@ CREATE TABLE IF NOT EXISTS judgments (
     sum TEXT,                      -- row_sum(judge_id, task, sample_id, sample_index, record)
     PRIMARY KEY (judge_id, task, sample_id, sample_index)
 );
-"""
+CREATE TABLE IF NOT EXISTS edits (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+""" + "".join(f"""CREATE TRIGGER IF NOT EXISTS {table}_{event.lower()} AFTER {event} ON {table}
+BEGIN INSERT INTO edits VALUES (1, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1; END;
+""" for table in ("responses", "samples", "judgments") for event in ("UPDATE", "DELETE"))
+# The triggers above count every row changed or deleted in place, by any SQLite client (glotbench
+# itself only inserts: INSERT OR REPLACE fires no DELETE trigger without recursive_triggers). A
+# stored-summary stamp records the count, so a re-report need not checksum every row (edit_count).
+EDIT_TRIGGERS = tuple(f"{table}_{event}" for table in ("responses", "samples", "judgments")
+                      for event in ("update", "delete"))
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -248,7 +256,10 @@ class Journal:
                     self._open_read_only()  # a read-only mount or file that os.access let through
             if not self.read_only:
                 self._conn.execute("PRAGMA synchronous=NORMAL")
+                counted = self._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'edits'").fetchone()
                 self._conn.executescript(SCHEMA)
+                if not counted:
+                    self._count_rows_before_triggers()
                 self._add_optional_columns()
             self._conn.execute("SELECT COUNT(*) FROM meta").fetchone()
             damage = schema_problem(self._conn)
@@ -267,6 +278,13 @@ class Journal:
             conn.close()
         self._conn = open_read_only(self.path)
         self.read_only = True
+
+    def _count_rows_before_triggers(self) -> None:
+        """A journal written before the edit triggers may hold rows edited in place: counted as one
+        edit, so its stored summary is never reused without checksumming every row (edit_count)."""
+        if any(self._conn.execute(f"SELECT EXISTS (SELECT 1 FROM {t})").fetchone()[0]
+               for t in ("responses", "samples", "judgments")):
+            self._conn.execute("INSERT OR IGNORE INTO edits VALUES (1, 1)")
 
     def _add_optional_columns(self) -> None:
         """A journal written before checksums gets their column (its old rows keep NULL: accepted)."""
@@ -483,6 +501,16 @@ class Journal:
             if stored != row_sum(run_key, task, sid, status, rec):
                 return True
         return False
+
+    def edit_count(self) -> int | None:
+        """How many rows were changed or deleted in place since the edit triggers were made (1 more
+        when the journal had rows before them), or None when a trigger or the count is missing (a
+        journal written before them, opened read-only; a trigger dropped)."""
+        names = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('trigger', 'table')")}
+        if not names.issuperset(EDIT_TRIGGERS + ("edits",)):
+            return None
+        row = self.conn.execute("SELECT n FROM edits WHERE id = 1").fetchone()
+        return row[0] if row else 0
 
     def damaged_response_keys(self) -> set[str]:
         """Keys of response rows that fail their checksum, do not parse, or hold no answer of their

@@ -7,7 +7,8 @@ meta table: the settings, each task's fingerprint, a digest of results.json and 
 the journal's sample and judgment rows (count, highest rowid, sum of write times: any added,
 replaced or deleted row changes one of them). When a later run finds the same settings, the same
 task fingerprints (data file content, prompt, scoring, model settings), an untouched journal and
-the same files, the per-task results are read back from results.json instead of recomputed; they
+the same files, and no row changed in place (the journal's edit count, ``Journal.edit_count``: else
+every row is checksummed), the per-task results are read back from results.json instead of recomputed; they
 are what recomputing would give, because summarising is a function of exactly those inputs.
 Anything else (another setting, an edited data file, a rejudged item, a merged shard, a deleted
 samples.jsonl) takes the full path. See docs/performance.md.
@@ -31,6 +32,11 @@ def journal_state(journal: Journal) -> list[list[Any]]:
     """(rows, highest rowid, sum of write times) of the samples and judgments tables."""
     return [list(journal.conn.execute(f"SELECT COUNT(*), MAX(rowid), TOTAL(created) FROM {table}").fetchone())
             for table in ("samples", "judgments")]
+
+
+def responses_state(journal: Journal) -> list[Any]:
+    """(rows, highest rowid) of the responses table: a row added from outside changes one of them."""
+    return list(journal.conn.execute("SELECT COUNT(*), MAX(rowid) FROM responses").fetchone())
 
 
 def _file_id(path: Path) -> list[int] | None:
@@ -63,6 +69,8 @@ def write_stamp(journal: Journal, out_dir: Path, config: dict, runs: list, task_
         "tasks": [[tr.task.name, tr.fingerprint["id"], tr.n_items,
                    list(dict.fromkeys(getattr(tr.task, "load_warnings", [])))] for tr in runs],
         "journal": journal_state(journal),
+        "responses": responses_state(journal),
+        "edits": journal.edit_count(),
         "results": _file_id(out_dir / "results.json"),
         "samples": _file_id(out_dir / "samples.jsonl"),
     })
@@ -96,7 +104,8 @@ def stored_task_results(journal: Journal, out_dir: Path, config: dict, tasks: li
         fingerprints[task.name] = fp
     if stamp.get("journal") != journal_state(journal):
         return None
-    if journal.has_damaged_rows():  # a row edited in place or unreadable: those items are redone (issue 48)
+    untouched = stamp.get("edits") == 0 == journal.edit_count() and stamp.get("responses") == responses_state(journal)
+    if not untouched and journal.has_damaged_rows():  # a row edited in place or unreadable: redone (issue 48)
         return None
     try:
         stored = json.loads((out_dir / "results.json").read_text(encoding="utf-8")).get("tasks") or {}

@@ -21,10 +21,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
-
-import aiohttp
 
 from glotbench import json_codec
 from glotbench.errors import AuthModelError, ModelError, PermanentModelError, TransientModelError
@@ -34,12 +32,16 @@ from glotbench.models.replicas import Replicas, parse_urls
 from glotbench.models.http_errors import parse_retry_after, read_capped, same_origin, server_message
 from glotbench.models.response_shape import chat_fields, completion_fields, logprobs_field
 
+if TYPE_CHECKING:
+    import aiohttp
+
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "sk-no-key-needed"  # local servers ignore the key, but some proxies insist on one
 MAX_RESPONSE_BYTES = 32 << 20  # a larger body is refused while it streams in (memory stays flat)
 MAX_REDIRECTS = 3
 CONNECT_TIMEOUT_S = 20.0  # a host that does not accept the TCP connection in this long counts as unreachable
-CONNECT_TIMEOUT = getattr(aiohttp, "ConnectionTimeoutError", ())  # aiohttp >= 3.10
+# aiohttp is imported on the first request, not with this module: a re-report builds the model to
+# find its run and sends nothing (about 0.1 CPU-s of imports; docs/performance.md)
 
 
 def _one_line(text: object, limit: int = 300) -> str:
@@ -111,6 +113,8 @@ class OpenAICompatModel(Model):
 
     # ------------------------------------------------------------------ plumbing
     def _get_session(self) -> aiohttp.ClientSession:
+        import aiohttp
+
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._loop is not loop:
             # a session belongs to one event loop; a new loop (a new asyncio.run) gets a new one
@@ -141,10 +145,12 @@ class OpenAICompatModel(Model):
         return notes
 
     async def _post_to(self, base_url: str, path: str, payload: dict) -> dict:
+        import aiohttp
+
         url = f"{base_url}{path}"
         try:
             status, headers, raw, url = await self._post_following(url, payload)
-        except CONNECT_TIMEOUT as exc:  # no TCP connection within connect_timeout: the server is not there
+        except getattr(aiohttp, "ConnectionTimeoutError", ()) as exc:  # aiohttp >= 3.10  # no TCP connection within connect_timeout: the server is not there
             raise TransientModelError(f"{self.model_id}: cannot reach {url} (no connection within "
                                       f"{self.connect_timeout:g}s: {type(exc).__name__})", connection=True) from None
         except asyncio.TimeoutError:
