@@ -113,6 +113,12 @@ def test_a_built_qa_set_filtered_by_a_user_criterion_is_labelled(stub_server, tm
     assert "calls sent 0 · from the journal 3" in again.stdout and len(_log(base)) == n_before
     assert "kept 2 · dropped 1" in again.stdout
     assert lines(tmp_path / "l2.dropped.jsonl")[0]["removed_by"] == "classify:my-topics"
+    # a fourth item added: only its call is sent
+    more = lines(tmp_path / "crit.jsonl") + [{"id": "new", "language": "cs", "question": "Kde leží Brno?", "answer": "Na Moravě"}]
+    (tmp_path / "more.jsonl").write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in more), encoding="utf-8")
+    out = cli("classify", "-i", "more.jsonl", "--labels", "topics.yaml", "--judge", "openai:stub", "--judge-base-url", base,
+              "-o", "l3.jsonl", cwd=tmp_path)
+    assert "calls sent 1 · from the journal 3" in out.stdout and len(_log(base)) == n_before + 1
     # a shipped set by name: OpenHuEval's dimensions, the English prompt (the items are Czech: the file's default)
     out = cli("classify", "-i", "crit.jsonl", "--labels", "openhueval-dims", "--judge", "openai:stub", "--judge-base-url", base,
               "-o", "dims.jsonl", "--dry-run", cwd=tmp_path)
