@@ -17,7 +17,9 @@ from test_build_qa import PASSAGES, cli, lines
 
 from glotbench.build.classify import builtin_sets, load_label_set, parse_label
 
-SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
+# the papers: shared/seeds beside the checkout (a worktree sits one folder deeper)
+SEEDS = next((p for p in (Path(__file__).resolve().parents[k] / "shared" / "seeds" for k in (2, 3)) if p.is_dir()),
+             Path("shared/seeds"))
 TOPICS = """name: my-topics
 field: topic
 labels:
@@ -59,8 +61,9 @@ def test_shipped_sets_are_the_papers():
     assert len(markers.labels) == 10 and markers.field == "marker"
     assert len(sets["csqa-topics"].labels) == 6
     hulu = next(iter(sorted(SEEDS.glob("002_*.txt"))), None)
+    assert hulu is not None or not Path("/work/shared/seeds").is_dir()  # not skipped where the papers are
     if hulu is not None:  # HuLU §3.3's list, re-read from the paper
-        text = " ".join(hulu.read_text(encoding="utf-8").split())
+        text = " ".join(hulu.read_text(encoding="utf-8").replace("-\n", "").split())  # words hyphenated at line ends
         listed = re.search(r"10 féle marker figyelhető meg: (.*?)\.", text).group(1)
         assert [x.strip() for x in listed.split(",")] == markers.labels
     oh = next(iter(sorted(SEEDS.glob("000_*.txt"))), None)
@@ -69,7 +72,9 @@ def test_shipped_sets_are_the_papers():
         for desc in ("Historical events and historical development of Hungary", "Famous figures of Hungary",
                      "Business and finance in Hungary", "Education system in Hungary and related professions"):
             assert desc in text and any(desc.lower() in v.lower() for v in dims.spec.labels.values())
-    data = Path("/work/shared/data/chinese_simpleqa/chinese_simpleqa.jsonl")
+    from glotbench.paths import resolve_data_file
+
+    data = resolve_data_file("chinese_simpleqa/chinese_simpleqa.jsonl")
     if data.is_file():  # the released data's primary categories
         cats = {json.loads(x)["primary_category"] for x in data.read_text(encoding="utf-8").splitlines() if x.strip()}
         assert cats == set(sets["csqa-topics"].labels)
@@ -113,6 +118,12 @@ def test_a_built_qa_set_filtered_by_a_user_criterion_is_labelled(stub_server, tm
     assert "calls sent 0 · from the journal 3" in again.stdout and len(_log(base)) == n_before
     assert "kept 2 · dropped 1" in again.stdout
     assert lines(tmp_path / "l2.dropped.jsonl")[0]["removed_by"] == "classify:my-topics"
+    # a fourth item added: only its call is sent
+    more = lines(tmp_path / "crit.jsonl") + [{"id": "new", "language": "cs", "question": "Kde leží Brno?", "answer": "Na Moravě"}]
+    (tmp_path / "more.jsonl").write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in more), encoding="utf-8")
+    out = cli("classify", "-i", "more.jsonl", "--labels", "topics.yaml", "--judge", "openai:stub", "--judge-base-url", base,
+              "-o", "l3.jsonl", cwd=tmp_path)
+    assert "calls sent 1 · from the journal 3" in out.stdout and len(_log(base)) == n_before + 1
     # a shipped set by name: OpenHuEval's dimensions, the English prompt (the items are Czech: the file's default)
     out = cli("classify", "-i", "crit.jsonl", "--labels", "openhueval-dims", "--judge", "openai:stub", "--judge-base-url", base,
               "-o", "dims.jsonl", "--dry-run", cwd=tmp_path)

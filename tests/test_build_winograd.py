@@ -18,7 +18,10 @@ from glotbench.build.winograd import from_pronoun, from_question, pairs
 from glotbench.errors import DataError
 
 REPO = Path(__file__).resolve().parents[1]
-HULU = Path("/work/shared/data/hulu")
+def _hulu() -> Path:
+    from glotbench.paths import resolve_data_file
+
+    return resolve_data_file("hulu")
 
 
 def test_pronoun_replaced_by_each_candidate():
@@ -69,6 +72,7 @@ def test_cli_pairs_run_as_a_wnli_task(stub_server, tmp_path):
 
 
 def test_cli_on_huws_reproduces_the_published_huwnli_pairs(tmp_path):
+    HULU = _hulu()
     src = HULU / "HuWS" / "huws.json"
     if not src.is_file():
         pytest.skip("HuWS not in shared/data")
