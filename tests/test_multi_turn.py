@@ -124,12 +124,13 @@ def test_turn_one_answer_is_fed_back_and_the_judge_sees_both_turns(example, stub
     # scores: a plain loop over the stub's ratings (MT-Bench: each turn's mean, and the mean over all turns)
     res = json.loads((example / "run" / "results.json").read_text(encoding="utf-8"))["tasks"]["mt_chat_hu"]
     got = {name: m["value"] for name, m in res["metrics"].items()}
-    turn1 = sum(r[0] for r in RATINGS.values()) / n
-    turn2 = sum(r[1] for r in RATINGS.values()) / n
+    from value_oracles import plain_mt_bench_scores
+
+    want = plain_mt_bench_scores([list(r) for r in RATINGS.values()])
     every = [x for r in RATINGS.values() for x in r]
-    assert got["mean:judge_score_turn1"] == pytest.approx(turn1)
-    assert got["mean:judge_score_turn2"] == pytest.approx(turn2)
-    assert got["judge_score"] == pytest.approx(sum(every) / len(every))
+    assert got["mean:judge_score_turn1"] == pytest.approx(want["turn1"])
+    assert got["mean:judge_score_turn2"] == pytest.approx(want["turn2"])
+    assert got["judge_score"] == pytest.approx(want["overall"])
     assert got["judge_unreadable_rate"] == 0
 
     # the pairwise judge reads each model's whole dialogue (MT-Bench's multi-turn pairwise form)
