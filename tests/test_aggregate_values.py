@@ -121,7 +121,7 @@ AGGREGATES: dict[str, str] = {
        for k in ("n_responses", "n_judged", "n_unreadable", "segment_categories", "mean_segments", "n_reasoning_tagged",
                  "dimensions", "translation_share", "n_thoughts_assessed", "correct_thought_share",
                  "n_with_assessed_thought", "share_with_correct_thought", "incorrect_with_correct_thought",
-                 "n_incorrect_assessed")},
+                 "n_incorrect_assessed", "correct_ratio_distribution", "distribution", "fig9")},
     # the MM-Eval abilities table printed under a run
     **{f"run_table.mm_eval_abilities.{k}": ABIL for k in ("levels", "mean_of_levels", "pooled_items", "n", "invalid")},
 }
@@ -859,6 +859,7 @@ def test_thinking_translation_shares_equal_a_plain_count(monkeypatch):
 
 
 TAG = st.fixed_dictionaries({"Dimension1": st.sampled_from(["Completely Incorrect", "Completely Correct"]),
+                             "Dimension2": st.sampled_from(["Simple Assertion", "Complex Thought", ""]),
                              "Dimension4": st.sampled_from(["Contains Language Transfer", "No Language Transfer"])})
 JUDGED_ROW = st.fixed_dictionaries({
     "outcome": st.sampled_from(["CORRECT", "INCORRECT", "NOT_ATTEMPTED"]),
@@ -874,6 +875,7 @@ JUDGED_ROW = st.fixed_dictionaries({
 def test_thinking_judge_summary_equals_a_plain_loop(rows):
     """OpenHuEval §3.4 with the judge's split: per outcome, over responses the judge segmented."""
     from glotbench.benchmarks.openhueval.thinking_judge import summarise
+    from value_oracles import plain_crosstab, plain_ratio_histogram
 
     rep = summarise(rows)
     for outcome in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED", "ALL"):
@@ -899,8 +901,19 @@ def test_thinking_judge_summary_equals_a_plain_loop(rows):
         assert same(r["correct_thought_share"], scores.count(2) / len(scores)) if scores else r["correct_thought_share"] is None
         with_correct = sum(2 in x["thought_scores"] for x in assessed)
         assert same(r["share_with_correct_thought"], with_correct / len(assessed)) if assessed else r["share_with_correct_thought"] is None
+        # Fig. 6 per response (exact fractions) and Fig. 9 (complexity x correctness), plain loops
+        hist = plain_ratio_histogram([x["thought_scores"] for x in judged])
+        assert [b["n"] for b in r["correct_ratio_distribution"]] == hist
+        assert [b["share"] for b in r["correct_ratio_distribution"]] == [n / sum(hist) if sum(hist) else None for n in hist]
+        cells = plain_crosstab([(t["Dimension2"], t["Dimension1"]) for t in tags])
+        fig9 = r["fig9"]
+        assert {(a, b): v for a, cs in fig9["counts"].items() for b, v in cs.items() if v} == cells
+        for (a, b), v in cells.items():
+            assert same(fig9["share"][a][b], v / len(tags))
+            assert same(fig9["row_share"][a][b], v / sum(n for (x, _), n in cells.items() if x == a))
     assert rep["fig6"] == {"incorrect_with_correct_thought": rep["INCORRECT"]["share_with_correct_thought"],
-                           "n_incorrect_assessed": rep["INCORRECT"]["n_with_assessed_thought"]}
+                           "n_incorrect_assessed": rep["INCORRECT"]["n_with_assessed_thought"],
+                           "distribution": {o: rep[o]["correct_ratio_distribution"] for o in ("INCORRECT", "NOT_ATTEMPTED")}}
 
 
 # ------------------------------------------------------------------ OpenHuEval

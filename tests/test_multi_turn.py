@@ -124,12 +124,13 @@ def test_turn_one_answer_is_fed_back_and_the_judge_sees_both_turns(example, stub
     # scores: a plain loop over the stub's ratings (MT-Bench: each turn's mean, and the mean over all turns)
     res = json.loads((example / "run" / "results.json").read_text(encoding="utf-8"))["tasks"]["mt_chat_hu"]
     got = {name: m["value"] for name, m in res["metrics"].items()}
-    turn1 = sum(r[0] for r in RATINGS.values()) / n
-    turn2 = sum(r[1] for r in RATINGS.values()) / n
+    from value_oracles import plain_mt_bench_scores
+
+    want = plain_mt_bench_scores([list(r) for r in RATINGS.values()])
     every = [x for r in RATINGS.values() for x in r]
-    assert got["mean:judge_score_turn1"] == pytest.approx(turn1)
-    assert got["mean:judge_score_turn2"] == pytest.approx(turn2)
-    assert got["judge_score"] == pytest.approx(sum(every) / len(every))
+    assert got["mean:judge_score_turn1"] == pytest.approx(want["turn1"])
+    assert got["mean:judge_score_turn2"] == pytest.approx(want["turn2"])
+    assert got["judge_score"] == pytest.approx(want["overall"])
     assert got["judge_unreadable_rate"] == 0
 
     # the pairwise judge reads each model's whole dialogue (MT-Bench's multi-turn pairwise form)
@@ -329,3 +330,51 @@ def test_a_failed_later_turn_is_the_items_error_and_keeps_the_earlier_answers(tm
     from glotbench.sample_record import SampleRecord
 
     assert raw_output(SampleRecord.from_json(rec)) == "[turn 1] answer 1\n---\n[turn 2] answer 2"  # the report's view
+
+
+def test_each_best_of_n_answer_starts_its_own_dialogue(tmp_path):
+    """--samples 2: each of turn 1's two answers goes back into its own dialogue (a model whose answer names
+    the sample index and the turn, so a crossed chain would show)."""
+    import asyncio
+
+    from glotbench.engine.caller import CachedCaller
+    from glotbench.engine.journal import Journal
+    from glotbench.engine.runner import TaskRun, process_sample
+    from glotbench.models.base import GenResult, Model
+    from glotbench.tasks.registry import make_task
+    from glotbench.tasks.request_settings import RequestSettings
+
+    class Chains(Model):
+        model_id = "test:chains"
+
+        def __init__(self):
+            self.requests = []
+
+        async def generate(self, request):
+            self.requests.append(request)
+            turn = sum(m["role"] == "user" for m in request.messages)
+            return GenResult(text=f"s{request.sample_index}-t{turn}")
+
+    for f in EXAMPLES.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    path = tmp_path / "mt_chat_hu.yaml"
+    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    del spec["judge"]
+    spec.update(scorer="exact_match", metrics=["accuracy"], fields={**spec["fields"], "target": "category"})
+    path.write_text(yaml.safe_dump(spec, allow_unicode=True), encoding="utf-8")
+    task = make_task(load_spec(path), path)
+    sample = task.samples()[0]
+    model = Chains()
+    journal = Journal(tmp_path / "journal.sqlite")
+    try:
+        tr = TaskRun(task=task, mode="generate", fingerprint={"id": "k"}, samples=[sample], todo=[sample],
+                     settings=RequestSettings(samples=2, temperature=0.7))
+        assert asyncio.run(process_sample(tr, sample, CachedCaller(model, journal), journal, True)) == "scored"
+        journal.flush()
+        rec = next(r for r in journal.iter_samples("k", task.name))
+    finally:
+        journal.close()
+    assert [(o["text"], o["turn"]) for o in rec["outputs"]] == [("s0-t1", 1), ("s0-t2", 2), ("s1-t1", 1), ("s1-t2", 2)]
+    second = {r.sample_index: r.messages for r in model.requests if len(r.messages) > 1}
+    assert {k: m[1]["content"] for k, m in second.items()} == {0: "s0-t1", 1: "s1-t1"}
+    assert len(rec["request_keys"]) == 4 and rec["detail"]["dialogue"][-1]["content"] == "s0-t2"

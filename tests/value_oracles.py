@@ -1437,3 +1437,20 @@ def plain_crosstab(pairs: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
     for p in pairs:
         out[p] = out.get(p, 0) + 1
     return out
+
+
+# ------------------------------------------------------------------ multi-turn judging (docs/multi-turn.md)
+
+def plain_mt_bench_scores(ratings: list[list[float | None]]) -> dict[str, float | None]:
+    """MT-Bench's single-answer scores restated: each turn's mean over the items with a score for that
+    turn, and the overall mean over every (item, turn) score; None where there is none. glotbench's item
+    value is the mean of its turns (None when a turn has none), so the overall equals this when every turn of
+    every item has a score."""
+    out: dict[str, float | None] = {}
+    n_turns = max((len(r) for r in ratings), default=0)
+    for k in range(n_turns):
+        got = [r[k] for r in ratings if k < len(r) and r[k] is not None]
+        out[f"turn{k + 1}"] = sum(got) / len(got) if got else None
+    every = [x for r in ratings for x in r if x is not None]
+    out["overall"] = sum(every) / len(every) if every else None
+    return out
