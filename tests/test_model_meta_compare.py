@@ -108,6 +108,9 @@ def test_model_meta_is_stored_typed_and_groups_equal_a_plain_loop(runs, tmp_path
         got = {r["group"]: (r["mean"], r["ci95"]) for r in rows if r["task"] == "(all tasks)"}
         assert {g: v[0] for g, v in got.items()} == pytest.approx({g: v[0] for g, v in want.items()})
         assert key in done.stdout and "demo.a" in done.stdout
+    report = _glotbench("report", str(runs["m2"]), "-o", str(tmp_path / "r.html"), cwd=tmp_path)
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert "size=70B, open=no, reasoning=yes" in (tmp_path / "r.html").read_text()
     png = tmp_path / "size.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
 
