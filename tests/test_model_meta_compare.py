@@ -151,3 +151,11 @@ def test_model_meta_file_is_read_and_the_flag_wins(stub_server, tmp_path):
     assert done.returncode == 0, done.stderr[-1500:]
     meta = json.loads((tmp_path / "out" / "results.json").read_text())["model_meta"]
     assert meta == {"size": "135M", "size_b": 0.135, "open": True, "reasoning": False, "family": "smollm"}
+
+
+def test_compare_by_a_key_no_run_has_is_one_line():
+    runs = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "signal_runs").iterdir())[:2]
+    done = _glotbench("compare", "--by", "size", *runs, cwd=Path(__file__).parent)
+    lines = [x for x in done.stderr.splitlines() if x.strip()]
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-1500:]
+    assert len(lines) == 1 and "no run has size in its model_meta" in lines[0], lines
