@@ -159,3 +159,20 @@ def test_compare_by_a_key_no_run_has_is_one_line():
     lines = [x for x in done.stderr.splitlines() if x.strip()]
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-1500:]
     assert len(lines) == 1 and "no run has size in its model_meta" in lines[0], lines
+
+
+def test_an_invalid_score_is_counted_and_never_averaged(runs, tmp_path):
+    res = runs["m3"] / "results.json"
+    data = json.loads(res.read_text())
+    data["tasks"]["demo.a"]["status"] = "invalid"
+    res.write_text(json.dumps(data))
+    out = tmp_path / "open.json"
+    done = _glotbench("compare", "--by", "open", *map(str, runs.values()), "--json", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = {(r["task"], r["group"]): r for r in json.loads(out.read_text())["rows"]}
+    row = rows[("demo.a", "open")]  # m1 and m3 are open; m3's demo.a is invalid
+    assert (row["models"], row["n_invalid"]) == (["openai:stub (m1)"], 1)  # each run labelled with its folder
+    assert row["mean"] == pytest.approx(_score(runs["m1"], "demo.a")) and row["ci95"] is None
+    # the average over tasks uses only the tasks every model scored validly: demo.b alone
+    (avg,) = [r for r in json.loads(out.read_text())["rows"] if r["task"] == "(all tasks)" and r["group"] == "open"]
+    assert avg["mean"] == pytest.approx((_score(runs["m1"], "demo.b") + _score(runs["m3"], "demo.b")) / 2)
