@@ -122,6 +122,9 @@ AGGREGATES: dict[str, str] = {
                  "dimensions", "translation_share", "n_thoughts_assessed", "correct_thought_share",
                  "n_with_assessed_thought", "share_with_correct_thought", "incorrect_with_correct_thought",
                  "n_incorrect_assessed", "correct_ratio_distribution", "distribution", "fig9")},
+    # #54: per-class precision/recall/F1 of label tasks, and per-task latency from the journal's timings
+    "run.per_class": "test_per_class_equals_sklearn_over_the_runs",
+    "run.latency": "test_latency_equals_the_journal_over_the_runs",
     # the MM-Eval abilities table printed under a run
     **{f"run_table.mm_eval_abilities.{k}": ABIL for k in ("levels", "mean_of_levels", "pooled_items", "n", "invalid")},
 }
@@ -276,6 +279,37 @@ def _status(n_items, recs, task=None):
     if len(scored) + errors < n_items:
         status = "incomplete"
     return status, unparsed, rate, len(scored), errors
+
+
+def test_per_class_equals_sklearn_over_the_runs(runs):
+    from value_oracles import sklearn_per_class
+
+    seen = 0
+    for run in runs.values():
+        res = results(run)
+        for task, t in res["tasks"].items():
+            if "per_class" not in t:
+                continue
+            want = sklearn_per_class(items_of(samples(run, task)), n_boot=res["config"]["bootstrap"],
+                                     seed=res["config"]["seed"])
+            assert list(t["per_class"]) == list(want), task
+            for c, w in want.items():
+                assert t["per_class"][c]["support"] == w["support"]
+                for stat in ("precision", "recall", "f1"):
+                    assert t["per_class"][c][stat]["value"] == pytest.approx(w[stat], abs=1e-6), (task, c, stat)
+                    assert t["per_class"][c][stat]["ci95"] == pytest.approx(w[stat + "_ci95"], abs=1e-6), (task, c, stat)
+            seen += 1
+    assert seen
+
+
+def test_latency_equals_the_journal_over_the_runs(runs):
+    from value_oracles import plain_latency
+
+    for run in runs.values():
+        for task, t in results(run)["tasks"].items():
+            want = plain_latency(samples(run, task), run / "journal.sqlite")
+            for k, v in want.items():
+                assert t["latency"][k] == pytest.approx(v, rel=1e-5, abs=1e-6), (task, k)
 
 
 def test_run_summaries_equal_a_plain_recount(runs):

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from value_oracles import plain_circular_accuracy
 
@@ -124,3 +125,18 @@ def test_a_task_that_is_not_multiple_choice_is_refused_before_any_request(stub_s
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-1500:]
     assert len(lines) == 1 and "--circular" in lines[0] and "tiny.count" in lines[0] and "generate" in lines[0], lines
     assert httpx.get(base.replace("/v1", "/_log")).json()["log"] == []
+
+
+def test_loglikelihood_mode_rotates_too_and_its_calibration_reads_the_plain_order(stub_server, tmp_path):
+    spec, _ = _setup(tmp_path)
+    base = stub_server("--answer", "A")
+    done = _run(base, tmp_path / "ll", "--tasks", str(spec), "--circular", "--mode", "loglikelihood",
+                "-M", "logprobs_trusted=true", "-M", "chat=false")
+    assert done.returncode == 0, done.stderr[-2000:]
+    t = json.loads((tmp_path / "ll" / "results.json").read_text())["tasks"]["demo.circ"]
+    samples = [json.loads(x) for x in (tmp_path / "ll" / "samples.jsonl").read_text().splitlines()]
+    plain, circ, n = plain_circular_accuracy(samples)
+    assert n == 5 and t["metrics"]["accuracy"]["value"] == pytest.approx(plain)
+    assert t["metrics"]["circular_accuracy"]["value"] == pytest.approx(circ)
+    assert t["ll_calibration"]["n_used"] == 5  # the dataset's order, not the 20 rotations
+    assert t["ll_calibration"]["ece"] == pytest.approx(t["metrics"]["ll_ece"]["value"], abs=1e-6)

@@ -99,3 +99,11 @@ def test_clean_vs_contaminated_equals_a_plain_count(stub_server, tmp_path):
     assert row["clean_ci95"] == pytest.approx(list(percentile_interval(c)))
     assert row["difference_ci95"] == pytest.approx(list(percentile_interval(d - c)))
     assert "contaminated - clean" in cmp.stdout and "0.500" in cmp.stdout
+
+
+def test_runs_without_flags_are_one_line():
+    runs = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "signal_runs").iterdir())[:2]
+    done = glotbench("compare", "--contamination", *runs, cwd=Path(__file__).parent)
+    lines = [x for x in done.stderr.splitlines() if x.strip()]
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-1500:]
+    assert len(lines) == 1 and "analyze contamination TASK --corpus FILE --run RUN" in lines[0], lines

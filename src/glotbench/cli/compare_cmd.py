@@ -193,6 +193,11 @@ def _print_groups(runs, key: str, metric: str | None, n_boot: int, seed: int, co
     from glotbench.report.model_groups import groups_from_runs
 
     res = groups_from_runs(runs, key, metric=metric, n_boot=n_boot, seed=seed)
+    if not res.points and not res.rows and len(res.notes) >= len(runs):
+        from glotbench.errors import GlotbenchError
+
+        raise GlotbenchError(f"--by {key}: no run has {key} in its model_meta (run --model-meta {key}=... or "
+                             "--model-meta-file FILE when running)")
     t = Table(title=f"Models grouped by {key} (run --model-meta): mean of the models' scores per group, [95% "
                     f"percentile bootstrap over the group's models, {n_boot} resamples, seed {seed}; none for one model]; "
                     "invalid scores left out and counted")
@@ -215,6 +220,10 @@ def _print_contamination(runs, check: str, metric: str | None, n_boot: int, seed
     from glotbench.report.contamination_split import split_rows, to_dicts
 
     rows, notes = split_rows(runs, check=check, metric=metric, n_boot=n_boot, seed=seed)
+    if not rows:
+        from glotbench.errors import GlotbenchError
+
+        raise GlotbenchError(f"--contamination: {notes[-1]}")
     t = Table(title=f"Clean vs contaminated items (flags of analyze contamination --run, check {check}): the score on "
                     f"each side [95% bootstrap interval over its items, {n_boot} resamples, seed {seed}], and "
                     "contaminated - clean [interval of the difference of the two sides' resampled scores]")

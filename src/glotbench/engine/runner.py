@@ -13,6 +13,7 @@ from typing import Any, Callable
 from glotbench.tasks.request_settings import RequestSettings
 from glotbench.engine.aggregate import summarise_task
 from glotbench.engine.latency import latency_summary
+from glotbench.scoring.circular import ROTATION
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.journal import Journal
 from glotbench.sample_record import SampleRecord
@@ -435,8 +436,8 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
                     keys = r.request_keys or []
                     requests.extend((k, outs[i].get("output_tokens") if len(outs) == len(keys) else None)
                                     for i, k in enumerate(keys))
-                if keep and r.is_scored:
-                    kept.append(r)
+                if keep and r.is_scored and not (tr.settings.circular and r.metadata_map.get(ROTATION)):
+                    kept.append(r)  # --circular: a task's own tables read the dataset's order, as its metrics do
                 yield r
 
         summary = summarise_task(stream(), tr.task.metric_names(tr.mode), tr.task.spec.slice_by, tr.n_items,

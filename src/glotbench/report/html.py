@@ -166,6 +166,9 @@ def build_context(runs: list[RunData], title: str | None = None, max_samples_per
             "elapsed_s": info.get("elapsed_s"), "sent": info.get("requests_sent"), "cached": info.get("requests_cached"),
             "failed": info.get("failed_requests"), "n_samples": len(r.samples), "note": r.results.get("note") or "",
             "settings": ", ".join(f"{k}={v}" for k, v in (r.results.get("settings") or {}).items() if v is not None),
+            # run --model-meta (output/model_meta.py): size as given, yes/no flags
+            "model_meta": ", ".join(f"{k}={('yes' if v else 'no') if isinstance(v, bool) else v}"
+                                    for k, v in (r.results.get("model_meta") or {}).items() if k != "size_b"),
         })
 
     tasks_ctx = []
