@@ -80,7 +80,7 @@ def values(model: str, name: str) -> list[float]:
 
 
 def test_gap_intervals_equal_a_plain_item_paired_bootstrap_loop(runs):
-    done = glot(runs, "compare", "--crosslingual", "m1", "m2", "--n-boot", "400", "--seed", "7", "--json", "x.json")
+    done = glot(runs, "runs", "compare", "--crosslingual", "m1", "m2", "--n-boot", "400", "--seed", "7", "--json", "x.json")
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads((runs / "x.json").read_text())
     gaps = got["gap_intervals"]
@@ -108,7 +108,7 @@ def test_gap_intervals_equal_a_plain_item_paired_bootstrap_loop(runs):
 def test_invalid_side_shows_invalid_and_is_left_out_of_the_average(runs):
     res = json.loads((runs / "m3" / "results.json").read_text())["tasks"]
     assert res["gap.cs"]["status"] == "invalid"  # the case: nothing parsed on the native side
-    done = glot(runs, "compare", "--crosslingual", "m3", "--n-boot", "100", "--json", "y.json")
+    done = glot(runs, "runs", "compare", "--crosslingual", "m3", "--n-boot", "100", "--json", "y.json")
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads((runs / "y.json").read_text())
     [model] = got["crosslingual"]["models"].values()
@@ -121,7 +121,7 @@ def test_invalid_side_shows_invalid_and_is_left_out_of_the_average(runs):
 
 
 def test_paired_pairs_a_task_with_its_counterpart_and_marks_invalid(runs):
-    done = glot(runs, "compare", "--paired", "m1", "m1", "--n-boot", "300", "--json", "p.json")
+    done = glot(runs, "runs", "compare", "--paired", "m1", "m1", "--n-boot", "300", "--json", "p.json")
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads((runs / "p.json").read_text())
     rows = {r["task"]: r for r in got["paired"]}
@@ -130,7 +130,7 @@ def test_paired_pairs_a_task_with_its_counterpart_and_marks_invalid(runs):
     a, b = values("m1", "gap.cs"), values("m1", "gap.en")
     assert r["n_items"] == N and r["difference"] == pytest.approx(sum(a) / N - sum(b) / N, abs=1e-12)
     # the invalid side: shown as invalid, no number and no test, counted
-    done = glot(runs, "compare", "--paired", "m3", "m3", "--n-boot", "300", "--json", "q.json")
+    done = glot(runs, "runs", "compare", "--paired", "m3", "m3", "--n-boot", "300", "--json", "q.json")
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads((runs / "q.json").read_text())
     assert [r["task"] for r in got["paired"]] == ["gap2.cs vs gap2.en"]

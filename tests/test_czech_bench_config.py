@@ -68,6 +68,6 @@ def test_note_in_results_table_and_report(tmp_path, stub_server):
     res = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert res["note"] == "Opravený prompt, 3 položky" and res["config"]["limit"] == 3
     assert res["tasks"]["czech_bench.klokanek"]["n_items"] == 3
-    rep = subprocess.run([*env_py, "report", str(out), "-o", str(tmp_path / "r.html")], capture_output=True, text=True, timeout=300)
+    rep = subprocess.run([*env_py, "runs", "report", str(out), "-o", str(tmp_path / "r.html")], capture_output=True, text=True, timeout=300)
     assert rep.returncode == 0, rep.stderr
     assert "Opravený prompt, 3 položky" in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -160,7 +160,7 @@ def test_run_fetches_mm_eval_and_records_provenance(pkg, tmp_path, mm_mirror, st
                                  "requested_revision": MM, "resolved_revision": MM, "resolved_by": "pulled by glotbench"}]
         assert d["files"] == [{"path": f"mm_eval/{f}", "size": (data_root / "mm_eval" / f).stat().st_size,
                                "sha256": _sha(data_root / "mm_eval" / f), "matches_declared": True}]
-    rep = _cli(pkg, tmp_path, None, "report", str(tmp_path / "run"), "-o", str(tmp_path / "report.html"))
+    rep = _cli(pkg, tmp_path, None, "runs", "report", str(tmp_path / "run"), "-o", str(tmp_path / "report.html"))
     assert rep.returncode == 0, rep.stderr
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert f"{MM} → {MM}" in html and f"mm_eval/knowledge_eval.json {_sha(data_root / 'mm_eval' / 'knowledge_eval.json')}" in html

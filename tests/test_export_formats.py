@@ -185,7 +185,7 @@ def test_inspect_without_the_package_is_one_line(run_dir):
     code = ("import sys; sys.modules['inspect_ai'] = None  # the package is absent\n"
             "from glotbench.cli import main; sys.argv = ['glotbench', *sys.argv[1:]]; main()")
     out = run_dir / "inspect_absent"
-    r = subprocess.run([sys.executable, "-c", code, "export", str(run_dir), "--format", "inspect", "-o", str(out)],
+    r = subprocess.run([sys.executable, "-c", code, "runs", "export", str(run_dir), "--format", "inspect", "-o", str(out)],
                        cwd=run_dir.parent, env={**os.environ, "NO_COLOR": "1"}, capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 2 and "glotbench[inspect]" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -89,8 +89,8 @@ def test_evaluation_and_export_run_without_the_extras_report_names_plots(tmp_pat
         stop(proc)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "Traceback" not in r.stderr
-    e = cli_without(blocked, "export", "run", "--format", "csv", cwd=tmp_path)
+    e = cli_without(blocked, "runs", "export", "run", "--format", "csv", cwd=tmp_path)
     assert e.returncode == 0, e.stderr
-    rep = cli_without(blocked, "report", "run", "-o", "r.html", cwd=tmp_path)
+    rep = cli_without(blocked, "runs", "report", "run", "-o", "r.html", cwd=tmp_path)
     assert rep.returncode == 2 and "needs pip install 'glotbench[plots]'" in rep.stderr
     assert len(rep.stderr.strip().splitlines()) == 1, rep.stderr

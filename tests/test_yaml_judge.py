@@ -390,7 +390,7 @@ def test_a_second_judge_regrades_the_run_through_the_journal(workdir, stub_serve
     assert run_task(workdir, base, task, "run").returncode == 0
     n = sent(base)
     for calls in (len(ITEMS), 0):
-        done = glot(workdir, "judge", str(workdir / "run"), "--judge", "openai:j2", "--judge-base-url", base)
+        done = glot(workdir, "judge", "rerun", str(workdir / "run"), "--judge", "openai:j2", "--judge-base-url", base)
         assert done.returncode == 0, done.stderr[-2000:]
         assert sent(base) == n + calls
         n = sent(base)
