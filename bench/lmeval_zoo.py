@@ -60,10 +60,44 @@ def _variables(template) -> tuple[set[str], dict[str, set[str]]]:
         if isinstance(g.node, nodes.Name) and g.attr not in ("strip", "split", "replace", "lower", "upper", "format",
                                                                  "index", "join", "startswith", "endswith"):
             attrs[g.node.name].add(g.attr)
+    for g in ast.find_all(nodes.Getitem):  # translation["de"]: a mapping read by key
+        if isinstance(g.node, nodes.Name) and isinstance(g.arg, nodes.Const) and isinstance(g.arg.value, str):
+            attrs[g.node.name].add("[" + g.arg.value)
     return names, attrs
 
 
 FLAVORS = ("text", "target digits", "target ints", "target letters")
+
+
+# Record shapes of datasets whose fields only lm-eval's Python hooks read (process_docs, !function
+# doc_to_*), which the templates cannot tell: the dataset's own fields, by task folder
+def _shape_arc(i, tag):
+    return {"id": f"{tag}{i}", "instruction": f"Kérdés {tag} {i}?", **{f"option_{x}": f"{x} válasz {i}" for x in "abcde"},
+            "answer": "ABCDE"[i % 5]}
+
+
+def _shape_hellaswag(i, tag):
+    return {"ind": i, "activity_label": f"Tevékenység {i}", "ctx_a": f"Egy ember [title] {tag} {i}.", "ctx_b": "aztán",
+            "endings": [f"vég {j} {i}." for j in range(4)], "label": str(i % 4)}
+
+
+def _shape_truthfulqa(i, tag):
+    return {"question": f"Kérdés {tag} {i}?", "mc1_targets_choices": [f"igaz {i}", "hamis"], "mc1_targets_labels": [1, 0],
+            "mc2_targets_choices": [f"igaz {i}", "is igaz", "hamis"], "mc2_targets_labels": [1, 1, 0]}
+
+
+def _shape_xcopa(i, tag):
+    return {"premise": f"A férfi {tag} {i} megbetegedett.", "choice1": f"Gombát evett {i}.", "choice2": "Futott.",
+            "question": "cause" if i % 2 else "effect", "label": i % 2, "idx": i}
+
+
+def _shape_xwinograd(i, tag):
+    return {"sentence": f"Anna {tag} {i} nem adta oda a könyvet, mert _ elfoglalt volt.", "option1": "Anna",
+            "option2": f"Éva {i}", "answer": "12"[i % 2]}
+
+
+SHAPES = {"okapi/arc_multilingual": _shape_arc, "okapi/hellaswag_multilingual": _shape_hellaswag,
+          "okapi/truthfulqa_multilingual": _shape_truthfulqa, "xcopa": _shape_xcopa, "xwinograd": _shape_xwinograd}
 
 
 def synth_records(src: dict, n: int, tag: str, flavor: str = "text") -> list[dict]:
@@ -86,7 +120,8 @@ def synth_records(src: dict, n: int, tag: str, flavor: str = "text") -> list[dic
         rec: dict = {}
         for f in sorted(fields | set(attrs)):
             if f in attrs:
-                rec[f] = {a: [f"{f}.{a} {tag}{i} {j}" for j in range(k)] for a in attrs[f]}
+                rec[f] = {a.lstrip("["): (f"{f}[{a}] {tag}{i}" if a.startswith("[") else [f"{f}.{a} {tag}{i} {j}" for j in range(k)])
+                          for a in attrs[f]}
             elif f in target_only and flavor != "text":
                 rec[f] = {"target digits": str(1 + i % 2), "target ints": 1 + i % 2, "target letters": "AB"[i % 2]}[flavor]
             else:
@@ -127,7 +162,10 @@ def glotbench_requests(task_yaml: Path, shots: int, output_type: str) -> dict[in
     out = {}
     for s in task.samples():
         ctx = task.plain_prompt(s, shots, None)
-        if output_type == "multiple_choice":
+        if output_type == "multiple_choice" and s.vars.get("multiple_input"):  # a context per choice
+            head = task._plain_head(s, shots, None)
+            out[s.index] = [(head + c, task.opts["target_delimiter"] + s.vars["answer_text"]) for c in task.ll_options(s)]
+        elif output_type == "multiple_choice":
             out[s.index] = [(ctx, task.opts["target_delimiter"] + c) for c in task.ll_options(s)]
         else:
             out[s.index] = [(ctx,)]
@@ -139,15 +177,18 @@ def compare(path: Path, src: dict, spec: dict, work: Path) -> str:
     from glotbench.tasks.lm_eval_import import dump
 
     splits = sorted(set(spec["dataset"]["splits"]))
+    parts = path.parts
+    rel = "/".join(parts[len(parts) - parts[::-1].index("tasks"):])  # the path below lm_eval/tasks
+    shape = next((fn for prefix, fn in SHAPES.items() if rel.startswith(prefix + "/")), None)
     files = {}
     shots = 2 if spec["fewshot"].get("split") or spec["options"].get("fewshot_samples") else 0
     why = ""
-    for flavor in FLAVORS:
+    for flavor in FLAVORS[:1] if shape else FLAVORS:
         for s in splits:
             files[s] = work / "data" / f"{src['task']}_{s}.jsonl"
             files[s].parent.mkdir(parents=True, exist_ok=True)
-            files[s].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n"
-                                        for r in synth_records(src, N_RECORDS + 3, s, flavor)), encoding="utf-8")
+            recs = [shape(i, s) for i in range(N_RECORDS + 3)] if shape else synth_records(src, N_RECORDS + 3, s, flavor)
+            files[s].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
         try:
             theirs = lm_eval_requests(path, files, shots)
             break

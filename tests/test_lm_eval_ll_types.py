@@ -115,3 +115,53 @@ def test_lambada_accuracy_is_lm_evals_is_greedy(tmp_path):
         s = task.score(sample, [LoglikelihoodResult(logprob=-1.5, is_greedy=greedy, n_tokens=2)], mode="loglikelihood")
         assert s.values == {"nll": 1.5, "n_items": 1.0, "correct": float(greedy)}
         assert (s.pred == sample.target) is greedy and sample.target == " mat"
+
+
+@pytest.mark.slow
+def test_lambada_with_the_embedded_model_equals_llama_cpp_pythons_own_logits(tmp_path, smollm2_path):
+    """The converted lambada_openai run by the embedded model (the real GGUF): each item's
+    log-likelihood and greediness equal llama-cpp-python's own logits on lm-eval's (context,
+    continuation) split as lm-eval's HFLM splits it (trailing spaces of the context moved to the
+    continuation, the whole string encoded, the continuation = what follows the context's tokens)."""
+    import llama_cpp
+    import numpy as np
+
+    tasks_dir = _tasks_dir()
+    (tmp_path / "data").mkdir()
+    f = tmp_path / "data" / "lambada_openai_test.jsonl"
+    f.write_text("".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in TEXTS), encoding="utf-8")
+    c = cli("tasks", "import-lm-eval", str(tasks_dir / "lambada/lambada_openai.yaml"), "--data-dir", "data",
+            "-o", "lambada.yaml", cwd=tmp_path)
+    assert c.returncode == 0, c.stderr
+    r = cli("run", "-m", "embedded", "-t", "lambada.yaml", "-o", "run", "--no-progress", "--bootstrap", "20",
+            cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    recs = {int(x["sample_id"]): x for x in map(json.loads, (tmp_path / "run" / "samples.jsonl").read_text().splitlines())}
+    [entry] = json.loads((tmp_path / "run" / "results.json").read_text())["tasks"].values()
+    theirs = lm_eval_requests(tasks_dir, "lambada/lambada_openai.yaml", 0, {"test": f})
+    llm = llama_cpp.Llama(model_path=str(smollm2_path), n_ctx=512, logits_all=True, verbose=False, seed=0)
+    try:
+        for i in range(len(TEXTS)):
+            [(context, continuation)] = theirs[i]
+            n_space = len(context) - len(context.rstrip())
+            context, continuation = context[: len(context) - n_space], context[len(context) - n_space:] + continuation
+            whole = llm.tokenize((context + continuation).encode("utf-8"), add_bos=True)
+            ctx = llm.tokenize(context.encode("utf-8"), add_bos=True)
+            cont = whole[len(ctx):]
+            llm.reset()
+            llm.eval(whole[:-1])
+            scores = np.asarray(llm.scores[: len(whole) - 1], dtype=np.float64)
+            lp = scores - scores.max(axis=1, keepdims=True)
+            lp = lp - np.log(np.exp(lp).sum(axis=1, keepdims=True))
+            rows = lp[len(ctx) - 1: len(whole) - 1]
+            want = float(sum(rows[k, t] for k, t in enumerate(cont)))
+            greedy = all(int(np.argmax(rows[k])) == t for k, t in enumerate(cont))
+            out = recs[i]["outputs"][0]
+            assert out["logprob"] == pytest.approx(want, abs=2e-3), i
+            assert out["is_greedy"] is greedy, i
+    finally:
+        llm.close()
+    lls = [recs[i]["outputs"][0]["logprob"] for i in range(len(TEXTS))]
+    assert entry["metrics"]["continuation_perplexity"]["value"] == pytest.approx(math.exp(-(sum(lls) / len(lls))), rel=1e-6)
+    assert entry["metrics"]["accuracy"]["value"] == pytest.approx(
+        sum(recs[i]["outputs"][0]["is_greedy"] for i in range(len(TEXTS))) / len(TEXTS))

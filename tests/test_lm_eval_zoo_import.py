@@ -334,7 +334,13 @@ def _hellaswag(i: int) -> dict:  # Rowan/hellaswag's record shape (label a strin
             "source_id": f"wikihow~{i}", "split": "val", "split_type": "indomain", "label": str(i % 4)}
 
 
+def _xwinograd(i: int) -> dict:  # Muennighoff/xwinograd's record shape: the blank "_" and two fillers
+    return {"sentence": f"Маша {i} не дала Ане книгу, потому что _ была занята.", "option1": "Маша",
+            "option2": f"Аня {i}", "answer": "12"[i % 2]}
+
+
 HOOK_CASES = {
+    "xwinograd_ru": ("xwinograd/xwinograd_ru.yaml", "ru", 0, {"test": [_xwinograd(i) for i in range(N)]}),
     "hellaswag": ("hellaswag/hellaswag.yaml", "en", 2, {"train": [_hellaswag(i + 50) for i in range(N)],
                                                         "validation": [_hellaswag(i) for i in range(N)]}),
     "xcopa_et": ("xcopa/default_et.yaml", "et", 0, {"test": [_xcopa(i) for i in range(N)],
@@ -347,7 +353,8 @@ HOOK_CASES = {
 
 @pytest.mark.parametrize("task", list(HOOK_CASES))
 def test_lm_eval_hooks_delegated_give_lm_evals_prompts(tmp_path, task):
-    """--lm-eval-hooks: xcopa's !function doc_to_text / doc_to_choice, paws-x's and hellaswag's
+    """--lm-eval-hooks: xcopa's !function doc_to_text / doc_to_choice, xwinograd's (lm-eval's multiple
+    input: doc_to_text gives the gold filler's index), paws-x's and hellaswag's
     process_docs (hellaswag's rewrites every record: query, choices, gold) run as
     lm-eval's own code (recorded in the task with lm-eval's version); every prompt and continuation of
     the run equals ConfigurableTask's. Without the flag the same files are refused (tested above)."""
@@ -387,6 +394,11 @@ def test_lm_eval_hooks_delegated_give_lm_evals_prompts(tmp_path, task):
     assert len(ours) == len(theirs) == N
     for doc_id in theirs:
         assert ours[doc_id] == theirs[doc_id], f"{task} doc {doc_id}"
+    if task == "xwinograd_ru":  # lm-eval's multiple input: one context per filler, the same continuation
+        assert ours[1] == [("Маша 1 не дала Ане книгу, потому что Маша", " была занята."),
+                           ("Маша 1 не дала Ане книгу, потому что Аня 1", " была занята.")]
+        golds = {int(x["idx"]): x["gold"] for x in map(json.loads, (tmp_path / "run" / "samples.jsonl").read_text().splitlines())}
+        assert golds == {i: str(int(_xwinograd(i)["answer"]) - 1) for i in range(N)}  # lm-eval's gold: doc_to_text
     if task == "hellaswag":  # lm-eval's preprocess ran: [title] -> ". ", brackets dropped, gold from label
         context, first = ours[1][0]
         assert context.endswith("Removing ice 1: A man. kneels on a car 1. Then, he") and first == " scrapes the ice off 1."

@@ -131,13 +131,14 @@ class LmEvalTask(Task):
         hook, t = self._source("doc_to_text", shot)
         if hook:
             text = self._hook(hook, doc, where)
-            if not isinstance(text, str):  # lm-eval's multiple_input (an index into the choices): not here
-                raise DataError(f"{where}: doc_to_text gave {type(text).__name__} {text!r}, not a text (lm-eval's "
-                                "multiple-input tasks are not supported)")
+            if not isinstance(text, (str, int)) or isinstance(text, bool):
+                raise DataError(f"{where}: doc_to_text gave {type(text).__name__} {text!r}, not a text")
             return text
         if isinstance(t, str) and t in doc:
             return str(doc[t])
-        return self._apply(str(t), doc, "doc_to_text", where)
+        text = self._apply(str(t), doc, "doc_to_text", where)
+        # lm-eval: a digit text of a task with choices is an index (its multiple-input form)
+        return ast.literal_eval(text) if text.isdigit() and self.opts.get("doc_to_choice") is not None else text
 
     def doc_to_choice(self, doc: dict, where: str = "", shot: bool = False) -> list[str] | None:
         hook, c = self._source("doc_to_choice", shot)
@@ -182,7 +183,16 @@ class LmEvalTask(Task):
         target = self.doc_to_target(rec, at)
         choices = self.doc_to_choice(rec, at)
         sid = str(rec.get(self.spec.fields["id"])) if "id" in self.spec.fields and rec.get(self.spec.fields["id"]) is not None else str(index)
-        if self.spec.output_type == "multiple_choice":
+        multiple_input = isinstance(text, int)
+        if multiple_input and self.spec.output_type != "multiple_choice":
+            raise DataError(f"{at}: doc_to_text gave the number {text}, not a text")
+        if multiple_input:  # lm-eval's multiple input: one context per choice, the same continuation; the
+            # text is the gold choice's index (a shot is written with that choice and the continuation)
+            if not choices or not 0 <= text < len(choices):
+                raise DataError(f"{at}: doc_to_text gave the choice index {text}, out of range for {choices}")
+            labels = [str(i) for i in range(len(choices))]
+            answer, gold, text = target[0] if isinstance(target, list) else target, labels[text], choices[text]
+        elif self.spec.output_type == "multiple_choice":
             if not choices:
                 raise DataError(f"{at}: doc_to_choice gave no options")
             if isinstance(target, str) and not target.isdigit():
@@ -199,7 +209,8 @@ class LmEvalTask(Task):
             labels = None
             answer = target[0] if isinstance(target, list) else target
             gold = [str(x) for x in target] if isinstance(target, list) else str(target)
-        values = {"text": text, "answer_text": str(answer), "choices": choices, "labels": labels}
+        values = {"text": text, "answer_text": str(answer), "choices": choices, "labels": labels,
+                  "multiple_input": multiple_input}
         if self.spec.output_type == ROLLING:  # lm-eval scores doc_to_target's text (doc_to_text is not sent)
             values["text"] = str(answer)
             if "process_results" in self._hooks:
@@ -289,6 +300,10 @@ class LmEvalTask(Task):
         return sample.vars["answer_text"]
 
     def plain_prompt(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
+        return f"{self._plain_head(sample, num_fewshot, system)}{self.render_user(sample)}"
+
+    def _plain_head(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
+        """The plain prompt before the item's own text: the description and the shots."""
         o = self.opts
         head = o["description"] if system is None else system
         # lm-eval's build_qa_turn: a shot whose answer is empty gets neither delimiter (nor an answer turn)
@@ -296,7 +311,7 @@ class LmEvalTask(Task):
         shots = "".join(f"{self.render_user(s)}{fmt['target_delimiter']}{a}{fmt['fewshot_delimiter']}"
                         if (a := self.render_answer(s)) != "" else self.render_user(s)
                         for s in self.fewshot_for(sample, num_fewshot))
-        return f"{head}{shots}{self.render_user(sample)}"
+        return f"{head}{shots}"
 
     def chat_messages(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> list[dict]:
         msgs: list[dict] = []
@@ -342,8 +357,12 @@ class LmEvalTask(Task):
         if mode == "loglikelihood":
             if self.spec.output_type != "multiple_choice":
                 raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
-            context = self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt)
             delim = self.opts["target_delimiter"]
+            if sample.vars.get("multiple_input"):  # lm-eval: (head + choice, delimiter + target) per choice
+                head = self._plain_head(sample, settings.num_fewshot, settings.system_prompt)
+                return [LoglikelihoodRequest(context=head + c, continuation=delim + sample.vars["answer_text"])
+                        for c in self.ll_options(sample)]
+            context = self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt)
             return [LoglikelihoodRequest(context=context, continuation=delim + c) for c in self.ll_options(sample)]
         return super().requests(sample, mode=mode, chat=chat, settings=settings)
 
