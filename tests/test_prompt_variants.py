@@ -134,3 +134,14 @@ def test_a_bad_variant_is_refused_before_any_request(stub_server, tmp_path, prom
     assert len(lines) == 1 and words in lines[0], done.stderr
     assert _sent(base) == 0
     assert not (tmp_path / "run" / "journal.sqlite").exists()
+
+
+def test_write_out_shows_every_variants_prompt_and_the_perturbed_input(stub_server, tmp_path):
+    base = _stub(stub_server, tmp_path)
+    done = _run(base, _task(tmp_path, PROMPTS), tmp_path / "run", "--prompt-variants", "all", "--write-out", "1",
+                "--perturb", "strip_diacritics")
+    assert done.returncode == 0, done.stderr
+    for shown in ("my.variants · item i0", "my.variants@short · item i0", "my.variants@filed · item i0",
+                  "Q: otazka 0", "otazka 0?!", "Otázka: otazka 0"):  # the template's own accent is kept
+        assert shown in done.stdout, (shown, done.stdout[-2000:])
+    assert _sent(base) == 0
