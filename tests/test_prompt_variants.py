@@ -134,3 +134,60 @@ def test_a_bad_variant_is_refused_before_any_request(stub_server, tmp_path, prom
     assert len(lines) == 1 and words in lines[0], done.stderr
     assert _sent(base) == 0
     assert not (tmp_path / "run" / "journal.sqlite").exists()
+
+
+def test_write_out_shows_every_variants_prompt_and_the_perturbed_input(stub_server, tmp_path):
+    base = _stub(stub_server, tmp_path)
+    done = _run(base, _task(tmp_path, PROMPTS), tmp_path / "run", "--prompt-variants", "all", "--write-out", "1",
+                "--perturb", "strip_diacritics")
+    assert done.returncode == 0, done.stderr
+    for shown in ("my.variants · item i0", "my.variants@short · item i0", "my.variants@filed · item i0",
+                  "Q: otazka 0", "otazka 0?!", "Otázka: otazka 0"):  # the template's own accent is kept
+        assert shown in done.stdout, (shown, done.stdout[-2000:])
+    assert _sent(base) == 0
+
+
+def test_a_corpus_metrics_spread_equals_a_plain_loop_with_sklearn():
+    from glotbench.report.analysis.robustness import corpus_variant_spread
+    from glotbench.scoring.metrics import ScoredItem, get_metric
+    from value_oracles import METRIC_ORACLES, plain_corpus_variant_spread
+
+    rng = np.random.default_rng(2)
+    gold = rng.integers(0, 2, 60)
+    items = [[ScoredItem(gold=str(g), pred=str(g if rng.random() < p else 1 - g)) for g in gold] for p in (0.6, 0.75, 0.9)]
+    mcc = get_metric("mcc")
+    got = corpus_variant_spread(lambda v, idx: mcc([items[v][int(j)] for j in idx]), 60, ["declared", "a", "b"], n=200,
+                                seed=4)
+    want = plain_corpus_variant_spread(items, METRIC_ORACLES["mcc"].compute, n=200, seed=4)
+    assert got.scores == pytest.approx(want["scores"], abs=1e-9)
+    for key in ("mean", "min", "max", "std"):
+        assert getattr(got, key) == pytest.approx(want[key], abs=1e-9), key
+        assert getattr(got, f"{key}_ci") == pytest.approx(want[f"{key}_ci"], abs=1e-9), key
+    assert got.best == "b"
+
+
+def test_a_corpus_metric_gets_a_spread_too(stub_server, tmp_path):
+    """MCC is recomputed per resample (no per-item value): its spread is in results.json beside accuracy's."""
+    rows = [{"id": f"i{k}", "q": f"věta {k}", "a": "AB"[k % 2], "c": ["ano", "ne"]} for k in range(10)]
+    (tmp_path / "mc.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    task = tmp_path / "mc.yaml"
+    task.write_text("\n".join(["name: my.mc", 'version: "1"', "language: cs",
+                               f"dataset: {{format: jsonl, splits: {{test: {tmp_path / 'mc.jsonl'}}}}}",
+                               "fields: {id: id, question: q, target: a, choices: c}",
+                               "output_type: multiple_choice", "prompt: {user: '{{ question }}: {{ choices_block }}'}",
+                               "metrics: [accuracy, mcc]",
+                               "prompts:\n  - {name: other, user: 'Jinak {{ question }}: {{ choices_block }}'}"]) + "\n",
+                    encoding="utf-8")
+    rules = [("Jinak věta 1:", "B"), ("Jinak věta 3:", "B"), ("věta 5:", "B")]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps({"match": m, "response": r}, ensure_ascii=False) + "\n"
+                                              for m, r in rules), encoding="utf-8")
+    base = stub_server("--answer", "A", "--responses", str(tmp_path / "r.jsonl"))
+    done = _run(base, task, tmp_path / "run", "--prompt-variants", "all")
+    assert done.returncode == 0, done.stderr
+    block = json.loads((tmp_path / "run" / "results.json").read_text())["prompt_variants"]["my.mc"]
+    assert set(block["metrics"]) == {"accuracy", "mcc"}, block["notes"]
+    s = block["metrics"]["mcc"]
+    res = json.loads((tmp_path / "run" / "results.json").read_text())["tasks"]
+    assert s["scores"] == pytest.approx([res["my.mc"]["metrics"]["mcc"]["value"], res["my.mc@other"]["metrics"]["mcc"]["value"]], abs=1e-5)
+    assert s["scores"][0] != s["scores"][1]
+    assert s["mean_ci"][0] <= s["mean"] <= s["mean_ci"][1] and s["best"] == "other"

@@ -78,7 +78,7 @@ def test_request_settings_hold_no_run_machinery():
     """Nothing of the model, judge, shards, retries or output reaches a task."""
     names = {f.name for f in fields(RequestSettings)}
     assert names == {"split", "limit", "sample", "stratify", "seed", "num_fewshot", "prompt_lang", "system_prompt",
-                     "temperature", "max_tokens", "samples", "mode", "circular", "gen_kwargs"}
+                     "temperature", "max_tokens", "samples", "mode", "circular", "gen_kwargs", "perturb"}
     assert not names & {"model", "judge", "shards", "executor", "ray_args", "max_retries", "output", "base_url"}
 
 

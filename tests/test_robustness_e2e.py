@@ -34,7 +34,8 @@ def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def _run(tmp_path: Path, task: str, out: str, *args: str) -> subprocess.CompletedProcess:
-    return _cli(tmp_path, "run", "-m", "embedded", "-t", task, "--limit", str(N), "--mode", "loglikelihood",
+    limit = () if "--sample" in args else ("--limit", str(N))
+    return _cli(tmp_path, "run", "-m", "embedded", "-t", task, *limit, "--mode", "loglikelihood",
                 "--bootstrap", "300", "-o", str(tmp_path / out), "--no-progress", *args)
 
 
@@ -95,8 +96,11 @@ def test_variants_and_perturbations_on_the_embedded_model(smollm2_path, data_roo
     mn_rows = _check_drop(tmp_path, "mn_clean", "mn_translit")
     assert sorted(r["task"] for r in mn_rows) == sorted(names)
 
-    _run(tmp_path, "hulu.cola", "hu_clean", "--num-fewshot", "0")  # short prompts: the test's time on 2 cores
-    _run(tmp_path, "hulu.cola", "hu_plain", "--num-fewshot", "0", "--perturb", "strip_diacritics")
+    # HuCOLA dev opens with ten label-1 items: --limit's first N are one class, so N items are drawn over both labels
+    # (--sample, seeded); no few-shot examples: short prompts, for the test's time on 2 cores
+    cola = ("--num-fewshot", "0", "--sample", str(N), "--stratify", "gold")
+    _run(tmp_path, "hulu.cola", "hu_clean", *cola)
+    _run(tmp_path, "hulu.cola", "hu_plain", *cola, "--perturb", "strip_diacritics")
     clean_p = {r["sample_id"]: _prompt_text(r) for r in _samples(tmp_path / "hu_clean")}
     plain_p = {r["sample_id"]: _prompt_text(r) for r in _samples(tmp_path / "hu_plain")}
     assert any(clean_p[i] != plain_p[i] for i in clean_p)

@@ -1454,3 +1454,27 @@ def plain_mt_bench_scores(ratings: list[list[float | None]]) -> dict[str, float 
     every = [x for r in ratings for x in r if x is not None]
     out["overall"] = sum(every) / len(every) if every else None
     return out
+
+
+def plain_corpus_variant_spread(items: list[list], metric: Callable[[list], float], n: int, seed: int) -> dict:
+    """A corpus metric's spread over prompt variants: ``items[v]`` the variant's scored items (the same
+    items, in one order, in every variant), ``metric`` an independent restatement of the metric (e.g.
+    sklearn's MCC); each resample recomputes it per variant, in loops."""
+    k, v = len(items[0]), len(items)
+
+    def stats(rows: list[int]) -> dict:
+        scores = [metric([items[c][j] for j in rows]) for c in range(v)]
+        mu = sum(scores) / v
+        sd = math.sqrt(sum((x - mu) ** 2 for x in scores) / (v - 1)) if v > 1 else 0.0
+        return {"scores": scores, "mean": mu, "min": min(scores), "max": max(scores), "std": sd}
+
+    full = stats(list(range(k)))
+    boots = [stats(row) for row in plain_resample_indices(k, n, seed)]
+    out = dict(full)
+    for key in ("mean", "min", "max", "std"):
+        xs = [b[key] for b in boots]
+        out[f"{key}_ci"] = [plain_quantile(xs, 0.025), plain_quantile(xs, 0.975)]
+    return out
+
+
+ROBUSTNESS_ORACLES["corpus_variant_spread"] = "plain loop over resamples, the metric restated (sklearn MCC)"

@@ -133,21 +133,28 @@ def _print_paired(runs, n_boot: int, seed: int, console: Console) -> dict:
     invalid: list = []
     rows, notes = paired_rows(a, b, n_boot=n_boot, seed=seed, invalid=invalid)
     t = Table(title=f"Paired: A = {a.label} vs B = {b.label} (difference A - B, paired bootstrap 95% CI, {n_boot} resamples)")
-    for col in ("task", "metric", "n", "left out", "A", "B", "A - B", "95% CI", "drop 1 - B/A [95% CI]", "McNemar b/c",
-                "p", "test"):
+    for col in ("task", "metric", "n", "left out", "A", "B", "A - B", "95% CI", "McNemar b/c", "p", "test"):
         t.add_column(col, justify="left" if col in ("task", "metric", "test") else "right")
     for r in rows:
         mc = f"{r.mcnemar_b}/{r.mcnemar_c}" if r.mcnemar_b is not None else "-"
         t.add_row(r.task, r.metric, str(r.n_items), str(r.n_left_out), fmt(r.score_a), fmt(r.score_b),
-                  f"{r.difference:+.3f}", f"[{fmt(r.low)}, {fmt(r.high)}]", with_interval(r.drop_rate, [r.drop_low, r.drop_high]),
-                  mc, pval(r.p_value), r.method or "-")
+                  f"{r.difference:+.3f}", f"[{fmt(r.low)}, {fmt(r.high)}]", mc, pval(r.p_value), r.method or "-")
     for r in invalid:  # no number: the side's score is invalid (left out, counted in the notes)
         t.add_row(r.task, r.metric, str(r.n_items), str(r.n_left_out), "invalid" if "A" in r.invalid else "-",
-                  "invalid" if "B" in r.invalid else "-", "invalid", "-", "-", "-", "-", "left out")
+                  "invalid" if "B" in r.invalid else "-", "invalid", "-", "-", "-", "left out")
     console.print(unclipped(t))
     console.print("McNemar b = items A got right and B wrong, c = the reverse; exact binomial test when b + c < 25.")
-    console.print("drop = the performance drop rate when B is A perturbed (run --perturb): 1 - B/A, item-paired "
-                  "bootstrap interval; undefined when A is 0, and for a metric where lower is better.")
+    perturbed = [(run.results.get("settings") or {}).get("perturb") for run in (a, b)]
+    if any(perturbed):  # a clean run against a perturbed one (run --perturb): the drop rate
+        d = Table(title=f"Performance drop rate, 1 - B/A (A {'perturbed: ' + ','.join(perturbed[0]) if perturbed[0] else 'clean'}"
+                        f", B {'perturbed: ' + ','.join(perturbed[1]) if perturbed[1] else 'clean'}; item-paired bootstrap 95% CI)")
+        for col in ("task", "metric", "n", "A", "B", "drop 1 - B/A [95% CI]"):
+            d.add_column(col, justify="left" if col in ("task", "metric") else "right")
+        for r in rows:
+            d.add_row(r.task, r.metric, str(r.n_items), fmt(r.score_a), fmt(r.score_b),
+                      with_interval(r.drop_rate, [r.drop_low, r.drop_high]))
+        console.print(unclipped(d))
+        console.print("drop: undefined (-) when A is 0, and for a metric where lower is better.")
     for n in notes:
         console.print(f"note: {n}", style="yellow")
     return {"paired": [r.to_dict() for r in rows], "invalid": [r.to_dict() for r in invalid], "a": str(a.path),

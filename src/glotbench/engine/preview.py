@@ -21,7 +21,10 @@ def write_out(cfg: RunSettings, n: int, console: Console) -> int:
     from glotbench.tasks.request_settings import RequestSettings
 
     rs = RequestSettings.from_values(cfg.model_dump())
+    from glotbench.tasks.variants import expand
+
     tasks, skipped = drop_tasks_without_data(resolve(cfg.tasks or [DEFAULT_SUITE]), cfg)
+    tasks = expand(tasks, cfg.prompt_variants)  # --prompt-variants: each variant's prompts too
     chat = cfg.model_args.get("chat", True) is not False
     shown = 0
     for task in tasks:

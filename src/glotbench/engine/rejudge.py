@@ -62,7 +62,9 @@ def judged_task_runs(cfg: RunConfig, model_settings: dict, stats: RejudgeStats,
     settings = cfg  # the run config is the run's settings object
     req = RequestSettings.from_values(cfg.model_dump())
     runs = []
-    for task in resolve(cfg.tasks or [DEFAULT_SUITE]):
+    from glotbench.tasks.variants import expand
+
+    for task in expand(resolve(cfg.tasks or [DEFAULT_SUITE]), cfg.prompt_variants):  # each prompt variant too
         if not task.needs_judge or (only and task.name not in only):
             continue
         try:

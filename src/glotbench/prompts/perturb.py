@@ -56,7 +56,7 @@ for _r, _row in enumerate(_ROWS):
         QWERTY_NEIGHBOURS[_ch] = "".join(near)
 
 
-def strip_diacritics(text: str, rng: random.Random | None = None) -> str:
+def strip_diacritics(text: str) -> str:
     decomposed = unicodedata.normalize("NFD", text)
     return unicodedata.normalize("NFC", "".join(c for c in decomposed if unicodedata.category(c) != "Mn"))
 

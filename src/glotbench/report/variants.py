@@ -3,16 +3,17 @@ variant's score, their mean, min, max, standard deviation and best, with item-re
 (report/analysis/robustness.py), written into results.json under ``prompt_variants``.
 
 Variants are paired on the items every variant scored; an item that is an error in one variant is
-left out of all (counted). A variant whose score is no score (failed, or over 50% unparseable) gives
+left out of all (counted). A corpus metric (macro-F1, MCC) is recomputed on each resample of the
+items (at most 2,000 resamples, as compare --paired). A variant whose score is no score (failed, or over 50% unparseable) gives
 the metric no spread: an invalid score never enters an average as a number."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from glotbench.report.analysis.robustness import variant_spread
+from glotbench.report.analysis.robustness import corpus_variant_spread, variant_spread
 from glotbench.report.comparisons import rankable
-from glotbench.report.items import item_vector
+from glotbench.report.items import item_vector, scored_items
 from glotbench.report.runs import RunData, metric_of
 
 SEP = "@"  # tasks/variants.py: <task>@<variant>
@@ -50,9 +51,17 @@ def spreads(run: RunData, headlines: dict[str, str] | None = None, n_boot: int =
                 block["notes"].append(f"{m}: no spread: the score of {', '.join(bad)} is no score (failed, or over "
                                       "50% unparseable)")
                 continue
+            if not ids:
+                block["notes"].append(f"{m}: no spread: no item scored in every variant")
+                continue
             cols = [item_vector([by_task[n][i] for i in ids], mdef) for n in names]
-            if not ids or any(c is None for c in cols):
-                block["notes"].append(f"{m}: no spread: {'no item scored in every variant' if not ids else 'a corpus metric (no per-item values)'}")
+            if any(c is None for c in cols):  # a corpus metric: recomputed on each resample of the items
+                items = [scored_items([by_task[n][i] for i in ids]) for n in names]
+                s = corpus_variant_spread(lambda v, idx, _items=items, _fn=mdef: _fn([_items[v][int(j)] for j in idx]),
+                                          len(ids), labels, n=max(min(n_boot, 2000), 1), seed=seed,
+                                          higher_is_better=mdef.higher_is_better).to_dict()
+                s["headline_score"] = s["scores"][labels.index(block["headline"])] if block["headline"] in labels else None
+                block["metrics"][m] = s
                 continue
             mat = np.array([[np.nan if v is None else v for v in c] for c in cols], dtype=float).T
             keep = ~np.isnan(mat).any(axis=1)

@@ -102,27 +102,48 @@ def _summary(scores: np.ndarray) -> tuple[float, float, float, float]:
     return scores.mean(axis=-1), scores.min(axis=-1), scores.max(axis=-1), std
 
 
-def variant_spread(values: np.ndarray | Sequence[Sequence[float]], names: Sequence[str], n: int = 1000, seed: int = 0,
-                   alpha: float = 0.05, higher_is_better: bool = True) -> Spread:
-    """``values[i][v]``: item i's value under prompt variant v (the same items in every variant); the
-    best is the highest score (the lowest for a metric where lower is better), first on ties."""
-    m = np.asarray(values, dtype=float)
-    if m.ndim != 2 or m.shape[0] == 0 or m.shape[1] != len(names):
-        raise DataError(f"variant_spread: expected items x {len(names)} variants, got shape {m.shape}")
-    full = m.mean(axis=0)
+def _spread(full: np.ndarray, boots: np.ndarray, names: Sequence[str], k: int, n: int, alpha: float,
+            higher_is_better: bool) -> Spread:
+    """``full``: each variant's score on all items; ``boots``: resamples x variants (rows with a NaN dropped)."""
+    boots = boots[~np.isnan(boots).any(axis=1)] if boots.size else boots
     mean, lo, hi, std = (float(x[0]) for x in _summary(full[None, :]))
-    boots = []
-    for idx in _resamples(m.shape[0], n, seed):
-        boots.append(m[idx].mean(axis=1))  # resamples x variants
-    b = np.concatenate(boots) if boots else np.empty((0, m.shape[1]))
     q = [alpha / 2, 1 - alpha / 2]
 
     def ci(x: np.ndarray) -> list[float]:
         return [float(v) for v in np.quantile(x, q)] if x.size else [float("nan")] * 2
 
-    bm, bmin, bmax, bstd = _summary(b) if b.size else (np.array([]),) * 4
+    bm, bmin, bmax, bstd = _summary(boots) if boots.size else (np.array([]),) * 4
     best = int(np.argmax(full) if higher_is_better else np.argmin(full))
-    return Spread(variants=list(names), scores=[float(x) for x in full], score_ci=[ci(b[:, v]) for v in range(m.shape[1])],
+    return Spread(variants=list(names), scores=[float(x) for x in full],
+                  score_ci=[ci(boots[:, v]) if boots.size else ci(boots) for v in range(len(names))],
                   mean=mean, mean_ci=ci(bm), min=lo, min_ci=ci(bmin), max=hi, max_ci=ci(bmax), std=std, std_ci=ci(bstd),
-                  best=str(names[best]), best_score=float(full[best]), best_ci=ci(bmax if higher_is_better else bmin), n_items=int(m.shape[0]),
-                  n_resamples=n)
+                  best=str(names[best]), best_score=float(full[best]), best_ci=ci(bmax if higher_is_better else bmin),
+                  n_items=k, n_resamples=n)
+
+
+def variant_spread(values: np.ndarray | Sequence[Sequence[float]], names: Sequence[str], n: int = 1000, seed: int = 0,
+                   alpha: float = 0.05, higher_is_better: bool = True) -> Spread:
+    """``values[i][v]``: item i's value under prompt variant v (the same items in every variant), a
+    variant's score the mean; the best is the highest score (the lowest for a metric where lower is
+    better), first on ties."""
+    m = np.asarray(values, dtype=float)
+    if m.ndim != 2 or m.shape[0] == 0 or m.shape[1] != len(names):
+        raise DataError(f"variant_spread: expected items x {len(names)} variants, got shape {m.shape}")
+    boots = [m[idx].mean(axis=1) for idx in _resamples(m.shape[0], n, seed)]  # resamples x variants
+    b = np.concatenate(boots) if boots else np.empty((0, m.shape[1]))
+    return _spread(m.mean(axis=0), b, names, int(m.shape[0]), n, alpha, higher_is_better)
+
+
+def corpus_variant_spread(score: Callable[[int, np.ndarray], float], k: int, names: Sequence[str], n: int = 1000,
+                          seed: int = 0, alpha: float = 0.05, higher_is_better: bool = True) -> Spread:
+    """The spread of a corpus metric (macro-F1, MCC): ``score(v, idx)`` is variant v's metric on the items
+    ``idx`` (of ``k``, the same items in every variant); the same resamples as :func:`variant_spread`. A
+    resample where a variant's metric is undefined (NaN) is dropped."""
+    if k == 0:
+        raise DataError("corpus_variant_spread: no items")
+    every = np.arange(k)
+    full = np.array([score(v, every) for v in range(len(names))], dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rows = [[score(v, row) for v in range(len(names))] for idx in _resamples(k, n, seed) for row in idx]
+    return _spread(full, np.array(rows, dtype=float).reshape(-1, len(names)), names, k, n, alpha, higher_is_better)
