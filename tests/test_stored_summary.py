@@ -150,7 +150,8 @@ def test_a_rereport_reads_no_item_and_a_changed_data_file_is_still_noticed(tmp_p
 
 
 # A `glotbench run` whose row-by-row checksum scan (Journal.has_damaged_rows) stops the process.
-_NO_SCAN = ("import sys, glotbench.engine.journal as J\n"
+_NO_SCAN = ("import atexit, sys, glotbench.engine.journal as J\n"
+            "atexit.register(lambda: print('HTTP CLIENT ' + str('aiohttp' in sys.modules), file=sys.stderr))\n"
             "def scan(self):\n"
             "    raise SystemExit('ROWS SCANNED')\n"
             "J.Journal.has_damaged_rows = scan\n"
@@ -171,6 +172,7 @@ def test_a_rereport_checksums_no_row_unless_a_row_was_changed_in_place(tmp_path,
            "--no-progress"]
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert again.returncode == 0 and REUSED in again.stderr and "ROWS SCANNED" not in again.stderr, again.stderr
+    assert "HTTP CLIENT False" in again.stderr  # nothing is sent: the backend's HTTP client is never imported
     assert _tasks(out) == computed
 
     # a row changed in place by another SQLite client (here a column no summary reads): counted by the

@@ -141,10 +141,12 @@ async def judge_sample(tr: TaskRun, sample: Sample, outputs: list, judge: Cached
     """Send the judge requests for one sample (through the journal) and record one verdict per output."""
     task = tr.task
     requests = task.judge_requests(sample, outputs)
-    results = await _call_all(judge, requests, task.name, sample.id, return_exceptions=False)
+    judge_id = judge.model.model_id
+    keyed = [(kj, hashlib.sha256(kj).hexdigest()) for kj in (r.keyed_json(judge_id) for r in requests)]  # once each
+    results = await _call_all(judge, requests, task.name, sample.id, return_exceptions=False, keyed=keyed)
     verdicts = []
     for k, out in enumerate(results):
-        verdict = {**task.parse_judgment(sample, k, out.text), "judge_request_key": requests[k].key(judge.model.model_id)}
+        verdict = {**task.parse_judgment(sample, k, out.text), "judge_request_key": keyed[k][1]}
         journal.put_judgment(judge.model.model_id, task.name, sample.id, k, verdict)
         verdicts.append(verdict)
     return verdicts

@@ -74,6 +74,7 @@ class Task:
         self.spec_path = spec_path
         self.name = spec.name
         self.load_warnings: list[str] = []  # shown once by the run (one-option items, ...)
+        self._split_sizes: dict[str, int] = {}  # split -> items, counted by a run_samples with a limit
 
     # ---------------------------------------------------------------- data
     @cached_property
@@ -229,6 +230,7 @@ class Task:
         if settings.limit is None:
             return self.samples(settings.split)
         every = self.samples(settings.split)
+        self._split_sizes[settings.split or self.spec.dataset.eval_split] = len(every)  # for dataset_size
         taken = every[:settings.items_for(len(every))]
         if len(taken) < len(every):
             warn = subsets.one_class_warning(taken, [s.target for s in every], settings.limit)
@@ -242,6 +244,8 @@ class Task:
         if settings.limit is None:
             return len(self._run_items(settings))
         split = settings.split or self.spec.dataset.eval_split
+        if split in self._split_sizes:  # counted when run_samples read the split
+            return self._split_sizes[split]
         if type(self).samples is Task.samples:  # the plain path: records kept by the record function
             fn = self._record_fn
             records = self.raw_records(split)
