@@ -22,31 +22,116 @@ _FINGERPRINT_ALWAYS = ("limit", "seed", "num_fewshot", "temperature", "max_token
 
 
 def setting(default: Any = None, help: str = "", *flags: str, request: bool = False, factory: Any = None,
-            **constraints: Any) -> Any:
-    """A settings field: its default, help text, command-line flags, whether it shapes requests, and
-    pydantic constraints (``ge=0`` ...) checked before any model call."""
-    extra = {"cli": list(flags), "request": request}
+            aliases: tuple[str, ...] = (), **constraints: Any) -> Any:
+    """A settings field: its default, help text, command-line flags (``aliases``: old spellings still
+    accepted, not shown), whether it shapes requests, and pydantic constraints (``ge=0`` ...) checked
+    before any model call."""
+    extra = {"cli": list(flags), "request": request, **({"aliases": list(aliases)} if aliases else {})}
     if factory is not None:
         return Field(default_factory=factory, description=help, json_schema_extra=extra, **constraints)
     return Field(default, description=help, json_schema_extra=extra, **constraints)
 
 
-class RunSettings(BaseModel):
-    """Every knob of a run (see docs/run-config.md). Unknown keys are errors."""
+class ModelOptions(BaseModel):
+    """The model group: which model, where it is served, its backend options. Every command that
+    calls a model takes these flags (``glotbench.cli.option_groups``)."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    # ---- model
-    model: str = setting("embedded", "embedded (default SmolLM2), llamacpp:/path.gguf, hf:DIR_OR_HUB_ID, openai:NAME, "
-                         "anthropic:NAME, vllm:NAME, ollama:NAME, recorded:FILE (answers you already have).",
-                         "--model", "-m")
+    model: str | list[str] = setting("embedded", "embedded (default SmolLM2), llamacpp:/path.gguf, hf:DIR_OR_HUB_ID, "
+                                     "openai:NAME, anthropic:NAME, vllm:NAME, ollama:NAME, recorded:FILE (answers you "
+                                     "already have). One per command, but build filter takes several (repeat).",
+                                     "--model", "-m")
     base_url: str | list[str] | None = setting(None, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1; "
                                                "several (repeat or comma-separate): replicas of one model server, "
                                                "requests spread across them.", "--base-url")
     api_key_env: str | None = setting(None, "Environment variable holding the API key.", "--api-key-env")
-    model_args: dict[str, Any] = setting(None, "Backend option KEY=VALUE (repeat): chat=false, n_ctx=8192, "
-                                         "n_gpu_layers=20, logprobs_trusted=true, max_parallel=8.",
-                                         "--model-args", "-M", factory=dict)
+    model_args: dict[str, Any] = setting(None, "Backend option KEY=VALUE (repeat or comma-separate): chat=false, "
+                                         "n_ctx=8192, n_gpu_layers=20, logprobs_trusted=true, max_parallel=8, "
+                                         "base_url=..., api_key_env=NAME (build filter: N:KEY=VALUE for its N-th "
+                                         "--model only).", "--model-args", "-M", factory=dict)
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _models(cls, v):
+        """A repeated --model arrives as a list: one element is that spec."""
+        if isinstance(v, (list, tuple)):
+            v = [str(x) for x in v if str(x).strip()]
+            return v[0] if len(v) == 1 else (v or "embedded")
+        return v
+
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _base_url(cls, v):
+        """One URL, or replicas (a list or comma-separated) kept as one comma-separated string."""
+        if v is None:
+            return None
+        parts = [p.strip() for item in ([v] if isinstance(v, str) else list(v)) for p in str(item).split(",")]
+        parts = [p for p in parts if p]
+        for p in parts:  # "notaurl" or ftp://... would be taken as a replica and fail on every request
+            scheme, _, rest = p.partition("://")
+            if scheme.lower() not in ("http", "https") or not rest.split("/")[0].strip():
+                raise ValueError(f"{p[:80]!r} is not an http:// or https:// server URL (e.g. http://127.0.0.1:8000/v1)")
+        return ",".join(parts) if parts else None
+
+    @property
+    def base_urls(self) -> list[str]:
+        """The ``--base-url`` replicas (one element for one URL, none when unset)."""
+        return self.base_url.split(",") if self.base_url else []
+
+    def load_args(self) -> dict[str, Any]:
+        """``-M`` with ``--api-key-env`` folded in (``--base-url`` is passed beside it)."""
+        args = dict(self.model_args)
+        if self.api_key_env:
+            args["api_key_env"] = self.api_key_env
+        return args
+
+
+class JudgeOptions(BaseModel):
+    """The judge group: the model that grades, and its backend options."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    judge: str | list[str] | None = setting(None, "Judge model (same syntax as --model) for judge-graded tasks and "
+                                            "judge steps. One, but build checklist takes several (repeat).", "--judge")
+    judge_args: dict[str, Any] = setting(None, "Judge backend option KEY=VALUE (repeat or comma-separate), as -M for the "
+                                         "model, e.g. base_url=http://...:8080/v1, n_ctx=4096.", "--judge-args",
+                                         factory=dict, aliases=("--judge-arg",))
+    judge_base_url: str | list[str] | None = setting(None, "Server URL for an OpenAI-compatible judge (build "
+                                                     "checklist: one per --judge, or one for all).", "--judge-base-url")
+
+    @field_validator("judge", "judge_base_url", mode="before")
+    @classmethod
+    def _one_or_several(cls, v):
+        """A repeated flag arrives as a list: one element is that value; none is unset."""
+        if isinstance(v, (list, tuple)):
+            v = [str(x) for x in v if str(x).strip()]
+            return v[0] if len(v) == 1 else (v or None)
+        return v
+
+    def judge_options(self) -> dict[str, Any]:
+        opts = dict(self.judge_args)
+        if self.judge_base_url:
+            opts["base_url"] = self.judge_base_url
+        return opts
+
+
+class CallOptions(BaseModel):
+    """The calling group: requests in flight, per-request timeout and retries."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    concurrency: int | None = setting(None, "Requests in flight (default: the backend's own limit, else 8).",
+                                      "--concurrency", "-j", ge=1)
+    timeout: float = setting(120.0, "Per-request timeout, seconds.", "--timeout", gt=0)
+    max_retries: int = setting(5, "Retries on timeouts, connection errors, HTTP 429 and 5xx.", "--max-retries", ge=0)
+
+
+class RunSettings(ModelOptions, CallOptions, JudgeOptions):
+    """Every knob of a run (see docs/run-config.md). Unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
     # ---- what to run
     tasks: list[str] = setting(None, "Task, suite or glob names; repeat or comma-separate.", "--tasks", "-t", "--suite",
                                factory=list)
@@ -81,10 +166,6 @@ class RunSettings(BaseModel):
     mode: Literal["generate", "loglikelihood"] = setting(
         "generate", "generate (parse answers) or loglikelihood (compare option log-probabilities).", "--mode", request=True)
     # ---- calling
-    concurrency: int | None = setting(None, "Requests in flight (default: the backend's own limit, else 8).",
-                                      "--concurrency", "-j", ge=1)
-    timeout: float = setting(120.0, "Per-request timeout, seconds.", "--timeout", gt=0)
-    max_retries: int = setting(5, "Retries on timeouts, connection errors, HTTP 429 and 5xx.", "--max-retries", ge=0)
     retry_base_delay: float = setting(1.0, "Exponential backoff base, seconds (with jitter).", "--retry-base-delay", ge=0)
     # fail fast (docs/footguns.md): Retry-After cap, retry-time budgets, circuit breaker, disk-full holding
     max_retry_after: float = setting(120.0, "Longest Retry-After honoured, seconds.", "--max-retry-after", ge=0)
@@ -133,26 +214,6 @@ class RunSettings(BaseModel):
                                          "--slurm-args", factory=dict)
     shard_retries: int = setting(2, "Times a failed shard is run again (Ray's max_retries; resubmitted for "
                                  "local and slurm).", "--shard-retries", ge=0)
-    # ---- judge
-    judge: str | None = setting(None, "Judge model for judge-graded tasks (same syntax as --model).", "--judge")
-    judge_args: dict[str, Any] = setting(None, "Judge backend option KEY=VALUE (repeat), e.g. base_url=http://...:8080/v1.",
-                                         "--judge-args", factory=dict)
-    judge_base_url: str | None = setting(None, "Server URL for an OpenAI-compatible judge.", "--judge-base-url")
-
-    @field_validator("base_url", mode="before")
-    @classmethod
-    def _base_url(cls, v):
-        """One URL, or replicas (a list or comma-separated) kept as one comma-separated string."""
-        if v is None:
-            return None
-        parts = [p.strip() for item in ([v] if isinstance(v, str) else list(v)) for p in str(item).split(",")]
-        parts = [p for p in parts if p]
-        for p in parts:  # "notaurl" or ftp://... would be taken as a replica and fail on every request
-            scheme, _, rest = p.partition("://")
-            if scheme.lower() not in ("http", "https") or not rest.split("/")[0].strip():
-                raise ValueError(f"{p[:80]!r} is not an http:// or https:// server URL (e.g. http://127.0.0.1:8000/v1)")
-        return ",".join(parts) if parts else None
-
     @field_validator("gen_kwargs")
     @classmethod
     def _gen_kwargs(cls, v):
@@ -169,13 +230,11 @@ class RunSettings(BaseModel):
                 raise ValueError(f"{key}={value!r}: {key} must be {what}")
         return v
 
-    @property
-    def base_urls(self) -> list[str]:
-        """The ``--base-url`` replicas (one element for one URL, none when unset)."""
-        return self.base_url.split(",") if self.base_url else []
-
     @model_validator(mode="after")
     def _subset(self):
+        for name, flag in (("model", "--model"), ("judge", "--judge"), ("judge_base_url", "--judge-base-url")):
+            if isinstance(getattr(self, name), list):
+                raise ValueError(f"{flag}: a run takes one (got {len(getattr(self, name))})")
         if self.sample is not None and self.limit is not None:
             raise ValueError("--sample and --limit both choose the items: give one (--sample N: random, "
                              "--limit N: the first N)")
@@ -207,13 +266,6 @@ class RunSettings(BaseModel):
                     call_default_factory=True):
                 out[name] = getattr(self, name)
         return out
-
-    def judge_options(self) -> dict[str, Any]:
-        opts = dict(self.judge_args)
-        if self.judge_base_url:
-            opts["base_url"] = self.judge_base_url
-        return opts
-
 
 # generation options every backend reads as numbers (the rest go to the backend as given)
 NUMERIC_GEN_KWARGS: dict[str, type] = {

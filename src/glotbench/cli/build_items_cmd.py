@@ -9,6 +9,8 @@ from typing import Optional
 import typer
 
 from glotbench.cli.build_app import build_app  # commands decorate @build_app.command()
+from glotbench.cli.option_groups import one, options, several
+from glotbench.settings import CallOptions, JudgeOptions, ModelOptions
 
 
 def _sentences_options(kind: str):
@@ -163,6 +165,7 @@ def review_import(
 # with Part 2's options unchanged. build_cmd imports this module last so this
 # command is the one registered under the name.
 @build_app.command("filter")
+@options(mo=ModelOptions, jo=JudgeOptions, co=CallOptions)
 def build_filter(
     dataset: Optional[Path] = typer.Argument(None, help="Dataset JSONL (or --input)."),
     output: Path = typer.Option(..., "--output", "-o", help="Output JSONL. --sequential: every item, with its "
@@ -172,26 +175,22 @@ def build_filter(
     difficulty: bool = typer.Option(False, "--difficulty", help="Run the models; keep items at most --max-correct of "
                                     "them answer correctly (Chinese SimpleQA §3.3; docs Part 2)."),
     input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dataset JSONL (instead of the argument)."),
-    models: Optional[list[str]] = typer.Option(None, "--model", "-m", help="A model setting, in order (repeat): SPEC "
-                                               "or SPEC;NAME=VALUE;... (run settings, e.g. embedded;temperature=0.8)."),
-    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help="Backend KEY=VALUE for "
-                                                   "every model, N:KEY=VALUE for the N-th only (2:base_url=http://...), as "
-                                                   "in glotbench run -M."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="Server URL for every model."),
     task: Optional[Path] = typer.Option(None, "--task", help="--sequential: task YAML of the dataset (default <dataset stem>.yaml)."),
     runs: Optional[Path] = typer.Option(None, "--runs", help="--sequential: folder of the rounds' run dirs (default <output stem>.runs)."),
     residue: Optional[Path] = typer.Option(None, "--residue", help="--sequential: review sheet of the residue (default <output stem>.residue.csv)."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="--sequential: output token limit for every model."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
     correct_key: str = typer.Option("correct", "--correct-key", help="--sequential: per-item value that marks a right answer."),
     max_correct: int = typer.Option(0, "--max-correct", help="--difficulty: keep items answered correctly by at most this many settings."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="--difficulty: grade with this judge (SimpleQA grader)."),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
     language: Optional[str] = typer.Option(None, "--language", "-l", help="--difficulty: default the items' language field."),
     work: Optional[Path] = typer.Option(None, "--work", help="--difficulty: folder for the task YAML and the runs."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the item count and the calls it can take; send nothing."),
+    *, mo: ModelOptions, jo: JudgeOptions, co: CallOptions,
 ) -> None:
-    """Filter a dataset by running models through the normal engine: --sequential or --difficulty."""
+    """Filter a dataset by running models through the normal engine: --sequential or --difficulty.
+
+    Each --model (repeat, in order) is a model setting: SPEC or SPEC;NAME=VALUE;... (run settings, e.g.
+    embedded;temperature=0.8); -M N:KEY=VALUE goes to the N-th only. --difficulty grades with --judge
+    (the SimpleQA grader) when given. Each model's run keeps its own journal (rerunning resumes)."""
     from glotbench.errors import GlotbenchError
 
     if dataset and input and dataset != input:
@@ -201,22 +200,25 @@ def build_filter(
         raise GlotbenchError("build filter: which dataset? (argument or --input)")
     if sequential == difficulty:
         raise GlotbenchError("build filter: choose a filter: --sequential or --difficulty")
-    if not models:
+    if "model" not in mo.model_fields_set:
         raise GlotbenchError("build filter: give at least one --model")
+    models, model_args, base_url = several(mo.model), mo.load_args(), mo.base_url
+    common = {k: getattr(co, k) for k in co.model_fields_set}  # --concurrency, --timeout, --max-retries: run settings
     if difficulty:
         try:
             from glotbench.cli.build_qa_cmd import difficulty_filter
         except ImportError:
             raise GlotbenchError("build filter --difficulty is not available in this build") from None
-        difficulty_filter(dataset, output, list(models), max_correct=max_correct, judge=judge,
-                          judge_base_url=judge_base_url, base_url=base_url, language=language, work=work,
-                          dry_run=dry_run, model_args=model_args)
+        difficulty_filter(dataset, output, list(models), max_correct=max_correct, judge=one(jo.judge, "--judge"),
+                          judge_base_url=one(jo.judge_base_url, "--judge-base-url"), base_url=base_url,
+                          language=language, work=work, dry_run=dry_run, model_args=model_args,
+                          common={**common, **({"judge_args": jo.judge_args} if jo.judge_args else {})})
         return
-    _sequential(dataset, output, list(models), model_args, base_url, task, runs, residue, max_tokens, concurrency,
+    _sequential(dataset, output, list(models), model_args, base_url, task, runs, residue, max_tokens, common,
                 correct_key, dry_run)
 
 
-def _sequential(dataset, output, models, model_args, base_url, task, runs, residue, max_tokens, concurrency,
+def _sequential(dataset, output, models, model_args, base_url, task, runs, residue, max_tokens, common,
                 correct_key, dry_run) -> None:
     from glotbench.build.provenance import read_items, write_items
     from glotbench.build.review import export_sheet
@@ -227,7 +229,7 @@ def _sequential(dataset, output, models, model_args, base_url, task, runs, resid
     items = read_items(dataset)
     for m in models:
         split_model(m)  # a malformed --model fails before anything runs
-    margs = per_model_args(models, ([f"base_url={base_url}"] if base_url else []) + list(model_args or []))
+    margs = per_model_args(models, {**({"base_url": base_url} if base_url else {}), **model_args})
     if dry_run:
         typer.echo(f"filter --sequential (dry run): {len(items)} items, {len(models)} models; "
                    f"{len(items)} calls in round 1, at most {len(items) * len(models)} in all")
@@ -237,7 +239,7 @@ def _sequential(dataset, output, models, model_args, base_url, task, runs, resid
         raise GlotbenchError(f"build filter: no task YAML {task} (pass --task)")
     stem = output.name[: -len(".jsonl")] if output.name.endswith(".jsonl") else output.stem
     runs = runs or output.with_name(stem + ".runs")
-    common = {k: v for k, v in {"max_tokens": max_tokens, "concurrency": concurrency}.items() if v is not None}
+    common = {**common, **({"max_tokens": max_tokens} if max_tokens is not None else {})}
     res = run_sequential(items, task, models, margs, runs, correct_key=correct_key, settings=common)
     for k, r in enumerate(res.rounds, 1):
         extra = " ".join(f"{a}={b}" for a, b in r.model_args.items())
