@@ -22,11 +22,8 @@ import pytest
 # Flag names whose help, type or default differ between commands today. Remove a name once every
 # command spelling it agrees; never add one (give the new option a name of its own, or the same meaning).
 KNOWN_SEVERAL_MEANINGS = {
-    "--against", "--against-field", "--base-url", "--concurrency", "--dry-run", "--field", "--format", "--input",
-    "--json", "--judge", "--judge-arg", "--judge-args", "--judge-base-url", "--k", "--label-field", "--language",
-    "--limit", "--max-retries", "--max-tokens", "--metric", "--mode", "--model", "--model-args", "--n-boot", "--name",
-    "--num-fewshot", "--output", "--passages", "--plain", "--samples", "--seed", "--split", "--suite", "--task",
-    "--tasks", "--timeout", "--title", "--wait",
+    "--against", "--against-field", "--field", "--format", "--json", "--k", "--label-field", "--limit", "--metric",
+    "--n-boot", "--name", "--passages", "--plain", "--seed", "--suite", "--task", "--tasks", "--title",
 }
 
 

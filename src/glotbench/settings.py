@@ -135,7 +135,8 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     # ---- what to run
     tasks: list[str] = setting(None, "Task, suite or glob names; repeat or comma-separate.", "--tasks", "-t", "--suite",
                                factory=list)
-    split: str | None = setting(None, "Split to evaluate, e.g. dev (default: each task's eval split).", "--split",
+    split: str | None = setting(None, "Split of each task to read, e.g. dev (default: each task's evaluation split).",
+                                "--split",
                                 request=True)
     limit: int | float | None = setting(None, "Items per task: N >= 1 the first N; 0 < x < 1 that share of each task.",
                                         "--limit", "-n", request=True)
@@ -151,7 +152,8 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
                                       "--prompt-lang", request=True)
     temperature: float | None = setting(None, "Sampling temperature (default: each task's own, usually 0).",
                                         "--temperature", request=True, ge=0, allow_inf_nan=False)
-    max_tokens: int | None = setting(None, "Output token limit (default: each task's own).", "--max-tokens", request=True, ge=1)
+    max_tokens: int | None = setting(None, "Output token limit of each model call (default: each task's own; a build "
+                                     "step's own, see its description).", "--max-tokens", request=True, ge=1)
     samples: int = setting(1, "Answers drawn per item (Best-of-N).", "--samples", request=True, ge=1)
     system_prompt: str | None = setting(None, "System prompt replacing the task's own (chat: the system message; plain "
                                         "prompts and loglikelihood contexts: the text before the question).",
@@ -184,7 +186,9 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
                                      "it serves (no /v1/models, /props), keyed on the model's name and URL alone; "
                                      "results.json says so (docs/cache.md).", "--cache-trust-name")
     # ---- output
-    output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
+    output: str | None = setting(None, "Where the command writes (glotbench run: the run directory, default "
+                                 "runs/<model>/<hash of the settings>; other commands: see their description).",
+                                 "--output", "-o")
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals (0: no intervals).", "--bootstrap", ge=0)
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
     log_to: list[str] = setting(None, "Experiment tracker to log the finished run to: mlflow[:URI] or wandb[:PROJECT] "

@@ -17,8 +17,8 @@ from typing import Optional
 import typer
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.option_groups import JournalOptions, calls_in_flight, one, options, retry_policy, several
-from glotbench.settings import CallOptions, JudgeOptions, ModelOptions
+from glotbench.cli.option_groups import Flags, JournalOptions, calls_in_flight, one, options, retry_policy, several
+from glotbench.settings import CallOptions, JudgeOptions, ModelOptions, RunSettings
 
 OUT_HELP = "Output JSONL (kept items); removed ones go to <output>.dropped.jsonl."
 # the option groups of every step that calls a model: the model (or judge), calling, journal
@@ -69,12 +69,12 @@ def _items(path: Path) -> list[dict]:
 
 
 @build_app.command("passages")
+@options((Flags, "input"), (RunSettings, "output!"), about={"input": "A JSONL of passages or a folder of .txt files.", "output": "Passages JSONL ({id, title, text})."})
 def passages_cmd(
-    output: Path = typer.Option(..., "--output", "-o", help="Passages JSONL ({id, title, text})."),
     ctkfacts: Optional[Path] = typer.Option(None, "--ctkfacts", help="A CTKFacts export JSONL: take its evidence paragraphs."),
-    input: Optional[Path] = typer.Option(None, "--input", "-i", help="A JSONL of passages or a folder of .txt files."),
     limit: int = typer.Option(30, "--limit", "-n", help="How many passages (first N distinct)."),
     min_chars: int = typer.Option(200, "--min-chars", help="CTKFacts: shortest paragraph taken."),
+    *, output: Path, input: Optional[Path],
 ) -> None:
     """Collect passages for `build qa` into one JSONL (also the corpus of `build retrieval-check`)."""
     from glotbench.build.passages import ctkfacts_passages, read_passages
@@ -89,18 +89,14 @@ def passages_cmd(
 
 
 @build_app.command("qa")
-@options(**MODEL_STEP)
+@options((Flags, "language!"), (RunSettings, "max_tokens"), (Flags, "dry_run"), (RunSettings, "output!"), about={"language": "The passages' language (prompt and items in it): cs, en, ...", "max_tokens": "default: 200", "output": OUT_HELP}, **MODEL_STEP)
 def qa_cmd(
     passages: Path = typer.Option(..., "--passages", "-p", help="Passages: JSONL with id/title/text, or a folder of .txt files."),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
-    language: str = typer.Option(..., "--language", "-l", help="The passages' language (prompt and items in it): cs, en, ..."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N passages."),
-    max_tokens: int = typer.Option(200, "--max-tokens"),
     max_answer_words: int = typer.Option(10, "--max-answer-words", help="Longer answers are not short factual answers: dropped."),
     fmt: str = typer.Option("json", "--format", help="json: the papers' instruction prompt, a JSON reply (default); "
                             "lines: two plain completions (question, then answer) for small or base models."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print counts and the calls it would make; send nothing."),
-    *, mo: ModelOptions, co: CallOptions, journal: JournalOptions,
+    *, mo: ModelOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, max_tokens: int = 200, language: str,
 ) -> None:
     """Short factual QA from passages (Chinese SimpleQA Fig. 18 / HuSimpleQA App. C.3), one pair per passage."""
     from glotbench.build import qa
@@ -163,15 +159,11 @@ def qa_cmd(
 
 
 @build_app.command("criteria")
-@options(**JUDGE_STEP)
+@options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), about={"max_tokens": "default: 160", "input": "QA items (from build qa).", "output": OUT_HELP}, **JUDGE_STEP)
 def criteria_cmd(
-    input: Path = typer.Option(..., "--input", "-i", help="QA items (from build qa)."),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     criterion: Optional[list[str]] = typer.Option(None, "--criterion", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
     on_unparsed: str = typer.Option("drop", "--unparsed", help="A judge reply without a verdict: drop the item, or keep it (recorded as unparsed)."),
-    max_tokens: int = typer.Option(160, "--max-tokens"),
-    dry_run: bool = typer.Option(False, "--dry-run"),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions,
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path, max_tokens: int = 160,
 ) -> None:
     """The papers' criteria, one judge call each: unique_answer, time_stable, grounded, not_from_title, unambiguous."""
     from glotbench.build import criteria as cr
@@ -224,12 +216,12 @@ def criteria_cmd(
 
 
 @build_app.command("retrieval-check")
+@options((Flags, "input!"), (RunSettings, "output!"), about={"input": "QA items.", "output": OUT_HELP})
 def retrieval_cmd(
-    input: Path = typer.Option(..., "--input", "-i", help="QA items."),
     passages: Path = typer.Option(..., "--passages", "-p", help="The corpus: the passages the items were made from (JSONL or .txt folder)."),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     k: int = typer.Option(3, "--k", "-k", help="Keep an item when its source passage is among the top k BM25 hits for its question."),
     max_chars: int = typer.Option(600, "--max-chars", help="Pieces the index cuts documents into (the RAG mode's default)."),
+    *, output: Path, input: Path,
 ) -> None:
     """Retrieval verification with the RAG mode's BM25 retriever (bm25s) over the passages."""
     from glotbench.build.passages import read_passages
@@ -295,15 +287,15 @@ def difficulty_filter(input: Path, output: Path, models: list[str], *, max_corre
 
 
 @build_app.command("dedup")
+@options((Flags, "input!"), (RunSettings, "output!"), about={"output": OUT_HELP})
 def dedup_cmd(
-    input: Path = typer.Option(..., "--input", "-i"),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     threshold: float = typer.Option(85.0, "--threshold", help="Drop a question scoring at least this (0-100, rapidfuzz token_sort_ratio) against a kept one."),
     field: str = typer.Option("question", "--field"),
     against: Optional[list[Path]] = typer.Option(None, "--against", help="Other sets' JSONL (repeat the option): an item "
                                                  "duplicating any of their questions is dropped too (cross-set dedup); "
                                                  "every duplicate pair is listed side by side in <output stem>.duplicates.csv."),
     against_field: Optional[str] = typer.Option(None, "--against-field", help="The other sets' text field (default: --field)."),
+    *, output: Path, input: Path,
 ) -> None:
     """Near-duplicate questions (rapidfuzz); the dropped one names the item it duplicates."""
     from glotbench.build.dedup import SCORER, dedup
@@ -330,10 +322,8 @@ def dedup_cmd(
 
 
 @build_app.command("select")
-@options(**JUDGE_STEP)
+@options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), about={"max_tokens": "default: 160", "output": OUT_HELP}, **JUDGE_STEP)
 def select_cmd(
-    input: Path = typer.Option(..., "--input", "-i"),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     swiss: bool = typer.Option(False, "--swiss", help="Swiss-system rounds of pairwise judgments (OpenHuEval App. B.3)."),
     k: int = typer.Option(..., "--k", "-k", help="Keep the best k per group."),
     group_field: Optional[str] = typer.Option(None, "--group-field", help="Select per value of this field (default: one group)."),
@@ -342,9 +332,7 @@ def select_cmd(
     pick: int = typer.Option(1, "--pick", help="Winners per judgment."),
     eliminate: float = typer.Option(0.0, "--eliminate", help="Share of candidates eliminated after each round (batches)."),
     field: str = typer.Option("question", "--field", help="What the judge compares."),
-    max_tokens: int = typer.Option(160, "--max-tokens"),
-    dry_run: bool = typer.Option(False, "--dry-run"),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions,
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path, max_tokens: int = 160,
 ) -> None:
     """Pick the best k of n candidates per group by pairwise LLM judgments in Swiss rounds."""
     from glotbench.build import swiss as sw
@@ -407,18 +395,13 @@ def select_cmd(
 
 
 @build_app.command("checklist")
-@options(**JUDGE_STEP)
+@options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), about={"language": "The task's language (default: the items' language field).", "max_tokens": "default: 300", "output": OUT_HELP}, **JUDGE_STEP)
 def checklist_cmd(
-    input: Path = typer.Option(..., "--input", "-i"),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
-    language: Optional[str] = typer.Option(None, "--language", "-l", help="The task's language (default: the items' language field)."),
     n: int = typer.Option(5, "--n", help="Checklist items asked of each judge (the paper: 3-5 per model)."),
     min_items: int = typer.Option(8, "--min-items", help="Drop questions with fewer readable items after merging (the paper keeps >= 8)."),
     max_items: int = typer.Option(10, "--max-items", help="Keep at most this many after merging (the paper: 6-10)."),
     primary_tag: str = typer.Option("built", "--primary-tag", help="HuWildBench primary_tag for items without one."),
-    max_tokens: int = typer.Option(300, "--max-tokens"),
-    dry_run: bool = typer.Option(False, "--dry-run"),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions,
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path, max_tokens: int = 300, language: Optional[str],
 ) -> None:
     """A per-question checklist in the task's language, as HuWildBench records (the checklist judge's format).
 
@@ -466,13 +449,11 @@ def checklist_cmd(
 
 
 @build_app.command("task")
+@options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (RunSettings, "output!"), about={"max_tokens": "default: 256", "input": "The final QA items.", "output": "Folder for task.yaml and data.jsonl."})
 def task_cmd(
-    input: Path = typer.Option(..., "--input", "-i", help="The final QA items."),
-    output: Path = typer.Option(..., "--output", "-o", help="Folder for task.yaml and data.jsonl."),
     name: str = typer.Option(..., "--name", help="Task name."),
-    language: Optional[str] = typer.Option(None, "--language", "-l"),
     grader: Optional[str] = typer.Option(None, "--grader", help="Grader prompt name (default: the judged-task template's grader for the language)."),
-    max_tokens: int = typer.Option(256, "--max-tokens"),
+    *, output: Path, input: Path, max_tokens: int = 256, language: Optional[str],
 ) -> None:
     """Write a SimpleQA-style task YAML that `glotbench run --judge MODEL` grades."""
     from glotbench.build.taskfile import judged_task

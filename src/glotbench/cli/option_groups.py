@@ -52,6 +52,21 @@ class DataOptions(BaseModel):
                                    "./glotbench-data.lock.json when it exists).", "--lock")
 
 
+class Flags(BaseModel):
+    """Single flags several commands share, each declared once (a command says in its description what
+    the flag means for it: ``options(about=...)``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: Optional[Path] = setting(None, "The items JSONL (or folder) the command reads; see its description.",
+                                    "--input", "-i")
+    language: Optional[str] = setting(None, "Language code (cs, en, hu ...) of the items or text; see the command's "
+                                      "description for its default.", "--language", "-l")
+    dry_run: bool = setting(False, "Print what the command would do (counts, the calls it would send); write and "
+                            "send nothing.", "--dry-run")
+    json_out: Optional[Path] = setting(None, "Also write the result as JSON to this file.", "--json")
+
+
 def cli_type(annotation: Any) -> Any:
     """The type typer parses a field's flag as (dicts are repeated KEY=VALUE strings)."""
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
@@ -137,10 +152,15 @@ def from_cli(model: type[BaseModel], values: dict[str, Any], only: tuple[str, ..
     return validate(model, given(model, values, only), Path("command line"), GlotbenchError)
 
 
-def options(**groups: Any):
+def options(*flat: tuple, about: dict[str, str] | None = None, **groups: Any):
     """Add option groups to a command: ``@options(mo=ModelOptions, calls=CallOptions, journal=(JournalOptions,
     {"only": ("wait",)}))``; the function's parameters of those names receive the validated groups.
-    A group is a model, or (model, {"only": fields, "required": fields})."""
+    A group is a model, or (model, {"only": fields, "required": fields}).
+
+    ``flat``: (model, field, ...) tuples: single flags declared once elsewhere (``--output``, ``--limit`` ...
+    of :class:`~glotbench.settings.RunSettings`, :class:`Flags`) that the function takes as plain
+    keyword-only parameters of the same name (one annotated Path gets a Path); ``"output!"``: required.
+    ``about``: what a shared flag means for this command (appended to its description: "--output: ...")."""
 
     def add(fn):
         sig = inspect.signature(fn)
@@ -148,8 +168,15 @@ def options(**groups: Any):
         missing = set(specs) - set(sig.parameters)
         if missing:
             raise TypeError(f"{fn.__name__}: no parameter for option group(s) {sorted(missing)}")
-        own = [p for n, p in sig.parameters.items() if n not in specs]
+        singles = [(model, [n.rstrip("!") for n in names]) for model, *names in flat]
+        required = {n.rstrip("!") for _, *names in flat for n in names if n.endswith("!")}
+        single_names = {n for _, names in singles for n in names}
+        as_path = {n for n in single_names if n in sig.parameters and "Path" in str(sig.parameters[n].annotation)}
+        own_default = {n: sig.parameters[n].default for n in single_names if n in sig.parameters}
+        own = [p for n, p in sig.parameters.items() if n not in specs and n not in single_names]
         added = [p for model, kw in specs.values() for p in parameters(model, **kw)]
+        added += [p for model, names in singles
+                  for p in parameters(model, only=tuple(names), required=tuple(n for n in names if n in required))]
         clash = {p.name for p in own} & {p.name for p in added}
         if clash:
             raise TypeError(f"{fn.__name__}: parameter(s) {sorted(clash)} are also option-group fields")
@@ -158,13 +185,32 @@ def options(**groups: Any):
         def command(**values: Any) -> Any:
             for name, (model, kw) in specs.items():
                 values[name] = from_cli(model, values, kw.get("only"))
+            for model, names in singles:
+                got = from_cli(model, values, tuple(names))
+                for n in names:
+                    v = getattr(got, n)
+                    if n not in got.model_fields_set and own_default.get(n, inspect.Parameter.empty) is not \
+                            inspect.Parameter.empty:
+                        continue  # not given: the command's own default (its description says it)
+                    values[n] = Path(v) if n in as_path and v is not None else v
             return fn(**values)
 
         command.__signature__ = sig.replace(parameters=own + added)  # type: ignore[attr-defined]
         command.__annotations__ = {**{p.name: p.annotation for p in own + added}, "return": None}
+        if about:
+            command.__doc__ = (fn.__doc__ or "").rstrip() + "\n\n" + "\n\n".join(
+                f"{_flag_of(singles, specs, n)}: {text}" for n, text in about.items())
         return command
 
     return add
+
+
+def _flag_of(singles, specs, name: str) -> str:
+    for model in [m for m, _ in singles] + [m for m, _ in specs.values()]:
+        field = model.model_fields.get(name)
+        if field is not None:
+            return (_extra(field).get("cli") or ["--" + name])[0]
+    raise TypeError(f"about: {name} is not a flag of this command's option groups")
 
 
 def calls_in_flight(concurrency: int | None, model: Any) -> int:

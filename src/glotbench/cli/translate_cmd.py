@@ -10,22 +10,20 @@ from rich.console import Console
 
 from glotbench.cli import app
 from glotbench.cli.option_groups import JournalOptions, calls_in_flight, load_model, options, retry_policy
-from glotbench.settings import CallOptions, ModelOptions
+from glotbench.settings import CallOptions, ModelOptions, RunSettings
 
 
 @app.command("translate")
-@options(mo=ModelOptions, calls=CallOptions, journal=(JournalOptions, {"only": ("wait",)}))
+@options((RunSettings, "max_tokens"), (RunSettings, "output!"), about={"max_tokens": "Per sentence (the thesis' model stopped at 200 tokens)." + " (default: 256)", "output": "Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."}, mo=ModelOptions, calls=CallOptions, journal=(JournalOptions, {"only": ("wait",)}))
 def translate(
     task: str = typer.Option(..., "--task", help="The task whose dataset is translated."),
     to: str = typer.Option(..., "--to", help="Target language code (cs, en, ...)."),
     fields: Optional[list[str]] = typer.Option(None, "--field", help="Record field to translate (dotted path, [*] for lists); repeat. Default: the task's options.translate_fields."),
-    output: Path = typer.Option(..., "--output", "-o", help="Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N records of the scored split."),
     name: Optional[str] = typer.Option(None, "--name", help="Name of the new task (default <task>.mt_<to>)."),
     prompt_from: Optional[str] = typer.Option(None, "--prompt-from", help="Take the prompt of this task (e.g. the target language's own version)."),
-    max_tokens: int = typer.Option(256, "--max-tokens", help="Per sentence (the thesis' model stopped at 200 tokens)."),
     knob: Optional[list[str]] = typer.Option(None, "--knob", help="Backend generation knob NAME=VALUE, e.g. repeat_penalty=5 (the thesis' repetition penalty)."),
-    *, mo: ModelOptions, calls: CallOptions, journal: JournalOptions,
+    *, mo: ModelOptions, calls: CallOptions, journal: JournalOptions, output: Path, max_tokens: int = 256,
 ) -> None:
     """Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."""
     import json
