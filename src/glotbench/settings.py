@@ -22,11 +22,13 @@ _FINGERPRINT_ALWAYS = ("limit", "seed", "num_fewshot", "temperature", "max_token
 
 
 def setting(default: Any = None, help: str = "", *flags: str, request: bool = False, factory: Any = None,
-            aliases: tuple[str, ...] = (), **constraints: Any) -> Any:
+            aliases: tuple[str, ...] = (), rare: bool = False, **constraints: Any) -> Any:
     """A settings field: its default, help text, command-line flags (``aliases``: old spellings still
-    accepted, not shown), whether it shapes requests, and pydantic constraints (``ge=0`` ...) checked
-    before any model call."""
-    extra = {"cli": list(flags), "request": request, **({"aliases": list(aliases)} if aliases else {})}
+    accepted, not shown; ``rare``: a knob few runs change, its flag accepted but not shown: ``glotbench
+    run --set NAME=VALUE`` or the config file sets it), whether it shapes requests, and pydantic
+    constraints (``ge=0`` ...) checked before any model call."""
+    extra = {"cli": list(flags), "request": request, **({"aliases": list(aliases)} if aliases else {}),
+             **({"rare": True} if rare else {})}
     if factory is not None:
         return Field(default_factory=factory, description=help, json_schema_extra=extra, **constraints)
     return Field(default, description=help, json_schema_extra=extra, **constraints)
@@ -45,7 +47,7 @@ class ModelOptions(BaseModel):
     base_url: str | list[str] | None = setting(None, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1; "
                                                "several (repeat or comma-separate): replicas of one model server, "
                                                "requests spread across them.", "--base-url")
-    api_key_env: str | None = setting(None, "Environment variable holding the API key.", "--api-key-env")
+    api_key_env: str | None = setting(None, "Environment variable holding the API key.", "--api-key-env", rare=True)
     model_args: dict[str, Any] = setting(None, "Backend option KEY=VALUE (repeat or comma-separate): chat=false, "
                                          "n_ctx=8192, n_gpu_layers=20, logprobs_trusted=true, max_parallel=8, "
                                          "base_url=..., api_key_env=NAME (build filter: N:KEY=VALUE for its N-th "
@@ -133,7 +135,8 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     # ---- what to run
-    tasks: list[str] = setting(None, "Task, suite or glob names; repeat or comma-separate.", "--tasks", "-t", "--suite",
+    tasks: list[str] = setting(None, "Task, suite or glob names; repeat or comma-separate (a command that reads "
+                               "finished runs: only these of their tasks).", "--tasks", "-t", "--suite",
                                factory=list)
     split: str | None = setting(None, "Split of each task to read, e.g. dev (default: each task's evaluation split).",
                                 "--split",
@@ -168,15 +171,18 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     mode: Literal["generate", "loglikelihood"] = setting(
         "generate", "generate (parse answers) or loglikelihood (compare option log-probabilities).", "--mode", request=True)
     # ---- calling
-    retry_base_delay: float = setting(1.0, "Exponential backoff base, seconds (with jitter).", "--retry-base-delay", ge=0)
+    retry_base_delay: float = setting(1.0, "Exponential backoff base, seconds (with jitter).", "--retry-base-delay",
+                                      rare=True, ge=0)
     # fail fast (docs/footguns.md): Retry-After cap, retry-time budgets, circuit breaker, disk-full holding
-    max_retry_after: float = setting(120.0, "Longest Retry-After honoured, seconds.", "--max-retry-after", ge=0)
-    retry_budget_item: float | None = setting(300.0, "Total retry time per item, seconds.", "--retry-budget-item", gt=0)
-    retry_budget_run: float | None = setting(3600.0, "Total retry time per run, seconds.", "--retry-budget-run", gt=0)
+    max_retry_after: float = setting(120.0, "Longest Retry-After honoured, seconds.", "--max-retry-after", rare=True, ge=0)
+    retry_budget_item: float | None = setting(300.0, "Total retry time per item, seconds.", "--retry-budget-item",
+                                              rare=True, gt=0)
+    retry_budget_run: float | None = setting(3600.0, "Total retry time per run, seconds.", "--retry-budget-run",
+                                             rare=True, gt=0)
     breaker_failures: int = setting(10, "Consecutive connection failures that stop the run (0: never).",
-                                    "--breaker-failures", ge=0)
+                                    "--breaker-failures", rare=True, ge=0)
     journal_flush_wait: float = setting(60.0, "Disk full: how long to retry held journal writes, seconds.",
-                                        "--journal-flush-wait", ge=0)
+                                        "--journal-flush-wait", rare=True, ge=0)
     # ---- shared response cache (docs/cache.md): answers reused across run directories
     cache: str | None = setting(None, "Shared response cache folder, read before sending and written after each "
                                 "answer, reused across run directories (default: $GLOTBENCH_CACHE if set; 'default' "
@@ -184,7 +190,7 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     no_cache: bool = setting(False, "Bypass the shared response cache (--cache and $GLOTBENCH_CACHE).", "--no-cache")
     cache_trust_name: bool = setting(False, "Use the shared response cache with a server that does not say which model "
                                      "it serves (no /v1/models, /props), keyed on the model's name and URL alone; "
-                                     "results.json says so (docs/cache.md).", "--cache-trust-name")
+                                     "results.json says so (docs/cache.md).", "--cache-trust-name", rare=True)
     # ---- output
     output: str | None = setting(None, "Where the command writes (glotbench run: the run directory, default "
                                  "runs/<model>/<hash of the settings>; other commands: see their description).",
@@ -196,7 +202,7 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     offline: bool = setting(False, "Fetch no data: a task whose data is absent names the `glotbench data pull` "
                             "command instead (also when HF_HUB_OFFLINE=1).", "--offline")
     skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
-                                      "(Czech-Bench configs).", "--skip-missing-data")
+                                      "(Czech-Bench configs).", "--skip-missing-data", rare=True)
     allow_modified_data: bool = setting(False, "Run on data files that differ from their declared or locked sha256 "
                                         "(e.g. a cached file edited after the pull); every result read from them is "
                                         "marked 'data differs from its source' (table, results.json, report).",
@@ -217,7 +223,7 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
                                          "timeout_min=600, gpus_per_node=1; cluster=local runs the array locally.",
                                          "--slurm-args", factory=dict)
     shard_retries: int = setting(2, "Times a failed shard is run again (Ray's max_retries; resubmitted for "
-                                 "local and slurm).", "--shard-retries", ge=0)
+                                 "local and slurm).", "--shard-retries", rare=True, ge=0)
     @field_validator("gen_kwargs")
     @classmethod
     def _gen_kwargs(cls, v):

@@ -81,7 +81,8 @@ def review_export(
 
 
 @review_app.command("import")
-@options((RunSettings, "output!"), about={"output": "Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it)."})
+@options((RunSettings, "output!"),
+         about={"output": "Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it)."})
 def review_import(
     dataset: Path = typer.Argument(..., help="The dataset the sheets were exported from (with --kind: the first sheet)."),
     sheets: Optional[list[Path]] = typer.Argument(None, help="Two or more annotators' filled sheets (with --kind: any number of label/rating sheets)."),

@@ -69,7 +69,9 @@ def _items(path: Path) -> list[dict]:
 
 
 @build_app.command("passages")
-@options((Flags, "input"), (RunSettings, "output!"), about={"input": "A JSONL of passages or a folder of .txt files.", "output": "Passages JSONL ({id, title, text})."})
+@options((Flags, "input"), (RunSettings, "output!"),
+         about={"input": "A JSONL of passages or a folder of .txt files.",
+                "output": "Passages JSONL ({id, title, text})."})
 def passages_cmd(
     ctkfacts: Optional[Path] = typer.Option(None, "--ctkfacts", help="A CTKFacts export JSONL: take its evidence paragraphs."),
     limit: int = typer.Option(30, "--limit", "-n", help="How many passages (first N distinct)."),
@@ -89,7 +91,10 @@ def passages_cmd(
 
 
 @build_app.command("qa")
-@options((Flags, "language!"), (RunSettings, "max_tokens"), (Flags, "dry_run"), (RunSettings, "output!"), about={"language": "The passages' language (prompt and items in it): cs, en, ...", "max_tokens": "default: 200", "output": OUT_HELP}, **MODEL_STEP)
+@options((Flags, "language!"), (RunSettings, "max_tokens"), (Flags, "dry_run"), (RunSettings, "output!"), **MODEL_STEP,
+         about={"language": "The passages' language (prompt and items in it): cs, en, ...",
+                "max_tokens": "default: 200",
+                "output": OUT_HELP})
 def qa_cmd(
     passages: Path = typer.Option(..., "--passages", "-p", help="Passages: JSONL with id/title/text, or a folder of .txt files."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N passages."),
@@ -159,7 +164,10 @@ def qa_cmd(
 
 
 @build_app.command("criteria")
-@options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), about={"max_tokens": "default: 160", "input": "QA items (from build qa).", "output": OUT_HELP}, **JUDGE_STEP)
+@options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP,
+         about={"max_tokens": "default: 160",
+                "input": "QA items (from build qa).",
+                "output": OUT_HELP})
 def criteria_cmd(
     criterion: Optional[list[str]] = typer.Option(None, "--criterion", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
     on_unparsed: str = typer.Option("drop", "--unparsed", help="A judge reply without a verdict: drop the item, or keep it (recorded as unparsed)."),
@@ -322,7 +330,9 @@ def dedup_cmd(
 
 
 @build_app.command("select")
-@options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), about={"max_tokens": "default: 160", "output": OUT_HELP}, **JUDGE_STEP)
+@options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP,
+         about={"max_tokens": "default: 160",
+                "output": OUT_HELP})
 def select_cmd(
     swiss: bool = typer.Option(False, "--swiss", help="Swiss-system rounds of pairwise judgments (OpenHuEval App. B.3)."),
     k: int = typer.Option(..., "--k", "-k", help="Keep the best k per group."),
@@ -395,7 +405,11 @@ def select_cmd(
 
 
 @build_app.command("checklist")
-@options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), about={"language": "The task's language (default: the items' language field).", "max_tokens": "default: 300", "output": OUT_HELP}, **JUDGE_STEP)
+@options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"),
+         (RunSettings, "output!"), **JUDGE_STEP,
+         about={"language": "The task's language (default: the items' language field).",
+                "max_tokens": "default: 300",
+                "output": OUT_HELP})
 def checklist_cmd(
     n: int = typer.Option(5, "--n", help="Checklist items asked of each judge (the paper: 3-5 per model)."),
     min_items: int = typer.Option(8, "--min-items", help="Drop questions with fewer readable items after merging (the paper keeps >= 8)."),
@@ -449,7 +463,10 @@ def checklist_cmd(
 
 
 @build_app.command("task")
-@options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (RunSettings, "output!"), about={"max_tokens": "default: 256", "input": "The final QA items.", "output": "Folder for task.yaml and data.jsonl."})
+@options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (RunSettings, "output!"),
+         about={"max_tokens": "default: 256",
+                "input": "The final QA items.",
+                "output": "Folder for task.yaml and data.jsonl."})
 def task_cmd(
     name: str = typer.Option(..., "--name", help="Task name."),
     grader: Optional[str] = typer.Option(None, "--grader", help="Grader prompt name (default: the judged-task template's grader for the language)."),

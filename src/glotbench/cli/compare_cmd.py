@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli import app
+from glotbench.cli.option_groups import Flags, options
 from glotbench.output.table import unclipped
 
 
@@ -184,6 +185,7 @@ def _print_duels(runs, metric: str | None, alpha: float, n_boot: int, seed: int,
 
 
 @app.command("compare")
+@options((Flags, "json_out"))
 def compare(
     run_dirs: Optional[list[Path]] = typer.Argument(None, help="Run directories (each written by `glotbench run -o DIR`)."),
     crosslingual: bool = typer.Option(False, "--crosslingual", help="Each task vs its `counterpart` task: relative gap per model."),
@@ -201,11 +203,11 @@ def compare(
                                          "bootstraps, default 10000; at most 2000 for a corpus metric without a fast form), "
                                          "--crosslingual's item-paired gap intervals (default 1000; 0: none)."),
     seed: int = typer.Option(0, "--seed", help="--paired / --crosslingual / --duels: resampling seed."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
     published: Optional[Path] = typer.Option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
                                              "(columns model, benchmark, score; optional metric, counterpart, language); --ranks: a side named by one "
                                              "of its benchmarks takes the paper's numbers; --crosslingual: each model of the CSV "
                                              "is one more run."),
+    *, json_out: Optional[Path],
 ) -> None:
     """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B or --duels RUN..."""
     from glotbench.errors import GlotbenchError

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli import app
-from glotbench.cli.option_groups import options
+from glotbench.cli.option_groups import Flags, options
 from glotbench.settings import RunSettings
 
 # the run settings that change what a run would send (the same flags as glotbench run's)
@@ -32,13 +32,12 @@ def _tpw(d: dict) -> str:
 
 
 @app.command("estimate")
-@options(settings=(RunSettings, {"only": ESTIMATED, "required": ("tasks",)}))
+@options((Flags, "json_out"), settings=(RunSettings, {"only": ESTIMATED, "required": ("tasks",)}))
 def estimate(
     prices: Optional[Path] = typer.Option(None, "--prices", help="Price YAML laid over the shipped table (see docs/comparisons.md)."),
     output_tokens: str = typer.Option("max", "--output-tokens", help="Expected output per request: max (max_tokens, upper bound), answer (gold answer length, floor) or a number."),
     plain: bool = typer.Option(False, "--plain", help="Count plain-completion prompts instead of chat messages."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the estimate as JSON."),
-    *, settings: RunSettings,
+    *, settings: RunSettings, json_out: Optional[Path],
 ) -> None:
     """Count the requests, input and output tokens and the cost a run would have; no model is called.
 

@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 
 from glotbench.cli import app
-from glotbench.cli.option_groups import JournalOptions, options
-from glotbench.settings import CallOptions, JudgeOptions
+from glotbench.cli.option_groups import Flags, JournalOptions, options
+from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 
 
 def load_judge_of(jo, calls):
@@ -28,12 +28,12 @@ def load_judge_of(jo, calls):
 
 
 @app.command("judge")
-@options(jo=(JudgeOptions, {"required": ("judge",)}), calls=CallOptions, journal=(JournalOptions, {"only": ("wait",)}))
+@options((RunSettings, "tasks"), jo=(JudgeOptions, {"required": ("judge",)}), calls=CallOptions,
+         journal=(JournalOptions, {"only": ("wait",)}))
 def judge(
     run_dir: Path = typer.Argument(..., help="A run directory (holds journal.sqlite)."),
-    tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Only these tasks of the run."),
     no_progress: bool = typer.Option(False, "--no-progress"),
-    *, jo: JudgeOptions, calls: CallOptions, journal: JournalOptions,
+    *, jo: JudgeOptions, calls: CallOptions, journal: JournalOptions, tasks: Optional[list[str]],
 ) -> None:
     """Re-grade an existing run with another judge, without calling the evaluated model.
 
@@ -80,15 +80,15 @@ def judge(
 
 
 @app.command("compare-judges")
+@options((Flags, "json_out"), (RunSettings, "tasks"))
 def compare_judges_cmd(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories, one per model, each graded by two or more judges."),
     metric: str = typer.Option("F", "--metric", help="Ranking metric: CO, NA, IN, CGA or F."),
-    tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Only these tasks."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON here."),
     judge_name: Optional[list[str]] = typer.Option(
         None, "--judge-name",
         help="NAME[=PATTERN]: judges whose ids match the glob PATTERN are one judge NAME across the runs "
              "(default PATTERN recorded-grades:*, each run's released grades). Repeatable."),
+    *, tasks: Optional[list[str]], json_out: Optional[Path],
 ) -> None:
     """Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,
     Kendall's tau between the judges' model rankings, Cohen's kappa on item grades."""

@@ -52,16 +52,17 @@ def _ranking_table(summary: dict) -> Table:
 
 
 @app.command("judge-pairwise")
-@options((RunSettings, "output"), about={"output": "Folder for the judge journal, pairwise.json and pairwise_items.jsonl (default: runs/pairwise/<hash of the runs and judge>)."}, jo=(JudgeOptions, {"required": ("judge",)}), calls=CallOptions, journal=(JournalOptions, {"only": ("wait",)}))
+@options((RunSettings, "tasks"), (RunSettings, "output"), jo=(JudgeOptions, {"required": ("judge",)}),
+         calls=CallOptions, journal=(JournalOptions, {"only": ("wait",)}),
+         about={"output": "Folder for the judge journal, pairwise.json and pairwise_items.jsonl (default: runs/pairwise/<hash of the runs and judge>)."})
 def judge_pairwise_cmd(
     run_dirs: list[Path] = typer.Argument(..., help="Two or more run directories (each holds journal.sqlite)."),
-    tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Only these tasks of the runs."),
     judge_max_tokens: int = typer.Option(2048, "--judge-max-tokens", help="Most tokens of a judge reply (MT-Bench: 2048)."),
     n_boot: int = typer.Option(1000, "--n-boot", help="Bootstrap resamples (items drawn with replacement)."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     bt_prior_var: float = typer.Option(10.0, "--bt-prior-var", help="Variance of the Bradley-Terry strengths' Gaussian prior (logits^2); keeps them finite when a run wins every comparison."),
     no_progress: bool = typer.Option(False, "--no-progress"),
-    *, jo: JudgeOptions, calls: CallOptions, journal: JournalOptions, output: Optional[Path],
+    *, jo: JudgeOptions, calls: CallOptions, journal: JournalOptions, output: Optional[Path], tasks: Optional[list[str]],
 ) -> None:
     """Judge two or more runs' answers side by side: each shared item twice, positions swapped.
 

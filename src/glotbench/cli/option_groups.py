@@ -114,7 +114,8 @@ def parameters(model: type[BaseModel], only: tuple[str, ...] | None = None,
         if not flags or (only is not None and name not in only):
             continue
         kind = cli_type(field.annotation)
-        option = typer.Option(... if name in required else None, *flags, help=field_help(field), show_default=False)
+        option = typer.Option(... if name in required else None, *flags, help=field_help(field), show_default=False,
+                              hidden=bool(_extra(field).get("rare")))
         params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind))
         for alias in _extra(field).get("aliases") or []:
             params.append(inspect.Parameter(_alias_name(name, alias), inspect.Parameter.KEYWORD_ONLY,

@@ -37,7 +37,8 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
     base = load_config(config).model_dump(exclude_unset=True) if config else {}
     if config is not None and not base:
         raise GlotbenchError(f"{config}: the run config is empty; name at least the tasks (e.g. tasks: [default])")
-    over = given(RunSettings, dict(values))
+    values = dict(values)
+    over = {**set_pairs(values.pop("set_", None)), **given(RunSettings, values)}
     for name, v in over.items():
         if isinstance(v, dict):  # -M, --gen-kwargs ...: laid over the config file's, key by key
             over[name] = {**(base.get(name) or {}), **v}
@@ -48,6 +49,22 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
 
     # a bad value (negative max_tokens or temperature, ...) is one line naming the field, exit 2
     return validate(RunSettings, {**base, **over}, config or Path("command line"), GlotbenchError)
+
+
+def set_pairs(pairs: list[str] | None) -> dict[str, Any]:
+    """``--set NAME=VALUE``: any run setting by its config-file name (the rare knobs whose flags are not
+    shown: retry_base_delay, breaker_failures, shard_retries ...); an unknown name is one line."""
+    from glotbench.closest import closest
+    from glotbench.errors import GlotbenchError
+    from glotbench.settings import parse_key_values
+
+    out = parse_key_values(pairs, "--set")
+    for key in out:
+        if key not in RunSettings.model_fields:
+            near = closest(key, list(RunSettings.model_fields))
+            raise GlotbenchError(f"--set {key}: not a run setting" + (f"; did you mean {', '.join(near)}?" if near else
+                                                                        " (docs/run-config.md lists them)"))
+    return out
 
 
 def session_requests_line(session: dict) -> str | None:
@@ -142,6 +159,10 @@ def _command_signature() -> inspect.Signature:
                           default=typer.Option(None, "--predictions-out", help="Write leaderboard submission files here (HuLU tasks).")),
         inspect.Parameter("no_progress", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
                           default=typer.Option(False, "--no-progress")),
+        inspect.Parameter("set_", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[list[str]],
+                          default=typer.Option(None, "--set", help="Any run setting NAME=VALUE by its config-file name "
+                                               "(repeat), e.g. retry_base_delay=2, breaker_failures=0, shard_retries=5: "
+                                               "the rare knobs whose flags are not listed here (docs/run-config.md).")),
     ]
     return inspect.Signature(settings_parameters() + own + parameters(JournalOptions, only=("wait",)))
 

@@ -14,7 +14,10 @@ from glotbench.settings import CallOptions, ModelOptions, RunSettings
 
 
 @app.command("translate")
-@options((RunSettings, "max_tokens"), (RunSettings, "output!"), about={"max_tokens": "Per sentence (the thesis' model stopped at 200 tokens)." + " (default: 256)", "output": "Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."}, mo=ModelOptions, calls=CallOptions, journal=(JournalOptions, {"only": ("wait",)}))
+@options((RunSettings, "max_tokens"), (RunSettings, "output!"), mo=ModelOptions, calls=CallOptions,
+         journal=(JournalOptions, {"only": ("wait",)}),
+         about={"max_tokens": "per sentence (default: 256; the thesis' model stopped at 200 tokens).",
+                "output": "Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."})
 def translate(
     task: str = typer.Option(..., "--task", help="The task whose dataset is translated."),
     to: str = typer.Option(..., "--to", help="Target language code (cs, en, ...)."),

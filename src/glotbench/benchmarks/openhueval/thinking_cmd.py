@@ -27,7 +27,7 @@ from rich.table import Table
 
 from glotbench.cli.analyze_cmd import analyze_app, load_run_records
 from glotbench.cli.option_groups import Flags, JournalOptions, one, options
-from glotbench.settings import CallOptions, JudgeOptions
+from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 from glotbench.errors import DataError
 from glotbench.sample_record import SampleRecord
 
@@ -196,22 +196,23 @@ def report_table(task: str, report: dict, no_outcome: int, lang: str, exact_toke
 
 
 @analyze_app.command("thinking")
-@options((Flags, "language"), about={"language": "Language of the prompt material for translation detection (default: the task's)."}, jo=JudgeOptions, co=CallOptions, journal=(JournalOptions, {"only": ("wait",)}))
+@options((Flags, "json_out"), (RunSettings, "tasks"), (Flags, "language"), jo=JudgeOptions, co=CallOptions,
+         journal=(JournalOptions, {"only": ("wait",)}),
+         about={"json_out": "Write the report here (default RUN_DIR/thinking.json).",
+                "language": "Language of the prompt material for translation detection (default: the task's)."})
 def thinking(
     run_dir: Path = typer.Argument(..., help="A run directory (holds journal.sqlite / samples.jsonl)."),
-    task: list[str] | None = typer.Option(None, "--tasks", "-t", help="Only these tasks (repeatable)."),
     task_old: list[str] | None = typer.Option(None, "--task", hidden=True, help="The old spelling of --tasks."),
     lang_old: str | None = typer.Option(None, "--lang", hidden=True, help="The old spelling of --language."),
     pivot: str = typer.Option("en", "--pivot", help="The language a model may translate into while thinking."),
-    json_out: Path | None = typer.Option(None, "--json", help="Write the report here (default RUN_DIR/thinking.json)."),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, language: str | None,
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, language: str | None, tasks: list[str] | None, json_out: Path | None,
 ) -> None:
     """Trace length, thoughts and translation insertion per outcome (CORRECT / INCORRECT / NOT_ATTEMPTED).
 
     With --judge, traces are split into thoughts by that judge with the benchmark's prompts."""
     from glotbench.benchmarks.openhueval.thinking import analyze
 
-    task, lang = [*(task or []), *(task_old or [])] or None, language or lang_old
+    task, lang = [*(tasks or []), *(task_old or [])] or None, language or lang_old
     judge = one(jo.judge, "--judge")
     if not run_dir.is_dir():
         raise DataError(f"{run_dir}: run directory not found")
