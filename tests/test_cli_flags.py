@@ -32,7 +32,6 @@ KNOWN_SEVERAL_MEANINGS = {
     "--against": "build dedup: other sets' JSONL (repeat); build review import: another language's labels (one file)",
     "--against-field": "the field of those two --against files (default --field / label)",
     "--field": "an item's field: what dedup/select compare, which text cloze reads, which fields translate (repeat)",
-    "--format": "each command's own formats (export: samples|lm-eval|csv|inspect; review: csv|tsv; qa: json|lines)",
     "--json": "tasks / data list print JSON (a switch); the other commands also write it to a FILE (Flags.json_out)",
     "--k": "build retrieval-check: top-k BM25 hits (default 3); build select: keep the best k (required)",
     "--label-field": "admin add-task: the gold file's field; build review import: the output items' field",
@@ -223,3 +222,22 @@ def test_old_spellings_still_run_as_hidden_aliases(tmp_path):
     b = _cli("tasks", "import-lm-eval", yaml, "--out", tmp_path / "b.yaml", cwd=tmp_path)
     assert a.returncode == b.returncode == 0, a.stderr + b.stderr
     assert (tmp_path / "a.yaml").read_text(encoding="utf-8") == (tmp_path / "b.yaml").read_text(encoding="utf-8")
+
+
+def test_old_judge_arg_spelling_and_run_set():
+    """--judge-arg (judge, judge-pairwise before the groups) adds to --judge-args; run --set NAME=VALUE sets
+    a rare knob (its flag is not listed), and an unknown NAME is one line naming the closest settings."""
+    from glotbench.cli.option_groups import from_cli
+    from glotbench.cli.run import settings_from_cli
+    from glotbench.errors import GlotbenchError
+    from glotbench.settings import JudgeOptions
+
+    jo = from_cli(JudgeOptions, {"judge": ["j"], "judge_args": ["a=1"], "judge_args__judge_arg": ["n_ctx=4096"]})
+    assert jo.judge == "j" and jo.judge_args == {"a": 1, "n_ctx": 4096}
+    s = settings_from_cli({"set_": ["retry_base_delay=2,breaker_failures=0"], "tasks": ["hulu.cb"]}, None)
+    assert (s.retry_base_delay, s.breaker_failures) == (2.0, 0)
+    assert settings_from_cli({"retry_base_delay": 3.0}, None).retry_base_delay == 3.0  # the hidden flag still works
+    with pytest.raises(GlotbenchError, match="--set retry_base_dela: not a run setting; did you mean retry_base_delay"):
+        settings_from_cli({"set_": ["retry_base_dela=2"]}, None)
+    with pytest.raises(GlotbenchError, match="--model: a run takes one"):
+        settings_from_cli({"model": ["embedded", "embedded"]}, None)

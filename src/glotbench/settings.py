@@ -3,8 +3,9 @@
 The YAML run config (``--config``), the ``glotbench run`` flags and the engine all use
 :class:`RunSettings`. Each field declares its own command-line flag (``cli=``) and help text, so
 **adding a setting is one field here** with its flag; ``glotbench run`` builds its options from
-these fields (:func:`glotbench.cli.settings_options.settings_parameters`), with the default in
-the help text. Fields marked ``request=True`` change the requests a run sends: they go into
+these fields (:func:`glotbench.cli.option_groups.parameters`), with the default in the help text.
+The model, judge and calling flags every model-calling command takes are RunSettings' bases
+:class:`ModelOptions`, :class:`JudgeOptions` and :class:`CallOptions` (docs/cli-options.md). Fields marked ``request=True`` change the requests a run sends: they go into
 the fingerprint, the default output directory and results.json ``settings``.
 """
 

@@ -66,11 +66,10 @@ build_app.add_typer(review_app, name="review")
 
 
 @review_app.command("export")
-@options((RunSettings, "output!"), about={"output": "Sheet to write: .csv, or .tsv (spreadsheet-friendly)."})
+@options((Flags, "fmt"), (RunSettings, "output!"), about={"fmt": "csv or tsv (default: by the output's extension).", "output": "Sheet to write: .csv, or .tsv (spreadsheet-friendly)."})
 def review_export(
     dataset: Path = typer.Argument(..., help="Dataset JSONL (items with id and provenance)."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="csv or tsv (default: by the output's extension)."),
-    *, output: Path,
+    *, output: Path, fmt: Optional[str],
 ) -> None:
     """One row per item: id, question, options, answer, provenance, and empty verdict columns."""
     from glotbench.build.provenance import read_items
@@ -81,14 +80,14 @@ def review_export(
 
 
 @review_app.command("import")
-@options((RunSettings, "output!"),
-         about={"output": "Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it)."})
+@options((RunSettings, "output!"), (Flags, "fmt"),
+         about={"output": "Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it).",
+                "fmt": "csv or tsv for every sheet (default: by extension; with --kind also jsonl)."})
 def review_import(
     dataset: Path = typer.Argument(..., help="The dataset the sheets were exported from (with --kind: the first sheet)."),
     sheets: Optional[list[Path]] = typer.Argument(None, help="Two or more annotators' filled sheets (with --kind: any number of label/rating sheets)."),
     arbiter: Optional[Path] = typer.Option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements."),
     disagreements: Optional[Path] = typer.Option(None, "--disagreements", help="Where the disagreements go (default <output stem>.disagreements.csv)."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="csv or tsv for every sheet (default: by extension; with --kind also jsonl)."),
     kind: Optional[str] = typer.Option(None, "--kind", help="label or rating: aggregate annotators' labels (majority vote, Fleiss' kappa) "
                                        "or Likert ratings (mean, SD filter); Krippendorff's alpha for both. Without it: keep/drop/fix verdicts."),
     on_dataset: Optional[Path] = typer.Option(None, "--dataset", help="--kind: the dataset the ids belong to; its items get the aggregated label."),
@@ -102,7 +101,7 @@ def review_import(
     sd: str = typer.Option("sample", "--sd", help="--kind rating: sample (n-1) or population (n) standard deviation."),
     against: Optional[Path] = typer.Option(None, "--against", help="--kind label: another language's labels (id, label); items whose label conflicts are dropped (HuLU §3.2)."),
     against_field: str = typer.Option("label", "--against-field", help="--against: the field holding the label."),
-    *, output: Path,
+    *, output: Path, fmt: Optional[str],
 ) -> None:
     """Cohen's kappa between annotators, the disagreements as a sheet for an arbiter, and with --arbiter
     (or when all agree) the dataset with the final verdicts applied. With --kind label|rating: any
@@ -187,7 +186,8 @@ def build_filter(
     correct_key: str = typer.Option("correct", "--correct-key", help="--sequential: per-item value that marks a right answer."),
     max_correct: int = typer.Option(0, "--max-correct", help="--difficulty: keep items answered correctly by at most this many settings."),
     work: Optional[Path] = typer.Option(None, "--work", help="--difficulty: folder for the task YAML and the runs."),
-    *, mo: ModelOptions, jo: JudgeOptions, co: CallOptions, output: Path, dry_run: bool = False, input: Optional[Path], language: Optional[str], max_tokens: Optional[int],
+    *, mo: ModelOptions, jo: JudgeOptions, co: CallOptions, output: Path, dry_run: bool = False, input: Optional[Path],
+      language: Optional[str], max_tokens: Optional[int],
 ) -> None:
     """Filter a dataset by running models through the normal engine: --sequential or --difficulty.
 

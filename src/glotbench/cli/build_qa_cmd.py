@@ -91,17 +91,18 @@ def passages_cmd(
 
 
 @build_app.command("qa")
-@options((Flags, "language!"), (RunSettings, "max_tokens"), (Flags, "dry_run"), (RunSettings, "output!"), **MODEL_STEP,
+@options((Flags, "language!", "dry_run", "fmt"), (RunSettings, "max_tokens", "output!"), **MODEL_STEP,
          about={"language": "The passages' language (prompt and items in it): cs, en, ...",
                 "max_tokens": "default: 200",
-                "output": OUT_HELP})
+                "output": OUT_HELP,
+                "fmt": "json: the papers' instruction prompt, a JSON reply (default); lines: two plain completions "
+                       "(question, then answer) for small or base models."})
 def qa_cmd(
     passages: Path = typer.Option(..., "--passages", "-p", help="Passages: JSONL with id/title/text, or a folder of .txt files."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N passages."),
     max_answer_words: int = typer.Option(10, "--max-answer-words", help="Longer answers are not short factual answers: dropped."),
-    fmt: str = typer.Option("json", "--format", help="json: the papers' instruction prompt, a JSON reply (default); "
-                            "lines: two plain completions (question, then answer) for small or base models."),
-    *, mo: ModelOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, max_tokens: int = 200, language: str,
+    *, mo: ModelOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False,
+      max_tokens: int = 200, language: str, fmt: str = "json",
 ) -> None:
     """Short factual QA from passages (Chinese SimpleQA Fig. 18 / HuSimpleQA App. C.3), one pair per passage."""
     from glotbench.build import qa
@@ -171,7 +172,8 @@ def qa_cmd(
 def criteria_cmd(
     criterion: Optional[list[str]] = typer.Option(None, "--criterion", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
     on_unparsed: str = typer.Option("drop", "--unparsed", help="A judge reply without a verdict: drop the item, or keep it (recorded as unparsed)."),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path, max_tokens: int = 160,
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
+      max_tokens: int = 160,
 ) -> None:
     """The papers' criteria, one judge call each: unique_answer, time_stable, grounded, not_from_title, unambiguous."""
     from glotbench.build import criteria as cr
@@ -342,7 +344,8 @@ def select_cmd(
     pick: int = typer.Option(1, "--pick", help="Winners per judgment."),
     eliminate: float = typer.Option(0.0, "--eliminate", help="Share of candidates eliminated after each round (batches)."),
     field: str = typer.Option("question", "--field", help="What the judge compares."),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path, max_tokens: int = 160,
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
+      max_tokens: int = 160,
 ) -> None:
     """Pick the best k of n candidates per group by pairwise LLM judgments in Swiss rounds."""
     from glotbench.build import swiss as sw
@@ -415,7 +418,8 @@ def checklist_cmd(
     min_items: int = typer.Option(8, "--min-items", help="Drop questions with fewer readable items after merging (the paper keeps >= 8)."),
     max_items: int = typer.Option(10, "--max-items", help="Keep at most this many after merging (the paper: 6-10)."),
     primary_tag: str = typer.Option("built", "--primary-tag", help="HuWildBench primary_tag for items without one."),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path, max_tokens: int = 300, language: Optional[str],
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
+      max_tokens: int = 300, language: Optional[str],
 ) -> None:
     """A per-question checklist in the task's language, as HuWildBench records (the checklist judge's format).
 

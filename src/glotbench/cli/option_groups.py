@@ -65,6 +65,8 @@ class Flags(BaseModel):
     dry_run: bool = setting(False, "Print what the command would do (counts, the calls it would send); write and "
                             "send nothing.", "--dry-run")
     json_out: Optional[Path] = setting(None, "Also write the result as JSON to this file.", "--json")
+    fmt: Optional[str] = setting(None, "The format the command writes (or reads); its description lists the choices "
+                                 "and the default.", "--format", "-f")
 
 
 def cli_type(annotation: Any) -> Any:
@@ -121,6 +123,12 @@ def parameters(model: type[BaseModel], only: tuple[str, ...] | None = None,
             params.append(inspect.Parameter(_alias_name(name, alias), inspect.Parameter.KEYWORD_ONLY,
                                             default=typer.Option(None, alias, hidden=True), annotation=kind))
     return params
+
+
+def option_of(model: type[BaseModel], name: str):
+    """The typer option of one field (a command that declares its parameter itself: ``x: Path = option_of(...)``)."""
+    (param,) = parameters(model, only=(name,))
+    return param.default
 
 
 def given(model: type[BaseModel], values: dict[str, Any], only: tuple[str, ...] | None = None) -> dict[str, Any]:

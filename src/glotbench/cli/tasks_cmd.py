@@ -10,7 +10,7 @@ from rich.table import Table
 
 from glotbench.cli import app
 from glotbench.settings import RunSettings
-from glotbench.cli.option_groups import options
+from glotbench.cli.option_groups import Flags, options
 
 
 COLUMNS = ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source", "license")
@@ -117,14 +117,14 @@ def list_tasks(
 
 
 @app.command("export")
-@options((RunSettings, "output"), about={"output": "default RUN_DIR/samples.jsonl, RUN_DIR/lm-eval/, RUN_DIR/samples.csv "
-                                                  "or RUN_DIR/inspect/ (by --format)."})
+@options((RunSettings, "output"), (Flags, "fmt"),
+         about={"output": "default RUN_DIR/samples.jsonl, RUN_DIR/lm-eval/, RUN_DIR/samples.csv or RUN_DIR/inspect/ "
+                          "(by --format).",
+                "fmt": "samples (glotbench JSONL, the default), lm-eval (lm-evaluation-harness results + per-sample "
+                       "JSONL), csv (one row per sample) or inspect (Inspect AI eval logs, one per task)."})
 def export(run_dir: Path = typer.Argument(..., help="A run directory."),
            out_old: Path = typer.Option(None, "--out", hidden=True, help="The old spelling of --output."),
-           fmt: str = typer.Option("samples", "--format", "-f", help="samples (glotbench JSONL), lm-eval "
-                                   "(lm-evaluation-harness results + per-sample JSONL), csv (one row per sample) or "
-                                   "inspect (Inspect AI eval logs, one per task)."),
-           *, output: Path | None) -> None:
+           *, output: Path | None, fmt: str = "samples") -> None:
     """Write a run's samples (samples.jsonl), or its results in lm-eval's layout, as CSV or as Inspect AI logs."""
     from glotbench.engine.journal import Journal
     from glotbench.engine.journal import JOURNAL_NAME
