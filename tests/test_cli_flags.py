@@ -1,10 +1,13 @@
 """The whole command tree's flags, walked from click (issue #52): every leaf command and every shown option, loaded as `glotbench NAME` loads them.
 
-It prints the totals (leaf commands, options, distinct flags, short flags), every flag name with
-more than one meaning (help, type or default differ across commands) and every short flag with more
-than one long form. It asserts: one long form per short flag; the old spellings (--lang, --out) are
-hidden aliases, not shown flags; and the flags with several meanings are exactly KNOWN_SEVERAL_MEANINGS,
-a set that may only shrink (one meaning per flag needs the shared option groups of issue #52)."""
+It prints the totals (leaf commands, options, distinct flags, short flags, flags with several meanings)
+beside the ones before the option groups, every flag name with more than one meaning (help, type or
+default differ across commands) and every short flag with more than one long form. It asserts: one
+long form per short flag; the old spellings are hidden aliases, not shown flags; every flag has one
+meaning, but the few names of KNOWN_SEVERAL_MEANINGS (each with the reason; a set that may only shrink);
+and every command that calls a model takes the same option groups (glotbench.cli.option_groups): all
+of the model group if it takes --model, all of the judge group if it takes --judge, the calling group
+(-j/--concurrency, --timeout, --max-retries) and --wait."""
 
 from __future__ import annotations
 
@@ -18,15 +21,33 @@ from pathlib import Path
 
 import pytest
 
-# Flag names whose help, type or default differ between commands today. Remove a name once every
-# command spelling it agrees; never add one (give the new option a name of its own, or the same meaning).
+# main before the option groups (393e41e, this walk; `-s` prints today's beside them)
+BEFORE = {"leaf commands": 44, "options": 355, "distinct flags": 188, "flags with several meanings": 38}
+
+# Flag names whose help, type or default still differ between commands, and why. Remove a name once
+# every command spelling it agrees; never add one (give the new option a name of its own, or declare it
+# once: a settings field, option_groups.Flags, and @options on the command).
 KNOWN_SEVERAL_MEANINGS = {
-    "--against", "--against-field", "--base-url", "--concurrency", "--dry-run", "--field", "--format", "--input",
-    "--json", "--judge", "--judge-arg", "--judge-args", "--judge-base-url", "--k", "--label-field", "--language",
-    "--limit", "--max-retries", "--max-tokens", "--metric", "--mode", "--model", "--model-args", "--n-boot", "--name",
-    "--num-fewshot", "--output", "--passages", "--plain", "--samples", "--seed", "--split", "--suite", "--task",
-    "--tasks", "--timeout", "--title", "--wait",
+    "--against": "build dedup: other sets' JSONL (repeat); build review import: another language's labels (one file)",
+    "--against-field": "the field of those two --against files (default --field / label)",
+    "--field": "an item's field: what dedup/select compare, which text cloze reads, which fields translate (repeat)",
+    "--json": "tasks / data list print JSON (a switch); the other commands also write it to a FILE (Flags.json_out)",
+    "--k": "build retrieval-check: top-k BM25 hits (default 3); build select: keep the best k (required)",
+    "--label-field": "admin add-task: the gold file's field; build review import: the output items' field",
+    "--limit": "run/estimate take a share (0 < x < 1) too; translate, build qa/passages/cloze count records",
+    "--metric": "compare / analyze signal: a metric name; compare-judges: CO, NA, IN, CGA or F; admin add-task",
+    "--n-boot": "compare: 10000 by mode; judge-pairwise: 1000 (changing either changes published intervals)",
+    "--name": "a task's name (translate, build cloze/task, tasks import-lm-eval) or an API token's (admin)",
+    "--passages": "build qa: passages to write questions from; build retrieval-check: the corpus to search",
+    "--plain": "tasks: tab-separated lines; estimate: count plain-completion prompts",
+    "--seed": "run/estimate/build cloze: 1234 (sampling, few-shot, distractors); compare, judge-pairwise: 0 (bootstrap)",
+    "--suite": "tasks: list one suite's tasks; elsewhere the second spelling of --tasks",
+    "--task": "translate: the source task; build filter: a task YAML; analyze items: one task",
+    "--title": "report: the page title; admin add-task: the task page's title",
 }
+
+# commands that take --model without calling a model (the flag names a price-table entry)
+NOT_CALLING = {"estimate"}
 
 
 def _leaves(cmd, path=()):
@@ -47,22 +68,13 @@ def _type(option) -> str:
     return getattr(ann, "__name__", str(ann)) + ("[]" if getattr(option, "multiple", False) else "")
 
 
-@pytest.fixture(scope="module")
-def tree():
-    import typer
-
-    from glotbench import cli
-
-    cli._register()  # every command module, as `glotbench NAME` imports it
-    leaves = list(_leaves(typer.main.get_command(cli.app)))
-    options = [(path, o) for path, cmd in leaves for o in cmd.params
-               if getattr(o, "param_type_name", "") == "option" and not o.hidden]
-    hidden = {f for _, cmd in leaves for o in cmd.params if getattr(o, "hidden", False) for f in o.opts}
-    return leaves, options, hidden
+def shown_options(leaves):
+    return [(path, o) for path, cmd in leaves for o in cmd.params
+            if getattr(o, "param_type_name", "") == "option" and not o.hidden]
 
 
-def test_totals_short_flags_and_meanings(tree):
-    leaves, options, hidden = tree
+def flag_meanings(options):
+    """{flag: {(help, type, default)}}, {flag: {command}}, {short flag: {long form}} of shown options."""
     meanings: dict[str, set] = defaultdict(set)
     where: dict[str, set] = defaultdict(set)
     shorts: dict[str, set] = defaultdict(set)
@@ -74,9 +86,33 @@ def test_totals_short_flags_and_meanings(tree):
             where[n].add(path)
         for s in (n for n in names if not n.startswith("--")):
             shorts[s].add(longs[0] if longs else s)
+    return meanings, where, shorts
+
+
+def _tree(app):
+    import typer
+
+    leaves = list(_leaves(typer.main.get_command(app)))
+    hidden = {f for _, cmd in leaves for o in cmd.params if getattr(o, "hidden", False) for f in o.opts}
+    return leaves, shown_options(leaves), hidden
+
+
+@pytest.fixture(scope="module")
+def tree():
+    from glotbench import cli
+
+    cli._register()  # every command module, as `glotbench NAME` imports it
+    return _tree(cli.app)
+
+
+def test_totals_short_flags_and_meanings(tree):
+    leaves, options, hidden = tree
+    meanings, where, shorts = flag_meanings(options)
     several = {f for f, m in meanings.items() if len(m) > 1}
-    print(f"\nleaf commands: {len(leaves)} · options: {len(options)} · distinct flags: {len(meanings)} · "
-          f"short flags: {len(shorts)}")
+    now = {"leaf commands": len(leaves), "options": len(options), "distinct flags": len(meanings),
+           "flags with several meanings": len(several)}
+    print("\n" + " · ".join(f"{k}: {BEFORE[k]} -> {v}" for k, v in now.items()) + f" · short flags: {len(shorts)}"
+          f" · hidden spellings (aliases, rare knobs): {len(hidden)}")
     print("flags with several meanings:", ", ".join(f"{f} ({len(meanings[f])} on {len(where[f])} commands)"
                                                      for f in sorted(several)))
     two_long = {s: sorted(longs) for s, longs in shorts.items() if len(longs) > 1}
@@ -85,10 +121,82 @@ def test_totals_short_flags_and_meanings(tree):
     assert not two_long, f"a short flag means one long form across the CLI: {two_long}"
     assert shorts["-o"] == {"--output"} and shorts["-t"] == {"--tasks"} and shorts["-l"] == {"--language"}
     assert "--lang" not in meanings and "--out" not in meanings, "old spellings are hidden aliases only"
-    assert {"--lang", "--out", "--task"} <= hidden  # ... and still accepted (the docs' recipes used them)
-    assert several <= KNOWN_SEVERAL_MEANINGS, f"new flag(s) with several meanings: {sorted(several - KNOWN_SEVERAL_MEANINGS)}"
-    assert not KNOWN_SEVERAL_MEANINGS - several, \
-        f"now one meaning each: drop from KNOWN_SEVERAL_MEANINGS: {sorted(KNOWN_SEVERAL_MEANINGS - several)}"
+    assert {"--lang", "--out", "--task", "--judge-arg"} <= hidden  # ... and still accepted (docs' recipes used them)
+    assert several <= set(KNOWN_SEVERAL_MEANINGS), \
+        "new flag(s) with several meanings: " + "; ".join(f"{f}: {sorted(meanings[f])}" for f in sorted(several - set(KNOWN_SEVERAL_MEANINGS)))
+    assert not set(KNOWN_SEVERAL_MEANINGS) - several, \
+        f"now one meaning each: drop from KNOWN_SEVERAL_MEANINGS: {sorted(set(KNOWN_SEVERAL_MEANINGS) - several)}"
+    # the flags the option groups declare: one meaning each, wherever they are
+    for f in ("--model", "--base-url", "--model-args", "--judge", "--judge-args", "--judge-base-url", "--concurrency",
+              "--timeout", "--max-retries", "--journal", "--wait", "--output", "--input", "--language", "--dry-run",
+              "--max-tokens", "--split", "--tasks"):
+        assert len(meanings[f]) == 1, (f, sorted(where[f]), sorted(meanings[f]))
+
+
+def _group_flags(model, only=None) -> set[str]:
+    return {f for name, field in model.model_fields.items() if only is None or name in only
+            for f in (field.json_schema_extra or {}).get("cli") or [] if f.startswith("--")
+            and not (field.json_schema_extra or {}).get("rare")}
+
+
+def test_model_calling_commands_take_the_same_groups(tree):
+    """The issue's finding was judge options in 4 subsets on 8 commands, --concurrency missing on two
+    model-calling commands, --journal on 4 build steps: a command that takes --model or --judge now
+    takes all of that group, the calling group and --wait; every build step that journals takes --journal."""
+    from glotbench.settings import CallOptions, JudgeOptions, ModelOptions
+
+    leaves, options, _ = tree
+    flags = defaultdict(set)
+    for path, o in options:
+        flags[path] |= {n for n in [*o.opts, *o.secondary_opts] if n.startswith("--")}
+    model, judge, calling = _group_flags(ModelOptions), _group_flags(JudgeOptions), _group_flags(CallOptions)
+    assert model == {"--model", "--base-url", "--model-args"} and judge == {"--judge", "--judge-args", "--judge-base-url"}
+    assert calling == {"--concurrency", "--timeout", "--max-retries"}
+    callers = {p for p, f in flags.items() if f & {"--model", "--judge"} and p.split()[-1] not in NOT_CALLING}
+    print(f"\nmodel-calling commands ({len(callers)}): {', '.join(sorted(callers))}")
+    assert len(callers) >= 10  # run, judge, judge-pairwise, translate, analyze thinking, build qa/criteria/select/checklist/filter
+    for p in sorted(callers):
+        f = flags[p]
+        if "--model" in f:
+            assert model <= f, (p, "model group", sorted(model - f))
+        if "--judge" in f:
+            assert judge <= f, (p, "judge group", sorted(judge - f))
+        assert calling <= f, (p, "calling group", sorted(calling - f))
+        if not p.endswith("filter"):  # build filter runs each model as a run: its journals are the runs'
+            assert "--wait" in f, (p, "--wait")
+    journaled = {p for p in callers if p.startswith("build ") and not p.endswith("filter")}
+    assert journaled and all("--journal" in flags[p] for p in journaled), sorted(p for p in journaled if "--journal" not in flags[p])
+
+
+def test_a_flag_declared_twice_with_two_meanings_is_caught():
+    """The meaning check itself: two commands spelling --output with different help (as before the groups)
+    are reported; the same two through @options(flat) agree."""
+    import typer
+
+    from glotbench.cli.option_groups import options
+    from glotbench.settings import RunSettings
+
+    app = typer.Typer()
+
+    @app.command("a")
+    def a(output: Path = typer.Option(None, "--output", "-o", help="Folder for the journal.")) -> None: ...
+
+    @app.command("b")
+    def b(output: Path = typer.Option(None, "--output", "-o", help="HTML file to write.")) -> None: ...
+
+    @app.command("c")
+    @options((RunSettings, "output"), about={"output": "folder for the journal."})
+    def c(*, output: Path | None = None) -> None: ...
+
+    @app.command("d")
+    @options((RunSettings, "output"), about={"output": "HTML file to write."})
+    def d(*, output: Path | None = None) -> None: ...
+
+    leaves, options_, _ = _tree(app)
+    meanings, where, _ = flag_meanings(options_)
+    assert len(meanings["--output"]) == 3  # a's, b's, and the one c and d share
+    both = [m for m in meanings["--output"] if m[0].startswith("Where the command writes")]
+    assert len(both) == 1 and {p for p, o in options_ if o.help == both[0][0]} == {"c", "d"}
 
 
 def _cli(*args, cwd):
@@ -113,3 +221,22 @@ def test_old_spellings_still_run_as_hidden_aliases(tmp_path):
     b = _cli("tasks", "import", yaml, "--out", tmp_path / "b.yaml", cwd=tmp_path)
     assert a.returncode == b.returncode == 0, a.stderr + b.stderr
     assert (tmp_path / "a.yaml").read_text(encoding="utf-8") == (tmp_path / "b.yaml").read_text(encoding="utf-8")
+
+
+def test_old_judge_arg_spelling_and_run_set():
+    """--judge-arg (judge, judge-pairwise before the groups) adds to --judge-args; run --set NAME=VALUE sets
+    a rare knob (its flag is not listed), and an unknown NAME is one line naming the closest settings."""
+    from glotbench.cli.option_groups import from_cli
+    from glotbench.cli.run import settings_from_cli
+    from glotbench.errors import GlotbenchError
+    from glotbench.settings import JudgeOptions
+
+    jo = from_cli(JudgeOptions, {"judge": ["j"], "judge_args": ["a=1"], "judge_args__judge_arg": ["n_ctx=4096"]})
+    assert jo.judge == "j" and jo.judge_args == {"a": 1, "n_ctx": 4096}
+    s = settings_from_cli({"set_": ["retry_base_delay=2,breaker_failures=0"], "tasks": ["hulu.cb"]}, None)
+    assert (s.retry_base_delay, s.breaker_failures) == (2.0, 0)
+    assert settings_from_cli({"retry_base_delay": 3.0}, None).retry_base_delay == 3.0  # the hidden flag still works
+    with pytest.raises(GlotbenchError, match="--set retry_base_dela: not a run setting; did you mean retry_base_delay"):
+        settings_from_cli({"set_": ["retry_base_dela=2"]}, None)
+    with pytest.raises(GlotbenchError, match="--model: a run takes one"):
+        settings_from_cli({"model": ["embedded", "embedded"]}, None)

@@ -3,8 +3,9 @@
 The YAML run config (``--config``), the ``glotbench run`` flags and the engine all use
 :class:`RunSettings`. Each field declares its own command-line flag (``cli=``) and help text, so
 **adding a setting is one field here** with its flag; ``glotbench run`` builds its options from
-these fields (:func:`glotbench.cli.settings_options.settings_parameters`), with the default in
-the help text. Fields marked ``request=True`` change the requests a run sends: they go into
+these fields (:func:`glotbench.cli.option_groups.parameters`), with the default in the help text.
+The model, judge and calling flags every model-calling command takes are RunSettings' bases
+:class:`ModelOptions`, :class:`JudgeOptions` and :class:`CallOptions` (docs/cli-options.md). Fields marked ``request=True`` change the requests a run sends: they go into
 the fingerprint, the default output directory and results.json ``settings``.
 """
 
@@ -22,35 +23,124 @@ _FINGERPRINT_ALWAYS = ("limit", "seed", "num_fewshot", "temperature", "max_token
 
 
 def setting(default: Any = None, help: str = "", *flags: str, request: bool = False, factory: Any = None,
-            **constraints: Any) -> Any:
-    """A settings field: its default, help text, command-line flags, whether it shapes requests, and
-    pydantic constraints (``ge=0`` ...) checked before any model call."""
-    extra = {"cli": list(flags), "request": request}
+            aliases: tuple[str, ...] = (), rare: bool = False, **constraints: Any) -> Any:
+    """A settings field: its default, help text, command-line flags (``aliases``: old spellings still
+    accepted, not shown; ``rare``: a knob few runs change, its flag accepted but not shown: ``glotbench
+    run --set NAME=VALUE`` or the config file sets it), whether it shapes requests, and pydantic
+    constraints (``ge=0`` ...) checked before any model call."""
+    extra = {"cli": list(flags), "request": request, **({"aliases": list(aliases)} if aliases else {}),
+             **({"rare": True} if rare else {})}
     if factory is not None:
         return Field(default_factory=factory, description=help, json_schema_extra=extra, **constraints)
     return Field(default, description=help, json_schema_extra=extra, **constraints)
 
 
-class RunSettings(BaseModel):
+class ModelOptions(BaseModel):
+    """The model group: which model, where it is served, its backend options. Every command that
+    calls a model takes these flags (``glotbench.cli.option_groups``)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    model: str | list[str] = setting("embedded", "embedded (default SmolLM2), llamacpp:/path.gguf, hf:DIR_OR_HUB_ID, "
+                                     "openai:NAME, anthropic:NAME, vllm:NAME, ollama:NAME, recorded:FILE (answers you "
+                                     "already have). One per command, but build filter takes several (repeat).",
+                                     "--model", "-m")
+    base_url: str | list[str] | None = setting(None, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1; "
+                                               "several (repeat or comma-separate): replicas of one model server, "
+                                               "requests spread across them.", "--base-url")
+    api_key_env: str | None = setting(None, "Environment variable holding the API key.", "--api-key-env", rare=True)
+    model_args: dict[str, Any] = setting(None, "Backend option KEY=VALUE (repeat or comma-separate): chat=false, "
+                                         "n_ctx=8192, n_gpu_layers=20, logprobs_trusted=true, max_parallel=8, "
+                                         "base_url=..., api_key_env=NAME (build filter: N:KEY=VALUE for its N-th "
+                                         "--model only).", "--model-args", "-M", factory=dict)
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _models(cls, v):
+        """A repeated --model arrives as a list: one element is that spec."""
+        if isinstance(v, (list, tuple)):
+            v = [str(x) for x in v if str(x).strip()]
+            return v[0] if len(v) == 1 else (v or "embedded")
+        return v
+
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _base_url(cls, v):
+        """One URL, or replicas (a list or comma-separated) kept as one comma-separated string."""
+        if v is None:
+            return None
+        parts = [p.strip() for item in ([v] if isinstance(v, str) else list(v)) for p in str(item).split(",")]
+        parts = [p for p in parts if p]
+        for p in parts:  # "notaurl" or ftp://... would be taken as a replica and fail on every request
+            scheme, _, rest = p.partition("://")
+            if scheme.lower() not in ("http", "https") or not rest.split("/")[0].strip():
+                raise ValueError(f"{p[:80]!r} is not an http:// or https:// server URL (e.g. http://127.0.0.1:8000/v1)")
+        return ",".join(parts) if parts else None
+
+    @property
+    def base_urls(self) -> list[str]:
+        """The ``--base-url`` replicas (one element for one URL, none when unset)."""
+        return self.base_url.split(",") if self.base_url else []
+
+    def load_args(self) -> dict[str, Any]:
+        """``-M`` with ``--api-key-env`` folded in (``--base-url`` is passed beside it)."""
+        args = dict(self.model_args)
+        if self.api_key_env:
+            args["api_key_env"] = self.api_key_env
+        return args
+
+
+class JudgeOptions(BaseModel):
+    """The judge group: the model that grades, and its backend options."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    judge: str | list[str] | None = setting(None, "Judge model (same syntax as --model) for judge-graded tasks and "
+                                            "judge steps. One, but build checklist takes several (repeat).", "--judge")
+    judge_args: dict[str, Any] = setting(None, "Judge backend option KEY=VALUE (repeat or comma-separate), as -M for the "
+                                         "model, e.g. base_url=http://...:8080/v1, n_ctx=4096.", "--judge-args",
+                                         factory=dict, aliases=("--judge-arg",))
+    judge_base_url: str | list[str] | None = setting(None, "Server URL for an OpenAI-compatible judge (build "
+                                                     "checklist: one per --judge, or one for all).", "--judge-base-url")
+
+    @field_validator("judge", "judge_base_url", mode="before")
+    @classmethod
+    def _one_or_several(cls, v):
+        """A repeated flag arrives as a list: one element is that value; none is unset."""
+        if isinstance(v, (list, tuple)):
+            v = [str(x) for x in v if str(x).strip()]
+            return v[0] if len(v) == 1 else (v or None)
+        return v
+
+    def judge_options(self) -> dict[str, Any]:
+        opts = dict(self.judge_args)
+        if self.judge_base_url:
+            opts["base_url"] = self.judge_base_url
+        return opts
+
+
+class CallOptions(BaseModel):
+    """The calling group: requests in flight, per-request timeout and retries."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    concurrency: int | None = setting(None, "Requests in flight (default: the backend's own limit, else 8).",
+                                      "--concurrency", "-j", ge=1)
+    timeout: float = setting(120.0, "Per-request timeout, seconds.", "--timeout", gt=0)
+    max_retries: int = setting(5, "Retries on timeouts, connection errors, HTTP 429 and 5xx.", "--max-retries", ge=0)
+
+
+class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     """Every knob of a run (see docs/run-config.md). Unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    # ---- model
-    model: str = setting("embedded", "embedded (default SmolLM2), llamacpp:/path.gguf, hf:DIR_OR_HUB_ID, openai:NAME, "
-                         "anthropic:NAME, vllm:NAME, ollama:NAME, recorded:FILE (answers you already have).",
-                         "--model", "-m")
-    base_url: str | list[str] | None = setting(None, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1; "
-                                               "several (repeat or comma-separate): replicas of one model server, "
-                                               "requests spread across them.", "--base-url")
-    api_key_env: str | None = setting(None, "Environment variable holding the API key.", "--api-key-env")
-    model_args: dict[str, Any] = setting(None, "Backend option KEY=VALUE (repeat): chat=false, n_ctx=8192, "
-                                         "n_gpu_layers=20, logprobs_trusted=true, max_parallel=8.",
-                                         "--model-args", "-M", factory=dict)
     # ---- what to run
-    tasks: list[str] = setting(None, "Task, suite or glob names; repeat or comma-separate.", "--tasks", "-t", "--suite",
+    tasks: list[str] = setting(None, "Task, suite or glob names; repeat or comma-separate (a command that reads "
+                               "finished runs: only these of their tasks).", "--tasks", "-t", "--suite",
                                factory=list)
-    split: str | None = setting(None, "Split to evaluate, e.g. dev (default: each task's eval split).", "--split",
+    split: str | None = setting(None, "Split of each task to read, e.g. dev (default: each task's evaluation split).",
+                                "--split",
                                 request=True)
     limit: int | float | None = setting(None, "Items per task: N >= 1 the first N; 0 < x < 1 that share of each task.",
                                         "--limit", "-n", request=True)
@@ -66,7 +156,8 @@ class RunSettings(BaseModel):
                                       "--prompt-lang", request=True)
     temperature: float | None = setting(None, "Sampling temperature (default: each task's own, usually 0).",
                                         "--temperature", request=True, ge=0, allow_inf_nan=False)
-    max_tokens: int | None = setting(None, "Output token limit (default: each task's own).", "--max-tokens", request=True, ge=1)
+    max_tokens: int | None = setting(None, "Output token limit of each model call (default: each task's own; a build "
+                                     "step's own, see its description).", "--max-tokens", request=True, ge=1)
     samples: int = setting(1, "Answers drawn per item (Best-of-N).", "--samples", request=True, ge=1)
     system_prompt: str | None = setting(None, "System prompt replacing the task's own (chat: the system message; plain "
                                         "prompts and loglikelihood contexts: the text before the question).",
@@ -92,19 +183,18 @@ class RunSettings(BaseModel):
     mode: Literal["generate", "loglikelihood"] = setting(
         "generate", "generate (parse answers) or loglikelihood (compare option log-probabilities).", "--mode", request=True)
     # ---- calling
-    concurrency: int | None = setting(None, "Requests in flight (default: the backend's own limit, else 8).",
-                                      "--concurrency", "-j", ge=1)
-    timeout: float = setting(120.0, "Per-request timeout, seconds.", "--timeout", gt=0)
-    max_retries: int = setting(5, "Retries on timeouts, connection errors, HTTP 429 and 5xx.", "--max-retries", ge=0)
-    retry_base_delay: float = setting(1.0, "Exponential backoff base, seconds (with jitter).", "--retry-base-delay", ge=0)
+    retry_base_delay: float = setting(1.0, "Exponential backoff base, seconds (with jitter).", "--retry-base-delay",
+                                      rare=True, ge=0)
     # fail fast (docs/footguns.md): Retry-After cap, retry-time budgets, circuit breaker, disk-full holding
-    max_retry_after: float = setting(120.0, "Longest Retry-After honoured, seconds.", "--max-retry-after", ge=0)
-    retry_budget_item: float | None = setting(300.0, "Total retry time per item, seconds.", "--retry-budget-item", gt=0)
-    retry_budget_run: float | None = setting(3600.0, "Total retry time per run, seconds.", "--retry-budget-run", gt=0)
+    max_retry_after: float = setting(120.0, "Longest Retry-After honoured, seconds.", "--max-retry-after", rare=True, ge=0)
+    retry_budget_item: float | None = setting(300.0, "Total retry time per item, seconds.", "--retry-budget-item",
+                                              rare=True, gt=0)
+    retry_budget_run: float | None = setting(3600.0, "Total retry time per run, seconds.", "--retry-budget-run",
+                                             rare=True, gt=0)
     breaker_failures: int = setting(10, "Consecutive connection failures that stop the run (0: never).",
-                                    "--breaker-failures", ge=0)
+                                    "--breaker-failures", rare=True, ge=0)
     journal_flush_wait: float = setting(60.0, "Disk full: how long to retry held journal writes, seconds.",
-                                        "--journal-flush-wait", ge=0)
+                                        "--journal-flush-wait", rare=True, ge=0)
     # ---- shared response cache (docs/cache.md): answers reused across run directories
     cache: str | None = setting(None, "Shared response cache folder, read before sending and written after each "
                                 "answer, reused across run directories (default: $GLOTBENCH_CACHE if set; 'default' "
@@ -112,9 +202,11 @@ class RunSettings(BaseModel):
     no_cache: bool = setting(False, "Bypass the shared response cache (--cache and $GLOTBENCH_CACHE).", "--no-cache")
     cache_trust_name: bool = setting(False, "Use the shared response cache with a server that does not say which model "
                                      "it serves (no /v1/models, /props), keyed on the model's name and URL alone; "
-                                     "results.json says so (docs/cache.md).", "--cache-trust-name")
+                                     "results.json says so (docs/cache.md).", "--cache-trust-name", rare=True)
     # ---- output
-    output: str | None = setting(None, "Run directory (default: runs/<model>/<hash of the settings>).", "--output", "-o")
+    output: str | None = setting(None, "Where the command writes (glotbench run: the run directory, default "
+                                 "runs/<model>/<hash of the settings>; other commands: see their description).",
+                                 "--output", "-o")
     bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals (0: no intervals).", "--bootstrap", ge=0)
     model_meta: dict[str, Any] = setting(None, "Model description for comparisons, KEY=VALUE (repeat or comma-separate): "
                                          "size=7B, open=yes|no, reasoning=yes|no (other keys kept as text); stored in "
@@ -127,7 +219,7 @@ class RunSettings(BaseModel):
     offline: bool = setting(False, "Fetch no data: a task whose data is absent names the `glotbench data pull` "
                             "command instead (also when HF_HUB_OFFLINE=1).", "--offline")
     skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
-                                      "(Czech-Bench configs).", "--skip-missing-data")
+                                      "(Czech-Bench configs).", "--skip-missing-data", rare=True)
     allow_modified_data: bool = setting(False, "Run on data files that differ from their declared or locked sha256 "
                                         "(e.g. a cached file edited after the pull); every result read from them is "
                                         "marked 'data differs from its source' (table, results.json, report).",
@@ -148,27 +240,7 @@ class RunSettings(BaseModel):
                                          "timeout_min=600, gpus_per_node=1; cluster=local runs the array locally.",
                                          "--slurm-args", factory=dict)
     shard_retries: int = setting(2, "Times a failed shard is run again (Ray's max_retries; resubmitted for "
-                                 "local and slurm).", "--shard-retries", ge=0)
-    # ---- judge
-    judge: str | None = setting(None, "Judge model for judge-graded tasks (same syntax as --model).", "--judge")
-    judge_args: dict[str, Any] = setting(None, "Judge backend option KEY=VALUE (repeat), e.g. base_url=http://...:8080/v1.",
-                                         "--judge-args", factory=dict)
-    judge_base_url: str | None = setting(None, "Server URL for an OpenAI-compatible judge.", "--judge-base-url")
-
-    @field_validator("base_url", mode="before")
-    @classmethod
-    def _base_url(cls, v):
-        """One URL, or replicas (a list or comma-separated) kept as one comma-separated string."""
-        if v is None:
-            return None
-        parts = [p.strip() for item in ([v] if isinstance(v, str) else list(v)) for p in str(item).split(",")]
-        parts = [p for p in parts if p]
-        for p in parts:  # "notaurl" or ftp://... would be taken as a replica and fail on every request
-            scheme, _, rest = p.partition("://")
-            if scheme.lower() not in ("http", "https") or not rest.split("/")[0].strip():
-                raise ValueError(f"{p[:80]!r} is not an http:// or https:// server URL (e.g. http://127.0.0.1:8000/v1)")
-        return ",".join(parts) if parts else None
-
+                                 "local and slurm).", "--shard-retries", rare=True, ge=0)
     @field_validator("gen_kwargs")
     @classmethod
     def _gen_kwargs(cls, v):
@@ -185,13 +257,11 @@ class RunSettings(BaseModel):
                 raise ValueError(f"{key}={value!r}: {key} must be {what}")
         return v
 
-    @property
-    def base_urls(self) -> list[str]:
-        """The ``--base-url`` replicas (one element for one URL, none when unset)."""
-        return self.base_url.split(",") if self.base_url else []
-
     @model_validator(mode="after")
     def _subset(self):
+        for name, flag in (("model", "--model"), ("judge", "--judge"), ("judge_base_url", "--judge-base-url")):
+            if isinstance(getattr(self, name), list):
+                raise ValueError(f"{flag}: a run takes one (got {len(getattr(self, name))})")
         if self.sample is not None and self.limit is not None:
             raise ValueError("--sample and --limit both choose the items: give one (--sample N: random, "
                              "--limit N: the first N)")
@@ -223,13 +293,6 @@ class RunSettings(BaseModel):
                     call_default_factory=True):
                 out[name] = getattr(self, name)
         return out
-
-    def judge_options(self) -> dict[str, Any]:
-        opts = dict(self.judge_args)
-        if self.judge_base_url:
-            opts["base_url"] = self.judge_base_url
-        return opts
-
 
 # generation options every backend reads as numbers (the rest go to the backend as given)
 NUMERIC_GEN_KWARGS: dict[str, type] = {

@@ -72,8 +72,10 @@ def correct_by_item(result, judged: bool) -> dict[str, bool | None]:
 
 def run_settings(items: list[dict], models: list[str], work: Path, *, language: str, judge: str | None,
                  judge_base_url: str | None = None, base_url: str | None = None, name: str = "build_difficulty",
-                 evaluate=None, model_args: list[dict] | None = None) -> list[tuple[str, dict[str, bool | None], str]]:
-    """``[(setting, {item: correct?}, run dir)]`` for each model setting."""
+                 evaluate=None, model_args: list[dict] | None = None,
+                 common: dict | None = None) -> list[tuple[str, dict[str, bool | None], str]]:
+    """``[(setting, {item: correct?}, run dir)]`` for each model setting (``common``: run settings of
+    every model unless its own setting names them: concurrency, judge_args ...)."""
     if evaluate is None:
         from glotbench.api import evaluate
     work = Path(work)
@@ -92,6 +94,8 @@ def run_settings(items: list[dict], models: list[str], work: Path, *, language: 
             settings.setdefault("judge", judge)
             if judge_base_url:
                 settings.setdefault("judge_base_url", judge_base_url)
+        for key, value in (common or {}).items():
+            settings.setdefault(key, value)
         run_dir = work / "runs" / str(n)
         result = evaluate(spec, [str(yaml_path)], output=str(run_dir), **settings)
         out.append((setting, correct_by_item(result, bool(judge)), str(run_dir)))

@@ -41,13 +41,22 @@ class SequentialOutcome:
     residue: list[dict] = field(default_factory=list)
 
 
-def per_model_args(models: list[str], args: list[str] | None) -> list[dict]:
-    """``-M KEY=VALUE`` goes to every model, ``-M 2:KEY=VALUE`` to the second only."""
+def per_model_args(models: list[str], args: list[str] | dict | None) -> list[dict]:
+    """``-M KEY=VALUE`` goes to every model, ``-M 2:KEY=VALUE`` to the second only (``args``: the
+    strings, or the dict the model option group read them into, keys ``2:KEY`` included)."""
     import re
 
     from glotbench.settings import parse_key_values
 
     out: list[dict[str, Any]] = [{} for _ in models]
+    if isinstance(args, dict):
+        for key, value in args.items():
+            m = re.match(r"^(\d+):(.*)$", key)
+            if m and not 1 <= int(m.group(1)) <= len(models):
+                raise DataError(f"-M {key}={value}: there is no model {m.group(1)} (gave {len(models)} --model)")
+            for t in ([int(m.group(1)) - 1] if m else range(len(models))):
+                out[t][m.group(2).strip() if m else key] = value
+        return out
     for raw in args or []:
         m = re.match(r"^(\d+):(.*)$", raw)
         targets = range(len(models))

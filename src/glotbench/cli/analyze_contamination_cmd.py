@@ -11,6 +11,8 @@ from typing import Optional
 import typer
 
 from glotbench.cli.analyze_cmd import analyze_app
+from glotbench.settings import RunSettings
+from glotbench.cli.option_groups import options
 from glotbench.errors import DataError
 
 
@@ -55,18 +57,19 @@ def _run_flags_path(run: Path, task: str) -> Path:
 
 
 @analyze_app.command("contamination")
+@options((RunSettings, "split", "output"), about={"output": "write one JSON line per item, then the summary line."})
 def contamination(
     task: str = typer.Argument(..., help="A task name or task YAML file."),
     corpus: list[Path] = typer.Option(..., "--corpus", help="Plain UTF-8 text file(s) to check the items against "
                                       "(repeat the option; streamed, may be larger than memory)."),
     text_field: list[str] = typer.Option([], "--text-field", help="Item field(s) to check, joined by a space "
                                          "(repeatable; default: the rendered prompt)."),
-    split: Optional[str] = typer.Option(None, "--split", help="Split to read (default: the task's evaluation split)."),
-    out: Optional[Path] = typer.Option(None, "-o", "--output", help="Write one JSON line per item, then the summary line."),
     run: Optional[Path] = typer.Option(None, "--run", help="Also store the per-item flags in this run's folder "
                                        "(RUN/contamination/TASK.jsonl), where compare --contamination reads them."),
+    *, output: Optional[Path], split: Optional[str],
 ) -> None:
     """N-gram contamination of a task's items in a corpus: 13-grams as lm-eval, and a length-aware variant."""
+    out = output
     from glotbench.report.analysis.contamination import (HEADLINE, MIN_N, NGRAM_N, VARIANT, ItemIndex,
                                                          check_corpus_file, item_rows, scan, summary)
 

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.analyze_cmd import analyze_app
+from glotbench.cli.option_groups import Flags, options
 from glotbench.output.table import unclipped
 
 
@@ -21,6 +22,7 @@ def _f(x, digits: int = 3) -> str:
 
 
 @analyze_app.command("signal")
+@options((Flags, "json_out"), about={"json_out": "Also write the table and each run's points as JSON here."})
 def signal(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories: checkpoints of a model, several models, seeds."),
     meta: list[str] = typer.Option([], "--meta", help="RUN=model=NAME,step=1000,seed=1 (RUN: the directory as given or its "
@@ -31,8 +33,8 @@ def signal(
                                              "group is the model (default: the run's model id)."),
     metric: Optional[str] = typer.Option(None, "--metric", help="Metric to read (default: each task's headline)."),
     chance: list[str] = typer.Option([], "--chance", help="TASK=X: the task's chance level (default: from the gold labels)."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the table and each run's points as JSON here."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw score vs step per task to this PNG (needs the plots extra)."),
+    *, json_out: Optional[Path],
 ) -> None:
     """Signal per task across runs: monotonicity, noise, distance from random, rank consistency, verdict."""
     from glotbench.report.analysis.signal import THRESHOLDS

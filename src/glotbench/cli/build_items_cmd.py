@@ -10,13 +10,13 @@ import typer
 
 from glotbench.cli import NounGroup
 from glotbench.cli.build_app import build_app  # commands decorate @build_app.command()
+from glotbench.cli.option_groups import Flags, one, options, several
+from glotbench.settings import CallOptions, JudgeOptions, ModelOptions, RunSettings
 
 
-def _sentences_options(kind: str):
+def _sentences_options(kind: str, doc: str):
     def command(
         source: Path = typer.Argument(..., help="Sentences: a text file (one per line) or JSONL with --field."),
-        output: Path = typer.Option(..., "--output", "-o", help="Dataset JSONL; the task YAML and .dropped.jsonl go beside it."),
-        lang: Optional[str] = typer.Option(None, "--language", "-l", help="Language code of the sentences (cs: POS from MorphoDiTa); required."),
         lang_old: Optional[str] = typer.Option(None, "--lang", hidden=True, help="The old spelling of --language."),
         vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary TSV word<TAB>pos (cloze; not needed with --language cs)."),
         field: Optional[str] = typer.Option(None, "--field", help="JSONL input: field path of the text, e.g. text or 'evidence[*][0]'."),
@@ -27,13 +27,13 @@ def _sentences_options(kind: str):
         seed: int = typer.Option(1234, "--seed", help="Seed of every random choice (per sentence)."),
         name: Optional[str] = typer.Option(None, "--name", help="Task name in the YAML (default build.<output stem>)."),
         instruction: Optional[str] = typer.Option(None, "--instruction", help="Prompt instruction (default: MM-Eval's, with the language's name)."),
-        dry_run: bool = typer.Option(False, "--dry-run", help="Print counts; write nothing."),
         agree: bool = typer.Option(False, "--agree", help="cloze, --language cs: distractors also share the answer's "
                                    "number and case (adjectives: and gender); glotbench's variant, not the paper's."),
+        *, output: Path, dry_run: bool = False, language: Optional[str],
     ) -> None:
         from glotbench.build.items import build_items
 
-        lang = lang or lang_old
+        lang = language or lang_old
         if not lang:
             raise typer.BadParameter("the sentences' language code is required (e.g. --language cs)", param_hint="--language")
         if kind == "word-order" and (vocab is not None or agree):
@@ -48,13 +48,16 @@ def _sentences_options(kind: str):
         if not dry_run:
             typer.echo(f"wrote {rep.output} ({rep.kept} items), {rep.dropped_file}, {rep.task_yaml}")
             typer.echo(f"run it: glotbench run --tasks {rep.task_yaml}")
-    return command
+    command.__doc__ = doc
+    return options((RunSettings, "output!"), (Flags, "dry_run", "language"),
+                   about={"output": "dataset JSONL; the task YAML and .dropped.jsonl go beside it.",
+                          "language": "the sentences' language (cs: POS from MorphoDiTa); required."})(command)
 
 
-build_app.command("cloze", help="MM-Eval §3.5 semantics items: blank a noun/pronoun or adjective/adverb; three "
-                  "POS-matched distractors from the vocabulary.")(_sentences_options("cloze"))
-build_app.command("word-order", help="MM-Eval §3.4 syntax items: the sentence and three shuffles of its words "
-                  "(each checked to differ from it).")(_sentences_options("word-order"))
+build_app.command("cloze")(_sentences_options("cloze", "MM-Eval §3.5 semantics items: blank a noun/pronoun or "
+                                              "adjective/adverb; three POS-matched distractors from the vocabulary."))
+build_app.command("word-order")(_sentences_options("word-order", "MM-Eval §3.4 syntax items: the sentence and three "
+                                                   "shuffles of its words (each checked to differ from it)."))
 
 
 # ---------------------------------------------------------------- human review
@@ -64,10 +67,10 @@ build_app.add_typer(review_app, name="review")
 
 
 @review_app.command("export")
+@options((Flags, "fmt"), (RunSettings, "output!"), about={"fmt": "csv or tsv (default: by the output's extension).", "output": "Sheet to write: .csv, or .tsv (spreadsheet-friendly)."})
 def review_export(
     dataset: Path = typer.Argument(..., help="Dataset JSONL (items with id and provenance)."),
-    output: Path = typer.Option(..., "--output", "-o", help="Sheet to write: .csv, or .tsv (spreadsheet-friendly)."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="csv or tsv (default: by the output's extension)."),
+    *, output: Path, fmt: Optional[str],
 ) -> None:
     """One row per item: id, question, options, answer, provenance, and empty verdict columns."""
     from glotbench.build.provenance import read_items
@@ -78,13 +81,14 @@ def review_export(
 
 
 @review_app.command("import")
+@options((RunSettings, "output!"), (Flags, "fmt"),
+         about={"output": "Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it).",
+                "fmt": "csv or tsv for every sheet (default: by extension; with --kind also jsonl)."})
 def review_import(
     dataset: Path = typer.Argument(..., help="The dataset the sheets were exported from (with --kind: the first sheet)."),
     sheets: Optional[list[Path]] = typer.Argument(None, help="Two or more annotators' filled sheets (with --kind: any number of label/rating sheets)."),
-    output: Path = typer.Option(..., "--output", "-o", help="Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it)."),
     arbiter: Optional[Path] = typer.Option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements."),
     disagreements: Optional[Path] = typer.Option(None, "--disagreements", help="Where the disagreements go (default <output stem>.disagreements.csv)."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="csv or tsv for every sheet (default: by extension; with --kind also jsonl)."),
     kind: Optional[str] = typer.Option(None, "--kind", help="label or rating: aggregate annotators' labels (majority vote, Fleiss' kappa) "
                                        "or Likert ratings (mean, SD filter); Krippendorff's alpha for both. Without it: keep/drop/fix verdicts."),
     on_dataset: Optional[Path] = typer.Option(None, "--dataset", help="--kind: the dataset the ids belong to; its items get the aggregated label."),
@@ -98,6 +102,7 @@ def review_import(
     sd: str = typer.Option("sample", "--sd", help="--kind rating: sample (n-1) or population (n) standard deviation."),
     against: Optional[Path] = typer.Option(None, "--against", help="--kind label: another language's labels (id, label); items whose label conflicts are dropped (HuLU §3.2)."),
     against_field: str = typer.Option("label", "--against-field", help="--against: the field holding the label."),
+    *, output: Path, fmt: Optional[str],
 ) -> None:
     """Cohen's kappa between annotators, the disagreements as a sheet for an arbiter, and with --arbiter
     (or when all agree) the dataset with the final verdicts applied. With --kind label|rating: any
@@ -164,35 +169,32 @@ def review_import(
 # with Part 2's options unchanged. build_cmd imports this module last so this
 # command is the one registered under the name.
 @build_app.command("filter")
+@options((RunSettings, "output!", "max_tokens"), (Flags, "dry_run", "input", "language"), mo=ModelOptions, jo=JudgeOptions,
+         co=CallOptions,
+         about={"output": "output JSONL. --sequential: every item, with its filter-sequential provenance; "
+                          "--difficulty: the kept items.", "input": "the dataset JSONL (instead of the argument).",
+                "max_tokens": "--sequential: for every model.", "language": "--difficulty: default the items' "
+                                                                             "language field."})
 def build_filter(
     dataset: Optional[Path] = typer.Argument(None, help="Dataset JSONL (or --input)."),
-    output: Path = typer.Option(..., "--output", "-o", help="Output JSONL. --sequential: every item, with its "
-                                "filter-sequential provenance; --difficulty: the kept items."),
     sequential: bool = typer.Option(False, "--sequential", help="AGREE procedure (Czech-Bench §5.4.1): model 1 on all "
                                     "items, model 2 on what model 1 missed, ...; the residue goes to review."),
     difficulty: bool = typer.Option(False, "--difficulty", help="Run the models; keep items at most --max-correct of "
                                     "them answer correctly (Chinese SimpleQA §3.3; docs Part 2)."),
-    input: Optional[Path] = typer.Option(None, "--input", "-i", help="The dataset JSONL (instead of the argument)."),
-    models: Optional[list[str]] = typer.Option(None, "--model", "-m", help="A model setting, in order (repeat): SPEC "
-                                               "or SPEC;NAME=VALUE;... (run settings, e.g. embedded;temperature=0.8)."),
-    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help="Backend KEY=VALUE for "
-                                                   "every model, N:KEY=VALUE for the N-th only (2:base_url=http://...), as "
-                                                   "in glotbench run -M."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="Server URL for every model."),
     task: Optional[Path] = typer.Option(None, "--task", help="--sequential: task YAML of the dataset (default <dataset stem>.yaml)."),
     runs: Optional[Path] = typer.Option(None, "--runs", help="--sequential: folder of the rounds' run dirs (default <output stem>.runs)."),
     residue: Optional[Path] = typer.Option(None, "--residue", help="--sequential: review sheet of the residue (default <output stem>.residue.csv)."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="--sequential: output token limit for every model."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
     correct_key: str = typer.Option("correct", "--correct-key", help="--sequential: per-item value that marks a right answer."),
     max_correct: int = typer.Option(0, "--max-correct", help="--difficulty: keep items answered correctly by at most this many settings."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="--difficulty: grade with this judge (SimpleQA grader)."),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
-    language: Optional[str] = typer.Option(None, "--language", "-l", help="--difficulty: default the items' language field."),
     work: Optional[Path] = typer.Option(None, "--work", help="--difficulty: folder for the task YAML and the runs."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print the item count and the calls it can take; send nothing."),
+    *, mo: ModelOptions, jo: JudgeOptions, co: CallOptions, output: Path, dry_run: bool = False, input: Optional[Path],
+      language: Optional[str], max_tokens: Optional[int],
 ) -> None:
-    """Filter a dataset by running models through the normal engine: --sequential or --difficulty."""
+    """Filter a dataset by running models through the normal engine: --sequential or --difficulty.
+
+    Each --model (repeat, in order) is a model setting: SPEC or SPEC;NAME=VALUE;... (run settings, e.g.
+    embedded;temperature=0.8); -M N:KEY=VALUE goes to the N-th only. --difficulty grades with --judge
+    (the SimpleQA grader) when given. Each model's run keeps its own journal (rerunning resumes)."""
     from glotbench.errors import GlotbenchError
 
     if dataset and input and dataset != input:
@@ -202,22 +204,25 @@ def build_filter(
         raise GlotbenchError("build filter: which dataset? (argument or --input)")
     if sequential == difficulty:
         raise GlotbenchError("build filter: choose a filter: --sequential or --difficulty")
-    if not models:
+    if "model" not in mo.model_fields_set:
         raise GlotbenchError("build filter: give at least one --model")
+    models, model_args, base_url = several(mo.model), mo.load_args(), mo.base_url
+    common = {k: getattr(co, k) for k in co.model_fields_set}  # --concurrency, --timeout, --max-retries: run settings
     if difficulty:
         try:
             from glotbench.cli.build_qa_cmd import difficulty_filter
         except ImportError:
             raise GlotbenchError("build filter --difficulty is not available in this build") from None
-        difficulty_filter(dataset, output, list(models), max_correct=max_correct, judge=judge,
-                          judge_base_url=judge_base_url, base_url=base_url, language=language, work=work,
-                          dry_run=dry_run, model_args=model_args)
+        difficulty_filter(dataset, output, list(models), max_correct=max_correct, judge=one(jo.judge, "--judge"),
+                          judge_base_url=one(jo.judge_base_url, "--judge-base-url"), base_url=base_url,
+                          language=language, work=work, dry_run=dry_run, model_args=model_args,
+                          common={**common, **({"judge_args": jo.judge_args} if jo.judge_args else {})})
         return
-    _sequential(dataset, output, list(models), model_args, base_url, task, runs, residue, max_tokens, concurrency,
+    _sequential(dataset, output, list(models), model_args, base_url, task, runs, residue, max_tokens, common,
                 correct_key, dry_run)
 
 
-def _sequential(dataset, output, models, model_args, base_url, task, runs, residue, max_tokens, concurrency,
+def _sequential(dataset, output, models, model_args, base_url, task, runs, residue, max_tokens, common,
                 correct_key, dry_run) -> None:
     from glotbench.build.provenance import read_items, write_items
     from glotbench.build.review import export_sheet
@@ -228,7 +233,7 @@ def _sequential(dataset, output, models, model_args, base_url, task, runs, resid
     items = read_items(dataset)
     for m in models:
         split_model(m)  # a malformed --model fails before anything runs
-    margs = per_model_args(models, ([f"base_url={base_url}"] if base_url else []) + list(model_args or []))
+    margs = per_model_args(models, {**({"base_url": base_url} if base_url else {}), **model_args})
     if dry_run:
         typer.echo(f"filter --sequential (dry run): {len(items)} items, {len(models)} models; "
                    f"{len(items)} calls in round 1, at most {len(items) * len(models)} in all")
@@ -238,7 +243,7 @@ def _sequential(dataset, output, models, model_args, base_url, task, runs, resid
         raise GlotbenchError(f"build filter: no task YAML {task} (pass --task)")
     stem = output.name[: -len(".jsonl")] if output.name.endswith(".jsonl") else output.stem
     runs = runs or output.with_name(stem + ".runs")
-    common = {k: v for k, v in {"max_tokens": max_tokens, "concurrency": concurrency}.items() if v is not None}
+    common = {**common, **({"max_tokens": max_tokens} if max_tokens is not None else {})}
     res = run_sequential(items, task, models, margs, runs, correct_key=correct_key, settings=common)
     for k, r in enumerate(res.rounds, 1):
         extra = " ".join(f"{a}={b}" for a, b in r.model_args.items())

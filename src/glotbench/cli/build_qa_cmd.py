@@ -16,13 +16,14 @@ from typing import Optional
 
 import typer
 
-from glotbench.cli.model_options import MODEL_ARGS_HELP
-
 from glotbench.cli.build_app import build_app
+from glotbench.cli.option_groups import Flags, JournalOptions, calls_in_flight, one, options, retry_policy, several
+from glotbench.settings import CallOptions, JudgeOptions, ModelOptions, RunSettings
 
 OUT_HELP = "Output JSONL (kept items); removed ones go to <output>.dropped.jsonl."
-JOURNAL_HELP = "Journal of model calls (default: build.journal.sqlite beside --output)."
-WAIT_HELP = "If another glotbench process holds the journal folder's run lock, wait for it instead of refusing."
+# the option groups of every step that calls a model: the model (or judge), calling, journal
+MODEL_STEP = {"mo": ModelOptions, "co": CallOptions, "journal": JournalOptions}
+JUDGE_STEP = {"jo": (JudgeOptions, {"required": ("judge",)}), "co": CallOptions, "journal": JournalOptions}
 
 
 def _write(step: str, output: Path, kept: list[dict], dropped: list[dict], extra: str = "") -> None:
@@ -36,14 +37,14 @@ def _write(step: str, output: Path, kept: list[dict], dropped: list[dict], extra
     print(f"{step}: wrote {output} and {dropped_path(output)}")
 
 
-def _model(spec: str, base_url: Optional[str], model_args: Optional[list[str]] = None):
+def _model(spec: str, base_url: Optional[str], model_args: dict, co: CallOptions):
     from glotbench.models.registry import load_cli_model
 
-    return load_cli_model(spec, model_args, base_url=base_url)
+    return load_cli_model(spec, model_args, base_url=base_url, timeout=co.timeout)
 
 
 def _dry(step: str, calls, spec: str, base_url: Optional[str], journal: Path, what: str,
-         model_args: Optional[list[str]] = None) -> None:
+         model_args: Optional[dict] = None) -> None:
     from glotbench.build.calls import dry_model_id, estimate
 
     model_id = dry_model_id(spec, base_url, model_args)
@@ -68,12 +69,14 @@ def _items(path: Path) -> list[dict]:
 
 
 @build_app.command("passages")
+@options((Flags, "input"), (RunSettings, "output!"),
+         about={"input": "A JSONL of passages or a folder of .txt files.",
+                "output": "Passages JSONL ({id, title, text})."})
 def passages_cmd(
-    output: Path = typer.Option(..., "--output", "-o", help="Passages JSONL ({id, title, text})."),
     ctkfacts: Optional[Path] = typer.Option(None, "--ctkfacts", help="A CTKFacts export JSONL: take its evidence paragraphs."),
-    input: Optional[Path] = typer.Option(None, "--input", "-i", help="A JSONL of passages or a folder of .txt files."),
     limit: int = typer.Option(30, "--limit", "-n", help="How many passages (first N distinct)."),
     min_chars: int = typer.Option(200, "--min-chars", help="CTKFacts: shortest paragraph taken."),
+    *, output: Path, input: Optional[Path],
 ) -> None:
     """Collect passages for `build qa` into one JSONL (also the corpus of `build retrieval-check`)."""
     from glotbench.build.passages import ctkfacts_passages, read_passages
@@ -88,22 +91,18 @@ def passages_cmd(
 
 
 @build_app.command("qa")
+@options((Flags, "language!", "dry_run", "fmt"), (RunSettings, "max_tokens", "output!"), **MODEL_STEP,
+         about={"language": "The passages' language (prompt and items in it): cs, en, ...",
+                "max_tokens": "default: 200",
+                "output": OUT_HELP,
+                "fmt": "json: the papers' instruction prompt, a JSON reply (default); lines: two plain completions "
+                       "(question, then answer) for small or base models."})
 def qa_cmd(
     passages: Path = typer.Option(..., "--passages", "-p", help="Passages: JSONL with id/title/text, or a folder of .txt files."),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
-    model: str = typer.Option("embedded", "--model", "-m", help="Any model spec glotbench runs (embedded, llamacpp:..., openai:NAME...)."),
-    base_url: Optional[str] = typer.Option(None, "--base-url"),
-    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help=MODEL_ARGS_HELP),
-    language: str = typer.Option(..., "--language", "-l", help="The passages' language (prompt and items in it): cs, en, ..."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N passages."),
-    max_tokens: int = typer.Option(200, "--max-tokens"),
     max_answer_words: int = typer.Option(10, "--max-answer-words", help="Longer answers are not short factual answers: dropped."),
-    concurrency: int = typer.Option(4, "--concurrency", "-j"),
-    fmt: str = typer.Option("json", "--format", help="json: the papers' instruction prompt, a JSON reply (default); "
-                            "lines: two plain completions (question, then answer) for small or base models."),
-    journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
-    wait: bool = typer.Option(False, "--wait", help=WAIT_HELP),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print counts and the calls it would make; send nothing."),
+    *, mo: ModelOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False,
+      max_tokens: int = 200, language: str, fmt: str = "json",
 ) -> None:
     """Short factual QA from passages (Chinese SimpleQA Fig. 18 / HuSimpleQA App. C.3), one pair per passage."""
     from glotbench.build import qa
@@ -119,13 +118,15 @@ def qa_cmd(
         calls = qa.qa_calls(ps, language, max_tokens=max_tokens)
     else:
         calls = [qa.lines_question_call(p, language) for p in ps]
-    jpath = journal_path(output, journal)
+    jpath = journal_path(output, journal.journal)
+    model = one(mo.model, "--model")
     if dry_run:
         extra = " (+ one answer call per question read, format lines)" if fmt == "lines" else ""
-        _dry("qa", calls, model, base_url, jpath, f"passages {len(ps)}{extra}", model_args)
+        _dry("qa", calls, model, mo.base_url, jpath, f"passages {len(ps)}{extra}", mo.load_args())
         return
-    m = _model(model, base_url, model_args)
-    session = Session(m, jpath, step="qa", concurrency=concurrency, wait=wait)
+    m = _model(model, mo.base_url, mo.load_args(), co)
+    session = Session(m, jpath, step="qa", concurrency=calls_in_flight(co.concurrency, m), wait=journal.wait,
+                      policy=retry_policy(co))
     try:
         replies = session.run(calls)
         answers: dict[str, str] = {}
@@ -164,23 +165,18 @@ def qa_cmd(
 
 
 @build_app.command("criteria")
+@options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP,
+         about={"max_tokens": "default: 160",
+                "input": "QA items (from build qa).",
+                "output": OUT_HELP})
 def criteria_cmd(
-    input: Path = typer.Option(..., "--input", "-i", help="QA items (from build qa)."),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
-    judge: str = typer.Option(..., "--judge", help="Judge model spec (same syntax as --model)."),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
-    judge_args: Optional[list[str]] = typer.Option(None, "--judge-args", help="The judge's backend KEY=VALUE (as -M "
-                                                   "for glotbench run's model; as --judge-args of glotbench run)."),
     criterion: Optional[list[str]] = typer.Option(None, "--criterion", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
     criterion_file: Optional[list[Path]] = typer.Option(None, "--criterion-file", help="Your own criterion (YAML: name, prompt per "
                                                         "language, verdict rule; repeat): checked beside --criterion (without "
                                                         "--criterion: only the files' criteria). docs/building-a-benchmark.md."),
     on_unparsed: str = typer.Option("drop", "--unparsed", help="A judge reply without a verdict: drop the item, or keep it (recorded as unparsed)."),
-    max_tokens: int = typer.Option(160, "--max-tokens"),
-    concurrency: int = typer.Option(4, "--concurrency", "-j"),
-    journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
-    wait: bool = typer.Option(False, "--wait", help=WAIT_HELP),
-    dry_run: bool = typer.Option(False, "--dry-run"),
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
+      max_tokens: int = 160,
 ) -> None:
     """The papers' criteria, one judge call each: unique_answer, time_stable, grounded, not_from_title, unambiguous."""
     from glotbench.build import criteria as cr
@@ -203,13 +199,14 @@ def criteria_cmd(
         calls += more
         names += [u.name for u in users]
     read = {u.name: u.verdict for u in users}
-    jpath = journal_path(output, journal)
+    jpath = journal_path(output, journal.journal)
+    judge, judge_base_url = one(jo.judge, "--judge"), one(jo.judge_base_url, "--judge-base-url")
     if dry_run:
-        _dry("criteria", calls, judge, judge_base_url, jpath, f"items {len(items)} · criteria {len(names)}", judge_args)
+        _dry("criteria", calls, judge, judge_base_url, jpath, f"items {len(items)} · criteria {len(names)}", jo.judge_args)
         return
-    m = _model(judge, judge_base_url, judge_args)
-    replies, rep = run_calls(m, jpath, calls, step="criteria", role=f"judge:{m.model_id}", concurrency=concurrency,
-                             wait=wait)
+    m = _model(judge, judge_base_url, jo.judge_args, co)
+    replies, rep = run_calls(m, jpath, calls, step="criteria", role=f"judge:{m.model_id}",
+                             concurrency=calls_in_flight(co.concurrency, m), wait=journal.wait, policy=retry_policy(co))
     by_id = {c.item: c for c in calls}
     kept, dropped = [], []
     for it in items:
@@ -242,12 +239,12 @@ def criteria_cmd(
 
 
 @build_app.command("retrieval-check")
+@options((Flags, "input!"), (RunSettings, "output!"), about={"input": "QA items.", "output": OUT_HELP})
 def retrieval_cmd(
-    input: Path = typer.Option(..., "--input", "-i", help="QA items."),
     passages: Path = typer.Option(..., "--passages", "-p", help="The corpus: the passages the items were made from (JSONL or .txt folder)."),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     k: int = typer.Option(3, "--k", "-k", help="Keep an item when its source passage is among the top k BM25 hits for its question."),
     max_chars: int = typer.Option(600, "--max-chars", help="Pieces the index cuts documents into (the RAG mode's default)."),
+    *, output: Path, input: Path,
 ) -> None:
     """Retrieval verification with the RAG mode's BM25 retriever (bm25s) over the passages."""
     from glotbench.build.passages import read_passages
@@ -271,7 +268,8 @@ def retrieval_cmd(
 
 def difficulty_filter(input: Path, output: Path, models: list[str], *, max_correct: int, judge: Optional[str] = None,
                       judge_base_url: Optional[str] = None, base_url: Optional[str] = None, language: Optional[str] = None,
-                      work: Optional[Path] = None, dry_run: bool = False, model_args: Optional[list[str]] = None) -> None:
+                      work: Optional[Path] = None, dry_run: bool = False, model_args: Optional[dict] = None,
+                      common: Optional[dict] = None) -> None:
     """`build filter --difficulty` (Chinese SimpleQA §3.3) through the normal engine (glotbench.evaluate)."""
     from glotbench.build.difficulty import run_settings
     from glotbench.build.provenance import add_step, drop
@@ -291,7 +289,7 @@ def difficulty_filter(input: Path, output: Path, models: list[str], *, max_corre
         return
     work = work or output.parent / (output.name.removesuffix(".jsonl") + ".difficulty")
     results = run_settings(items, list(models), work, language=lang, judge=judge, judge_base_url=judge_base_url,
-                           base_url=base_url, model_args=margs)
+                           base_url=base_url, model_args=margs, common=common)
     kept, dropped = [], []
     for it in items:
         per = {s: r.get(str(it["id"])) for s, r, _ in results}
@@ -312,9 +310,8 @@ def difficulty_filter(input: Path, output: Path, models: list[str], *, max_corre
 
 
 @build_app.command("dedup")
+@options((Flags, "input!"), (RunSettings, "output!"), about={"output": OUT_HELP})
 def dedup_cmd(
-    input: Path = typer.Option(..., "--input", "-i"),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     threshold: float = typer.Option(85.0, "--threshold", help="Drop a question scoring at least this (0-100, rapidfuzz token_sort_ratio) against a kept one."),
     field: str = typer.Option("question", "--field"),
     against: Optional[list[Path]] = typer.Option(None, "--against", help="Other sets' JSONL (repeat the option): an item "
@@ -326,6 +323,7 @@ def dedup_cmd(
     cosine: float = typer.Option(0.85, "--cosine", help="--embed: drop an item whose cosine with a kept (or --against) one is at least this."),
     group_field: Optional[str] = typer.Option(None, "--group-field", help="--embed: compare items only within each value of "
                                               "this field (OpenHuEval B.2: within each secondary tag)."),
+    *, output: Path, input: Path,
 ) -> None:
     """Near-duplicate questions (rapidfuzz, or --embed: embedding cosine); the dropped one names the item it duplicates."""
     from glotbench.build.dedup import SCORER, dedup
@@ -362,25 +360,20 @@ def dedup_cmd(
 
 
 @build_app.command("select")
+@options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP,
+         about={"max_tokens": "default: 160",
+                "output": OUT_HELP})
 def select_cmd(
-    input: Path = typer.Option(..., "--input", "-i"),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
     swiss: bool = typer.Option(False, "--swiss", help="Swiss-system rounds of pairwise judgments (OpenHuEval App. B.3)."),
     k: int = typer.Option(..., "--k", "-k", help="Keep the best k per group."),
-    judge: str = typer.Option(..., "--judge"),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
-    judge_args: Optional[list[str]] = typer.Option(None, "--judge-args", help="The judge's backend KEY=VALUE (as -M "
-                                                   "for glotbench run's model; as --judge-args of glotbench run)."),
     group_field: Optional[str] = typer.Option(None, "--group-field", help="Select per value of this field (default: one group)."),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Pairwise: default ceil(log2(n)) per group; batches: the most rounds."),
     batch: int = typer.Option(2, "--batch", help="Candidates per judgment (2: pairwise). OpenHuEval B.3: --batch 5 --pick 2 --eliminate 0.65."),
     pick: int = typer.Option(1, "--pick", help="Winners per judgment."),
     eliminate: float = typer.Option(0.0, "--eliminate", help="Share of candidates eliminated after each round (batches)."),
     field: str = typer.Option("question", "--field", help="What the judge compares."),
-    max_tokens: int = typer.Option(160, "--max-tokens"),
-    journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
-    wait: bool = typer.Option(False, "--wait", help=WAIT_HELP),
-    dry_run: bool = typer.Option(False, "--dry-run"),
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
+      max_tokens: int = 160,
 ) -> None:
     """Pick the best k of n candidates per group by pairwise LLM judgments in Swiss rounds."""
     from glotbench.build import swiss as sw
@@ -407,8 +400,9 @@ def select_cmd(
             print(f"select --swiss --dry-run: items {len(items)} · groups {len(groups)} · k {k} · batches of {batch}, "
                   f"pick {pick}, eliminate {eliminate} · round 1 calls at most {first} (later rounds fewer)")
         return
-    m = _model(judge, judge_base_url, judge_args)
-    session = Session(m, journal_path(output, journal), step="select", role=f"judge:{m.model_id}", wait=wait)
+    m = _model(one(jo.judge, "--judge"), one(jo.judge_base_url, "--judge-base-url"), jo.judge_args, co)
+    session = Session(m, journal_path(output, journal.journal), step="select", role=f"judge:{m.model_id}",
+                      concurrency=calls_in_flight(co.concurrency, m), wait=journal.wait, policy=retry_policy(co))
 
     def judge_round(pairs):
         calls = [Call(f"{a['id']}|{b['id']}", chat(sw.judge_prompt(str(a.get(field, "")), str(b.get(field, ""))), max_tokens=max_tokens))
@@ -442,43 +436,44 @@ def select_cmd(
 
 
 @build_app.command("checklist")
+@options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"),
+         (RunSettings, "output!"), **JUDGE_STEP,
+         about={"language": "The task's language (default: the items' language field).",
+                "max_tokens": "default: 300",
+                "output": OUT_HELP})
 def checklist_cmd(
-    input: Path = typer.Option(..., "--input", "-i"),
-    output: Path = typer.Option(..., "--output", "-o", help=OUT_HELP),
-    judge: list[str] = typer.Option(..., "--judge", help="Judge model (repeat: each writes a list, merged in order; the paper: GPT-4o and Claude-3.5)."),
-    judge_base_url: Optional[list[str]] = typer.Option(None, "--judge-base-url", help="Server URL, one per --judge in order (or one for all)."),
-    language: Optional[str] = typer.Option(None, "--language", "-l", help="The task's language (default: the items' language field)."),
     n: int = typer.Option(5, "--n", help="Checklist items asked of each judge (the paper: 3-5 per model)."),
     min_items: int = typer.Option(8, "--min-items", help="Drop questions with fewer readable items after merging (the paper keeps >= 8)."),
     max_items: int = typer.Option(10, "--max-items", help="Keep at most this many after merging (the paper: 6-10)."),
     primary_tag: str = typer.Option("built", "--primary-tag", help="HuWildBench primary_tag for items without one."),
-    max_tokens: int = typer.Option(300, "--max-tokens"),
-    journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
-    wait: bool = typer.Option(False, "--wait", help=WAIT_HELP),
-    dry_run: bool = typer.Option(False, "--dry-run"),
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
+      max_tokens: int = 300, language: Optional[str],
 ) -> None:
-    """A per-question checklist in the task's language, as HuWildBench records (the checklist judge's format)."""
+    """A per-question checklist in the task's language, as HuWildBench records (the checklist judge's format).
+
+    Several judges (repeat --judge; the paper: GPT-4o and Claude-3.5) each write a list, merged in order."""
     from glotbench.build import checklist as ck
     from glotbench.build.calls import journal_path, run_calls
     from glotbench.build.provenance import add_step, drop
     from glotbench.errors import GlotbenchError
 
-    urls = list(judge_base_url or [])
+    judge, urls = several(jo.judge), several(jo.judge_base_url)
     if len(urls) not in (0, 1, len(judge)):
         raise GlotbenchError(f"build checklist: {len(urls)} --judge-base-url for {len(judge)} --judge (give one, or one per judge)")
     urls = urls * len(judge) if len(urls) == 1 else (urls or [None] * len(judge))
     items = _items(input)
     lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
     calls = ck.checklist_calls(items, lang, n=n, max_tokens=max_tokens)
-    jpath = journal_path(output, journal)
+    jpath = journal_path(output, journal.journal)
     if dry_run:
         for spec, url in zip(judge, urls):
-            _dry("checklist", calls, spec, url, jpath, f"items {len(items)}")
+            _dry("checklist", calls, spec, url, jpath, f"items {len(items)}", jo.judge_args)
         return
     per_judge, ids, lines_ = [], [], []
     for spec, url in zip(judge, urls):
-        m = _model(spec, url)
-        replies, rep = run_calls(m, jpath, calls, step="checklist", role=f"judge:{m.model_id}", wait=wait)
+        m = _model(spec, url, jo.judge_args, co)
+        replies, rep = run_calls(m, jpath, calls, step="checklist", role=f"judge:{m.model_id}",
+                                 concurrency=calls_in_flight(co.concurrency, m), wait=journal.wait, policy=retry_policy(co))
         per_judge.append((m.model_id, replies, rep))
         ids.append(m.model_id)
         lines_.append(rep.line())
@@ -500,13 +495,14 @@ def checklist_cmd(
 
 
 @build_app.command("task")
+@options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (RunSettings, "output!"),
+         about={"max_tokens": "default: 256",
+                "input": "The final QA items.",
+                "output": "Folder for task.yaml and data.jsonl."})
 def task_cmd(
-    input: Path = typer.Option(..., "--input", "-i", help="The final QA items."),
-    output: Path = typer.Option(..., "--output", "-o", help="Folder for task.yaml and data.jsonl."),
     name: str = typer.Option(..., "--name", help="Task name."),
-    language: Optional[str] = typer.Option(None, "--language", "-l"),
     grader: Optional[str] = typer.Option(None, "--grader", help="Grader prompt name (default: the judged-task template's grader for the language)."),
-    max_tokens: int = typer.Option(256, "--max-tokens"),
+    *, output: Path, input: Path, max_tokens: int = 256, language: Optional[str],
 ) -> None:
     """Write a SimpleQA-style task YAML that `glotbench run --judge MODEL` grades."""
     from glotbench.build.taskfile import judged_task

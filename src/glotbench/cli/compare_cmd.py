@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.nouns import runs_app
+from glotbench.cli.option_groups import Flags, options
 from glotbench.output.table import unclipped
 
 
@@ -251,6 +252,7 @@ def _print_contamination(runs, check: str, metric: str | None, n_boot: int, seed
 
 
 @runs_app.command("compare")
+@options((Flags, "json_out"))
 def compare(
     run_dirs: Optional[list[Path]] = typer.Argument(None, help="Run directories (each written by `glotbench run -o DIR`)."),
     crosslingual: bool = typer.Option(False, "--crosslingual", help="Each task vs its `counterpart` task: relative gap per model."),
@@ -276,11 +278,11 @@ def compare(
                                      "reasoning, or another key they were given): group means per task with intervals."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="--by size: also draw score vs model size (log scale) to "
                                         "this PNG, one panel per task (needs the plots extra)."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
     published: Optional[Path] = typer.Option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
                                              "(columns model, benchmark, score; optional metric, counterpart, language); --ranks: a side named by one "
                                              "of its benchmarks takes the paper's numbers; --crosslingual: each model of the CSV "
                                              "is one more run."),
+    *, json_out: Optional[Path],
 ) -> None:
     """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B, --duels RUN..., --by KEY RUN... or --contamination RUN..."""
     from glotbench.errors import GlotbenchError

@@ -10,16 +10,15 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli import NounGroup, app
+from glotbench.cli.option_groups import DataOptions, option_of
 
 data_app = typer.Typer(cls=NounGroup, help="Benchmark data: list, pull (download and check), verify, lock (docs/data.md).",
                        no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
 _NAMES = typer.Argument(None, help="Tasks, suites or globs (default: every task).")
-_CACHE = typer.Option(None, "--cache-dir", help="Cache folder (default: $GLOTBENCH_CACHE_DIR, else the user "
-                                                 "cache folder, e.g. ~/.cache/glotbench).")
-_LOCK = typer.Option(None, "--lock", help="Data lock file (default: $GLOTBENCH_DATA_LOCK, else "
-                                          "./glotbench-data.lock.json when it exists).")
+_CACHE = option_of(DataOptions, "cache_dir")  # the data group's flags (glotbench.cli.option_groups)
+_LOCK = option_of(DataOptions, "lock")
 
 
 def _setup(cache_dir: Path | None) -> None:

@@ -12,6 +12,12 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.nouns import runs_app
+from glotbench.cli.option_groups import Flags, options
+from glotbench.settings import RunSettings
+
+# the run settings that change what a run would send (the same flags as glotbench run's)
+ESTIMATED = ("model", "tasks", "limit", "num_fewshot", "max_tokens", "samples",
+             "mode", "split", "seed")
 
 
 def _money(x: float | None, currency: str | None) -> str:
@@ -26,29 +32,20 @@ def _tpw(d: dict) -> str:
 
 
 @runs_app.command("estimate")
+@options((Flags, "json_out"), settings=(RunSettings, {"only": ESTIMATED, "required": ("tasks",)}))
 def estimate(
-    model: str = typer.Option("embedded", "--model", "-m", help="Model spec (embedded, llamacpp:FILE, openai:gpt-4o, ...) or a price-table name."),
-    tasks: list[str] = typer.Option(..., "--tasks", "-t", help="Task, suite or glob names; repeat or comma-separate."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N items of each task (as `run --limit`)."),
     prices: Optional[Path] = typer.Option(None, "--prices", help="Price YAML laid over the shipped table (see docs/comparisons.md)."),
     output_tokens: str = typer.Option("max", "--output-tokens", help="Expected output per request: max (max_tokens, upper bound), answer (gold answer length, floor) or a number."),
-    num_fewshot: Optional[int] = typer.Option(None, "--num-fewshot"),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
-    samples: int = typer.Option(1, "--samples", help="Answers drawn per item (Best-of-N)."),
-    mode: str = typer.Option("generate", "--mode", help="generate or loglikelihood."),
-    split: Optional[str] = typer.Option(None, "--split"),
-    seed: int = typer.Option(1234, "--seed"),
     plain: bool = typer.Option(False, "--plain", help="Count plain-completion prompts instead of chat messages."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the estimate as JSON."),
+    *, settings: RunSettings, json_out: Optional[Path],
 ) -> None:
-    """Count the requests, input and output tokens and the cost a run would have; no model is called."""
+    """Count the requests, input and output tokens and the cost a run would have; no model is called.
+
+    The run's own flags say what would run (--model may also be a price-table name)."""
     from glotbench.report.estimate import estimate_run
     from glotbench.tasks.registry import resolve
-    from glotbench.settings import RunSettings
 
-    settings = RunSettings(limit=limit, seed=seed, num_fewshot=num_fewshot, max_tokens=max_tokens, samples=samples,
-                           mode=mode, split=split)
-    est = estimate_run(model, resolve(tasks), settings, prices_path=str(prices) if prices else None,
+    est = estimate_run(settings.model, resolve(settings.tasks), settings, prices_path=str(prices) if prices else None,
                        output_tokens=output_tokens, chat=False if plain else None)
     console = Console(width=max(Console().width, 160))
     cur = est.currency

@@ -11,47 +11,40 @@ import typer
 from rich.console import Console
 
 from glotbench.cli.nouns import judge_app
+from glotbench.cli.option_groups import Flags, JournalOptions, options
+from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 
 
-def _judge_args(pairs: list[str] | None, base_url: str | None) -> dict:
-    import yaml
-
+def load_judge_of(jo, calls):
+    """The judge of ``jo`` (a :class:`~glotbench.settings.JudgeOptions`; --judge required), with --timeout."""
+    from glotbench.cli.option_groups import one
     from glotbench.errors import GlotbenchError
+    from glotbench.models.loading import load_judge
 
-    out: dict = {}
-    for p in pairs or []:
-        key, sep, value = p.partition("=")
-        if not sep or not key.strip():
-            raise GlotbenchError(f"--judge-arg {p!r}: expected KEY=VALUE (e.g. n_ctx=4096)")
-        out[key.strip()] = yaml.safe_load(value)
-    if base_url:
-        out["base_url"] = base_url
-    return out
+    spec = one(jo.judge, "--judge")
+    if not spec:
+        raise GlotbenchError("give the judge model: --judge SPEC (same syntax as --model)")
+    return load_judge(spec, jo.judge_options(), calls.timeout)
 
 
 @judge_app.command("rerun")
+@options((RunSettings, "tasks"), jo=(JudgeOptions, {"required": ("judge",)}), calls=CallOptions,
+         journal=(JournalOptions, {"only": ("wait",)}))
 def judge(
     run_dir: Path = typer.Argument(..., help="A run directory (holds journal.sqlite)."),
-    judge: str = typer.Option(..., "--judge", help="Judge model (same spec syntax as --model)."),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="Server URL for an OpenAI-compatible judge."),
-    judge_arg: Optional[list[str]] = typer.Option(None, "--judge-arg", help="KEY=VALUE passed to the judge backend (repeatable), e.g. n_ctx=4096."),
-    tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Only these tasks of the run."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-request timeout, seconds."),
     no_progress: bool = typer.Option(False, "--no-progress"),
-    wait: bool = typer.Option(False, "--wait", help="If another glotbench process holds the folder's run lock, wait for it instead of refusing."),
+    *, jo: JudgeOptions, calls: CallOptions, journal: JournalOptions, tasks: Optional[list[str]],
 ) -> None:
     """Re-grade an existing run with another judge, without calling the evaluated model.
 
     The new judge's calls and verdicts go into the run's journal (re-running resumes); its scores
     are written into results.json under "judges"."""
     from glotbench.engine.rejudge import rejudge
-    from glotbench.models.loading import load_judge
     from glotbench.output.grade_tables import factuality_table
 
     console = Console(stderr=True, soft_wrap=True)
     names = [n.strip() for raw in (tasks or []) for n in raw.split(",") if n.strip()] or None
-    model = load_judge(judge, _judge_args(judge_arg, judge_base_url), timeout)
+    model = load_judge_of(jo, calls)
     progress = None
     if not no_progress:
         from rich.progress import (
@@ -66,7 +59,8 @@ def judge(
         progress.start()
         pid = progress.add_task("judging", total=None)
     try:
-        summaries, stats = rejudge(run_dir, model, concurrency=concurrency, tasks=names, wait=wait,
+        summaries, stats = rejudge(run_dir, model, concurrency=calls.concurrency, tasks=names, wait=journal.wait,
+                                   max_retries=calls.max_retries if "max_retries" in calls.model_fields_set else None,
                                    on_item=(lambda: progress.update(pid, advance=1)) if progress else None)
     finally:
         if progress:
@@ -86,15 +80,15 @@ def judge(
 
 
 @judge_app.command("compare")
+@options((Flags, "json_out"), (RunSettings, "tasks"))
 def compare_judges_cmd(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories, one per model, each graded by two or more judges."),
     metric: str = typer.Option("F", "--metric", help="Ranking metric: CO, NA, IN, CGA or F."),
-    tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Only these tasks."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON here."),
     judge_name: Optional[list[str]] = typer.Option(
         None, "--judge-name",
         help="NAME[=PATTERN]: judges whose ids match the glob PATTERN are one judge NAME across the runs "
              "(default PATTERN recorded-grades:*, each run's released grades). Repeatable."),
+    *, tasks: Optional[list[str]], json_out: Optional[Path],
 ) -> None:
     """Judge robustness (Chinese SimpleQA appendix B): each model's scores under each judge,
     Kendall's tau between the judges' model rankings, Cohen's kappa on item grades."""

@@ -11,6 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.nouns import judge_app
+from glotbench.cli.option_groups import JournalOptions, options
+from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 
 
 def _ci(cell: dict, digits: int = 3) -> str:
@@ -50,29 +52,24 @@ def _ranking_table(summary: dict) -> Table:
 
 
 @judge_app.command("pairwise")
+@options((RunSettings, "tasks"), (RunSettings, "output"), jo=(JudgeOptions, {"required": ("judge",)}),
+         calls=CallOptions, journal=(JournalOptions, {"only": ("wait",)}),
+         about={"output": "Folder for the judge journal, pairwise.json and pairwise_items.jsonl (default: runs/pairwise/<hash of the runs and judge>)."})
 def judge_pairwise_cmd(
     run_dirs: list[Path] = typer.Argument(..., help="Two or more run directories (each holds journal.sqlite)."),
-    judge: str = typer.Option(..., "--judge", help="Judge model (same spec syntax as --model)."),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="Server URL for an OpenAI-compatible judge."),
-    judge_arg: Optional[list[str]] = typer.Option(None, "--judge-arg", help="KEY=VALUE passed to the judge backend (repeatable)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Folder for the judge journal, pairwise.json and pairwise_items.jsonl (default: runs/pairwise/<hash of the runs and judge>)."),
-    tasks: Optional[list[str]] = typer.Option(None, "--tasks", "-t", help="Only these tasks of the runs."),
     judge_max_tokens: int = typer.Option(2048, "--judge-max-tokens", help="Most tokens of a judge reply (MT-Bench: 2048)."),
     n_boot: int = typer.Option(1000, "--n-boot", help="Bootstrap resamples (items drawn with replacement)."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     bt_prior_var: float = typer.Option(10.0, "--bt-prior-var", help="Variance of the Bradley-Terry strengths' Gaussian prior (logits^2); keeps them finite when a run wins every comparison."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j"),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Per-request timeout, seconds."),
-    max_retries: int = typer.Option(4, "--max-retries", help="Retries of a failed judge request (then the item is left out as failed; a rerun asks again)."),
     no_progress: bool = typer.Option(False, "--no-progress"),
-    wait: bool = typer.Option(False, "--wait", help="If another glotbench process holds the output folder's lock, wait for it instead of refusing."),
+    *, jo: JudgeOptions, calls: CallOptions, journal: JournalOptions, output: Optional[Path], tasks: Optional[list[str]],
 ) -> None:
     """Judge two or more runs' answers side by side: each shared item twice, positions swapped.
 
     Win/tie/loss per pair of runs and a Bradley-Terry ranking, with bootstrap intervals over
-    items. The judge's calls are journaled in the output folder: rerunning sends nothing twice."""
-    from glotbench.cli.judge_cmd import _judge_args
-    from glotbench.models.loading import load_judge
+    items. The judge's calls are journaled in the output folder: rerunning sends nothing twice. A failed
+    judge request, after --max-retries, leaves the item out as failed; a rerun asks again."""
+    from glotbench.cli.judge_cmd import load_judge_of
     from glotbench.errors import GlotbenchError
     from glotbench.judges.pairwise import default_output, judge_pairwise, plan_pairs
     from glotbench.judges.pairwise_runs import read_runs
@@ -85,7 +82,7 @@ def judge_pairwise_cmd(
     names = [n.strip() for raw in (tasks or []) for n in raw.split(",") if n.strip()] or None
     runs = read_runs(run_dirs, names)
     plan = plan_pairs(runs)  # bad input stops here, before the judge is loaded
-    model = load_judge(judge, _judge_args(judge_arg, judge_base_url), timeout)
+    model = load_judge_of(jo, calls)
     out_dir = output or default_output(run_dirs, model.model_id)
     console = Console(stderr=True, soft_wrap=True)
     progress = None
@@ -97,8 +94,8 @@ def judge_pairwise_cmd(
         progress.start()
         pid = progress.add_task("judging", total=sum(len(shared) for _, shared in plan))
     try:
-        pairs, stats = judge_pairwise(runs, model, out_dir, concurrency=concurrency, max_tokens=judge_max_tokens,
-                                      timeout=timeout, max_retries=max_retries, wait=wait, plan=plan,
+        pairs, stats = judge_pairwise(runs, model, out_dir, concurrency=calls.concurrency, max_tokens=judge_max_tokens,
+                                      timeout=calls.timeout, max_retries=calls.max_retries, wait=journal.wait, plan=plan,
                                       on_item=(lambda: progress.update(pid, advance=1)) if progress else None)
     finally:
         if progress:

@@ -7,11 +7,13 @@ from pathlib import Path
 import typer
 
 from glotbench.cli.nouns import runs_app
+from glotbench.cli.option_groups import JournalOptions, options
 
 
 @runs_app.command("merge")
+@options((JournalOptions, "wait"))
 def merge(run_dir: Path = typer.Argument(..., help="Run directory holding shards/K/journal.sqlite files."),
-          wait: bool = typer.Option(False, "--wait", help="If a run holds the directory, wait for it.")) -> None:
+          *, wait: bool = False) -> None:
     """Merge shard journals into RUN/journal.sqlite (idempotent: a second merge changes nothing).
     Rerun `glotbench run` with the same settings afterwards to write results.json from it."""
     from glotbench.engine.journal import Journal

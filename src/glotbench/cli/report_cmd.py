@@ -9,14 +9,17 @@ import typer
 from rich.console import Console
 
 from glotbench.cli.nouns import runs_app
+from glotbench.settings import RunSettings
+from glotbench.cli.option_groups import options
 
 
 @runs_app.command("report")
+@options((RunSettings, "output"), about={"output": "HTML file to write (default: report.html)."})
 def report(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories (each written by `glotbench run -o DIR`)."),
-    output: Path = typer.Option(Path("report.html"), "--output", "-o", help="HTML file to write."),
     title: Optional[str] = typer.Option(None, "--title", help="Page title (default: the model names)."),
     max_samples: int = typer.Option(2000, "--max-samples", help="Items per task and run embedded in the sample browser."),
+    *, output: Path = Path("report.html"),
 ) -> None:
     """Scores with intervals, per-slice plots, error counts and a sample browser, in one offline HTML file."""
     from glotbench.report.html import write_report

@@ -2,7 +2,8 @@
 :func:`glotbench.api.evaluate_settings` (the call ``glotbench.evaluate()`` makes).
 
 The settings options are built from :class:`glotbench.settings.RunSettings` (each field names its
-flag and help), so a new setting needs no edit here. Only options that are not run settings
+flag and help) by the one generator of every command's option groups (:mod:`glotbench.cli.option_groups`),
+so a new setting needs no edit here. Only options that are not run settings
 (``--config``, ``--write-out``, ``--predictions-out``, ``--no-progress``, ``--wait``) are declared below.
 """
 
@@ -11,78 +12,36 @@ from __future__ import annotations
 import gc
 import inspect
 import sys
-import types
-import typing
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
 
 from glotbench.cli import app
+from glotbench.cli.option_groups import JournalOptions, given, parameters
 from glotbench.settings import RunSettings
 
 
-def _cli_type(annotation: Any) -> Any:
-    """The type typer parses a settings field's flag as (dicts are repeated KEY=VALUE strings)."""
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    origin = typing.get_origin(annotation)
-    if origin in (dict,) or annotation is dict:
-        return Optional[list[str]]
-    if origin in (list,):
-        return Optional[list[str]]
-    if origin is Literal:
-        return Optional[str]
-    if origin in (typing.Union, types.UnionType):
-        if any(typing.get_origin(a) is list for a in args):
-            return Optional[list[str]]  # a value or several (--base-url: repeat or comma-separate)
-        if float in args:
-            return Optional[float]  # int | float | None (limit): a count or a share
-        return _cli_type(args[0]) if len(args) == 1 else Optional[str]
-    return Optional[annotation]
-
-
-def _help(field) -> str:
-    from rich.markup import escape
-
-    default = field.get_default(call_default_factory=True)
-    shown = "" if default in (None, [], {}) else f" (default: {default})"
-    # escaped: typer renders help as rich markup, which took "glotbench[ray]" for a style tag and
-    # printed pip install 'glotbench'
-    return escape(f"{field.description}{shown}")
-
-
 def settings_parameters() -> list[inspect.Parameter]:
-    """One keyword parameter per RunSettings field that declares a flag."""
-    params = []
-    for name, field in RunSettings.model_fields.items():
-        flags = (field.json_schema_extra or {}).get("cli") or []
-        if not flags:
-            continue
-        option = typer.Option(None, *flags, help=_help(field), show_default=False)
-        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option,
-                                        annotation=_cli_type(field.annotation)))
-    return params
+    """One keyword parameter per RunSettings field that declares a flag (the model, judge and calling
+    groups included: :mod:`glotbench.cli.option_groups`)."""
+    return parameters(RunSettings)
 
 
 def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSettings:
     """The run's settings: the config file (if any), then every flag given on top of it."""
     from glotbench.engine.config import load_config
     from glotbench.errors import GlotbenchError
-    from glotbench.settings import parse_key_values
 
     base = load_config(config).model_dump(exclude_unset=True) if config else {}
     if config is not None and not base:
         raise GlotbenchError(f"{config}: the run config is empty; name at least the tasks (e.g. tasks: [default])")
-    over: dict[str, Any] = {}
-    for name, field in RunSettings.model_fields.items():
-        v = values.get(name)
-        if v is None or v == []:
-            continue
-        if typing.get_origin(field.annotation) is dict:
-            flag = ((field.json_schema_extra or {}).get("cli") or [name])[0]
-            v = {**(base.get(name) or {}), **parse_key_values(v, flag)}
-        over[name] = v
+    values = dict(values)
+    over = {**set_pairs(values.pop("set_", None)), **given(RunSettings, values)}
+    for name, v in over.items():
+        if isinstance(v, dict):  # -M, --gen-kwargs ...: laid over the config file's, key by key
+            over[name] = {**(base.get(name) or {}), **v}
     if "tasks" in base and not base["tasks"] and not over.get("tasks"):
         raise GlotbenchError(f"{config}: field 'tasks': the list is empty; name tasks or suites, or leave the key out "
                              f"(default: the suite named default)")
@@ -90,6 +49,22 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
 
     # a bad value (negative max_tokens or temperature, ...) is one line naming the field, exit 2
     return validate(RunSettings, {**base, **over}, config or Path("command line"), GlotbenchError)
+
+
+def set_pairs(pairs: list[str] | None) -> dict[str, Any]:
+    """``--set NAME=VALUE``: any run setting by its config-file name (the rare knobs whose flags are not
+    shown: retry_base_delay, breaker_failures, shard_retries ...); an unknown name is one line."""
+    from glotbench.closest import closest
+    from glotbench.errors import GlotbenchError
+    from glotbench.settings import parse_key_values
+
+    out = parse_key_values(pairs, "--set")
+    for key in out:
+        if key not in RunSettings.model_fields:
+            near = closest(key, list(RunSettings.model_fields))
+            raise GlotbenchError(f"--set {key}: not a run setting" + (f"; did you mean {', '.join(near)}?" if near else
+                                                                        " (docs/run-config.md lists them)"))
+    return out
 
 
 def session_requests_line(session: dict) -> str | None:
@@ -109,7 +84,7 @@ def session_requests_line(session: dict) -> str | None:
 
 
 def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: Optional[Path], no_progress: bool,
-         wait: bool = False, **values: Any) -> None:
+         wait: Optional[bool] = False, **values: Any) -> None:
     """Evaluate a model; re-running the same command resumes from the journal."""
     from glotbench.api import evaluate_settings
     from glotbench.output.table import print_results
@@ -128,7 +103,7 @@ def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: O
     gc.freeze()
     gc.set_threshold(10_000, *gc.get_threshold()[1:])
     try:
-        res = evaluate_settings(cfg, console=console, show_progress=not no_progress, wait_lock=wait)  # = glotbench.evaluate()
+        res = evaluate_settings(cfg, console=console, show_progress=not no_progress, wait_lock=bool(wait))  # = glotbench.evaluate()
         results, out_dir = res.results, res.output_dir
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: everything finished so far is in the journal; run the same command again to resume")
@@ -184,11 +159,12 @@ def _command_signature() -> inspect.Signature:
                           default=typer.Option(None, "--predictions-out", help="Write leaderboard submission files here (HuLU tasks).")),
         inspect.Parameter("no_progress", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
                           default=typer.Option(False, "--no-progress")),
-        inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
-                          default=typer.Option(False, "--wait", help="If another process is running on the same "
-                                               "directory, wait for it instead of refusing.")),
+        inspect.Parameter("set_", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[list[str]],
+                          default=typer.Option(None, "--set", help="Any run setting NAME=VALUE by its config-file name "
+                                               "(repeat), e.g. retry_base_delay=2, breaker_failures=0, shard_retries=5: "
+                                               "the rare knobs whose flags are not listed here (docs/run-config.md).")),
     ]
-    return inspect.Signature(settings_parameters() + own)
+    return inspect.Signature(settings_parameters() + own + parameters(JournalOptions, only=("wait",)))
 
 
 def run(**kwargs: Any) -> None:

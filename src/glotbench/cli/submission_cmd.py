@@ -8,14 +8,17 @@ from typing import Optional
 import typer
 
 from glotbench.cli.nouns import runs_app
+from glotbench.settings import RunSettings
+from glotbench.cli.option_groups import options
 
 
 @runs_app.command("submission")
+@options((RunSettings, "output!"), about={"output": "Folder for the submission files (<task>.json)."})
 def submission(
     run_dir: Path = typer.Argument(..., help="A run directory (holds results.json / samples.jsonl / journal.sqlite)."),
-    output: Path = typer.Option(..., "--output", "-o", help="Folder for the submission files (<task>.json)."),
     model_name: Optional[str] = typer.Option(None, "--model-name", help="Model name in the files (default: the run's model id)."),
     fill_missing: bool = typer.Option(False, "--fill-missing", help="Give items the run never reached the fallback label too."),
+    *, output: Path,
 ) -> None:
     """Write leaderboard submission files for the tasks the run scored on --split test."""
     from rich.console import Console

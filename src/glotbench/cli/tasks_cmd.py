@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.nouns import runs_app, tasks_app
+from glotbench.settings import RunSettings
+from glotbench.cli.option_groups import Flags, options
 
 
 COLUMNS = ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source", "license")
@@ -115,20 +117,21 @@ def list_tasks(
 
 
 @runs_app.command("export")
+@options((RunSettings, "output"), (Flags, "fmt"),
+         about={"output": "default RUN_DIR/samples.jsonl, RUN_DIR/lm-eval/, RUN_DIR/samples.csv or RUN_DIR/inspect/ "
+                          "(by --format).",
+                "fmt": "samples (glotbench JSONL, the default), lm-eval (lm-evaluation-harness results + per-sample "
+                       "JSONL), csv (one row per sample) or inspect (Inspect AI eval logs, one per task)."})
 def export(run_dir: Path = typer.Argument(..., help="A run directory."),
-           out: Path = typer.Option(None, "--output", "-o", help="Default: RUN_DIR/samples.jsonl, RUN_DIR/lm-eval/, "
-                                    "RUN_DIR/samples.csv, RUN_DIR/inspect/"),
            out_old: Path = typer.Option(None, "--out", hidden=True, help="The old spelling of --output."),
-           fmt: str = typer.Option("samples", "--format", "-f", help="samples (glotbench JSONL), lm-eval "
-                                   "(lm-evaluation-harness results + per-sample JSONL), csv (one row per sample) or "
-                                   "inspect (Inspect AI eval logs, one per task).")) -> None:
+           *, output: Path | None, fmt: str = "samples") -> None:
     """Write a run's samples (samples.jsonl), or its results in lm-eval's layout, as CSV or as Inspect AI logs."""
     from glotbench.engine.journal import Journal
     from glotbench.engine.journal import JOURNAL_NAME
     from glotbench.errors import GlotbenchError
     from glotbench.output.results import export_samples
 
-    out = out or out_old
+    out = output or out_old
     if fmt not in ("samples", "lm-eval", "csv", "inspect"):
         raise typer.BadParameter(f"unknown format {fmt!r}; choose samples, lm-eval, csv or inspect", param_hint="--format")
     if fmt in ("lm-eval", "csv", "inspect"):

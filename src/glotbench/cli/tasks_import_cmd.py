@@ -8,16 +8,19 @@ from pathlib import Path
 import typer
 
 from glotbench.cli.nouns import tasks_app
+from glotbench.settings import RunSettings
+from glotbench.cli.option_groups import Flags, options
 
 
 @tasks_app.command("import")
+@options((RunSettings, "output"), (Flags, "language"),
+         about={"output": "write the glotbench task here (default: print it); with --all the benchmark package's "
+                          "folder (required).", "language": "the task's language (lm-eval's YAML does not say; "
+                                                            "default: en)."})
 def import_lm_eval(
     task_yaml: Path = typer.Argument(..., help="An lm-eval task YAML (lm_eval/tasks/.../NAME.yaml); with --all a "
                                      "folder of them (lm_eval/tasks, or one family's folder)."),
-    out: Path = typer.Option(None, "--output", "-o", help="Write the glotbench task here (default: print it); with --all "
-                             "the benchmark package's folder (required)."),
     out_old: Path = typer.Option(None, "--out", hidden=True, help="The old spelling of --output."),
-    language: str = typer.Option("en", "--language", "-l", help="The task's language (lm-eval's YAML does not say)."),
     name: str = typer.Option(None, "--name", help="The glotbench task name (default: lm_eval.<task>); with --all the "
                              "package name (default: lm_eval_tasks)."),
     data_dir: str = typer.Option(None, "--data-dir", help="Read the splits from DATA_DIR/<task>_<split>.jsonl (the "
@@ -27,11 +30,12 @@ def import_lm_eval(
                                "runs; its version is recorded in the task). Without it such tasks are refused."),
     all_: bool = typer.Option(False, "--all", help="Convert every task file below the folder TASK_YAML into one "
                               "benchmark package at --output; groups and tags become suites; print converted / refused (why)."),
+    *, output: Path, language: str = "en",
 ) -> None:
     """Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted.
 
     A task that could not run as lm-eval runs it is not written: one line names what is missing, exit 2."""
-    out = out or out_old
+    out = output or out_old
     if all_:
         _import_tree(task_yaml, out, language, name or "lm_eval_tasks", data_dir, hooks)
         return

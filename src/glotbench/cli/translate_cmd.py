@@ -10,31 +10,30 @@ from rich.console import Console
 
 from glotbench.cli.build_app import build_app
 from glotbench.cli.model_options import MODEL_ARGS_HELP
+from glotbench.cli.option_groups import JournalOptions, calls_in_flight, load_model, options, retry_policy
+from glotbench.settings import CallOptions, ModelOptions, RunSettings
 
 
 @build_app.command("translate")
+@options((RunSettings, "max_tokens"), (RunSettings, "output!"), mo=ModelOptions, calls=CallOptions,
+         journal=(JournalOptions, {"only": ("wait",)}),
+         about={"max_tokens": "per sentence (default: 256; the thesis' model stopped at 200 tokens).",
+                "output": "Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."})
 def translate(
     task: str = typer.Option(..., "--task", help="The task whose dataset is translated."),
     to: str = typer.Option(..., "--to", help="Target language code (cs, en, ...)."),
-    model: str = typer.Option("embedded", "--model", "-m", help="Any model spec glotbench runs (embedded, llamacpp:..., openai:NAME...)."),
     fields: Optional[list[str]] = typer.Option(None, "--field", help="Record field to translate (dotted path, [*] for lists); repeat. Default: the task's options.translate_fields."),
-    output: Path = typer.Option(..., "--output", "-o", help="Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N records of the scored split."),
     name: Optional[str] = typer.Option(None, "--name", help="Name of the new task (default <task>.mt_<to>)."),
     prompt_from: Optional[str] = typer.Option(None, "--prompt-from", help="Take the prompt of this task (e.g. the target language's own version)."),
-    base_url: Optional[str] = typer.Option(None, "--base-url"),
-    model_args: Optional[list[str]] = typer.Option(None, "--model-args", "-M", help=MODEL_ARGS_HELP),
-    max_tokens: int = typer.Option(256, "--max-tokens", help="Per sentence (the thesis' model stopped at 200 tokens)."),
     knob: Optional[list[str]] = typer.Option(None, "--knob", help="Backend generation knob NAME=VALUE, e.g. repeat_penalty=5 (the thesis' repetition penalty)."),
-    concurrency: int = typer.Option(4, "--concurrency", "-j"),
     raw: bool = typer.Option(False, "--raw", help="Send each sentence alone, with no instruction around it: for a translation model (NLLB, M2M100, Marian; set its languages with -M tgt_lang=... / forced_bos_token=..., docs/hf-backend.md)."),
-    wait: bool = typer.Option(False, "--wait", help="If another glotbench process holds the folder's run lock, wait for it instead of refusing."),
+    *, mo: ModelOptions, calls: CallOptions, journal: JournalOptions, output: Path, max_tokens: int = 256,
 ) -> None:
     """Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."""
     import json
 
     from glotbench.errors import GlotbenchError
-    from glotbench.models.registry import load_cli_model
     from glotbench.tasks.registry import resolve
     from glotbench.translate.pipeline import source_records, translate_records, write_outputs
 
@@ -57,11 +56,12 @@ def translate(
             knobs[key] = val
     other = resolve([prompt_from])[0] if prompt_from else None
     records = source_records(src_task, limit)
-    m = load_cli_model(model, model_args, base_url=base_url)
+    m = load_model(mo, calls.timeout)
     header = (f"[bold]translate[/] {task} -> {to} · {len(records)} record(s) · fields {', '.join(chosen)} · {m.model_id} · "
               f"{'raw sentences · ' if raw else ''}{output}")
     translated, tr = translate_records(records, chosen, m, output, source_lang=src_task.spec.language, target_lang=to,
-                                       max_tokens=max_tokens, knobs=knobs, concurrency=concurrency, wait=wait,
+                                       max_tokens=max_tokens, knobs=knobs, concurrency=calls_in_flight(calls.concurrency, m),
+                                       wait=journal.wait, policy=retry_policy(calls),
                                        on_start=lambda: console.print(header), raw=raw)
     data, yaml_path = write_outputs(src_task, translated, output, target_lang=to, name=name, prompt_from=other,
                                     model_id=m.model_id, fields=chosen)

@@ -163,7 +163,8 @@ class Translator:
 
 def translate_records(records: list[dict], fields: list[str], model: Model, out_dir: Path, *, source_lang: str,
                       target_lang: str, max_tokens: int = 256, knobs: dict | None = None, concurrency: int = 4,
-                      on_record=None, wait: bool = False, on_start=None, raw: bool = False) -> tuple[list[dict], Translator]:
+                      on_record=None, wait: bool = False, on_start=None, raw: bool = False,
+                      policy: RetryPolicy | None = None) -> tuple[list[dict], Translator]:
     from glotbench.engine.lock import journal_lock
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -177,7 +178,7 @@ def translate_records(records: list[dict], fields: list[str], model: Model, out_
         on_start()
     try:
         tr = Translator(model, journal, source_lang=source_lang, target_lang=target_lang, max_tokens=max_tokens,
-                        knobs=knobs, concurrency=concurrency, raw=raw)
+                        knobs=knobs, concurrency=concurrency, raw=raw, policy=policy)
 
         async def go():
             done = []

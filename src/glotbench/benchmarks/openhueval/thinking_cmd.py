@@ -26,6 +26,8 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.analyze_cmd import analyze_app, load_run_records
+from glotbench.cli.option_groups import Flags, JournalOptions, one, options
+from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 from glotbench.errors import DataError
 from glotbench.sample_record import SampleRecord
 
@@ -135,24 +137,27 @@ def token_counter(run_dir: Path):
 
 
 def split_with_judge(run_dir: Path, by_task: dict[str, list[dict]], judge_spec: str, judge_args: dict,
-                     wait: bool = False) -> dict[str, int]:
-    """Judge calls go into the run's journal, under the run lock (``wait``: queue behind its holder)."""
+                     wait: bool = False, co: CallOptions | None = None) -> dict[str, int]:
+    """Judge calls go into the run's journal, under the run lock (``wait``: queue behind its holder;
+    ``co``: --concurrency, --timeout, --max-retries)."""
+    from glotbench.cli.option_groups import calls_in_flight, retry_policy
+
     from glotbench.engine.caller import CachedCaller
     from glotbench.engine.journal import Journal
     from glotbench.engine.lock import journal_lock
-    from glotbench.engine.retry import RetryPolicy
     from glotbench.engine.journal import JOURNAL_NAME
     from glotbench.models.loading import load_judge
 
-    judge = load_judge(judge_spec, judge_args)
+    co = co or CallOptions()
+    judge = load_judge(judge_spec, judge_args, co.timeout)
     lock = journal_lock(run_dir / JOURNAL_NAME, wait=wait)
     journal = None
     try:
         journal = Journal(run_dir / JOURNAL_NAME)
 
         async def go() -> dict[str, int]:
-            caller = CachedCaller(judge, journal, role="judge", policy=RetryPolicy(),
-                                  concurrency=judge.max_parallel or 8)
+            caller = CachedCaller(judge, journal, role="judge", policy=retry_policy(co),
+                                  concurrency=calls_in_flight(co.concurrency, judge))
             try:
                 from glotbench.benchmarks.openhueval.thinking_judge import analyse_rows
 
@@ -191,22 +196,24 @@ def report_table(task: str, report: dict, no_outcome: int, lang: str, exact_toke
 
 
 @analyze_app.command("thinking")
+@options((Flags, "json_out"), (RunSettings, "tasks"), (Flags, "language"), jo=JudgeOptions, co=CallOptions,
+         journal=(JournalOptions, {"only": ("wait",)}),
+         about={"json_out": "Write the report here (default RUN_DIR/thinking.json).",
+                "language": "Language of the prompt material for translation detection (default: the task's)."})
 def thinking(
     run_dir: Path = typer.Argument(..., help="A run directory (holds journal.sqlite / samples.jsonl)."),
-    task: list[str] | None = typer.Option(None, "--tasks", "-t", help="Only these tasks (repeatable)."),
     task_old: list[str] | None = typer.Option(None, "--task", hidden=True, help="The old spelling of --tasks."),
-    judge: str | None = typer.Option(None, "--judge", help="Split traces into thoughts with this judge model and the benchmark's prompts."),
-    judge_base_url: str | None = typer.Option(None, "--judge-base-url", help="Server URL for an OpenAI-compatible judge."),
-    lang: str | None = typer.Option(None, "--language", "-l", help="Language of the prompt material for translation detection (default: the task's)."),
     lang_old: str | None = typer.Option(None, "--lang", hidden=True, help="The old spelling of --language."),
     pivot: str = typer.Option("en", "--pivot", help="The language a model may translate into while thinking."),
-    json_out: Path | None = typer.Option(None, "--json", help="Write the report here (default RUN_DIR/thinking.json)."),
-    wait: bool = typer.Option(False, "--wait", help="If another glotbench process holds the folder's run lock, wait for it instead of refusing."),
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, language: str | None, tasks: list[str] | None, json_out: Path | None,
 ) -> None:
-    """Trace length, thoughts and translation insertion per outcome (CORRECT / INCORRECT / NOT_ATTEMPTED)."""
+    """Trace length, thoughts and translation insertion per outcome (CORRECT / INCORRECT / NOT_ATTEMPTED).
+
+    With --judge, traces are split into thoughts by that judge with the benchmark's prompts."""
     from glotbench.benchmarks.openhueval.thinking import analyze
 
-    task, lang = [*(task or []), *(task_old or [])] or None, lang or lang_old
+    task, lang = [*(tasks or []), *(task_old or [])] or None, language or lang_old
+    judge = one(jo.judge, "--judge")
     if not run_dir.is_dir():
         raise DataError(f"{run_dir}: run directory not found")
     by_task, no_outcome = responses_by_task(load_run_records(run_dir), task)
@@ -218,8 +225,7 @@ def thinking(
         for name, rows in by_task.items():
             if "fib" in name.lower():
                 _add_options(name, rows)
-        fallbacks = split_with_judge(run_dir, by_task, judge, {"base_url": judge_base_url} if judge_base_url else {},
-                                     wait=wait)
+        fallbacks = split_with_judge(run_dir, by_task, judge, jo.judge_options(), wait=journal.wait, co=co)
     out = Console(width=None if sys.stdout.isatty() else 160)
     result: dict = {"run_dir": str(run_dir), "splitting": f"judge {judge}" if judge else "reflection markers",
                     "tokens": "", "tasks": {}}

@@ -1,0 +1,256 @@
+"""Option groups turned into flags: each flag is spelled in one place and means one thing everywhere.
+
+A group is a small pydantic model whose fields declare their own flags and help
+(:func:`glotbench.settings.setting`): :class:`~glotbench.settings.ModelOptions` (``-m/--model``,
+``--base-url``, ``--api-key-env``, ``-M/--model-args``), :class:`~glotbench.settings.JudgeOptions`
+(``--judge``, ``--judge-args``, ``--judge-base-url``), :class:`~glotbench.settings.CallOptions`
+(``-j/--concurrency``, ``--timeout``, ``--max-retries``), :class:`JournalOptions` (``--journal``,
+``--wait``) and :class:`DataOptions` below. ``glotbench run``'s options are every flag of
+:class:`~glotbench.settings.RunSettings`, which is made of the first three groups and its own fields.
+
+:func:`parameters` turns a model's fields into typer parameters; :func:`options` adds groups to a
+command: the command function names a parameter per group and receives one validated instance of it
+(a bad value is one line naming the flag's field, exit 2, before any model is loaded).
+tests/test_cli_flags.py checks that every flag has one help, type and default across the command line.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import typer
+from pydantic import BaseModel, ConfigDict
+
+from glotbench.settings import setting
+
+
+class JournalOptions(BaseModel):
+    """The journal group: where model calls are journaled (rerunning sends nothing twice), and what
+    to do when another process holds that folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    journal: Optional[Path] = setting(None, "Journal of model calls (default: build.journal.sqlite beside --output).",
+                                      "--journal")
+    wait: bool = setting(False, "If another glotbench process holds the folder's run lock, wait for it instead of "
+                         "refusing.", "--wait")
+
+
+class DataOptions(BaseModel):
+    """The data group of the `data` commands: the download cache and the lock file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cache_dir: Optional[Path] = setting(None, "Cache folder (default: $GLOTBENCH_CACHE_DIR, else the user cache "
+                                        "folder, e.g. ~/.cache/glotbench).", "--cache-dir")
+    lock: Optional[Path] = setting(None, "Data lock file (default: $GLOTBENCH_DATA_LOCK, else "
+                                   "./glotbench-data.lock.json when it exists).", "--lock")
+
+
+class Flags(BaseModel):
+    """Single flags several commands share, each declared once (a command says in its description what
+    the flag means for it: ``options(about=...)``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: Optional[Path] = setting(None, "The items JSONL (or folder) the command reads; see its description.",
+                                    "--input", "-i")
+    language: Optional[str] = setting(None, "Language code (cs, en, hu ...) of the items or text; see the command's "
+                                      "description for its default.", "--language", "-l")
+    dry_run: bool = setting(False, "Print what the command would do (counts, the calls it would send); write and "
+                            "send nothing.", "--dry-run")
+    json_out: Optional[Path] = setting(None, "Also write the result as JSON to this file.", "--json")
+    fmt: Optional[str] = setting(None, "The format the command writes (or reads); its description lists the choices "
+                                 "and the default.", "--format", "-f")
+
+
+def cli_type(annotation: Any) -> Any:
+    """The type typer parses a field's flag as (dicts are repeated KEY=VALUE strings)."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    origin = typing.get_origin(annotation)
+    if origin in (dict,) or annotation is dict:
+        return Optional[list[str]]
+    if origin in (list,):
+        return Optional[list[str]]
+    if origin is Literal:
+        return Optional[str]
+    if origin in (typing.Union, types.UnionType):
+        if any(typing.get_origin(a) is list for a in args):
+            return Optional[list[str]]  # a value or several (--base-url: repeat or comma-separate)
+        if float in args:
+            return Optional[float]  # int | float | None (limit): a count or a share
+        return cli_type(args[0]) if len(args) == 1 else Optional[str]
+    return Optional[annotation]
+
+
+def field_help(field) -> str:
+    from rich.markup import escape
+
+    default = field.get_default(call_default_factory=True)
+    shown = "" if default in (None, [], {}, False) else f" (default: {default})"
+    # escaped: typer renders help as rich markup, which took "glotbench[ray]" for a style tag and
+    # printed pip install 'glotbench'
+    return escape(f"{field.description}{shown}")
+
+
+def _extra(field) -> dict:
+    return field.json_schema_extra or {}
+
+
+def _alias_name(name: str, alias: str) -> str:
+    return f"{name}__{alias.lstrip('-').replace('-', '_')}"
+
+
+def parameters(model: type[BaseModel], only: tuple[str, ...] | None = None,
+               required: tuple[str, ...] = ()) -> list[inspect.Parameter]:
+    """One keyword parameter per field of ``model`` that declares a flag (``only``: these fields),
+    plus a hidden one per old spelling (``aliases``). ``required``: fields the command needs given."""
+    params = []
+    for name, field in model.model_fields.items():
+        flags = _extra(field).get("cli") or []
+        if not flags or (only is not None and name not in only):
+            continue
+        kind = cli_type(field.annotation)
+        option = typer.Option(... if name in required else None, *flags, help=field_help(field), show_default=False,
+                              hidden=bool(_extra(field).get("rare")))
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind))
+        for alias in _extra(field).get("aliases") or []:
+            params.append(inspect.Parameter(_alias_name(name, alias), inspect.Parameter.KEYWORD_ONLY,
+                                            default=typer.Option(None, alias, hidden=True), annotation=kind))
+    return params
+
+
+def option_of(model: type[BaseModel], name: str):
+    """The typer option of one field (a command that declares its parameter itself: ``x: Path = option_of(...)``)."""
+    (param,) = parameters(model, only=(name,))
+    return param.default
+
+
+def given(model: type[BaseModel], values: dict[str, Any], only: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """The flags of ``model`` given on the command line (taken out of ``values``), KEY=VALUE lists
+    read into dicts; an old spelling (alias) adds to the field's value."""
+    from glotbench.settings import parse_key_values
+
+    out: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        if only is not None and name not in only:
+            continue
+        v = values.pop(name, None)
+        for alias in _extra(field).get("aliases") or []:
+            extra = values.pop(_alias_name(name, alias), None)
+            if extra:
+                v = [*(v or []), *extra]
+        if v is None or v == []:
+            continue
+        if typing.get_origin(field.annotation) is dict:
+            v = parse_key_values(v, (_extra(field).get("cli") or [name])[0])
+        out[name] = v
+    return out
+
+
+def from_cli(model: type[BaseModel], values: dict[str, Any], only: tuple[str, ...] | None = None):
+    """``model`` from the flags given (the rest at their defaults); a bad value is one line."""
+    from glotbench.errors import GlotbenchError
+    from glotbench.yamlfile import validate
+
+    return validate(model, given(model, values, only), Path("command line"), GlotbenchError)
+
+
+def options(*flat: tuple, about: dict[str, str] | None = None, **groups: Any):
+    """Add option groups to a command: ``@options(mo=ModelOptions, calls=CallOptions, journal=(JournalOptions,
+    {"only": ("wait",)}))``; the function's parameters of those names receive the validated groups.
+    A group is a model, or (model, {"only": fields, "required": fields}).
+
+    ``flat``: (model, field, ...) tuples: single flags declared once elsewhere (``--output``, ``--limit`` ...
+    of :class:`~glotbench.settings.RunSettings`, :class:`Flags`) that the function takes as plain
+    keyword-only parameters of the same name (one annotated Path gets a Path); ``"output!"``: required.
+    ``about``: what a shared flag means for this command (appended to its description: "--output: ...")."""
+
+    def add(fn):
+        sig = inspect.signature(fn)
+        specs = {name: (g, {}) if isinstance(g, type) else g for name, g in groups.items()}
+        missing = set(specs) - set(sig.parameters)
+        if missing:
+            raise TypeError(f"{fn.__name__}: no parameter for option group(s) {sorted(missing)}")
+        singles = [(model, [n.rstrip("!") for n in names]) for model, *names in flat]
+        required = {n.rstrip("!") for _, *names in flat for n in names if n.endswith("!")}
+        single_names = {n for _, names in singles for n in names}
+        as_path = {n for n in single_names if n in sig.parameters and "Path" in str(sig.parameters[n].annotation)}
+        own_default = {n: sig.parameters[n].default for n in single_names if n in sig.parameters}
+        own = [p for n, p in sig.parameters.items() if n not in specs and n not in single_names]
+        added = [p for model, kw in specs.values() for p in parameters(model, **kw)]
+        added += [p for model, names in singles
+                  for p in parameters(model, only=tuple(names), required=tuple(n for n in names if n in required))]
+        clash = {p.name for p in own} & {p.name for p in added}
+        if clash:
+            raise TypeError(f"{fn.__name__}: parameter(s) {sorted(clash)} are also option-group fields")
+
+        @functools.wraps(fn)
+        def command(**values: Any) -> Any:
+            for name, (model, kw) in specs.items():
+                values[name] = from_cli(model, values, kw.get("only"))
+            for model, names in singles:
+                got = from_cli(model, values, tuple(names))
+                for n in names:
+                    v = getattr(got, n)
+                    if n not in got.model_fields_set and own_default.get(n, inspect.Parameter.empty) is not \
+                            inspect.Parameter.empty:
+                        continue  # not given: the command's own default (its description says it)
+                    values[n] = Path(v) if n in as_path and v is not None else v
+            return fn(**values)
+
+        command.__signature__ = sig.replace(parameters=own + added)  # type: ignore[attr-defined]
+        command.__annotations__ = {**{p.name: p.annotation for p in own + added}, "return": None}
+        if about:
+            command.__doc__ = (fn.__doc__ or "").rstrip() + "\n\n" + "\n\n".join(
+                f"{_flag_of(singles, specs, n)}: {text}" for n, text in about.items())
+        return command
+
+    return add
+
+
+def _flag_of(singles, specs, name: str) -> str:
+    for model in [m for m, _ in singles] + [m for m, _ in specs.values()]:
+        field = model.model_fields.get(name)
+        if field is not None:
+            return (_extra(field).get("cli") or ["--" + name])[0]
+    raise TypeError(f"about: {name} is not a flag of this command's option groups")
+
+
+def calls_in_flight(concurrency: int | None, model: Any) -> int:
+    """``--concurrency``, else the backend's own limit, else 8 (as ``glotbench run``)."""
+    return concurrency or getattr(model, "max_parallel", None) or 8
+
+
+def retry_policy(calls):
+    """The retry policy of ``--timeout`` and ``--max-retries`` (the rest at RetryPolicy's defaults)."""
+    from glotbench.engine.retry import RetryPolicy
+
+    return RetryPolicy(max_attempts=calls.max_retries + 1, timeout=calls.timeout)
+
+
+def load_model(mo, timeout: float | None = None, spec: str | None = None):
+    """The model of ``mo`` (a :class:`~glotbench.settings.ModelOptions`) as ``glotbench run`` loads it:
+    ``-M``, ``--api-key-env`` and ``--base-url`` (``spec``: one of several ``--model``)."""
+    from glotbench.models.registry import load_cli_model
+
+    return load_cli_model(spec or one(mo.model, "--model"), mo.load_args(), base_url=mo.base_url, timeout=timeout)
+
+
+def one(value: str | list[str] | None, flag: str) -> str | None:
+    """A flag several commands repeat (--model, --judge) given once here."""
+    from glotbench.errors import GlotbenchError
+
+    if isinstance(value, list):
+        raise GlotbenchError(f"{flag}: this command takes one (got {len(value)}: {', '.join(value)})")
+    return value
+
+
+def several(value: str | list[str] | None) -> list[str]:
+    """A repeatable flag's values as a list (none: [])."""
+    return [] if value is None else list(value) if isinstance(value, list) else [value]
