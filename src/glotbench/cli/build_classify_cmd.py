@@ -14,28 +14,25 @@ from typing import Optional
 import typer
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.build_qa_cmd import JOURNAL_HELP, OUT_HELP, WAIT_HELP, _dry, _items, _model, _write
+from glotbench.cli.build_qa_cmd import OUT_HELP, _dry, _items, _model, _write
+from glotbench.cli.option_groups import Flags, JournalOptions, calls_in_flight, one, options, retry_policy
+from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 
 
 @build_app.command("classify")
+@options((RunSettings, "max_tokens"), (Flags, "input"), (Flags, "dry_run"), (RunSettings, "output"),
+         jo=JudgeOptions, co=CallOptions, journal=JournalOptions,
+         about={"max_tokens": "default: 200", "input": "Items (JSONL with id).", "output": OUT_HELP})
 def classify_cmd(
-    input: Optional[Path] = typer.Option(None, "--input", "-i", help="Items (JSONL with id)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help=OUT_HELP),
     labels: str = typer.Option(..., "--labels", help="A label set (YAML: labels, prompt per language) or a shipped one's "
                                "name (the benchmark packages ship OpenHuEval's 8 dimensions, Chinese SimpleQA's 6 "
                                "topics, HuLU §3.3's 10 HuCB markers); --labels list names them."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="Judge model spec (same syntax as --model)."),
-    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url"),
-    judge_args: Optional[list[str]] = typer.Option(None, "--judge-args", help="The judge's backend KEY=VALUE."),
     compare_field: Optional[str] = typer.Option(None, "--compare-field", help="An item field holding known labels (e.g. the "
                                                 "data's own category): agreement of the judge's labels with it (Cohen's "
                                                 "kappa, 95% bootstrap interval, and the share equal)."),
     on_unparsed: str = typer.Option("keep", "--unparsed", help="keep (label None, counted) or drop items whose reply names no label."),
-    max_tokens: int = typer.Option(200, "--max-tokens"),
-    concurrency: int = typer.Option(4, "--concurrency", "-j"),
-    journal: Optional[Path] = typer.Option(None, "--journal", help=JOURNAL_HELP),
-    wait: bool = typer.Option(False, "--wait", help=WAIT_HELP),
-    dry_run: bool = typer.Option(False, "--dry-run"),
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Optional[Path] = None,
+    dry_run: bool = False, input: Optional[Path] = None, max_tokens: int = 200,
 ) -> None:
     """Label every item with one of a label set's labels (OpenHuEval C.3, Chinese SimpleQA's topics)."""
     from glotbench.build import classify as cl
@@ -50,17 +47,19 @@ def classify_cmd(
         return
     if on_unparsed not in ("keep", "drop"):
         raise GlotbenchError(f"build classify: --unparsed must be keep or drop, got {on_unparsed!r}")
+    judge, judge_base_url = one(jo.judge, "--judge"), one(jo.judge_base_url, "--judge-base-url")
     if not judge or input is None or output is None:
         raise GlotbenchError("build classify: give --input, --output and --judge")
     ls = cl.load_label_set(cl.resolve(labels))
     items = _items(input)
     calls = cl.classify_calls(items, input, ls, max_tokens)  # every item checked, every prompt rendered
-    jpath = journal_path(output, journal)
+    jpath = journal_path(output, journal.journal)
     if dry_run:
-        _dry("classify", calls, judge, judge_base_url, jpath, f"items {len(items)} · labels {len(ls.labels)}", judge_args)
+        _dry("classify", calls, judge, judge_base_url, jpath, f"items {len(items)} · labels {len(ls.labels)}", jo.judge_args)
         return
-    m = _model(judge, judge_base_url, judge_args)
-    replies, rep = run_calls(m, jpath, calls, step="classify", role=f"judge:{m.model_id}", concurrency=concurrency, wait=wait)
+    m = _model(judge, judge_base_url, jo.judge_args, co)
+    replies, rep = run_calls(m, jpath, calls, step="classify", role=f"judge:{m.model_id}",
+                             concurrency=calls_in_flight(co.concurrency, m), wait=journal.wait, policy=retry_policy(co))
     kept, dropped, tally = [], [], Counter()
     for it, c in zip(items, calls):
         if c.item not in replies:

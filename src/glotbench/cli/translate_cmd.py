@@ -9,7 +9,6 @@ import typer
 from rich.console import Console
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.model_options import MODEL_ARGS_HELP
 from glotbench.cli.option_groups import JournalOptions, calls_in_flight, load_model, options, retry_policy
 from glotbench.settings import CallOptions, ModelOptions, RunSettings
 
