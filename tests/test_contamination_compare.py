@@ -75,7 +75,7 @@ def test_clean_vs_contaminated_equals_a_plain_count(stub_server, tmp_path):
              if "item" in r}
     assert {k for k, v in flags.items() if v} == {f"i{k}" for k in PLANTED}
     out = tmp_path / "cmp.json"
-    cmp = glotbench("compare", "--contamination", str(run), "--n-boot", "300", "--seed", "4", "--json", str(out), cwd=tmp_path)
+    cmp = glotbench("runs", "compare", "--contamination", str(run), "--n-boot", "300", "--seed", "4", "--json", str(out), cwd=tmp_path)
     assert cmp.returncode == 0, cmp.stderr[-2000:]
     (row,) = json.loads(out.read_text())["contamination"]
     samples = [json.loads(x) for x in (run / "samples.jsonl").read_text().splitlines()]
@@ -103,7 +103,7 @@ def test_clean_vs_contaminated_equals_a_plain_count(stub_server, tmp_path):
 
 def test_runs_without_flags_are_one_line():
     runs = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "signal_runs").iterdir())[:2]
-    done = glotbench("compare", "--contamination", *runs, cwd=Path(__file__).parent)
+    done = glotbench("runs", "compare", "--contamination", *runs, cwd=Path(__file__).parent)
     lines = [x for x in done.stderr.splitlines() if x.strip()]
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-1500:]
     assert len(lines) == 1 and "analyze contamination TASK --corpus FILE --run RUN" in lines[0], lines

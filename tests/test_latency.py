@@ -37,7 +37,7 @@ def test_latency_equals_the_journal_restated_and_is_in_the_report(stub_server, t
     for k, v in want.items():
         assert lt[k] == pytest.approx(v, rel=1e-5, abs=1e-6), k
     assert lt["output_tokens_per_s"] > 0
-    report = subprocess.run([sys.executable, "-m", "glotbench", "report", str(out), "-o", str(tmp_path / "r.html")],
+    report = subprocess.run([sys.executable, "-m", "glotbench", "runs", "report", str(out), "-o", str(tmp_path / "r.html")],
                             env=ENV, capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr[-2000:]
     html = (tmp_path / "r.html").read_text()

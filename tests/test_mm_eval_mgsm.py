@@ -134,7 +134,7 @@ def test_pair_runs_and_compares_in_fresh_processes(stub_server, tmp_path):
     for lang, name in (("mn", "mm_eval.reasoning"), ("en", "mm_eval.reasoning_en"), ("zh", "mm_eval.reasoning_zh")):
         assert tasks[name]["metrics"]["numeric_match"]["value"] == pytest.approx(len(RIGHT[lang]) / len(ITEMS)), name
 
-    cmp = _glotbench("compare", "--crosslingual", str(tmp_path / "run"), "--n-boot", "200", "--json",
+    cmp = _glotbench("runs", "compare", "--crosslingual", str(tmp_path / "run"), "--n-boot", "200", "--json",
                      str(tmp_path / "x.json"), cwd=tmp_path, data=data)
     assert cmp.returncode == 0, cmp.stderr
     got = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))

@@ -108,7 +108,7 @@ def test_model_meta_is_stored_typed_and_groups_equal_a_plain_loop(runs, tmp_path
         got = {r["group"]: (r["mean"], r["ci95"]) for r in rows if r["task"] == "(all tasks)"}
         assert {g: v[0] for g, v in got.items()} == pytest.approx({g: v[0] for g, v in want.items()})
         assert key in done.stdout and "demo.a" in done.stdout
-    report = _glotbench("report", str(runs["m2"]), "-o", str(tmp_path / "r.html"), cwd=tmp_path)
+    report = _glotbench("runs", "report", str(runs["m2"]), "-o", str(tmp_path / "r.html"), cwd=tmp_path)
     assert report.returncode == 0, report.stderr[-2000:]
     assert "size=70B, open=no, reasoning=yes" in (tmp_path / "r.html").read_text()
     png = tmp_path / "size.png"
@@ -120,7 +120,7 @@ def test_a_run_without_the_key_is_left_out_and_named(runs, tmp_path):
     data = json.loads(res.read_text())
     del data["model_meta"]
     res.write_text(json.dumps(data))
-    done = _glotbench("compare", "--by", "open", *map(str, runs.values()), cwd=tmp_path)
+    done = _glotbench("runs", "compare", "--by", "open", *map(str, runs.values()), cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "no open in its model_meta" in done.stdout and "m1" in done.stdout
 
@@ -155,7 +155,7 @@ def test_model_meta_file_is_read_and_the_flag_wins(stub_server, tmp_path):
 
 def test_compare_by_a_key_no_run_has_is_one_line():
     runs = sorted(str(p) for p in (Path(__file__).parent / "fixtures" / "signal_runs").iterdir())[:2]
-    done = _glotbench("compare", "--by", "size", *runs, cwd=Path(__file__).parent)
+    done = _glotbench("runs", "compare", "--by", "size", *runs, cwd=Path(__file__).parent)
     lines = [x for x in done.stderr.splitlines() if x.strip()]
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-1500:]
     assert len(lines) == 1 and "no run has size in its model_meta" in lines[0], lines
@@ -167,7 +167,7 @@ def test_an_invalid_score_is_counted_and_never_averaged(runs, tmp_path):
     data["tasks"]["demo.a"]["status"] = "invalid"
     res.write_text(json.dumps(data))
     out = tmp_path / "open.json"
-    done = _glotbench("compare", "--by", "open", *map(str, runs.values()), "--json", str(out), cwd=tmp_path)
+    done = _glotbench("runs", "compare", "--by", "open", *map(str, runs.values()), "--json", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     rows = {(r["task"], r["group"]): r for r in json.loads(out.read_text())["rows"]}
     row = rows[("demo.a", "open")]  # m1 and m3 are open; m3's demo.a is invalid

@@ -87,7 +87,7 @@ def test_a_run_and_its_report_show_the_per_class_table(stub_server, tmp_path):
     _same(t["per_class"], want, intervals=True)
     # by hand: A is gold for q00, q01 (answered A) and q10 (answered C); B for q02-q04 (A) and q11 (C)
     assert t["per_class"]["A"]["recall"]["value"] == pytest.approx(2 / 3, abs=1e-6) and t["per_class"]["B"]["recall"]["value"] == 0.0
-    report = subprocess.run([sys.executable, "-m", "glotbench", "report", str(tmp_path / "out"), "-o",
+    report = subprocess.run([sys.executable, "-m", "glotbench", "runs", "report", str(tmp_path / "out"), "-o",
                              str(tmp_path / "r.html")], env=ENV, capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr[-2000:]
     html = (tmp_path / "r.html").read_text()

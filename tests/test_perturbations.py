@@ -184,7 +184,7 @@ def test_strip_diacritics_perturbs_the_input_not_the_reference_and_compare_gives
     n = len(_log(base))
     assert _run(base, task, pert, "--perturb", "strip_diacritics").returncode == 0
     assert len(_log(base)) == n
-    cmp = _cli("compare", "--paired", str(clean), str(pert), "--n-boot", "400", "--json", str(tmp_path / "c.json"),
+    cmp = _cli("runs", "compare", "--paired", str(clean), str(pert), "--n-boot", "400", "--json", str(tmp_path / "c.json"),
                cwd=tmp_path)
     assert cmp.returncode == 0, cmp.stderr
     assert "drop 1 - B/A" in cmp.stdout

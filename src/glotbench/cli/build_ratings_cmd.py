@@ -46,4 +46,4 @@ def import_ratings(
                f"({joined.annotators} annotator(s); blank {joined.blank} · ties {joined.ties} · no automatic value {joined.no_automatic})")
     if entry["annotators_alpha"] is not None:
         typer.echo(f"annotators' agreement: Krippendorff's alpha ({entry['annotators_alpha_level']}) {entry['annotators_alpha']:.3f}")
-    typer.echo(f"wrote {path} (glotbench report {run_dir} shows it)")
+    typer.echo(f"wrote {path} (glotbench runs report {run_dir} shows it)")
