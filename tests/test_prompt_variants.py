@@ -100,6 +100,7 @@ def test_all_variants_run_journaled_with_the_spread_and_its_intervals(stub_serve
     again = _run(base, task, out, "--prompt-variants", "all")
     assert again.returncode == 0, again.stderr
     assert _sent(base) == 24
+    assert "results re-read" in again.stdout + again.stderr  # the finished run is re-reported, not recomputed
     assert json.loads((out / "results.json").read_text())["prompt_variants"]["my.variants"]["metrics"]["exact_match"][
         "scores"] == pytest.approx([0.25, 0.125, 1.0])
 
