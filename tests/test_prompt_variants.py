@@ -100,6 +100,7 @@ def test_all_variants_run_journaled_with_the_spread_and_its_intervals(stub_serve
     again = _run(base, task, out, "--prompt-variants", "all")
     assert again.returncode == 0, again.stderr
     assert _sent(base) == 24
+    assert "results re-read" in again.stdout + again.stderr  # the finished run is re-reported, not recomputed
     assert json.loads((out / "results.json").read_text())["prompt_variants"]["my.variants"]["metrics"]["exact_match"][
         "scores"] == pytest.approx([0.25, 0.125, 1.0])
 
@@ -191,3 +192,18 @@ def test_a_corpus_metric_gets_a_spread_too(stub_server, tmp_path):
     assert s["scores"] == pytest.approx([res["my.mc"]["metrics"]["mcc"]["value"], res["my.mc@other"]["metrics"]["mcc"]["value"]], abs=1e-5)
     assert s["scores"][0] != s["scores"][1]
     assert s["mean_ci"][0] <= s["mean"] <= s["mean_ci"][1] and s["best"] == "other"
+
+
+def test_variants_and_a_perturbation_on_shards(stub_server, tmp_path):
+    """Shard workers expand the variants and perturb the items as the driver does: the same numbers."""
+    base = _stub(stub_server, tmp_path)
+    task = _task(tmp_path, PROMPTS)
+    done = _run(base, task, tmp_path / "sharded", "--prompt-variants", "all", "--perturb", "strip_diacritics", "--shards", "2")
+    assert done.returncode == 0, done.stderr
+    res = json.loads((tmp_path / "sharded" / "results.json").read_text())
+    assert list(res["tasks"]) == ["my.variants", "my.variants@short", "my.variants@filed"]
+    # the items lost their accents ("otazka 1"): only the filed prompt's own "Otázka: " still matches a rule
+    s = res["prompt_variants"]["my.variants"]["metrics"]["exact_match"]
+    assert s["scores"] == pytest.approx([0.0, 0.0, 1.0])
+    assert _sent(base) == 24
+    assert (tmp_path / "sharded" / "shards").is_dir()

@@ -168,7 +168,7 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
                                  factory=list)
     prompt_variants: str | None = setting(None, "Run the prompt variants a task declares (prompts: in its file): all, "
                                           "or N (the first N, the declared prompt first); results give each variant's "
-                                          "score, their mean, spread and best (docs/trust-a-number.md).",
+                                          "score, their mean, spread and best (docs/prompt-variants.md).",
                                           "--prompt-variants", request=True)
     gen_kwargs: dict[str, Any] = setting(None, "Generation option KEY=VALUE (repeat or comma-separate), typed (ints, floats, "
                                          "true/false): temperature, top_p, max_tokens, stop, seed set those fields; "

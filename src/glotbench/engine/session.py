@@ -86,7 +86,7 @@ def _run_locked(p: RunPlan, observer: RunObserver) -> tuple[dict, Path]:
         if reused is not None:  # a finished run, nothing changed: re-report without re-rendering or re-scoring
             results, out = _rereport(cfg, out_dir, journal, model, p.judge, p.skipped, *reused, observer=observer)
             if not journal.read_only:
-                results = add_variant_spread(cfg, out_dir, results, headline_prompts(tasks))
+                results = add_variant_spread(cfg, out_dir, results, headline_prompts(tasks), journal)
             return results, out
         runs = [tp.task_run(journal) for tp in p.tasks]
         for tr in runs:
@@ -166,7 +166,7 @@ def report(p: RunPlan, runs: list[TaskRun], journal: Journal, caller, observer: 
         return results, out_dir
     export_samples(journal, out_dir / "samples.jsonl", {n: t["fingerprint"]["id"] for n, t in task_results.items()})
     write_stamp(journal, out_dir, cfg.model_dump(), runs, task_results)
-    results = add_variant_spread(cfg, out_dir, results, headline_prompts(tr.task for tr in runs))
+    results = add_variant_spread(cfg, out_dir, results, headline_prompts(tr.task for tr in runs), journal)
     if stopped:
         raise RunStopped(f"run stopped early: {stopped}. Everything answered is in {out_dir / JOURNAL_NAME}; "
                          f"rerun the same command to resume")
@@ -178,9 +178,10 @@ def headline_prompts(tasks) -> dict[str, str]:
     return {t.name: t.spec.headline_prompt for t in tasks if t.spec.prompts}
 
 
-def add_variant_spread(cfg: RunSettings, out_dir: Path, results: dict, headlines: dict[str, str]) -> dict:
+def add_variant_spread(cfg: RunSettings, out_dir: Path, results: dict, headlines: dict[str, str],
+                       journal: Journal) -> dict:
     """A ``--prompt-variants`` run: the spread of each task's variants (report/variants.py) added to
-    results.json as ``prompt_variants``."""
+    results.json as ``prompt_variants`` (the re-report stamp follows the rewritten file)."""
     if not cfg.prompt_variants:
         return results
     from glotbench.report.runs import load_run
@@ -188,6 +189,7 @@ def add_variant_spread(cfg: RunSettings, out_dir: Path, results: dict, headlines
 
     results = {**results, "prompt_variants": spreads(load_run(out_dir), headlines, cfg.bootstrap or 1000, cfg.seed)}
     write_json(out_dir / "results.json", results)
+    restamp_results(journal, out_dir)
     return results
 
 
