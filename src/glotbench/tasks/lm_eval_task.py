@@ -210,7 +210,7 @@ class LmEvalTask(Task):
             answer = target[0] if isinstance(target, list) else target
             gold = [str(x) for x in target] if isinstance(target, list) else str(target)
         values = {"text": text, "answer_text": str(answer), "choices": choices, "labels": labels,
-                  "multiple_input": multiple_input}
+                  "_multiple_input": multiple_input}
         if self.spec.output_type == ROLLING:  # lm-eval scores doc_to_target's text (doc_to_text is not sent)
             values["text"] = str(answer)
             if "process_results" in self._hooks:
@@ -358,7 +358,7 @@ class LmEvalTask(Task):
             if self.spec.output_type != "multiple_choice":
                 raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
             delim = self.opts["target_delimiter"]
-            if sample.vars.get("multiple_input"):  # lm-eval: (head + choice, delimiter + target) per choice
+            if sample.vars.get("_multiple_input"):  # lm-eval: (head + choice, delimiter + target) per choice
                 head = self._plain_head(sample, settings.num_fewshot, settings.system_prompt)
                 return [LoglikelihoodRequest(context=head + c, continuation=delim + sample.vars["answer_text"])
                         for c in self.ll_options(sample)]
