@@ -162,7 +162,7 @@ def glotbench_requests(task_yaml: Path, shots: int, output_type: str) -> dict[in
     out = {}
     for s in task.samples():
         ctx = task.plain_prompt(s, shots, None)
-        if output_type == "multiple_choice" and s.vars.get("multiple_input"):  # a context per choice
+        if output_type == "multiple_choice" and s.vars.get("_multiple_input"):  # a context per choice
             head = task._plain_head(s, shots, None)
             out[s.index] = [(head + c, task.opts["target_delimiter"] + s.vars["answer_text"]) for c in task.ll_options(s)]
         elif output_type == "multiple_choice":

@@ -35,10 +35,22 @@ def _trivia(i: int, split: str) -> dict:
                        "normalized_value": aliases[0].lower(), "type": "WikipediaEntity"}}
 
 
-CASES = {  # lm-eval file, shots, record maker, outputs
-    "gsm8k": ("gsm8k/gsm8k.yaml", 5, _gsm, GSM_OUTPUTS),
-    "gsm8k_cot": ("gsm8k/gsm8k-cot.yaml", 8, _gsm, GSM_OUTPUTS),
-    "triviaqa": ("triviaqa/default.yaml", 0, _trivia, TRIVIA_OUTPUTS),
+MMLU_OUTPUTS = ["The answer is (B).", "So it must be (c) here", "Final: the femur", "I pick (A), no, (D)",
+                "nothing fits", "The answer is (C) because", "answer: (B) the skull!", "Tibia it is"]
+
+
+def _mmlu(i: int, split: str) -> dict:  # cais/mmlu's record shape
+    return {"question": f"Which bone is number {i} ({split} q{i})?", "subject": "anatomy",
+            "choices": ["The skull", "The femur", f"The tibia {i}" if i % 2 else "Tibia", "The rib"], "answer": i % 4}
+
+
+CASES = {  # lm-eval file, shots, record maker, outputs, conversion flags
+    "gsm8k": ("gsm8k/gsm8k.yaml", 5, _gsm, GSM_OUTPUTS, ()),
+    "gsm8k_cot": ("gsm8k/gsm8k-cot.yaml", 8, _gsm, GSM_OUTPUTS, ()),
+    "triviaqa": ("triviaqa/default.yaml", 0, _trivia, TRIVIA_OUTPUTS, ()),
+    # flexible-extract is lm-eval's multi_choice_regex (reads the record's choices): its own class runs it
+    "mmlu_flan_cot_zeroshot_anatomy": ("mmlu/flan_cot_zeroshot/mmlu_anatomy.yaml", 0, _mmlu, MMLU_OUTPUTS,
+                                       ("--lm-eval-hooks",)),
 }
 
 
@@ -76,14 +88,15 @@ def test_filters_and_exact_match_equal_lm_evals(tmp_path, task):
     from glotbench.testing.servers import start_stub, stop
 
     tasks_dir = _tasks_dir()
-    rel, shots, make, outputs = CASES[task]
+    rel, shots, make, outputs, flags = CASES[task]
     n = len(outputs)
     (tmp_path / "data").mkdir()
     files = {}
-    for split in ("train", "validation", "test"):
+    for split in ("train", "validation", "test", "dev"):
         files[split] = tmp_path / "data" / f"{task}_{split}.jsonl"
         files[split].write_text("".join(json.dumps(make(i, split)) + "\n" for i in range(n)), encoding="utf-8")
-    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--data-dir", "data", "-o", f"{task}.yaml", cwd=tmp_path)
+    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), *flags, "--data-dir", "data", "-o", f"{task}.yaml",
+            cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     assert "filter_list" not in c.stderr  # mapped, not a loss any more
     split = "test" if task.startswith("gsm") else "validation"
@@ -154,6 +167,14 @@ def test_exact_match_equals_lm_evals_metric():
                  {"regexes_to_ignore": [",", "\\$", "(?s).*#### ", "\\.$"], "ignore_case": True}]:
         for pred, ref in pairs:
             assert exact_match(pred, [ref], opts) == exact_match_hf_evaluate([pred], [ref], **opts)["exact_match"]
+
+
+def test_without_hooks_a_filter_only_lm_eval_runs_is_refused(tmp_path):
+    r = cli("tasks", "import-lm-eval", str(_tasks_dir() / "mmlu/flan_cot_zeroshot/mmlu_anatomy.yaml"), "-o", "o.yaml",
+            cwd=tmp_path)
+    assert r.returncode == 2 and not (tmp_path / "o.yaml").exists()
+    assert "filter_list.flexible-extract: function multi_choice_regex not converted" in r.stderr
+    assert "--lm-eval-hooks runs it" in r.stderr
 
 
 @pytest.mark.parametrize("step,cause", [({"function": "majority_vote"}, "function majority_vote not converted"),

@@ -25,8 +25,11 @@ NO_FILTER = [{"name": "none", "steps": [{"function": "take_first"}]}]  # lm-eval
 REGEX_DEFAULT = r"#### (\-?[0-9\.\,]+)"  # RegexFilter's default pattern
 
 
-def read_filter_list(filter_list: Any) -> tuple[list[dict], list[str]]:
-    """lm-eval's ``filter_list`` -> (the converted task's ``options.filters``, why it cannot run)."""
+def read_filter_list(filter_list: Any, delegate: Any = None) -> tuple[list[dict], list[str]]:
+    """lm-eval's ``filter_list`` -> (the converted task's ``options.filters``, why it cannot run).
+    ``delegate`` (``--lm-eval-hooks``): a function turning a ``!function`` into a hook reference; a step
+    not restated here is then written ``{"function": NAME, "lm_eval": true, ...}`` (a ``!function``
+    filter class as ``ref``, a ``!function`` option as ``{"ref": ...}``) and run by lm-eval's own class."""
     if not isinstance(filter_list, list):
         return [], ["filter_list: not a list"]
     out, why = [], []
@@ -39,10 +42,23 @@ def read_filter_list(filter_list: Any) -> tuple[list[dict], list[str]]:
         converted = []
         for k, step in enumerate(steps):
             fn = step.get("function") if isinstance(step, dict) else None
+            if delegate is not None and isinstance(fn, str) and fn not in STEPS:  # lm-eval's own class runs it
+                out_step: dict[str, Any] = {"function": "lm_eval_class" if fn.startswith("!function ") else fn,
+                                            "lm_eval": True}
+                if fn.startswith("!function "):
+                    out_step["ref"] = delegate(fn)
+                for k, v in step.items():
+                    if k != "function":
+                        out_step[k] = {"ref": delegate(v)} if isinstance(v, str) and v.startswith("!function ") else v
+                if converted and converted[-1]["function"] == "take_first":
+                    why.append(f"filter_list.{name}: {fn} after take_first not converted")
+                    break
+                converted.append(out_step)
+                continue
             if fn not in STEPS:
                 shown = fn if isinstance(fn, str) else repr(step)
                 why.append(f"filter_list.{name}: function {shown} not converted "
-                           f"(only {', '.join(STEPS)})")
+                           f"(only {', '.join(STEPS)}; --lm-eval-hooks runs it as lm-eval's own filter)")
                 break
             if extra := sorted(set(step) - {"function"} - STEP_OPTIONS.get(fn, set())):
                 why.append(f"filter_list.{name}: {fn} options {', '.join(extra)} not converted")
@@ -76,11 +92,16 @@ def _step(step: dict, resp: Any) -> Any:
     raise ValueError(fn)
 
 
-def apply_filter(steps: list[dict], text: str) -> Any:
-    """One pipeline on one output, as lm-eval's FilterEnsemble runs it on an item's one response."""
+def apply_filter(steps: list[dict], text: str, doc: dict | None = None, lm_eval_filter: Any = None) -> Any:
+    """One pipeline on one output, as lm-eval's FilterEnsemble runs it on an item's one response; a
+    delegated step (``lm_eval: true``) is ``lm_eval_filter(step)``, an lm-eval Filter, applied to the
+    item's responses and its record."""
     resps: Any = [text]
     for step in steps:
-        resps = resps[0] if step["function"] == "take_first" else [_step(step, r) for r in resps]
+        if step.get("lm_eval"):
+            resps = list(lm_eval_filter(step).apply([resps], [doc]))[0]
+        else:
+            resps = resps[0] if step["function"] == "take_first" else [_step(step, r) for r in resps]
     return resps
 
 

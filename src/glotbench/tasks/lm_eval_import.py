@@ -170,11 +170,11 @@ def _fewshot_config(src: dict, problems: list[str], delegated: dict) -> dict:
 HOOK_KEYS = ("process_docs", "doc_to_text", "doc_to_target", "doc_to_choice")
 
 
-def hook_ref(f: _Function) -> dict[str, str]:
+def hook_ref(f: str) -> dict[str, str]:
     """Where an lm-eval ``!function`` hook lives: its ``qual`` (``module.name``, as the YAML writes it)
     and the folder it is imported from (relative to the installed ``lm_eval`` package when it is one
     of lm-eval's own task folders, so the converted task does not name this machine's paths)."""
-    base = Path(f.base or ".")
+    base = Path(getattr(f, "base", None) or ".")
     ref = {"qual": f[len("!function "):]}
     try:
         import lm_eval
@@ -316,9 +316,15 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         out["output_type"] = "generate"
         out["scorer"] = "exact_match"
         out["extractor"] = {"name": "text"}
-        filters, why = read_filter_list(src["filter_list"]) if src.get("filter_list") is not None else (NO_FILTER, [])
+        delegate = hook_ref if hooks and lm_eval_version() else None
+        filters, why = (read_filter_list(src["filter_list"], delegate) if src.get("filter_list") is not None
+                        else (NO_FILTER, []))
         problems.extend(f"{CANNOT}{w}" for w in why)
         options["filters"] = filters
+        if any(st.get("lm_eval") for f in filters for st in f["steps"]):
+            options["lm_eval_version"] = lm_eval_version()
+            problems.append(f"note: filters delegated to lm-eval {options['lm_eval_version']}'s own classes "
+                            "(the task needs the lm_eval package where it runs)")
         metrics = ["exact_match"] + [f"mean:exact_match_{f['name']}" for f in filters[1:]]
     elif otype in LL_TYPES:  # a target continuation (lambada) or a whole text (wikitext): log-likelihood only
         out["output_type"] = otype

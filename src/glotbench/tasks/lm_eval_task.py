@@ -210,12 +210,12 @@ class LmEvalTask(Task):
             answer = target[0] if isinstance(target, list) else target
             gold = [str(x) for x in target] if isinstance(target, list) else str(target)
         values = {"text": text, "answer_text": str(answer), "choices": choices, "labels": labels,
-                  "multiple_input": multiple_input}
+                  "_multiple_input": multiple_input}
         if self.spec.output_type == ROLLING:  # lm-eval scores doc_to_target's text (doc_to_text is not sent)
             values["text"] = str(answer)
             if "process_results" in self._hooks:
                 values["lm_eval_counts"] = self._rolling_counts(rec, at)
-        elif self.delegates_results:  # lm-eval's process_results reads the (processed) record at scoring
+        elif self.delegates_results or self._delegated_filters:  # lm-eval's code reads the record at scoring
             values["_lm_eval_doc"] = rec
         return Sample(task=self.name, id=sid, index=index, vars=values, target=gold, choices=choices, labels=labels,
                       metadata={})
@@ -358,7 +358,7 @@ class LmEvalTask(Task):
             if self.spec.output_type != "multiple_choice":
                 raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
             delim = self.opts["target_delimiter"]
-            if sample.vars.get("multiple_input"):  # lm-eval: (head + choice, delimiter + target) per choice
+            if sample.vars.get("_multiple_input"):  # lm-eval: (head + choice, delimiter + target) per choice
                 head = self._plain_head(sample, settings.num_fewshot, settings.system_prompt)
                 return [LoglikelihoodRequest(context=head + c, continuation=delim + sample.vars["answer_text"])
                         for c in self.ll_options(sample)]
@@ -384,6 +384,32 @@ class LmEvalTask(Task):
             scored.values.update(sample.vars.get("lm_eval_counts") or {})  # lm-eval's own counts, when delegated
             return scored
         return super().score(sample, outputs, mode=mode)
+
+    @cached_property
+    def _delegated_filters(self) -> bool:
+        return any(st.get("lm_eval") for f in self.opts.get("filters") or [] for st in f["steps"])
+
+    def _lm_eval_filter(self, step: dict):
+        """lm-eval's own Filter for a delegated step: its registered class by name, or the ``!function``
+        class the task file names (``ref``); a ``{"ref": ...}`` option is imported the same way."""
+        try:
+            import lm_eval.filters  # noqa: F401 - registers lm-eval's filters
+            from lm_eval.api.registry import get_filter
+        except ImportError:
+            raise TaskSpecError(f"task {self.name}: its filters run as lm-eval's own classes: pip install --no-deps "
+                                f"lm-eval (converted with lm-eval {self.opts.get('lm_eval_version')})") from None
+        kwargs = {k: self._import_ref(v["ref"]) if isinstance(v, dict) and set(v) == {"ref"} else v
+                  for k, v in step.items() if k not in ("function", "lm_eval", "ref")}
+        cls = self._import_ref(step["ref"]) if "ref" in step else get_filter(step["function"])
+        return cls(**kwargs)
+
+    def _import_ref(self, ref: dict):
+        import lm_eval
+        from lm_eval.tasks._yaml_loader import _import_func_in_yml
+        from pathlib import Path
+
+        base = Path(lm_eval.__file__).parent / ref["lm_eval_dir"] if "lm_eval_dir" in ref else Path(ref["dir"])
+        return _import_func_in_yml(ref["qual"], base)
 
     @property
     def delegates_results(self) -> bool:
@@ -413,7 +439,8 @@ class LmEvalTask(Task):
             gold = [sample.choices[int(sample.target)]]
         values, picked = {}, {}
         for i, f in enumerate(self.opts["filters"]):
-            picked[f["name"]] = answer = apply_filter(f["steps"], text)
+            picked[f["name"]] = answer = apply_filter(f["steps"], text, sample.vars.get("_lm_eval_doc"),
+                                                      self._lm_eval_filter)
             if self.delegates_results:
                 values.update(self._delegated_values(sample, [answer], "" if i == 0 else f"_{f['name']}"))
                 continue
