@@ -130,3 +130,23 @@ def test_tasks_with_a_glob_lists_without_a_notice(tmp_path):
 def test_a_misspelt_command_gets_the_nearest_first(args, hint, tmp_path):
     done = _cli(*args, cwd=tmp_path)
     assert done.returncode == 2 and hint in done.stderr, done.stderr
+
+
+def test_no_doc_recipe_uses_an_old_spelling():
+    """README and docs recipes are on the new spellings (the aliases are for users' own scripts)."""
+    import shlex
+
+    from docs_recipes import all_blocks
+    from glotbench.cli import ALIASES
+
+    old = []
+    for block in all_blocks():
+        for command in block.commands:
+            words = shlex.split(command, comments=True)
+            for k, w in enumerate(words[:-1]):
+                nxt = words[k + 1:k + 3]
+                if w == "glotbench" and (nxt[0] in ALIASES or nxt[:2] == ["tasks", "import-lm-eval"]
+                                         or (nxt[0] == "judge" and nxt[1:2] and nxt[1] not in ("rerun", "compare",
+                                                                                            "pairwise", "--help"))):
+                    old.append(f"{block.id}: {command}")
+    assert old == [], old
