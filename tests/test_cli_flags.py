@@ -240,3 +240,20 @@ def test_old_judge_arg_spelling_and_run_set():
         settings_from_cli({"set_": ["retry_base_dela=2"]}, None)
     with pytest.raises(GlotbenchError, match="--model: a run takes one"):
         settings_from_cli({"model": ["embedded", "embedded"]}, None)
+
+
+def test_serve_set_reads_the_limits_as_their_flags_do():
+    """serve's limits are not listed; --set NAME=VALUE sets them over their own (hidden) flags, typed."""
+    from glotbench.cli.serve import _knobs
+    from glotbench.errors import GlotbenchError
+
+    flags = {"max_per_day": 5, "login_lockout": 900, "score_digits": 3, "body_timeout": 30.0}
+    got = _knobs(["max_per_day=10,login_lockout=600", "body_timeout=5"], **flags)
+    assert got == {"max_per_day": 10, "login_lockout": 600, "score_digits": 3, "body_timeout": 5.0}
+    assert _knobs(None, **flags) == flags
+    with pytest.raises(GlotbenchError, match="--set max_per_dya: not a serve setting; did you mean max_per_day"):
+        _knobs(["max_per_dya=1"], **flags)
+    with pytest.raises(GlotbenchError, match="max_per_day must be a whole number"):
+        _knobs(["max_per_day=1.5"], **flags)
+    with pytest.raises(GlotbenchError, match="score_digits=11: must be between 0 and 10"):
+        _knobs(["score_digits=11"], **flags)

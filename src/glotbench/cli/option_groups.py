@@ -65,6 +65,9 @@ class Flags(BaseModel):
     dry_run: bool = setting(False, "Print what the command would do (counts, the calls it would send); write and "
                             "send nothing.", "--dry-run")
     json_out: Optional[Path] = setting(None, "Also write the result as JSON to this file.", "--json")
+    set_: Optional[list[str]] = setting(None, "A setting NAME=VALUE by its name (repeat or comma-separate): the "
+                                        "knobs the command takes but does not list here (its description says "
+                                        "where they are documented).", "--set")
     fmt: Optional[str] = setting(None, "The format the command writes (or reads); its description lists the choices "
                                  "and the default.", "--format", "-f")
 

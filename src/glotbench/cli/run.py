@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 
 from glotbench.cli import app
-from glotbench.cli.option_groups import JournalOptions, given, parameters
+from glotbench.cli.option_groups import Flags, JournalOptions, given, option_of, parameters
 from glotbench.settings import RunSettings
 
 
@@ -160,9 +160,7 @@ def _command_signature() -> inspect.Signature:
         inspect.Parameter("no_progress", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
                           default=typer.Option(False, "--no-progress")),
         inspect.Parameter("set_", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[list[str]],
-                          default=typer.Option(None, "--set", help="Any run setting NAME=VALUE by its config-file name "
-                                               "(repeat), e.g. retry_base_delay=2, breaker_failures=0, shard_retries=5: "
-                                               "the rare knobs whose flags are not listed here (docs/run-config.md).")),
+                          default=option_of(Flags, "set_")),
     ]
     return inspect.Signature(settings_parameters() + own + parameters(JournalOptions, only=("wait",)))
 
@@ -173,5 +171,6 @@ def run(**kwargs: Any) -> None:
 
 run.__signature__ = _command_signature()  # type: ignore[attr-defined]
 run.__annotations__ = {p.name: p.annotation for p in run.__signature__.parameters.values()}  # type: ignore[attr-defined]
-run.__doc__ = _run.__doc__
+run.__doc__ = _run.__doc__ + ("\n\n--set: any run setting by its config-file key, e.g. retry_base_delay=2, "
+                              "breaker_failures=0, shard_retries=5 (docs/run-config.md lists them).")
 app.command("run")(run)

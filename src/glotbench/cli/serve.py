@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Optional
 
 import typer
 
 from glotbench.cli import NounGroup, app
+from glotbench.cli.option_groups import Flags, option_of
 
 DB_HELP = "Database URL: sqlite:///path.db (default sqlite:///glotbench-leaderboard.db) or postgresql+psycopg://user:pw@host/db."
 DB_ENV = "GLOTBENCH_DB"
@@ -35,26 +37,38 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="Address to listen on."),
     port: int = typer.Option(8000, help="Port to listen on."),
     db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV),
-    max_upload_mb: float = typer.Option(5.0, help="Largest predictions file accepted, in MiB."),
+    max_upload_mb: float = typer.Option(5.0, help="Largest predictions file accepted, in MiB.", hidden=True),
     secret_key: str = typer.Option(None, envvar="GLOTBENCH_SECRET_KEY",
                                    help="Key that signs session cookies (default: one generated once and kept in the database)."),
     https_only: bool = typer.Option(False, help="Send the session cookie only over HTTPS (set this behind a TLS proxy)."),
-    max_per_day: int = typer.Option(5, help="Uploads per user and task per day (0: no limit)."),
-    max_per_month: int = typer.Option(30, help="Uploads per user and task per 30 days (0: no limit)."),
-    max_per_address_day: int = typer.Option(None, help="Uploads per network address and task per day, over all accounts (default: 3 x --max-per-day; 0: no limit)."),
-    register_per_address_hour: int = typer.Option(3, help="New accounts per network address per hour (0: no limit)."),
-    register_per_address_day: int = typer.Option(10, help="New accounts per network address per day (0: no limit)."),
-    register_per_hour: int = typer.Option(60, help="New accounts on the whole site per hour (0: no limit)."),
+    max_per_day: int = typer.Option(5, help="Uploads per user and task per day (0: no limit).", hidden=True),
+    max_per_month: int = typer.Option(30, help="Uploads per user and task per 30 days (0: no limit).", hidden=True),
+    max_per_address_day: int = typer.Option(None, help="Uploads per network address and task per day, over all accounts (default: 3 x --max-per-day; 0: no limit).", hidden=True),
+    register_per_address_hour: int = typer.Option(3, help="New accounts per network address per hour (0: no limit).", hidden=True),
+    register_per_address_day: int = typer.Option(10, help="New accounts per network address per day (0: no limit).", hidden=True),
+    register_per_hour: int = typer.Option(60, help="New accounts on the whole site per hour (0: no limit).", hidden=True),
     approve_accounts: bool = typer.Option(False, help="New accounts may upload only after 'glotbench admin approve-user'."),
-    score_digits: int = typer.Option(3, min=0, max=10, help="Decimals scores are shown with (pages, API, export)."),
-    body_timeout: float = typer.Option(30.0, help="Seconds a client has to send a whole request body (then 408)."),
-    parse_budget: float = typer.Option(3.0, help="Seconds one request may spend parsing an uploaded JSON body (then 422)."),
-    login_max_failures: int = typer.Option(5, help="Wrong passwords in a row that lock an account."),
-    login_lockout: int = typer.Option(900, help="Seconds a locked account stays locked."),
+    score_digits: int = typer.Option(3, min=0, max=10, help="Decimals scores are shown with (pages, API, export).", hidden=True),
+    body_timeout: float = typer.Option(30.0, help="Seconds a client has to send a whole request body (then 408).", hidden=True),
+    parse_budget: float = typer.Option(3.0, help="Seconds one request may spend parsing an uploaded JSON body (then 422).", hidden=True),
+    login_max_failures: int = typer.Option(5, help="Wrong passwords in a row that lock an account.", hidden=True),
+    login_lockout: int = typer.Option(900, help="Seconds a locked account stays locked.", hidden=True),
     trusted_proxy: list[str] = typer.Option(None, "--trusted-proxy", help="Address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client (repeat; default none, loopback included: the TCP peer is the client)."),
-    shutdown_timeout: float = typer.Option(10.0, help="On SIGTERM/SIGINT: seconds to let open requests finish before closing them."),
+    shutdown_timeout: float = typer.Option(10.0, help="On SIGTERM/SIGINT: seconds to let open requests finish before closing them.", hidden=True),
+    set_: Optional[list[str]] = option_of(Flags, "set_"),
 ) -> None:
-    """Start the leaderboard web service (pages and REST API)."""
+    """Start the leaderboard web service (pages and REST API).
+
+    --set: the upload, account and timeout limits, e.g. max_per_day=10,login_lockout=600 (names and
+    defaults: docs/leaderboard.md; each is also accepted as its own flag, e.g. --max-per-day 10)."""
+    knobs = _knobs(set_, max_upload_mb=max_upload_mb, max_per_day=max_per_day, max_per_month=max_per_month,
+                   max_per_address_day=max_per_address_day, register_per_address_hour=register_per_address_hour,
+                   register_per_address_day=register_per_address_day, register_per_hour=register_per_hour,
+                   score_digits=score_digits, body_timeout=body_timeout, parse_budget=parse_budget,
+                   login_max_failures=login_max_failures, login_lockout=login_lockout, shutdown_timeout=shutdown_timeout)
+    (max_upload_mb, max_per_day, max_per_month, max_per_address_day, register_per_address_hour, register_per_address_day,
+     register_per_hour, score_digits, body_timeout, parse_budget, login_max_failures, login_lockout,
+     shutdown_timeout) = knobs.values()
     from glotbench.extras import require
 
     require("serve", "glotbench serve")
@@ -76,6 +90,35 @@ def serve(
     # own reading would trust 127.0.0.1 by default
     uvicorn.run(web, host=host, port=port, log_level="info", proxy_headers=False,
                 timeout_graceful_shutdown=max(1, int(shutdown_timeout + 0.999)))
+
+
+# the type each --set knob is read as (its flag's)
+_KNOB_TYPES = {"max_upload_mb": float, "max_per_day": int, "max_per_month": int, "max_per_address_day": int,
+               "register_per_address_hour": int, "register_per_address_day": int, "register_per_hour": int,
+               "score_digits": int, "body_timeout": float, "parse_budget": float, "login_max_failures": int,
+               "login_lockout": int, "shutdown_timeout": float}
+
+
+def _knobs(pairs: list[str] | None, **flags) -> dict:
+    """The limits: each knob's own flag, then --set NAME=VALUE over it; an unknown name or a value of
+    the wrong type is one line."""
+    from glotbench.closest import closest
+    from glotbench.errors import GlotbenchError
+    from glotbench.settings import parse_key_values
+
+    for key, value in parse_key_values(pairs, "--set").items():
+        if key not in flags:
+            near = closest(key, list(flags))
+            raise GlotbenchError(f"--set {key}: not a serve setting" + (f"; did you mean {', '.join(near)}?" if near else
+                                                                          f" (known: {', '.join(flags)})"))
+        kind = _KNOB_TYPES[key]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or (kind is int and float(value) != int(value))):
+            raise GlotbenchError(f"--set {key}={value}: {key} must be {'a whole number' if kind is int else 'a number'}")
+        flags[key] = None if value is None else kind(value)
+    if not 0 <= flags["score_digits"] <= 10:
+        raise GlotbenchError(f"--set score_digits={flags['score_digits']}: must be between 0 and 10")
+    return flags
 
 
 def _proxies(values: list[str]) -> list[str]:
