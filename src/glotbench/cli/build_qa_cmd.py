@@ -93,7 +93,7 @@ def passages_cmd(
 @build_app.command("qa")
 @options((Flags, "language!", "dry_run", "fmt"), (RunSettings, "max_tokens", "output!"), **MODEL_STEP,
          about={"language": "The passages' language (prompt and items in it): cs, en, ...",
-                "max_tokens": "default: 200",
+                "max_tokens": "default 200 per call.",
                 "output": OUT_HELP,
                 "fmt": "json: the papers' instruction prompt, a JSON reply (default); lines: two plain completions "
                        "(question, then answer) for small or base models."})
@@ -166,7 +166,7 @@ def qa_cmd(
 
 @build_app.command("criteria")
 @options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP,
-         about={"max_tokens": "default: 160",
+         about={"max_tokens": "default 160 per call.",
                 "input": "QA items (from build qa).",
                 "output": OUT_HELP})
 def criteria_cmd(
@@ -361,7 +361,7 @@ def dedup_cmd(
 
 @build_app.command("select")
 @options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP,
-         about={"max_tokens": "default: 160",
+         about={"max_tokens": "default 160 per call.",
                 "output": OUT_HELP})
 def select_cmd(
     swiss: bool = typer.Option(False, "--swiss", help="Swiss-system rounds of pairwise judgments (OpenHuEval App. B.3)."),
@@ -439,7 +439,7 @@ def select_cmd(
 @options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"),
          (RunSettings, "output!"), **JUDGE_STEP,
          about={"language": "The task's language (default: the items' language field).",
-                "max_tokens": "default: 300",
+                "max_tokens": "default 300 per call.",
                 "output": OUT_HELP})
 def checklist_cmd(
     n: int = typer.Option(5, "--n", help="Checklist items asked of each judge (the paper: 3-5 per model)."),
@@ -496,7 +496,7 @@ def checklist_cmd(
 
 @build_app.command("task")
 @options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (RunSettings, "output!"),
-         about={"max_tokens": "default: 256",
+         about={"max_tokens": "the written task's output token limit (default 256).",
                 "input": "The final QA items.",
                 "output": "Folder for task.yaml and data.jsonl."})
 def task_cmd(
