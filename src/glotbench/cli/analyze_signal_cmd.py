@@ -33,10 +33,12 @@ def signal(
                                              "group is the model (default: the run's model id)."),
     metric: Optional[str] = typer.Option(None, "--metric", help="Metric to read (default: each task's headline)."),
     chance: list[str] = typer.Option([], "--chance", help="TASK=X: the task's chance level (default: from the gold labels)."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw score vs step per task to this PNG (needs the plots extra)."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw the command's figure to this PNG (needs the plots extra); the command's description says what it draws."),
     *, json_out: Optional[Path],
 ) -> None:
-    """Signal per task across runs: monotonicity, noise, distance from random, rank consistency, verdict."""
+    """Signal per task across runs: monotonicity, noise, distance from random, rank consistency, verdict.
+
+    --plot: score vs step per task."""
     from glotbench.report.analysis.signal import THRESHOLDS
     from glotbench.report.runs import load_runs
     from glotbench.report.signal import parse_chance, parse_meta, signal_from_runs

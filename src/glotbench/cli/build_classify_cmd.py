@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.build_qa_cmd import OUT_HELP, _dry, _items, _model, _write
+from glotbench.cli.build_qa_cmd import OUT_HELP, UNPARSED_HELP, _dry, _items, _model, _write
 from glotbench.cli.option_groups import Flags, JournalOptions, calls_in_flight, one, options, retry_policy
 from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 
@@ -24,27 +24,32 @@ from glotbench.settings import CallOptions, JudgeOptions, RunSettings
          jo=JudgeOptions, co=CallOptions, journal=JournalOptions,
          about={"max_tokens": "default: 200", "input": "Items (JSONL with id).", "output": OUT_HELP})
 def classify_cmd(
-    labels: str = typer.Option(..., "--labels", help="A label set (YAML: labels, prompt per language) or a shipped one's "
-                               "name (the benchmark packages ship OpenHuEval's 8 dimensions, Chinese SimpleQA's 6 "
-                               "topics, HuLU §3.3's 10 HuCB markers); --labels list names them."),
+    labels: Optional[str] = typer.Option(None, "--labels", help="The label set; the command's description says in which form (a file, a shipped name, or comma-separated labels) and its default."),
     compare_field: Optional[str] = typer.Option(None, "--compare-field", help="An item field holding known labels (e.g. the "
                                                 "data's own category): agreement of the judge's labels with it (Cohen's "
                                                 "kappa, 95% bootstrap interval, and the share equal)."),
-    on_unparsed: str = typer.Option("keep", "--unparsed", help="keep (label None, counted) or drop items whose reply names no label."),
+    on_unparsed: Optional[str] = typer.Option(None, "--unparsed", help=UNPARSED_HELP),
     *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Optional[Path] = None,
     dry_run: bool = False, input: Optional[Path] = None, max_tokens: int = 200,
 ) -> None:
-    """Label every item with one of a label set's labels (OpenHuEval C.3, Chinese SimpleQA's topics)."""
+    """Label every item with one of a label set's labels (OpenHuEval C.3, Chinese SimpleQA's topics).
+
+    --labels (required): a label set file (YAML: labels, prompt per language) or a shipped one's name (the benchmark
+    packages ship OpenHuEval's 8 dimensions, Chinese SimpleQA's 6 topics, HuLU §3.3's 10 HuCB markers); --labels
+    list names them."""
     from glotbench.build import classify as cl
     from glotbench.build.calls import journal_path, run_calls
     from glotbench.build.provenance import add_step, drop, prompt_sha256
     from glotbench.errors import GlotbenchError
 
+    if not labels:
+        raise GlotbenchError("build classify: give --labels FILE|NAME (--labels list names the shipped sets)")
     if labels == "list":
         for name, path in sorted(cl.builtin_sets().items()):
             ls = cl.load_label_set(path)
             typer.echo(f"{name}: {len(ls.labels)} labels -> field '{ls.field}' · {ls.spec.source or ''}")
         return
+    on_unparsed = on_unparsed or "keep"  # label None, counted
     if on_unparsed not in ("keep", "drop"):
         raise GlotbenchError(f"build classify: --unparsed must be keep or drop, got {on_unparsed!r}")
     judge, judge_base_url = one(jo.judge, "--judge"), one(jo.judge_base_url, "--judge-base-url")

@@ -89,10 +89,9 @@ def review_import(
     sheets: Optional[list[Path]] = typer.Argument(None, help="Two or more annotators' filled sheets (with --kind: any number of label/rating sheets)."),
     arbiter: Optional[Path] = typer.Option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements."),
     disagreements: Optional[Path] = typer.Option(None, "--disagreements", help="Where the disagreements go (default <output stem>.disagreements.csv)."),
-    kind: Optional[str] = typer.Option(None, "--kind", help="label or rating: aggregate annotators' labels (majority vote, Fleiss' kappa) "
-                                       "or Likert ratings (mean, SD filter); Krippendorff's alpha for both. Without it: keep/drop/fix verdicts."),
+    kind: Optional[str] = typer.Option(None, "--kind", help="label or rating: what the sheets hold (the command's description says what each does; its default too)."),
     on_dataset: Optional[Path] = typer.Option(None, "--dataset", help="--kind: the dataset the ids belong to; its items get the aggregated label."),
-    column: Optional[str] = typer.Option(None, "--column", help="--kind: the sheets' column of the label or rating (default: label / rating)."),
+    column: Optional[str] = typer.Option(None, "--column", help="The sheets' column holding the human value (default: label with --kind label, rating with --kind rating)."),
     label_field: str = typer.Option("label", "--label-field", help="--kind: the output items' field for the aggregated label (rating: the mean)."),
     unanimous: bool = typer.Option(False, "--unanimous", help="--kind: keep only items all their annotators labelled (rated) alike (HuRTE's test set)."),
     strict_majority: bool = typer.Option(False, "--strict-majority", help="--kind label: the top label needs more than half the votes (default: most votes, ties dropped)."),
@@ -106,7 +105,10 @@ def review_import(
 ) -> None:
     """Cohen's kappa between annotators, the disagreements as a sheet for an arbiter, and with --arbiter
     (or when all agree) the dataset with the final verdicts applied. With --kind label|rating: any
-    number of annotators' labels or ratings aggregated (majority vote or mean), with agreement statistics."""
+    number of annotators' labels or ratings aggregated (majority vote or mean), with agreement statistics.
+
+    --kind label: aggregate annotators' labels (majority vote, Fleiss' kappa); --kind rating: Likert ratings
+    (mean, SD filter); Krippendorff's alpha for both. Without it: keep/drop/fix verdicts."""
     import json
     import math
 

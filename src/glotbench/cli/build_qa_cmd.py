@@ -23,6 +23,8 @@ from glotbench.settings import CallOptions, JudgeOptions, ModelOptions, RunSetti
 OUT_HELP = "Output JSONL (kept items); removed ones go to <output>.dropped.jsonl."
 # the option groups of every step that calls a model: the model (or judge), calling, journal
 MODEL_STEP = {"mo": ModelOptions, "co": CallOptions, "journal": JournalOptions}
+UNPARSED_HELP = ("A judge reply that names no verdict (label): drop the item, or keep it (recorded as unparsed); "
+                 "default: build criteria drop, build classify keep.")
 JUDGE_STEP = {"jo": (JudgeOptions, {"required": ("judge",)}), "co": CallOptions, "journal": JournalOptions}
 
 
@@ -174,7 +176,7 @@ def criteria_cmd(
     criterion_file: Optional[list[Path]] = typer.Option(None, "--criterion-file", help="Your own criterion (YAML: name, prompt per "
                                                         "language, verdict rule; repeat): checked beside --criterion (without "
                                                         "--criterion: only the files' criteria). docs/building-a-benchmark.md."),
-    on_unparsed: str = typer.Option("drop", "--unparsed", help="A judge reply without a verdict: drop the item, or keep it (recorded as unparsed)."),
+    on_unparsed: Optional[str] = typer.Option(None, "--unparsed", help=UNPARSED_HELP),
     *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
       max_tokens: int = 160,
 ) -> None:
@@ -187,6 +189,7 @@ def criteria_cmd(
     items = _items(input)
     names = list(criterion or ([] if criterion_file else cr.default_criteria(items)))
     bad = [n for n in names if n not in cr.CRITERIA]
+    on_unparsed = on_unparsed or "drop"
     if bad or on_unparsed not in ("drop", "keep"):
         raise GlotbenchError(f"build criteria: unknown --criterion {bad} (known: {', '.join(cr.CRITERIA)})" if bad
                              else f"build criteria: --unparsed must be drop or keep, got {on_unparsed!r}")
@@ -321,8 +324,7 @@ def dedup_cmd(
     embed: Optional[str] = typer.Option(None, "--embed", help="A local encoder directory (transformers or sentence-transformers "
                                         "save): dedup by embedding cosine instead of rapidfuzz (OpenHuEval App. B.2)."),
     cosine: float = typer.Option(0.85, "--cosine", help="--embed: drop an item whose cosine with a kept (or --against) one is at least this."),
-    group_field: Optional[str] = typer.Option(None, "--group-field", help="--embed: compare items only within each value of "
-                                              "this field (OpenHuEval B.2: within each secondary tag)."),
+    group_field: Optional[str] = typer.Option(None, "--group-field", help="Work within each value of this field (build select: pick per group; build dedup --embed: compare items only within a group; OpenHuEval B.2: within each secondary tag). Default: one group."),
     *, output: Path, input: Path,
 ) -> None:
     """Near-duplicate questions (rapidfuzz, or --embed: embedding cosine); the dropped one names the item it duplicates."""
@@ -366,7 +368,7 @@ def dedup_cmd(
 def select_cmd(
     swiss: bool = typer.Option(False, "--swiss", help="Swiss-system rounds of pairwise judgments (OpenHuEval App. B.3)."),
     k: int = typer.Option(..., "--k", "-k", help="Keep the best k per group."),
-    group_field: Optional[str] = typer.Option(None, "--group-field", help="Select per value of this field (default: one group)."),
+    group_field: Optional[str] = typer.Option(None, "--group-field", help="Work within each value of this field (build select: pick per group; build dedup --embed: compare items only within a group; OpenHuEval B.2: within each secondary tag). Default: one group."),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Pairwise: default ceil(log2(n)) per group; batches: the most rounds."),
     batch: int = typer.Option(2, "--batch", help="Candidates per judgment (2: pairwise). OpenHuEval B.3: --batch 5 --pick 2 --eliminate 0.65."),
     pick: int = typer.Option(1, "--pick", help="Winners per judgment."),

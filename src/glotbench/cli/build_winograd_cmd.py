@@ -10,6 +10,8 @@ from typing import Optional
 import typer
 
 from glotbench.cli.build_app import build_app
+from glotbench.cli.option_groups import Flags, options
+from glotbench.settings import RunSettings
 
 
 def read_schemas(path: Path) -> list[tuple[str, dict]]:
@@ -35,9 +37,10 @@ def read_schemas(path: Path) -> list[tuple[str, dict]]:
 
 
 @build_app.command("winograd")
+@options((Flags, "input!"), (RunSettings, "output!"),
+         about={"input": "Winograd schemas: a JSON array or JSONL.",
+                "output": "NLI pairs JSONL (id, orig_id, sentence1, sentence2, label, candidate, replaced)."})
 def winograd_cmd(
-    input: Path = typer.Option(..., "--input", "-i", help="Winograd schemas: a JSON array or JSONL."),
-    output: Path = typer.Option(..., "--output", "-o", help="NLI pairs JSONL (id, orig_id, sentence1, sentence2, label, candidate, replaced)."),
     sentence_field: str = typer.Option("sentence", "--sentence-field", help="The schema's sentence (the premise)."),
     candidates: str = typer.Option("candidate1,candidate2", "--candidates", help="Comma-separated fields of the candidate referents."),
     correct_field: str = typer.Option("correct", "--correct-field", help="The field holding the correct referent (one of the candidates)."),
@@ -46,7 +49,8 @@ def winograd_cmd(
     pronoun_field: Optional[str] = typer.Option(None, "--pronoun-field", help="The field naming the ambiguous pronoun: its "
                                                 "occurrence in the sentence is replaced."),
     occurrence_field: Optional[str] = typer.Option(None, "--occurrence-field", help="--pronoun-field: which occurrence (0-based; default the first)."),
-    id_field: str = typer.Option("id", "--id-field"),
+    id_field: str = typer.Option("id", "--id-field", help="Field holding the item id."),
+    *, input: Path, output: Path,
 ) -> None:
     """HuWNLI's construction (HuLU §3.1, GLUE's WNLI): each candidate referent in the pronoun's place; 1 for the correct one, 0 otherwise."""
     from collections import Counter

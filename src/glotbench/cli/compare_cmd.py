@@ -272,19 +272,20 @@ def compare(
     seed: int = typer.Option(0, "--seed", help="--paired / --crosslingual / --duels: resampling seed."),
     contamination: bool = typer.Option(False, "--contamination", help="Each run's score on its clean and on its "
                                        "contaminated items, from the flags analyze contamination --run stored in its folder."),
-    check: str = typer.Option("lm_eval_13gram", "--check", help="--contamination: whose flags: lm_eval_13gram "
+    check: str = typer.Option("lm_eval_13gram", "--rule", help="--contamination: which check's flags: lm_eval_13gram "
                               "(lm-eval's rule) or length_aware."),
     by: Optional[str] = typer.Option(None, "--by", help="Group the runs' models by their --model-meta key (size, open, "
                                      "reasoning, or another key they were given): group means per task with intervals."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="--by size: also draw score vs model size (log scale) to "
-                                        "this PNG, one panel per task (needs the plots extra)."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw the command's figure to this PNG (needs the plots extra); the command's description says what it draws."),
     published: Optional[Path] = typer.Option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
                                              "(columns model, benchmark, score; optional metric, counterpart, language); --ranks: a side named by one "
                                              "of its benchmarks takes the paper's numbers; --crosslingual: each model of the CSV "
                                              "is one more run."),
     *, json_out: Optional[Path],
 ) -> None:
-    """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B, --duels RUN..., --by KEY RUN... or --contamination RUN..."""
+    """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B, --duels RUN..., --by KEY RUN... or --contamination RUN...
+
+    --plot (with --by size): score vs model size (log scale), one panel per task."""
     from glotbench.errors import GlotbenchError
     from glotbench.report.runs import load_runs
 
@@ -293,7 +294,7 @@ def compare(
     if len(chosen) != 1:
         raise GlotbenchError("choose exactly one of --crosslingual, --ranks, --paired, --duels, --by KEY, --contamination")
     if check not in ("lm_eval_13gram", "length_aware"):
-        raise GlotbenchError(f"--check must be lm_eval_13gram or length_aware, got {check!r}")
+        raise GlotbenchError(f"--rule must be lm_eval_13gram or length_aware, got {check!r}")
     if plot is not None and by != "size":
         raise GlotbenchError("--plot draws score vs model size: it goes with --by size")
     if by is not None and (not by.strip() or published is not None):

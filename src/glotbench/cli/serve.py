@@ -244,7 +244,7 @@ def add_task(
     metric: str = typer.Option(..., "--metric", help="A registered metric computable from a prediction and a reference: "
                                "accuracy, mcc, weighted_f1, macro_f1 (labels), exact_match, numeric_match, abs_error, "
                                "chrf, bleu... (text); a wrong name lists them."),
-    labels: str = typer.Option(None, "--labels", help="Comma-separated label set (default: the labels found in the gold file)."),
+    labels: Optional[str] = typer.Option(None, "--labels", help="The label set; the command's description says in which form (a file, a shipped name, or comma-separated labels) and its default."),
     title: str = typer.Option("", "--title", help="A longer title shown on the task page."),
     id_field: str = typer.Option("id", "--id-field", help="Field holding the item id."),
     label_field: str = typer.Option("label", "--label-field", help="Field holding the gold label or the reference text (e.g. --label-field reference)."),
@@ -257,7 +257,9 @@ def add_task(
     description_hu: Path = typer.Option(None, "--description-hu", help="Markdown file: the task page text in Hungarian."),
     db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV),
 ) -> None:
-    """Register a task with its hidden gold labels and its metric (and its downloads and page text)."""
+    """Register a task with its hidden gold labels and its metric (and its downloads and page text).
+
+    --labels: comma-separated (default: the labels found in the gold file)."""
     from glotbench.leaderboard import service
 
     gold_labels = service.load_gold_file(gold, id_field, label_field)
@@ -299,11 +301,15 @@ def list_tasks(db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)
 
 @admin_app.command("review")
 def review(submission_id: int, status: str = typer.Argument(..., help="approved or rejected"),
-           by: str = typer.Option(..., "--by", help="The administrator doing it."),
+           reviewer: Optional[str] = typer.Option(None, "--reviewer", help="The administrator doing it."),
+           by: Optional[str] = typer.Option(None, "--by", hidden=True),  # the spelling before --reviewer (compare --by groups runs)
            db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
     """Approve or reject a result from the command line."""
     from glotbench.leaderboard import service
 
+    who = reviewer or by
+    if not who:
+        raise typer.BadParameter("give --reviewer NAME: the administrator doing it")
     with _session(db) as s:
-        sub = service.review(s, service.get_user(s, by), submission_id, status)
+        sub = service.review(s, service.get_user(s, who), submission_id, status)
         typer.echo(f"submission {sub.id} ({sub.model_name} on {sub.task.name}) is now {sub.status}")
