@@ -182,7 +182,8 @@ WANDB_SCRIPT = textwrap.dedent("""
         for s in lines:  # the inverse of EvaluationTracker.save_results_samples: arguments as tuples
             s["arguments"] = [tuple(a[f"arg_{j}"] for j in range(len(a))) for a in
                               (s["arguments"][f"gen_args_{i}"] for i in range(len(s["arguments"])))]
-            s["resps"], s["filtered_resps"] = leaf(s["resps"]), leaf(s["filtered_resps"])
+            if results["configs"][task]["output_type"] != "generate_until":  # generated answers are texts already
+                s["resps"], s["filtered_resps"] = leaf(s["resps"]), leaf(s["filtered_resps"])
         samples[task] = lines
     logger = WandbLogger(init_args={"project": "glotbench-export", "mode": "offline", "dir": out})
     logger.post_init(results)

@@ -75,6 +75,20 @@ def test_truthfulqa_mc2_process_results_delegated(tmp_path):
     assert entry["mode"] == "loglikelihood" and list(entry["metrics"]) == ["mean:acc"]
     assert entry["metrics"]["mean:acc"]["value"] == pytest.approx(sum(want) / N)
     assert 0 < min(want) < max(want) < 1  # a probability mass, not a 0/1 accuracy
+    # export --format lm-eval keys it as lm-eval does (acc,none), its stderr lm-eval's mean_stderr
+    from lm_eval.api.metrics import mean_stderr
+
+    e = cli("export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp_path)
+    assert e.returncode == 0, e.stderr
+    [res] = (tmp_path / "lm").glob("*/results_*.json")
+    lm = json.loads(res.read_text())
+    [(name, got)] = lm["results"].items()
+    assert {k: v for k, v in got.items() if "," in k} == {"acc,none": pytest.approx(sum(want) / N),
+                                                          "acc_stderr,none": pytest.approx(mean_stderr(want))}
+    assert lm["higher_is_better"][name] == {"acc": True}
+    [samples] = res.parent.glob("samples_*.jsonl")
+    lines = [json.loads(x) for x in samples.read_text().splitlines()]
+    assert [x["acc"] for x in lines] == pytest.approx(want) and {x["filter"] for x in lines} == {"none"}
 
 
 def test_mlqa_process_results_and_process_docs_delegated(tmp_path):

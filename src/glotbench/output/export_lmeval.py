@@ -65,16 +65,32 @@ def sanitize_list(sub: Any) -> Any:
     return str(sub)
 
 
-def _task_results(name: str, t: dict, per_item: dict[str, list[float]]) -> dict:
+def lm_keys(t: dict) -> dict[str, tuple[str, str]]:
+    """Each of a task's metrics -> lm-eval's ``(metric, filter name)``, keyed ``<metric>,<filter>`` in
+    its results: what the task named itself (results.json ``lm_eval.metrics``: a converted lm-eval task,
+    gsm8k's ``exact_match`` of ``strict-match`` and of ``flexible-extract``), else lm-eval's name for the
+    metric (:data:`LMEVAL_NAMES`) under lm-eval's filter ``none``."""
+    named = (t.get("lm_eval") or {}).get("metrics") or {}
+    return {m: (str(named[m][0]), str(named[m][1])) if m in named else (LMEVAL_NAMES.get(m, m), "none")
+            for m in (t.get("metrics") or {})}
+
+
+def filter_names(t: dict) -> list[str]:
+    """lm-eval's filters of a task, in order (``["none"]`` for a task without its own)."""
+    return list(dict.fromkeys(f for _, f in lm_keys(t).values())) or ["none"]
+
+
+def _task_results(name: str, t: dict, per_item: dict[tuple[str, str], list[float]]) -> dict:
     out: dict[str, Any] = {"name": name, "alias": name, "sample_len": t.get("n_scored", 0)}
+    keys = lm_keys(t)
     for m, v in (t.get("metrics") or {}).items():
-        key = LMEVAL_NAMES.get(m, m)
+        key, filt = keys[m]
         value = v.get("value") if isinstance(v, dict) else v
-        out[f"{key},none"] = value
-        if key in per_item:
-            out[f"{key}_stderr,none"] = mean_stderr(per_item[key])
+        out[f"{key},{filt}"] = value
+        if (key, filt) in per_item:  # a mean: lm-eval's mean_stderr over the items
+            out[f"{key}_stderr,{filt}"] = mean_stderr(per_item[(key, filt)])
         else:
-            out[f"{key}_stderr,none"] = _stderr(v.get("ci95") if isinstance(v, dict) else None)
+            out[f"{key}_stderr,{filt}"] = _stderr(v.get("ci95") if isinstance(v, dict) else None)
     return out
 
 
@@ -96,16 +112,36 @@ def _aggregation(d: dict, name: str) -> str:
     return "mean" if kind == "mean" else f"{kind}:{stat}" if kind and stat else str(kind or name)
 
 
+def _value_key(t: dict, m: str) -> str | None:
+    """The per-item value a mean metric of the task averages, where lm-eval's stderr is wanted."""
+    if m in ((t.get("lm_eval") or {}).get("metrics") or {}):
+        return (((t.get("metric_definitions") or {}).get(m) or {}).get("params") or {}).get("key")
+    return next((k for k, v in PER_ITEM.items() if v == LMEVAL_NAMES.get(m)), None)
+
+
+def _higher_is_better(t: dict) -> dict[str, bool]:
+    """lm-eval's ``higher_is_better`` of a task: one entry per metric name, whatever its filters."""
+    defs = t.get("metric_definitions") or {}
+    out: dict[str, bool] = {}
+    for m, (key, _) in lm_keys(t).items():
+        out.setdefault(key, (defs.get(m) or {}).get("direction", "higher") == "higher")
+    return out
+
+
 def _task_config(name: str, t: dict, results: dict) -> dict:
     defs = t.get("metric_definitions") or {}
     cfg = results.get("config") or {}
+    metric_list: dict[str, dict] = {}  # one entry per metric, as lm-eval's config lists it (filters apart)
+    for m, (key, _) in lm_keys(t).items():
+        metric_list.setdefault(key, {"metric": key, "aggregation": "mean" if m in LMEVAL_NAMES else _aggregation(defs.get(m) or {}, m),
+                                     "higher_is_better": (defs.get(m) or {}).get("direction", "higher") == "higher"})
+    filter_list = (t.get("lm_eval") or {}).get("filter_list")
     return {
         "task": name,
         "output_type": output_type(t),
         "num_fewshot": n_shot(t, cfg),
-        "metric_list": [{"metric": LMEVAL_NAMES.get(m, m), "aggregation": "mean" if m in LMEVAL_NAMES else _aggregation(defs.get(m) or {}, m),
-                         "higher_is_better": (defs.get(m) or {}).get("direction", "higher") == "higher"}
-                        for m in (t.get("metrics") or {})],
+        "metric_list": list(metric_list.values()),
+        **({"filter_list": filter_list} if filter_list else {}),
         "repeats": cfg.get("samples") or 1,
         "metadata": {"version": _version(t.get("version")), "language": t.get("language"),
                      "glotbench_fingerprint": (t.get("fingerprint") or {}).get("id"), "prompt_hash": t.get("prompt_hash")},
@@ -154,7 +190,12 @@ def per_sample_values(rec: SampleRecord, defs: dict[str, dict]) -> dict[str, Any
 
 
 def sample_line(rec: SampleRecord, metric_names: list[str], requests: list[dict | None] | None = None,
-                item: tuple[dict, Any] | None = None, defs: dict[str, dict] | None = None) -> dict:
+                item: tuple[dict, Any] | None = None, defs: dict[str, dict] | None = None,
+                lm_filter: tuple[str, dict[str, str]] | None = None) -> dict:
+    """One line of lm-eval's samples file. ``lm_filter``: ``(filter name, {metric: lm-eval name})``
+    of a task with filters of its own: lm-eval writes one line per item and filter, holding that
+    filter's answer (``filtered_resps``) and its values under lm-eval's names (``defs`` are then that
+    filter's metrics)."""
     if item is not None:
         doc, target = item
     else:
@@ -180,6 +221,13 @@ def sample_line(rec: SampleRecord, metric_names: list[str], requests: list[dict 
             line[PER_ITEM[k]] = v
     for k, v in per_sample_values(rec, defs or {}).items():
         line.setdefault(k, v)
+    if lm_filter is not None:
+        name, renamed = lm_filter
+        picked = rec.extracted.get(name, rec.pred) if isinstance(rec.extracted, dict) else rec.pred
+        line["filter"], line["filtered_resps"] = name, sanitize_list([picked])
+        for m, v in per_sample_values(rec, defs or {}).items():  # this filter's value, under lm-eval's name
+            line.pop(m, None)
+            line[renamed[m]] = v
     if rec.error:
         line["error"] = rec.error
     return line
@@ -204,20 +252,22 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
             template = Path(settings["chat_template"]).read_text(encoding="utf-8")
         except OSError:
             template = None
-    per_item: dict[str, dict[str, list[float]]] = {n: {} for n in tasks}
+    # each mean's per-item values (lm-eval's stderr is mean_stderr over them): accuracy from the items'
+    # ``correct``, a metric the task named for lm-eval (lm_eval.metrics) from its definition's key
+    value_keys = {n: {lm_keys(t)[m]: _value_key(t, m) for m in t.get("metrics") or {}} for n, t in tasks.items()}
+    per_item: dict[str, dict[tuple[str, str], list[float]]] = {n: {} for n in tasks}
     for rec in records:
         if rec.is_scored:
-            for k, v in rec.value_map.items():
-                if k in PER_ITEM and isinstance(v, (int, float)):
-                    per_item.setdefault(rec.task, {}).setdefault(PER_ITEM[k], []).append(float(v))
+            for lm_key, k in value_keys.get(rec.task, {}).items():
+                if k is not None and isinstance(v := rec.value_map.get(k), (int, float)):
+                    per_item[rec.task].setdefault(lm_key, []).append(float(v))
     doc = {
         "results": {n: _task_results(n, t, per_item.get(n, {})) for n, t in tasks.items()},
         "group_subtasks": {n: [] for n in tasks},
         "configs": {n: _task_config(n, t, results) for n, t in tasks.items()},
         "versions": {n: _version(t.get("version")) for n, t in tasks.items()},
         "n-shot": {n: n_shot(t, cfg) for n, t in tasks.items()},
-        "higher_is_better": {n: {LMEVAL_NAMES.get(m, m): ((t.get("metric_definitions") or {}).get(m) or {}).get(
-            "direction", "higher") == "higher" for m in (t.get("metrics") or {})} for n, t in tasks.items()},
+        "higher_is_better": {n: _higher_is_better(t) for n, t in tasks.items()},
         "n-samples": {n: {"original": t.get("n_dataset", t.get("n_items", 0)), "effective": t.get("n_scored", 0)} for n, t in tasks.items()},
         "config": {
             "model": model.get("backend") or cfg.get("model"),
@@ -253,13 +303,23 @@ def write_lmeval(run_dir: Path, out_dir: Path, date_id: str | None = None, journ
     get_request = getattr(journal, "get_request", None)
     items = {n: items_of(n, cfg.get("split"), t.get("mode") == "loglikelihood") if items_of else {}
              for n, t in tasks.items()}
+    by_task: dict[str, list[SampleRecord]] = {}
     for rec in records:
-        task = rec.task
-        names = [LMEVAL_NAMES.get(m, m) for m in ((tasks.get(task) or {}).get("metrics") or {})]
-        reqs = [get_request(k) for k in rec.request_keys or []] if get_request else []
-        defs = {m: ((tasks.get(task) or {}).get("metric_definitions") or {}).get(m) or {}
-                for m in ((tasks.get(task) or {}).get("metrics") or {})}
-        lines.setdefault(task, []).append(sample_line(rec, names, reqs, items.get(task, {}).get(rec.idx), defs))
+        by_task.setdefault(rec.task, []).append(rec)
+    for task, recs in by_task.items():
+        t = tasks.get(task) or {}
+        keys = lm_keys(t)
+        all_defs = {m: (t.get("metric_definitions") or {}).get(m) or {} for m in (t.get("metrics") or {})}
+        filters = filter_names(t)
+        for filt in filters:  # lm-eval: every item under its first filter, then under the next ...
+            mine = [m for m in all_defs if keys[m][1] == filt]
+            names = list(dict.fromkeys(keys[m][0] for m in mine))
+            defs = {m: all_defs[m] for m in mine}
+            lm_filter = (filt, {LMEVAL_NAMES.get(m, m): keys[m][0] for m in mine}) if t.get("lm_eval") else None
+            for rec in recs:
+                reqs = [get_request(k) for k in rec.request_keys or []] if get_request else []
+                lines.setdefault(task, []).append(sample_line(rec, names, reqs, items.get(task, {}).get(rec.idx), defs,
+                                                              lm_filter))
     # lm-eval: one hash per task over its samples' doc + prompt + target hashes
     doc["task_hashes"] = {t: _hash("".join(x["doc_hash"] + x["prompt_hash"] + x["target_hash"] for x in ls))
                           for t, ls in lines.items()}

@@ -87,12 +87,15 @@ def request_text(req: Any) -> str:
 
 
 def item_text(task: Task, sample: Sample) -> str:
-    """The item's own words (its mapped fields and options), without literal instructions."""
+    """The item's own words (its mapped fields and options), without literal instructions. A value a
+    task keeps for its own scoring is not the item's text: a name starting with ``_`` (a converted
+    lm-eval task that delegates ``process_results`` or a filter keeps its whole record as
+    ``_lm_eval_doc``), a mapping or a flag."""
     literal = {k for k, v in task.spec.fields.items() if isinstance(v, str) and v.startswith("=")}
     skip = literal | {"labels", "labels_text", "choices_block", "target", "id"}
     parts = []
     for k, v in sample.vars.items():
-        if k in skip or v is None:
+        if k in skip or v is None or k.startswith("_") or isinstance(v, (dict, bool)):
             continue
         if isinstance(v, list):
             parts.extend(str(x) for x in v)

@@ -121,3 +121,24 @@ def exact_match(prediction: Any, references: list[str], options: dict) -> float:
 
     pred = norm(prediction)
     return float(any(pred == norm(r) for r in references))
+
+
+def metric_keys(filters: list[dict], delegated: list[str] | None = None) -> dict[str, tuple[str, str]]:
+    """The converted task's metrics, each with lm-eval's ``(metric, filter name)`` for the same number
+    (lm-eval keys it ``<metric>,<filter name>``: gsm8k's ``exact_match,strict-match``), in the task's
+    order: the first pipeline gives ``exact_match`` (or each ``mean:<metric>`` of a delegated
+    ``process_results``), every other pipeline ``mean:exact_match_<name>`` (``mean:<metric>_<name>``).
+    A task without filters (multiple choice) is lm-eval's filter ``none``."""
+    names = [f["name"] for f in filters] or ["none"]
+    out: dict[str, tuple[str, str]] = {}
+    for i, name in enumerate(names):
+        for m in delegated if delegated is not None else ["exact_match"]:
+            key = (f"mean:{m}" if delegated is not None else m) if i == 0 else f"mean:{m}_{name}"
+            out[key] = (m, name)
+    return out
+
+
+def lm_eval_filter_list(filters: list[dict]) -> list[dict]:
+    """The task's pipelines as lm-eval's config writes ``filter_list`` (``name`` and ``filter`` steps)."""
+    return [{"name": f["name"], "filter": [{k: v for k, v in st.items() if k != "lm_eval"} for st in f["steps"]]}
+            for f in filters]

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from glotbench.errors import TaskSpecError
-from glotbench.tasks.lm_eval_filters import EXACT_MATCH_OPTIONS, NO_FILTER, read_filter_list
+from glotbench.tasks.lm_eval_filters import EXACT_MATCH_OPTIONS, NO_FILTER, metric_keys, read_filter_list
 from glotbench.yamlfile import expanded_size
 
 # lm-eval keys that have no effect on the numbers or that are mapped below
@@ -325,7 +325,7 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
             options["lm_eval_version"] = lm_eval_version()
             problems.append(f"note: filters delegated to lm-eval {options['lm_eval_version']}'s own classes "
                             "(the task needs the lm_eval package where it runs)")
-        metrics = ["exact_match"] + [f"mean:exact_match_{f['name']}" for f in filters[1:]]
+        metrics = list(metric_keys(filters))
     elif otype in LL_TYPES:  # a target continuation (lambada) or a whole text (wikitext): log-likelihood only
         out["output_type"] = otype
         named = [m.get("metric") if isinstance(m, dict) else m for m in src.get("metric_list") or []]
@@ -359,8 +359,7 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         names, why = delegated_metrics(src.get("metric_list"))
         problems.extend(f"{CANNOT}{w}" for w in why)
         options["lm_eval_metrics"] = names
-        metrics = [f"mean:{n}" for n in names] + [f"mean:{n}_{f['name']}" for f in options.get("filters", [])[1:]
-                                                  for n in names]
+        metrics = list(metric_keys(options.get("filters") or [], names))
     elif "process_results" in delegated and otype == "loglikelihood":
         problems.append(f"{CANNOT}process_results of a loglikelihood task: not delegated")
     out["metrics"] = metrics

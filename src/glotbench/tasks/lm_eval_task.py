@@ -16,7 +16,7 @@ from typing import Any
 
 from glotbench.errors import DataError, TaskSpecError
 from glotbench.extract import bounded_regex
-from glotbench.tasks.lm_eval_filters import apply_filter, exact_match
+from glotbench.tasks.lm_eval_filters import apply_filter, exact_match, lm_eval_filter_list, metric_keys
 from glotbench.tasks.task import ROLLING, LoglikelihoodRequest, Sample, Scored, Task, score_text
 
 DEFAULTS = {"target_delimiter": " ", "fewshot_delimiter": "\n\n", "description": ""}
@@ -449,6 +449,18 @@ class LmEvalTask(Task):
         first = picked[self.opts["filters"][0]["name"]]
         return Scored(pred=None if first is None else str(first), values=values, extracted=picked,
                       rule=f"lm-eval filter {self.opts['filters'][0]['name']}")
+
+    def extra_summary(self, records: list, out_dir: Any, *, n_boot: int = 1000, seed: int = 0) -> dict:
+        """Adds ``lm_eval``: each metric's lm-eval ``[metric, filter name]`` and the ``filter_list``, so
+        ``export --format lm-eval`` keys them as lm-eval does (``exact_match,strict-match``)."""
+        out = super().extra_summary(records, out_dir, n_boot=n_boot, seed=seed)
+        filters = self.opts.get("filters") or []
+        if self.spec.output_type in ("loglikelihood", ROLLING) or not (filters or self.delegates_results):
+            return out
+        keys = metric_keys(filters, self.opts.get("lm_eval_metrics") or [] if self.delegates_results else None)
+        out["lm_eval"] = {"metrics": {m: list(k) for m, k in keys.items() if m in self.spec.metrics},
+                          "filter_list": lm_eval_filter_list(filters)}
+        return out
 
     def metric_names(self, mode: str) -> list[str]:
         if self.spec.output_type in ("loglikelihood", ROLLING) or self.delegates_results:
