@@ -124,15 +124,9 @@ def load_label_set(path: Path) -> LabelSet:
 
 def builtin_sets() -> dict[str, Path]:
     """The label sets the benchmark packages ship, by name."""
-    from glotbench.paths import PACKAGED_ROOTS
-    from glotbench.registry import require_catalog
+    from glotbench.build.user_prompts import shipped
 
-    require_catalog()
-    out: dict[str, Path] = {}
-    for root in PACKAGED_ROOTS:
-        for p in sorted((Path(root) / SHIPPED).glob("*" + SUFFIX)):
-            out.setdefault(p.name[: -len(SUFFIX)], p)
-    return out
+    return shipped(SHIPPED, SUFFIX)
 
 
 def resolve(ref: str) -> Path:

@@ -103,15 +103,9 @@ SHIPPED = "build/criteria"
 
 def shipped_files() -> dict[str, Path]:
     """The criterion files the benchmark packages ship (``files/build/criteria/NAME.criterion.yaml``), by name."""
-    from glotbench.paths import PACKAGED_ROOTS
-    from glotbench.registry import require_catalog
+    from glotbench.build.user_prompts import shipped
 
-    require_catalog()
-    out: dict[str, Path] = {}
-    for root in PACKAGED_ROOTS:
-        for p in sorted((Path(root) / SHIPPED).glob("*" + SUFFIX)):
-            out.setdefault(p.name[: -len(SUFFIX)], p)
-    return out
+    return shipped(SHIPPED, SUFFIX)
 
 
 def load_criterion_file(path: Path, taken: set[str]) -> UserCriterion:

@@ -84,3 +84,17 @@ def check_items(items: list[dict], items_path: Path, prompts: dict[str, str], de
                                 f"'prompt.{lang}' uses it")
         out[str(it["id"])] = lang
     return out
+
+
+def shipped(folder: str, suffix: str) -> dict[str, Path]:
+    """The files the benchmark packages ship as ``files/<folder>/NAME<suffix>``, by NAME (the first
+    package that ships a name wins)."""
+    from glotbench.paths import PACKAGED_ROOTS
+    from glotbench.registry import require_catalog
+
+    require_catalog()
+    out: dict[str, Path] = {}
+    for root in PACKAGED_ROOTS:
+        for p in sorted((Path(root) / folder).glob("*" + suffix)):
+            out.setdefault(p.name[: -len(suffix)], p)
+    return out
