@@ -58,6 +58,7 @@ XL = "test_crosslingual_rows_equal_the_thesis_formula"
 XL_AVG = "test_crosslingual_average_is_over_headline_metrics"
 RANKS = "test_ranks_equal_a_plain_ranking"
 PAIRED = "test_paired_equals_a_plain_loop"
+DROP = "test_paired_drop_rate_equals_a_plain_loop"
 REPORT = "test_report_outcomes_equal_a_plain_count"
 OPT = "test_option_order_equals_plain_differences"
 ITEMS = "test_items_analysis_equals_a_plain_count"
@@ -88,6 +89,7 @@ AGGREGATES: dict[str, str] = {
     # compare --paired
     **{f"compare.paired.{k}": PAIRED for k in ("n_items", "n_left_out", "score_a", "score_b", "difference", "low", "high",
                                                "mcnemar_b", "mcnemar_c", "p_value", "method", "invalid")},
+    **{f"compare.paired.{k}": DROP for k in ("drop_rate", "drop_low", "drop_high")},
     # compare --duels (the per-pair tests end to end: tests/test_duels_e2e.py; statistics: tests/test_duels.py)
     **{f"compare.duels.{k}": DUELS for k in ("score_a", "score_b", "n_items", "p_value", "p_holm", "winner",
                                              "average_share_won")},
@@ -583,6 +585,37 @@ def mcnemar_reference(ca, cb):
     if b + c < 25:  # exact binomial below 25 discordant pairs (statsmodels' rule)
         return b, c, float(binomtest(b, b + c, 0.5).pvalue)
     return b, c, float(chi2.sf((abs(b - c) - 1) ** 2 / (b + c), 1))
+
+
+def test_paired_drop_rate_equals_a_plain_loop(runs, tmp_path):
+    """compare --paired's drop rate (PromptBench's PDR, 1 - B/A) and its item-paired interval, restated:
+    the metric's oracle on each side of every resample (the same resampled items on both sides, drawn as
+    ``default_rng(seed).integers(0, k, (n, k))``), a resample with A = 0 left out, linear quantiles."""
+    from value_oracles import plain_quantile, plain_resample_indices
+
+    n_boot = 200
+    out = tmp_path / "p.json"
+    a, b = runs["A"], runs["C"]
+    cli("runs", "compare", "--paired", a, b, "--n-boot", n_boot, "--json", out)
+    rows = [r for r in json.loads(out.read_text(encoding="utf-8"))["paired"] if r.get("drop_rate") is not None]
+    assert rows, "no drop rate to check"
+    for row in rows:
+        task, m = row["task"], row["metric"]
+        sa = {r["sample_id"]: r for r in samples(a, task)}
+        sb = {r["sample_id"]: r for r in samples(b, task)}
+        ids = [i for i in sa if i in sb and sa[i]["status"] == "scored" and sb[i]["status"] == "scored"]
+        ia, ib = items_of([sa[i] for i in ids]), items_of([sb[i] for i in ids])
+        oracle = METRIC_ORACLES[m].compute
+        assert same(row["drop_rate"], 1 - oracle(ib) / oracle(ia)), (task, m, row)
+        stats = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for idx in plain_resample_indices(len(ids), n_boot, 0):
+                x, y = oracle([ia[j] for j in idx]), oracle([ib[j] for j in idx])
+                if x != 0 and not math.isnan(x) and not math.isnan(y):
+                    stats.append(1 - y / x)
+        lo, hi = plain_quantile(stats, 0.025), plain_quantile(stats, 0.975)
+        assert same(row["drop_low"], lo) and same(row["drop_high"], hi), (task, m, row["drop_low"], row["drop_high"], lo, hi)
 
 
 def test_paired_equals_a_plain_loop(runs, tmp_path):

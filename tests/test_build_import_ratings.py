@@ -109,7 +109,7 @@ def test_ratings_join_the_run_and_show_in_the_report(run_dir, tmp_path):
     table = [[float(str(r[i]).replace(",", ".")) if r[i] != "" else float("nan") for i in ids] for r in (r1, r2)]
     want = krippendorff.alpha(reliability_data=table, level_of_measurement="interval")
     assert abs(data["annotators_alpha"] - want) < 1e-9 and data["annotators_alpha_level"] == "interval"
-    gb("report", "run1", "-o", "report.html", cwd=tmp_path)
+    gb("runs", "report", "run1", "-o", "report.html", cwd=tmp_path)
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "Human ratings vs automatic scores" in html and f"spearman rho {data['value']:.3f}" in html
     assert f"2 ({want:.3f})" in html and f"Krippendorff's alpha (interval) {want:.3f}" in out.stdout

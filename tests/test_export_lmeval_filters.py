@@ -36,7 +36,7 @@ def exported(tmp_path_factory):
         files[split] = tmp / "data" / f"gsm8k_{split}.jsonl"
         files[split].write_text("".join(json.dumps(make(i, split)) + "\n" for i in range(len(outputs))),
                                 encoding="utf-8")
-    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--data-dir", "data", "-o", "gsm8k.yaml", cwd=tmp)
+    c = cli("tasks", "import", str(tasks_dir / rel), "--data-dir", "data", "-o", "gsm8k.yaml", cwd=tmp)
     assert c.returncode == 0, c.stderr
     (tmp / "responses.jsonl").write_text("".join(json.dumps({"match": f"(test q{i})", "response": out}) + "\n"
                                                  for i, out in enumerate(outputs)), encoding="utf-8")
@@ -47,7 +47,7 @@ def exported(tmp_path_factory):
     finally:
         stop(proc)
     assert r.returncode == 0, r.stderr[-2000:]
-    e = cli("export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp)
+    e = cli("runs", "export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp)
     assert e.returncode == 0, e.stderr
     [res] = list((tmp / "lm").glob("*/results_*.json"))
     [samples] = list(res.parent.glob("samples_*.jsonl"))

@@ -30,10 +30,10 @@ def test_estimate_counts_a_delegating_tasks_item_once(tmp_path):
     for split in ("dev", "validation", "test"):
         files[split] = tmp_path / "data" / f"mmlu_flan_cot_zeroshot_anatomy_{split}.jsonl"
         files[split].write_text("".join(json.dumps(make(i, split)) + "\n" for i in range(n)), encoding="utf-8")
-    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), *flags, "--data-dir", "data", "-o", "t.yaml", cwd=tmp_path)
+    c = cli("tasks", "import", str(tasks_dir / rel), *flags, "--data-dir", "data", "-o", "t.yaml", cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     assert "_lm_eval_doc" not in c.stderr
-    e = cli("estimate", "-m", "openai:gpt-4o", "-t", "t.yaml", "--plain", "--json", "est.json", cwd=tmp_path)
+    e = cli("runs", "estimate", "-m", "openai:gpt-4o", "-t", "t.yaml", "--plain", "--json", "est.json", cwd=tmp_path)
     assert e.returncode == 0, e.stderr
     est = json.loads((tmp_path / "est.json").read_text())
     [lang] = est["per_language"].values()

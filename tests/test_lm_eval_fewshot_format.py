@@ -35,7 +35,7 @@ def test_mmlu_prox_shots_written_by_fewshot_configs_own_hook(tmp_path):
         files[split] = tmp_path / "data" / f"mmlu_prox_lite_cs_health_{split}.jsonl"
         files[split].write_text("".join(json.dumps(_prox(i, split), ensure_ascii=False) + "\n" for i in range(N)),
                                 encoding="utf-8")
-    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--lm-eval-hooks", "--data-dir", "data", "--language", "cs",
+    c = cli("tasks", "import", str(tasks_dir / rel), "--lm-eval-hooks", "--data-dir", "data", "--language", "cs",
             "-o", "prox.yaml", cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     import yaml
@@ -97,7 +97,7 @@ def test_fewshot_config_templates_and_delimiters_write_the_shots(tmp_path, monke
 
 
 def test_a_fewshot_hook_without_the_flag_is_refused(tmp_path):
-    r = cli("tasks", "import-lm-eval", str(_tasks_dir() / "mmlu_prox/cs/mmlu_prox_lite_cs_health.yaml"), "-o", "o.yaml",
+    r = cli("tasks", "import", str(_tasks_dir() / "mmlu_prox/cs/mmlu_prox_lite_cs_health.yaml"), "-o", "o.yaml",
             cwd=tmp_path)
     assert r.returncode == 2 and not (tmp_path / "o.yaml").exists()
     assert "fewshot_config.doc_to_text: !function utils.fewshot_to_text" in r.stderr

@@ -95,7 +95,7 @@ def test_filters_and_exact_match_equal_lm_evals(tmp_path, task):
     for split in ("train", "validation", "test", "dev"):
         files[split] = tmp_path / "data" / f"{task}_{split}.jsonl"
         files[split].write_text("".join(json.dumps(make(i, split)) + "\n" for i in range(n)), encoding="utf-8")
-    c = cli("tasks", "import-lm-eval", str(tasks_dir / rel), *flags, "--data-dir", "data", "-o", f"{task}.yaml",
+    c = cli("tasks", "import", str(tasks_dir / rel), *flags, "--data-dir", "data", "-o", f"{task}.yaml",
             cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     assert "filter_list" not in c.stderr  # mapped, not a loss any more
@@ -170,7 +170,7 @@ def test_exact_match_equals_lm_evals_metric():
 
 
 def test_without_hooks_a_filter_only_lm_eval_runs_is_refused(tmp_path):
-    r = cli("tasks", "import-lm-eval", str(_tasks_dir() / "mmlu/flan_cot_zeroshot/mmlu_anatomy.yaml"), "-o", "o.yaml",
+    r = cli("tasks", "import", str(_tasks_dir() / "mmlu/flan_cot_zeroshot/mmlu_anatomy.yaml"), "-o", "o.yaml",
             cwd=tmp_path)
     assert r.returncode == 2 and not (tmp_path / "o.yaml").exists()
     assert "filter_list.flexible-extract: function multi_choice_regex not converted" in r.stderr
@@ -188,7 +188,7 @@ def test_a_filter_that_cannot_be_restated_is_refused(tmp_path, step, cause):
            "filter_list": [{"name": "one", "filter": [step] + ([{"function": "take_first"}] if "take_first" not in cause
                                                               else [])}]}
     (tmp_path / "f.yaml").write_text(yaml.safe_dump(src), encoding="utf-8")
-    r = cli("tasks", "import-lm-eval", "f.yaml", "-o", "out.yaml", cwd=tmp_path)
+    r = cli("tasks", "import", "f.yaml", "-o", "out.yaml", cwd=tmp_path)
     assert r.returncode == 2 and not (tmp_path / "out.yaml").exists()
     [line] = r.stderr.strip().splitlines()
     assert cause in line and "filter_list.one" in line

@@ -50,7 +50,7 @@ def test_converted_hub_task_is_fetched_locked_and_read_from_the_data_root(tmp_pa
         env = {**m.env(), "GLOTBENCH_CACHE_DIR": str(tmp_path / "cache"), "HF_HOME": str(tmp_path / "hf_home"),
                "GLOTBENCH_DATA": "", "GLOTBENCH_OFFLINE": "", "HF_DATASETS_OFFLINE": "", "HF_HUB_OFFLINE": "",
                "GLOTBENCH_DATA_LOCK": ""}
-        c = _cli("tasks", "import-lm-eval", str(tasks_dir / rel), "--language", "cs", "-o", "bele.yaml", cwd=tmp_path,
+        c = _cli("tasks", "import", str(tasks_dir / rel), "--language", "cs", "-o", "bele.yaml", cwd=tmp_path,
                  env=env)
         assert c.returncode == 0, c.stderr
         spec = yaml.safe_load((tmp_path / "bele.yaml").read_text(encoding="utf-8"))
@@ -88,7 +88,7 @@ def test_converted_hub_task_is_fetched_locked_and_read_from_the_data_root(tmp_pa
 def test_offline_without_the_snapshot_is_one_line_naming_data_pull(tmp_path):
     tasks_dir = _tasks_dir()
     env = {"GLOTBENCH_CACHE_DIR": str(tmp_path / "cache"), "GLOTBENCH_DATA": "", "GLOTBENCH_OFFLINE": "1"}
-    c = _cli("tasks", "import-lm-eval", str(tasks_dir / "belebele/belebele_ces_Latn.yaml"), "-o", "bele.yaml",
+    c = _cli("tasks", "import", str(tasks_dir / "belebele/belebele_ces_Latn.yaml"), "-o", "bele.yaml",
              cwd=tmp_path, env=env)
     assert c.returncode == 0, c.stderr
     r = _cli("run", "-m", "openai:stub", "--base-url", "http://127.0.0.1:9/v1", "--mode", "loglikelihood",

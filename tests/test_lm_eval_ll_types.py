@@ -130,7 +130,7 @@ def test_lambada_with_the_embedded_model_equals_llama_cpp_pythons_own_logits(tmp
     (tmp_path / "data").mkdir()
     f = tmp_path / "data" / "lambada_openai_test.jsonl"
     f.write_text("".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in TEXTS), encoding="utf-8")
-    c = cli("tasks", "import-lm-eval", str(tasks_dir / "lambada/lambada_openai.yaml"), "--data-dir", "data",
+    c = cli("tasks", "import", str(tasks_dir / "lambada/lambada_openai.yaml"), "--data-dir", "data",
             "-o", "lambada.yaml", cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     r = cli("run", "-m", "embedded", "-t", "lambada.yaml", "-o", "run", "--no-progress", "--bootstrap", "20",

@@ -40,7 +40,7 @@ def _convert_and_run(tmp_path, rel, task, splits, *run_flags, responses=None):
     for split, recs in splits.items():
         files[split] = tmp_path / "data" / f"{task}_{split}.jsonl"
         files[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
-    c = cli("tasks", "import-lm-eval", str(_tasks_dir() / rel), "--lm-eval-hooks", "--data-dir", "data", "-o",
+    c = cli("tasks", "import", str(_tasks_dir() / rel), "--lm-eval-hooks", "--data-dir", "data", "-o",
             f"{task}.yaml", cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     stub_args = ("--responses", str(responses)) if responses else ("--answer", "A")
@@ -78,7 +78,7 @@ def test_truthfulqa_mc2_process_results_delegated(tmp_path):
     # export --format lm-eval keys it as lm-eval does (acc,none), its stderr lm-eval's mean_stderr
     from lm_eval.api.metrics import mean_stderr
 
-    e = cli("export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp_path)
+    e = cli("runs", "export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp_path)
     assert e.returncode == 0, e.stderr
     [res] = (tmp_path / "lm").glob("*/results_*.json")
     lm = json.loads(res.read_text())
@@ -113,7 +113,7 @@ def test_mlqa_process_results_and_process_docs_delegated(tmp_path):
 
 
 def test_without_hooks_process_results_is_refused_in_one_line(tmp_path):
-    r = cli("tasks", "import-lm-eval", str(_tasks_dir() / "truthfulqa" / "truthfulqa_mc2.yaml"), "-o", "out.yaml",
+    r = cli("tasks", "import", str(_tasks_dir() / "truthfulqa" / "truthfulqa_mc2.yaml"), "-o", "out.yaml",
             cwd=tmp_path)
     assert r.returncode == 2 and not (tmp_path / "out.yaml").exists()
     [line] = r.stderr.strip().splitlines()
@@ -129,7 +129,7 @@ def test_a_delegated_metric_not_averaged_by_mean_is_refused(tmp_path):
         "task": "t", "dataset_path": "x", "output_type": "generate_until", "test_split": "test",
         "doc_to_text": "{{q}}", "doc_to_target": "{{a}}", "metric_list": [{"metric": "f1"}]})
         + "process_results: !function utils.pr\n", encoding="utf-8")
-    r = cli("tasks", "import-lm-eval", "t.yaml", "--lm-eval-hooks", "-o", "out.yaml", cwd=tmp_path)
+    r = cli("tasks", "import", "t.yaml", "--lm-eval-hooks", "-o", "out.yaml", cwd=tmp_path)
     assert r.returncode == 2 and not (tmp_path / "out.yaml").exists()
     [line] = r.stderr.strip().splitlines()
     assert "metric_list.f1: aggregation its default" in line
@@ -145,7 +145,7 @@ def test_a_multiple_choice_task_in_generate_mode_is_refused_before_any_request(t
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "truthfulqa_mc2_validation.jsonl").write_text(
         "".join(json.dumps(_mc2(i)) + "\n" for i in range(2)), encoding="utf-8")
-    c = cli("tasks", "import-lm-eval", str(_tasks_dir() / "truthfulqa" / "truthfulqa_mc1.yaml"), "--data-dir", "data",
+    c = cli("tasks", "import", str(_tasks_dir() / "truthfulqa" / "truthfulqa_mc1.yaml"), "--data-dir", "data",
             "-o", "mc1.yaml", cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     (tmp_path / "data" / "truthfulqa_mc1_validation.jsonl").write_text(

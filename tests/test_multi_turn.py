@@ -232,7 +232,7 @@ def test_recorded_answers_cannot_answer_a_dialogue(example):
 
 
 def test_estimate_counts_every_turn_and_says_what_it_cannot_know(example):
-    done = glot(example, "estimate", "--tasks", str(example / "mt_chat_hu.yaml"), "--model", "openai:gpt-4o")
+    done = glot(example, "runs", "estimate", "--tasks", str(example / "mt_chat_hu.yaml"), "--model", "openai:gpt-4o")
     assert done.returncode == 0, done.stderr[-2000:]
     text = " ".join(done.stdout.split())
     assert "2 turns per item" in text and "floor" in text
@@ -252,7 +252,7 @@ def test_the_pairwise_judge_sees_both_models_whole_dialogues(example, stub_serve
     assert run(example, base, example / "mt_chat_hu.yaml", "run_a").returncode == 0
     assert run(example, base_b, example / "mt_chat_hu.yaml", "run_b").returncode == 0
     judge = stub_server("--answer", "A is better. [[A]]", "--log-bodies")
-    done = glot(example, "judge-pairwise", str(example / "run_a"), str(example / "run_b"), "--judge", "openai:pj",
+    done = glot(example, "judge", "pairwise", str(example / "run_a"), str(example / "run_b"), "--judge", "openai:pj",
                 "--judge-base-url", judge, "-o", str(example / "pw"), "--no-progress")
     assert done.returncode == 0, done.stderr[-3000:]
     bodies = [e["body"] for e in sent(judge)]

@@ -49,7 +49,7 @@ def _prompt_text(rec: dict) -> str:
 
 
 def _check_drop(tmp_path: Path, clean: str, pert: str) -> list[dict]:
-    _cli(tmp_path, "compare", "--paired", str(tmp_path / clean), str(tmp_path / pert), "--n-boot", "500", "--json",
+    _cli(tmp_path, "runs", "compare", "--paired", str(tmp_path / clean), str(tmp_path / pert), "--n-boot", "500", "--json",
          str(tmp_path / f"{pert}.json"))
     rows = [r for r in json.loads((tmp_path / f"{pert}.json").read_text())["paired"] if r["metric"] == "accuracy"]
     a, b = _samples(tmp_path / clean), _samples(tmp_path / pert)
@@ -109,5 +109,5 @@ def test_variants_and_perturbations_on_the_embedded_model(smollm2_path, data_roo
         assert f"Mondat: {strip_diacritics(sentence)}" in text and "Válaszolj" in text, text[:300]
     hu_rows = _check_drop(tmp_path, "hu_clean", "hu_plain")
     assert [r["task"] for r in hu_rows] == ["hulu.cola"]
-    report = _cli(tmp_path, "compare", "--paired", str(tmp_path / "hu_clean"), str(tmp_path / "hu_plain"), "--n-boot", "200")
+    report = _cli(tmp_path, "runs", "compare", "--paired", str(tmp_path / "hu_clean"), str(tmp_path / "hu_plain"), "--n-boot", "200")
     assert "drop 1 - B/A" in report.stdout
