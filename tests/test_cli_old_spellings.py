@@ -145,7 +145,7 @@ def test_no_doc_recipe_uses_an_old_spelling():
             words = shlex.split(command, comments=True)
             for k, w in enumerate(words[:-1]):
                 nxt = words[k + 1:k + 3]
-                if w == "glotbench" and (nxt[0] in ALIASES or nxt[:2] == ["tasks", "import"]
+                if w == "glotbench" and (nxt[0] in ALIASES or nxt[:2] == ["tasks", "import-lm-eval"]
                                          or (nxt[0] == "judge" and nxt[1:2] and nxt[1] not in ("rerun", "compare",
                                                                                             "pairwise", "--help"))):
                     old.append(f"{block.id}: {command}")

@@ -36,12 +36,13 @@ def _docstring(tree: ast.Module, fn: str) -> str | None:
             doc = ast.get_docstring(node)
             if doc is not None:
                 return doc
-    for node in tree.body:  # fn.__doc__ = other.__doc__
+    for node in tree.body:  # fn.__doc__ = other.__doc__ (+ more text: the help line is the first one's)
+        value = node.value.left if isinstance(getattr(node, "value", None), ast.BinOp) else getattr(node, "value", None)
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute)
                 and node.targets[0].attr == "__doc__" and isinstance(node.targets[0].value, ast.Name)
-                and node.targets[0].value.id == fn and isinstance(node.value, ast.Attribute)
-                and isinstance(node.value.value, ast.Name)):
-            return _docstring(tree, node.value.value.id)
+                and node.targets[0].value.id == fn and isinstance(value, ast.Attribute)
+                and isinstance(value.value, ast.Name)):
+            return _docstring(tree, value.value.id)
     return None
 
 
