@@ -142,19 +142,6 @@ def resolve(ref: str) -> Path:
 
 def classify_calls(items: list[dict], items_path: Path, ls: LabelSet, max_tokens: int):
     """One call per item; every item checked against the prompts and every prompt rendered first."""
-    import jinja2
+    from glotbench.build.user_prompts import prompt_calls
 
-    from glotbench.build.calls import Call, chat
-    from glotbench.build.user_prompts import check_items
-    from glotbench.errors import DataError
-
-    langs = check_items(items, items_path, ls.spec.prompt, ls.spec.language, ls.fields, set(PROVIDED), ls.path)
-    calls = []
-    for n, it in enumerate(items, 1):
-        lang = langs[str(it["id"])]
-        try:
-            text = ls.prompt(it, lang)
-        except jinja2.UndefinedError as err:
-            raise DataError(f"{items_path}: record {n}: {ls.path}'s prompt 'prompt.{lang}' cannot be filled: {err.message}") from None
-        calls.append(Call(f"{it['id']}#classify:{ls.name}", chat(text, max_tokens=ls.spec.max_tokens or max_tokens)))
-    return calls
+    return prompt_calls(items, items_path, ls, set(PROVIDED), f"classify:{ls.name}", max_tokens)

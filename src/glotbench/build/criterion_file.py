@@ -152,11 +152,7 @@ def load_criterion_file(path: Path, taken: set[str]) -> UserCriterion:
 def user_criteria_calls(items: list[dict], items_path: Path, files: list[Path], taken: set[str], max_tokens: int):
     """``(criteria, calls)`` for the criterion files: every file read and checked, every item's
     fields against the prompts, and every prompt rendered before this returns (so before any request)."""
-    import jinja2
-
-    from glotbench.build.calls import Call, chat
-    from glotbench.build.user_prompts import check_items
-    from glotbench.errors import DataError
+    from glotbench.build.user_prompts import prompt_calls
 
     users: list[UserCriterion] = []
     for f in files:
@@ -164,12 +160,5 @@ def user_criteria_calls(items: list[dict], items_path: Path, files: list[Path], 
         users.append(u)
     calls = []
     for u in users:
-        langs = check_items(items, items_path, u.spec.prompt, u.spec.language, u.fields, set(PROVIDED), u.path)
-        for n, it in enumerate(items, 1):
-            lang = langs[str(it["id"])]
-            try:
-                text = u.prompt(it, lang)
-            except jinja2.UndefinedError as err:
-                raise DataError(f"{items_path}: record {n}: {u.path}'s prompt 'prompt.{lang}' cannot be filled: {err.message}") from None
-            calls.append(Call(f"{it['id']}#{u.name}", chat(text, max_tokens=u.spec.max_tokens or max_tokens)))
+        calls += prompt_calls(items, items_path, u, set(PROVIDED), u.name, max_tokens)
     return users, calls

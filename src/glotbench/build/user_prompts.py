@@ -86,6 +86,26 @@ def check_items(items: list[dict], items_path: Path, prompts: dict[str, str], de
     return out
 
 
+
+def prompt_calls(items: list[dict], items_path: Path, source, provided: set[str], key: str, max_tokens: int) -> list:
+    """One call per item from a user's prompt file (a label set, a criterion file: ``spec.prompt``,
+    ``spec.language``, ``spec.max_tokens``, ``fields``, ``path``, ``prompt(item, lang)``), call id
+    ``<item id>#<key>``: every item checked (:func:`check_items`), then every prompt rendered, so a
+    mistake is one line before any request."""
+    from glotbench.build.calls import Call, chat
+
+    langs = check_items(items, items_path, source.spec.prompt, source.spec.language, source.fields, provided, source.path)
+    calls = []
+    for n, it in enumerate(items, 1):
+        lang = langs[str(it["id"])]
+        try:
+            text = source.prompt(it, lang)
+        except jinja2.UndefinedError as err:
+            raise DataError(f"{items_path}: record {n}: {source.path}'s prompt 'prompt.{lang}' cannot be filled: "
+                            f"{err.message}") from None
+        calls.append(Call(f"{it['id']}#{key}", chat(text, max_tokens=source.spec.max_tokens or max_tokens)))
+    return calls
+
 def shipped(folder: str, suffix: str) -> dict[str, Path]:
     """The files the benchmark packages ship as ``files/<folder>/NAME<suffix>``, by NAME (the first
     package that ships a name wins)."""
