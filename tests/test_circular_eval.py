@@ -18,28 +18,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from mc_task import mc_task_yaml
 from value_oracles import plain_circular_accuracy
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 ENV = {**os.environ, "OPENAI_API_KEY": "x", "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
 TINY = Path(__file__).parent / "fixtures" / "tiny_task" / "tiny.yaml"
 
-TASK = """\
-name: demo.circ
-version: "1"
-language: en
-dataset:
-  format: jsonl
-  splits: {test: DATA}
-fields: {id: id, question: q, choices: "opts[*]", target: gold}
-output_type: multiple_choice
-prompt:
-  user: "{{ question }}\\n{{ choices_block }}"
-  choice_format: "{{ label }}) {{ text }}"
-extractor: {name: choice}
-scorer: label
-metrics: [accuracy]
-"""
 LABELS = "ABCD"
 # (question, options, gold label, how the model answers): right in every rotation; always "A"; right
 # only in the dataset's order; unparseable in rotation 2; wrong in rotation 3 only
@@ -62,7 +47,7 @@ def _setup(tmp: Path) -> tuple[Path, Path]:
     data = tmp / "items.jsonl"
     data.write_text("".join(json.dumps({"id": q, "q": q, "opts": o, "gold": g}) + "\n" for q, o, g, _ in ITEMS))
     spec = tmp / "circ.yaml"
-    spec.write_text(TASK.replace("DATA", str(data)), encoding="utf-8")
+    spec.write_text(mc_task_yaml("demo.circ", data, choice_format="{{ label }}) {{ text }}"), encoding="utf-8")
     canned = []
     for q, opts, gold, kind in ITEMS:
         g = LABELS.index(gold)

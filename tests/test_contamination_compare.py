@@ -13,24 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from mc_task import mc_task_yaml
+
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 ENV = {**os.environ, "OPENAI_API_KEY": "x", "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
-TASK = """\
-name: demo.contam
-version: "1"
-language: en
-dataset:
-  format: jsonl
-  splits: {test: DATA}
-fields: {id: id, question: q, choices: "opts[*]", target: gold}
-output_type: multiple_choice
-prompt:
-  user: "{{ question }}\\n{{ choices_block }}"
-extractor: {name: choice}
-scorer: label
-metrics: [accuracy]
-"""
 WORDS = "river stone bright window garden silver morning quiet bridge yellow forest candle distant harbor".split()
 N = 20
 PLANTED = {1, 4, 7, 10, 13, 16}  # these items' questions are copied into the corpus
@@ -51,7 +38,7 @@ def test_clean_vs_contaminated_equals_a_plain_count(stub_server, tmp_path):
     data.write_text("".join(json.dumps({"id": f"i{k}", "q": _question(k), "opts": ["w", "x", "y", "z"], "gold": "ABCD"[k % 4]})
                             + "\n" for k in range(N)), encoding="utf-8")
     spec = tmp_path / "contam.yaml"
-    spec.write_text(TASK.replace("DATA", str(data)), encoding="utf-8")
+    spec.write_text(mc_task_yaml("demo.contam", data), encoding="utf-8")
     # contaminated items are answered right; of the clean ones, every third
     answers = {k: "ABCD"[k % 4] if (k in PLANTED or k % 3 == 0) else "ABCD"[(k + 1) % 4] for k in range(N)}
     canned = tmp_path / "responses.jsonl"

@@ -15,26 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from mc_task import mc_task_yaml
 from value_oracles import plain_group_means
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 ENV = {**os.environ, "OPENAI_API_KEY": "x", "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
-TASK = """\
-name: NAME
-version: "1"
-language: en
-dataset:
-  format: jsonl
-  splits: {test: DATA}
-fields: {id: id, question: q, choices: "opts[*]", target: gold}
-output_type: multiple_choice
-prompt:
-  user: "{{ question }}\\n{{ choices_block }}"
-extractor: {name: choice}
-scorer: label
-metrics: [accuracy]
-"""
 GOLDS = {"demo.a": "AABBCDDAAB", "demo.b": "CCCDDABBCA"}
 # model -> (stub answer, --model-meta)
 MODELS = {"m1": ("A", "size=7B,open=yes,reasoning=no"), "m2": ("B", "size=70B,open=no,reasoning=yes"),
@@ -47,7 +33,7 @@ def _tasks(tmp: Path) -> list[str]:
         data = tmp / f"{name}.jsonl"
         data.write_text("".join(json.dumps({"id": f"i{k}", "q": f"{name} q{k}", "opts": ["w", "x", "y", "z"], "gold": g})
                                 + "\n" for k, g in enumerate(golds)), encoding="utf-8")
-        (tmp / f"{name}.yaml").write_text(TASK.replace("NAME", name).replace("DATA", str(data)), encoding="utf-8")
+        (tmp / f"{name}.yaml").write_text(mc_task_yaml(name, data), encoding="utf-8")
         out.append(str(tmp / f"{name}.yaml"))
     return out
 

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 
 from glotbench.scoring.per_class import per_class
+from mc_task import mc_task_yaml
 from value_oracles import LABEL, sklearn_per_class
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -46,23 +47,6 @@ def test_intervals_equal_sklearn_over_the_same_resamples(items):
     _same(per_class(items, n_boot=30, seed=5), sklearn_per_class(items, n_boot=30, seed=5), intervals=True)
 
 
-TASK = """\
-name: demo.cls
-version: "1"
-language: en
-dataset:
-  format: jsonl
-  splits: {test: DATA}
-fields: {id: id, question: q, choices: "opts[*]", target: gold}
-output_type: multiple_choice
-prompt:
-  user: "{{ question }}\\n{{ choices_block }}"
-extractor: {name: choice}
-scorer: label
-metrics: [accuracy, macro_f1]
-"""
-
-
 def test_a_run_and_its_report_show_the_per_class_table(stub_server, tmp_path):
     from glotbench.scoring.metrics import ScoredItem
 
@@ -70,7 +54,7 @@ def test_a_run_and_its_report_show_the_per_class_table(stub_server, tmp_path):
     data = tmp_path / "items.jsonl"
     data.write_text("".join(json.dumps({"id": f"i{k}", "q": f"q{k:02d}", "opts": ["w", "x", "y", "z"], "gold": g}) + "\n"
                             for k, g in enumerate(golds)), encoding="utf-8")
-    (tmp_path / "cls.yaml").write_text(TASK.replace("DATA", str(data)), encoding="utf-8")
+    (tmp_path / "cls.yaml").write_text(mc_task_yaml("demo.cls", data, metrics=("accuracy", "macro_f1")), encoding="utf-8")
     # answers: A for q00-q05, "hmm" (unparseable) for q06-q07, C for the rest
     canned = tmp_path / "responses.jsonl"
     canned.write_text("".join(json.dumps({"match": f"q{k:02d}\n", "response": "A" if k < 6 else ("hmm" if k < 8 else "C")})
