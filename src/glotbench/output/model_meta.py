@@ -116,17 +116,19 @@ class ModelMeta:
 
 
 def read_meta_file(path: str | Path) -> dict[str, Any]:
-    """A ``--model-meta-file``: a YAML or JSON mapping of the same keys."""
-    import yaml
+    """A ``--model-meta-file``: a YAML mapping (read as every YAML file is: duplicate keys and alias
+    bombs refused, glotbench.yamlfile) or a JSON one, of the same keys."""
+    from glotbench.yamlfile import read_mapping
 
     p = Path(path)
     if not p.is_file():
         raise GlotbenchError(f"--model-meta-file {p}: no such file")
+    if p.suffix != ".json":
+        return read_mapping(p, "--model-meta-file", GlotbenchError)
     try:
-        data = json.loads(p.read_text(encoding="utf-8")) if p.suffix == ".json" else yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (ValueError, yaml.YAMLError, UnicodeDecodeError) as err:
-        raise GlotbenchError(f"--model-meta-file {p}: not a readable {'JSON' if p.suffix == '.json' else 'YAML'} "
-                             f"mapping ({str(err).splitlines()[0]})") from None
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise GlotbenchError(f"--model-meta-file {p}: not a readable JSON mapping ({str(err).splitlines()[0]})") from None
     if not isinstance(data, dict):
         raise GlotbenchError(f"--model-meta-file {p}: expected a mapping like size: 7B, open: yes, reasoning: no")
     return data
