@@ -71,10 +71,11 @@ def _number(v) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def join(samples: list, sheets: list[Path], *, kind: str, task: str | None, column: str, automatic: str | None,
-         run_dir: Path) -> Joined:
-    """The sheets' values joined on the run's samples (``samples``: SampleRecords of one run)."""
+def join(run, sheets: list[Path], *, kind: str, task: str | None, column: str, automatic: str | None) -> Joined:
+    """The sheets' values joined on the run's samples (``run``: a loaded run, glotbench.report.runs.load_run)."""
     from glotbench.report.runs import metric_of, primary_metric
+
+    samples, run_dir = run.samples, run.path
 
     tasks = sorted({s.task for s in samples})
     if task is not None and task not in tasks:
@@ -123,8 +124,7 @@ def join(samples: list, sheets: list[Path], *, kind: str, task: str | None, colu
         if kind == "label":
             automatic = "pred"
         else:
-            res = json.loads((Path(run_dir) / "results.json").read_text(encoding="utf-8"))
-            tres = (res.get("tasks") or {}).get(t) or {}
+            tres = run.tasks.get(t) or {}  # results.json as load_run read it (any version, migrated)
             m = metric_of(tres, primary_metric(tres))
             keys = {k for s in recs for k in (s.values or {})}
             automatic = next((k for k in ((m.key if m else None), (m.name if m else None), "correct") if k and k in keys), None)

@@ -39,7 +39,7 @@ def import_ratings(
     if n_boot < 1:
         raise GlotbenchError("build review import-ratings: --n-boot must be at least 1")
     run = load_run(run_dir)
-    joined = hr.join(run.samples, list(sheets), kind=kind, task=task, column=column or kind, automatic=automatic, run_dir=run.path)
+    joined = hr.join(run, list(sheets), kind=kind, task=task, column=column or kind, automatic=automatic)
     entry = hr.summarise(joined, n_boot, seed, list(sheets))
     path = hr.write(run.path, entry)
     v, (lo, hi) = entry["value"], entry["ci95"]
