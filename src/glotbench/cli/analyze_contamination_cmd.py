@@ -43,14 +43,9 @@ def item_texts(task_name: str, split: Optional[str], fields: list[str]) -> list[
 def _run_flags_path(run: Path, task: str) -> Path:
     """Where ``--run RUN`` stores the flags; one line when RUN is not a run directory holding the task."""
     from glotbench.report.contamination_split import flags_path
+    from glotbench.report.runs import load_run
 
-    res = run / "results.json"
-    if not res.is_file():
-        raise DataError(f"--run {run}: no results.json here; is it a glotbench run directory (glotbench run -o DIR)?")
-    try:
-        tasks = json.loads(res.read_text(encoding="utf-8")).get("tasks") or {}
-    except (ValueError, AttributeError):
-        raise DataError(f"{res}: not a glotbench results file") from None
+    tasks = load_run(run, with_samples=False).tasks
     if task not in tasks:
         raise DataError(f"--run {run}: the run has no task {task} (its tasks: {', '.join(sorted(tasks)) or 'none'})")
     return flags_path(run, task)
