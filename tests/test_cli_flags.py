@@ -127,8 +127,8 @@ def test_totals_short_flags_and_meanings(tree):
     assert not set(KNOWN_SEVERAL_MEANINGS) - several, \
         f"now one meaning each: drop from KNOWN_SEVERAL_MEANINGS: {sorted(set(KNOWN_SEVERAL_MEANINGS) - several)}"
     # the flags the option groups declare: one meaning each, wherever they are
-    for f in ("--model", "--base-url", "--model-args", "--judge", "--judge-args", "--judge-base-url", "--concurrency",
-              "--timeout", "--max-retries", "--journal", "--wait", "--output", "--input", "--language", "--dry-run",
+    for f in ("--model", "--base-url", "--model-args", "--judge", "--judge-args", "--concurrency",
+              "--journal", "--output", "--input", "--language", "--dry-run",
               "--max-tokens", "--split", "--tasks"):
         assert len(meanings[f]) == 1, (f, sorted(where[f]), sorted(meanings[f]))
 
@@ -146,13 +146,18 @@ def test_model_calling_commands_take_the_same_groups(tree):
     from glotbench.settings import CallOptions, JudgeOptions, ModelOptions
 
     leaves, options, _ = tree
-    flags = defaultdict(set)
+    shown, flags = defaultdict(set), defaultdict(set)  # listed flags; every flag accepted (settings' too)
     for path, o in options:
-        flags[path] |= {n for n in [*o.opts, *o.secondary_opts] if n.startswith("--")}
+        shown[path] |= {n for n in [*o.opts, *o.secondary_opts] if n.startswith("--")}
+    for path, cmd in leaves:
+        flags[path] = {n for o in cmd.params for n in getattr(o, "opts", []) if n.startswith("--")}
     model, judge, calling = _group_flags(ModelOptions), _group_flags(JudgeOptions), _group_flags(CallOptions)
-    assert model == {"--model", "--base-url", "--model-args"} and judge == {"--judge", "--judge-args", "--judge-base-url"}
-    assert calling == {"--concurrency", "--timeout", "--max-retries"}
-    callers = {p for p, f in flags.items() if f & {"--model", "--judge"} and p.split()[-1] not in NOT_CALLING}
+    assert model == {"--model", "--base-url", "--model-args"} and judge == {"--judge", "--judge-args"}
+    assert calling == {"--concurrency"}
+    # the groups' settings (timeout, max_retries, judge_base_url, wait): accepted everywhere, listed nowhere
+    calling |= {"--timeout", "--max-retries"}
+    judge |= {"--judge-base-url"}
+    callers = {p for p, f in shown.items() if f & {"--model", "--judge"} and p.split()[-1] not in NOT_CALLING}
     print(f"\nmodel-calling commands ({len(callers)}): {', '.join(sorted(callers))}")
     assert len(callers) >= 10  # run, judge, judge-pairwise, translate, analyze thinking, build qa/criteria/select/checklist/filter
     for p in sorted(callers):
@@ -166,7 +171,7 @@ def test_model_calling_commands_take_the_same_groups(tree):
             assert "--wait" in f, (p, "--wait")
     # build filter's journals are its runs'; build translate journals into its --output folder (a rerun resumes there)
     journaled = {p for p in callers if p.startswith("build ") and not p.endswith(("filter", "translate"))}
-    assert journaled and all("--journal" in flags[p] for p in journaled), sorted(p for p in journaled if "--journal" not in flags[p])
+    assert journaled and all("--journal" in shown[p] for p in journaled), sorted(p for p in journaled if "--journal" not in shown[p])
 
 
 def test_a_flag_declared_twice_with_two_meanings_is_caught():
@@ -258,3 +263,62 @@ def test_serve_set_reads_the_limits_as_their_flags_do():
         _knobs(["max_per_day=1.5"], **flags)
     with pytest.raises(GlotbenchError, match="score_digits=11: must be between 0 and 10"):
         _knobs(["score_digits=11"], **flags)
+
+
+def test_every_setting_is_listed_in_its_commands_help(tree):
+    """A knob that is a setting rather than a listed flag is still found: its command's help lists it by
+    name under Settings, and its earlier flag is still accepted (hidden)."""
+    leaves, _, _ = tree
+    n = 0
+    for path, cmd in leaves:
+        names = getattr(cmd.callback, "glotbench_settings", None) or []
+        if not names:
+            continue
+        assert "--set" in {f for o in cmd.params for f in getattr(o, "opts", [])}, path
+        block = (cmd.help or "").split("Settings (--set NAME=VALUE")[-1]
+        for name in names:
+            n += 1
+            assert f"  {name}: " in block, (path, name)
+    print(f"\nsettings listed by name (--set NAME=VALUE): {n}")
+    assert n > 0
+
+
+def test_set_reaches_the_same_field_as_the_flag_and_refuses_an_unknown_name():
+    """``--set timeout=5`` and ``--timeout 5`` give the command the same validated group; an own setting
+    is typed by its annotation; a misspelt or badly typed setting is one line, exit 2, the command not run."""
+    import typer
+    from typer.testing import CliRunner
+
+    from glotbench.cli.option_groups import options, setting_option
+    from glotbench.errors import GlotbenchError
+    from glotbench.settings import CallOptions
+
+    got = []
+    app = typer.Typer()
+
+    @app.command("x")
+    @options(calls=CallOptions)
+    def x(calls, *, rounds: int = setting_option(3, "--rounds", help="Rounds."),
+          names: list[str] = setting_option(None, "--names", help="Names.")) -> None:
+        got.append((calls.timeout, calls.max_retries, rounds, names))
+
+    @app.command("y")
+    def y() -> None: ...
+
+    def run(*args):
+        got.clear()
+        try:
+            r = CliRunner().invoke(app, ["x", *args], catch_exceptions=False)
+        except GlotbenchError as e:
+            return 2, str(e)
+        return r.exit_code, r.output
+
+    assert run("--set", "timeout=5,max_retries=0", "--set", "rounds=7") == (0, "") and got == [(5.0, 0, 7, None)]
+    assert run("--timeout", "5", "--max-retries", "0", "--rounds", "7") == (0, "") and got == [(5.0, 0, 7, None)]
+    assert run("--set", "names=a,b") == (0, "") and got == [(120.0, 5, 3, ["a", "b"])]
+    code, msg = run("--set", "timout=5")
+    assert code == 2 and "--set timout: not a setting of this command; did you mean timeout" in msg and not got
+    code, msg = run("--set", "rounds=many")
+    assert code == 2 and msg.startswith("--set rounds='many': ") and not got
+    code, msg = run("--set", "max_retries=-1")
+    assert code == 2 and "max_retries" in msg and not got

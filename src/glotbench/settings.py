@@ -101,7 +101,8 @@ class JudgeOptions(BaseModel):
                                          "model, e.g. base_url=http://...:8080/v1, n_ctx=4096.", "--judge-args",
                                          factory=dict, aliases=("--judge-arg",))
     judge_base_url: str | list[str] | None = setting(None, "Server URL for an OpenAI-compatible judge (build "
-                                                     "checklist: one per --judge, or one for all).", "--judge-base-url")
+                                                     "checklist: one per --judge, or one for all); the same as --judge-args "
+                                                     "base_url=URL.", "--judge-base-url", rare=True)
 
     @field_validator("judge", "judge_base_url", mode="before")
     @classmethod
@@ -126,8 +127,9 @@ class CallOptions(BaseModel):
 
     concurrency: int | None = setting(None, "Requests in flight (default: the backend's own limit, else 8).",
                                       "--concurrency", "-j", ge=1)
-    timeout: float = setting(120.0, "Per-request timeout, seconds.", "--timeout", gt=0)
-    max_retries: int = setting(5, "Retries on timeouts, connection errors, HTTP 429 and 5xx.", "--max-retries", ge=0)
+    timeout: float = setting(120.0, "Per-request timeout, seconds.", "--timeout", rare=True, gt=0)
+    max_retries: int = setting(5, "Retries on timeouts, connection errors, HTTP 429 and 5xx.", "--max-retries",
+                              rare=True, ge=0)
 
 
 class RunSettings(ModelOptions, CallOptions, JudgeOptions):

@@ -38,7 +38,7 @@ class JournalOptions(BaseModel):
     journal: Optional[Path] = setting(None, "Journal of model calls (default: build.journal.sqlite beside --output).",
                                       "--journal")
     wait: bool = setting(False, "If another glotbench process holds the folder's run lock, wait for it instead of "
-                         "refusing.", "--wait")
+                         "refusing.", "--wait", rare=True)
 
 
 class DataOptions(BaseModel):
@@ -65,11 +65,59 @@ class Flags(BaseModel):
     dry_run: bool = setting(False, "Print what the command would do (counts, the calls it would send); write and "
                             "send nothing.", "--dry-run")
     json_out: Optional[Path] = setting(None, "Also write the result as JSON to this file.", "--json")
-    set_: Optional[list[str]] = setting(None, "A setting NAME=VALUE by its name (repeat or comma-separate): the "
-                                        "knobs the command takes but does not list here (its description says "
-                                        "where they are documented).", "--set")
+    set_: Optional[list[str]] = setting(None, "A setting NAME=VALUE (repeat or comma-separate): a knob the command "
+                                        "takes but does not list as a flag; its description lists them under "
+                                        "Settings (glotbench run: any run-config key).", "--set")
     fmt: Optional[str] = setting(None, "The format the command writes (or reads); its description lists the choices "
                                  "and the default.", "--format", "-f")
+
+
+def setting_option(default: Any = None, *flags: str, help: str = "") -> Any:
+    """A command's rare knob as a *setting*, not a listed flag: ``--set NAME=VALUE`` sets it (NAME: the
+    parameter's name), its help's "Settings" block lists it, and its flag (``flags``, an earlier spelling)
+    is still accepted, unlisted. The command must be wrapped by :func:`options` (which reads ``--set``)."""
+    opt = typer.Option(default, *flags, help=help, hidden=True, show_default=False)
+    opt.glotbench_setting = True  # type: ignore[attr-defined]
+    return opt
+
+
+def _raw_pairs(items: list[str] | None) -> dict[str, str]:
+    """``--set`` items as NAME -> the value's text (typed later, by the setting's own type)."""
+    from glotbench.errors import GlotbenchError
+
+    out: dict[str, str] = {}
+    for item in items or []:
+        parts = item.split(",")
+        if not all("=" in p for p in parts):  # a comma inside a value (a list): keep the item whole
+            parts = [item]
+        for part in parts:
+            key, sep, raw = part.partition("=")
+            if not sep or not key.strip():
+                raise GlotbenchError(f"--set {part!r}: expected NAME=VALUE")
+            out[key.strip().replace("-", "_")] = raw.strip()
+    return out
+
+
+def _typed(annotation: Any, raw: str, name: str) -> Any:
+    """``raw`` read as ``annotation`` (a list: comma-separated), one line naming the setting when it is not one."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from glotbench.errors import GlotbenchError
+
+    listish = "list[" in str(annotation) or typing.get_origin(annotation) is list
+    value: Any = [p.strip() for p in raw.split(",") if p.strip()] if listish else (None if raw == "" else raw)
+    try:
+        return TypeAdapter(annotation).validate_python(value)
+    except ValidationError as e:
+        msg = e.errors()[0].get("msg", str(e))
+        raise GlotbenchError(f"--set {name}={raw!r}: {msg}") from None
+
+
+def _settings_block(entries: list[tuple[str, str]]) -> str:
+    """The help's "Settings" block: one paragraph per setting, by name."""
+    lines = ["Settings (--set NAME=VALUE, repeat or comma-separate; each also keeps its earlier flag, unlisted):"]
+    lines += [f"  {name}: {text}" for name, text in entries]
+    return "\n\n".join(lines)
 
 
 def cli_type(annotation: Any) -> Any:
@@ -192,9 +240,24 @@ def options(*flat: tuple, about: dict[str, str] | None = None, **groups: Any):
         clash = {p.name for p in own} & {p.name for p in added}
         if clash:
             raise TypeError(f"{fn.__name__}: parameter(s) {sorted(clash)} are also option-group fields")
+        # settings: rare knobs of the groups and flat flags, and the command's own setting_option()s
+        own_settings = {p.name: p for p in own if getattr(p.default, "glotbench_setting", False)}
+        model_settings = {}
+        for model, kw in [*specs.values(), *[(m, {"only": tuple(n)}) for m, n in singles]]:
+            for name, field in model.model_fields.items():
+                if _extra(field).get("rare") and _extra(field).get("cli") and (kw.get("only") is None or name in kw["only"]):
+                    model_settings[name] = field
+        takes_set = "set_" in sig.parameters or "set_" in single_names
+        auto_set = bool(own_settings or model_settings) and not takes_set
+        if auto_set:
+            added.append(inspect.Parameter("set_", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[list[str]],
+                                           default=option_of(Flags, "set_")))
+        setting_names = sorted({*own_settings, *model_settings})
 
         @functools.wraps(fn)
         def command(**values: Any) -> Any:
+            if setting_names:
+                _apply_settings(values, own_settings, model_settings, auto_set)
             for name, (model, kw) in specs.items():
                 values[name] = from_cli(model, values, kw.get("only"))
             for model, names in singles:
@@ -212,9 +275,47 @@ def options(*flat: tuple, about: dict[str, str] | None = None, **groups: Any):
         if about:
             command.__doc__ = (fn.__doc__ or "").rstrip() + "\n\n" + "\n\n".join(
                 f"{_flag_of(singles, specs, n)}: {text}" for n, text in about.items())
+        entries = [(n, _setting_text(own_settings[n].default.help or "", own_settings[n].default.default)
+                    if n in own_settings else field_help(model_settings[n])) for n in setting_names]
+        if entries:
+            command.__doc__ = (command.__doc__ or "").rstrip() + "\n\n" + _settings_block(entries)
+        command.glotbench_settings = setting_names  # type: ignore[attr-defined]
         return command
 
     return add
+
+
+def _setting_text(help_: str, default: Any) -> str:
+    from rich.markup import escape
+
+    shown = "" if default in (None, [], {}, False, ...) else f" (default: {default})"
+    return escape(f"{help_}{shown}")
+
+
+def _apply_settings(values: dict[str, Any], own: dict[str, inspect.Parameter], fields: dict[str, Any],
+                    auto_set: bool) -> None:
+    """``--set NAME=VALUE`` into the command's values: a setting of its own (typed by its annotation) or a
+    rare group field (validated with its group); another name is the command's own ``--set`` (run, serve)
+    or one line naming the closest settings."""
+    from glotbench.closest import closest
+    from glotbench.errors import GlotbenchError
+
+    pairs = values.pop("set_", None) if auto_set else values.get("set_")
+    rest = []
+    for name, raw in _raw_pairs(pairs).items():
+        if name in own:
+            values[name] = _typed(own[name].annotation, raw, name)
+        elif name in fields:
+            values[name] = raw
+        elif auto_set:
+            near = closest(name, [*own, *fields])
+            raise GlotbenchError(f"--set {name}: not a setting of this command" +
+                                 (f"; did you mean {', '.join(near)}?" if near else
+                                  f" (its settings: {', '.join(sorted([*own, *fields]))})"))
+        else:
+            rest.append(f"{name}={raw}")
+    if not auto_set:
+        values["set_"] = rest or None
 
 
 def _flag_of(singles, specs, name: str) -> str:

@@ -19,7 +19,8 @@ import typer
 from rich.console import Console
 
 from glotbench.cli import app
-from glotbench.cli.option_groups import Flags, JournalOptions, given, option_of, parameters
+from glotbench.cli.option_groups import (Flags, JournalOptions, _raw_pairs, _settings_block, _typed, field_help, given,
+                                         option_of, parameters)
 from glotbench.settings import RunSettings
 
 
@@ -166,11 +167,18 @@ def _command_signature() -> inspect.Signature:
 
 
 def run(**kwargs: Any) -> None:
+    pairs = _raw_pairs(kwargs.get("set_"))
+    if "wait" in pairs:  # the journal group's setting, not a run-config key
+        kwargs["wait"] = _typed(bool, pairs.pop("wait"), "wait")
+        kwargs["set_"] = [f"{k}={v}" for k, v in pairs.items()] or None
     _run(**kwargs)
 
 
 run.__signature__ = _command_signature()  # type: ignore[attr-defined]
 run.__annotations__ = {p.name: p.annotation for p in run.__signature__.parameters.values()}  # type: ignore[attr-defined]
-run.__doc__ = _run.__doc__ + ("\n\n--set: any run setting by its config-file key, e.g. retry_base_delay=2, "
-                              "breaker_failures=0, shard_retries=5 (docs/run-config.md lists them).")
+run.__doc__ = _run.__doc__ + ("\n\n" + _settings_block(
+    [(n, field_help(f)) for n, f in sorted({**RunSettings.model_fields, "wait": JournalOptions.model_fields["wait"]}.items())
+     if (f.json_schema_extra or {}).get("rare")]) + "\n\n--set also takes any other run-config key (docs/run-config.md).")
+run.glotbench_settings = sorted(n for n, f in {**RunSettings.model_fields, "wait": JournalOptions.model_fields["wait"]}.items()
+                                if (f.json_schema_extra or {}).get("rare"))  # type: ignore[attr-defined]
 app.command("run")(run)
