@@ -417,3 +417,18 @@ def test_codes_are_read_once_per_list_inside_a_block_and_every_time_outside():
         assert rs.per_list(other, "s", compute) == 6  # an equal list is another list
         assert rs.per_list(items, "t", compute) == 6  # another name
     assert len(calls) == 5
+
+
+def test_resampled_stats_is_one_draw_whatever_the_chunks():
+    """The shared bootstrap (paired differences, drop rates, variant spreads, human ratings, model groups):
+    rows drawn a few at a time (odd chunks: 7 items x 3 rows) are numpy's one (n_resamples, n) draw."""
+    import numpy as np
+
+    from glotbench.scoring.resample import percentile_interval, resampled_stats
+
+    x = np.arange(7, dtype=float) ** 2
+    whole = x[np.random.default_rng(3).integers(0, 7, size=(101, 7))].mean(axis=1)
+    for cells in (7, 21, 10_000):
+        got = resampled_stats(7, 101, 3, lambda idx: x[idx].mean(axis=1), max_cells=cells)
+        assert np.array_equal(got, whole), cells
+    assert percentile_interval(whole) == tuple(float(v) for v in np.quantile(whole, [0.025, 0.975]))

@@ -187,22 +187,16 @@ def bootstrap(kind: str, human: list, auto: list, n_boot: int = DEFAULT_BOOT, se
     """Percentile bootstrap interval over items: ``(low, high, resamples left out as undefined)``."""
     import numpy as np
 
+    from glotbench.scoring.resample import percentile_interval, resampled_stats
+
     n = len(human)
     if n < 2:
         return None, None, n_boot
-    rng = np.random.default_rng(seed)
-    stats, undefined = [], 0
-    for _ in range(n_boot):
-        idx = rng.integers(0, n, n)
-        s = statistic(kind, [human[i] for i in idx], [auto[i] for i in idx])
-        if math.isnan(s):
-            undefined += 1
-        else:
-            stats.append(s)
-    if not stats:
-        return None, None, undefined
-    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
-    return float(lo), float(hi), undefined
+    stats = resampled_stats(n, n_boot, seed, lambda idx: [
+        statistic(kind, [human[i] for i in row], [auto[i] for i in row]) for row in idx])
+    undefined = int(np.isnan(stats).sum())
+    lo, hi = percentile_interval(stats, alpha)
+    return (None, None, undefined) if math.isnan(lo) else (lo, hi, undefined)
 
 
 def summarise(j: Joined, n_boot: int, seed: int, sheets: list[Path]) -> dict:

@@ -18,6 +18,7 @@ import numpy as np
 from glotbench.output.model_meta import ModelMeta
 from glotbench.report.comparisons import rankable
 from glotbench.report.runs import RunData, primary_metric
+from glotbench.scoring.resample import percentile_interval, resampled_stats
 
 ALL_TASKS = "(all tasks)"
 
@@ -53,9 +54,8 @@ def group_mean(scores: list[float], n_boot: int, seed: int) -> tuple[float | Non
     mean = float(arr.mean())
     if len(arr) < 2 or n_boot < 1:
         return mean, None
-    idx = np.random.default_rng(seed).integers(0, len(arr), size=(n_boot, len(arr)))
-    lo, hi = np.percentile(arr[idx].mean(axis=1), [2.5, 97.5])
-    return mean, [float(lo), float(hi)]
+    lo, hi = percentile_interval(resampled_stats(len(arr), n_boot, seed, lambda idx: arr[idx].mean(axis=1)))
+    return mean, [lo, hi]
 
 
 def _meta(run: RunData) -> ModelMeta:

@@ -95,6 +95,17 @@ def _collect(n: int, n_resamples: int, seed: int, per_chunk: Callable[[np.ndarra
     return np.concatenate(parts) if parts else np.empty(0)
 
 
+def resampled_stats(n: int, n_resamples: int, seed: int, per_chunk: Callable[[np.ndarray], np.ndarray],
+                    max_cells: int = MAX_CELLS) -> np.ndarray:
+    """The one item bootstrap every interval of glotbench draws: ``per_chunk(idx)`` (one statistic per row
+    of ``idx``, each row ``n`` item indices drawn with replacement) over ``default_rng(seed).integers(0, n,
+    (n_resamples, n))``, drawn a chunk of rows at a time (the same stream: the chunking changes no draw).
+    :func:`percentile_interval` of the result is the percentile bootstrap interval."""
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _collect(n, n_resamples, seed, lambda idx: np.asarray(per_chunk(idx), dtype=float), max_cells)
+
+
 # Per-resample counts of recent code arrays (bounded in bytes): a judged run's five factuality rates (and their strict
 # twins) bootstrap the same grade codes, overall and in every slice, with the same seed, so the
 # index draws and bincounts are made once and each rate is computed from the kept counts.

@@ -207,13 +207,14 @@ def relative_gaps(native: Any, english: Any) -> Any:
 
 
 def _interval(stats: Any, alpha: float) -> list[float] | None:
-    import numpy as np
+    """The percentile interval (:func:`glotbench.scoring.resample.percentile_interval`); None when no
+    resample had a value."""
+    import math
 
-    stats = stats[~np.isnan(stats)]
-    if stats.size == 0:
-        return None
-    lo, hi = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
-    return [float(lo), float(hi)]
+    from glotbench.scoring.resample import percentile_interval
+
+    lo, hi = percentile_interval(stats, alpha)
+    return None if math.isnan(lo) else [lo, hi]
 
 
 @dataclass

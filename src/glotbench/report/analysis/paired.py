@@ -22,6 +22,7 @@ import numpy as np
 from scipy.stats import binomtest, chi2
 
 from glotbench.errors import DataError
+from glotbench.scoring.resample import percentile_interval, resampled_stats
 
 EXACT_BELOW = 25  # discordant pairs; below this McNemar uses the exact binomial test
 _CHUNK_CELLS = 4_000_000  # resampled indices held in memory at once
@@ -78,22 +79,15 @@ def paired_bootstrap(
 def _paired_bootstrap(a, b, metric_fn, n: int, seed: int, alpha: float) -> PairedBootstrap:
     k = a.size
     diff = float(metric_fn(a) - metric_fn(b))
-    rng = np.random.default_rng(seed)
     vectorised = metric_fn is np.mean or metric_fn is np.nanmean
-    chunk = max(1, _CHUNK_CELLS // k)  # resamples per batch, so memory stays bounded
-    parts = []
-    for start in range(0, n, chunk):
-        idx = rng.integers(0, k, size=(min(chunk, n - start), k))
+
+    def per_chunk(idx: np.ndarray) -> np.ndarray:
         if vectorised:
-            parts.append(metric_fn(a[idx], axis=1) - metric_fn(b[idx], axis=1))
-        else:
-            parts.append(np.array([metric_fn(a[row]) - metric_fn(b[row]) for row in idx], dtype=float))
-    stats = np.concatenate(parts)
-    stats = stats[~np.isnan(stats)]
-    if stats.size == 0:
-        return PairedBootstrap(diff, float("nan"), float("nan"), k, n, alpha)
-    low, high = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
-    return PairedBootstrap(diff, float(low), float(high), k, n, alpha)
+            return metric_fn(a[idx], axis=1) - metric_fn(b[idx], axis=1)
+        return np.array([metric_fn(a[row]) - metric_fn(b[row]) for row in idx], dtype=float)
+
+    low, high = percentile_interval(resampled_stats(k, n, seed, per_chunk, _CHUNK_CELLS), alpha)
+    return PairedBootstrap(diff, low, high, k, n, alpha)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from glotbench.errors import DataError
+from glotbench.scoring.resample import index_chunks, percentile_interval, resampled_stats
 
 _CHUNK_CELLS = 4_000_000
 
@@ -43,10 +44,8 @@ def _ratio(clean: float, perturbed: float) -> float:
 
 
 def _resamples(k: int, n: int, seed: int):
-    rng = np.random.default_rng(seed)
-    chunk = max(1, _CHUNK_CELLS // max(k, 1))
-    for start in range(0, n, chunk):
-        yield rng.integers(0, k, size=(min(chunk, n - start), k))
+    """The item resamples of :func:`glotbench.scoring.resample.index_chunks` (every interval's draws)."""
+    return index_chunks(k, n, seed, _CHUNK_CELLS)
 
 
 def drop_rate(clean: Sequence[float], perturbed: Sequence[float], metric_fn: Callable = np.nanmean, n: int = 10_000,
@@ -57,20 +56,17 @@ def drop_rate(clean: Sequence[float], perturbed: Sequence[float], metric_fn: Cal
         raise DataError(f"drop_rate: the clean and perturbed runs must have the same items (got {a.size} and {b.size})")
     ca, cb = float(metric_fn(a)), float(metric_fn(b))
     vectorised = metric_fn is np.mean or metric_fn is np.nanmean
-    parts = []
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
-        for idx in _resamples(a.size, n, seed):
-            if vectorised:
-                ra, rb = metric_fn(a[idx], axis=1), metric_fn(b[idx], axis=1)
-            else:
-                ra = np.array([metric_fn(a[row]) for row in idx], dtype=float)
-                rb = np.array([metric_fn(b[row]) for row in idx], dtype=float)
-            parts.append(np.where(ra == 0, np.nan, 1.0 - rb / ra))
-    stats = np.concatenate(parts) if parts else np.array([])
-    stats = stats[~np.isnan(stats)]
-    low, high = (np.quantile(stats, [alpha / 2, 1 - alpha / 2]) if stats.size else (np.nan, np.nan))
-    return DropRate(ca, cb, _ratio(ca, cb), float(low), float(high), int(a.size), n)
+
+    def per_chunk(idx: np.ndarray) -> np.ndarray:
+        if vectorised:
+            ra, rb = metric_fn(a[idx], axis=1), metric_fn(b[idx], axis=1)
+        else:
+            ra = np.array([metric_fn(a[row]) for row in idx], dtype=float)
+            rb = np.array([metric_fn(b[row]) for row in idx], dtype=float)
+        return np.where(ra == 0, np.nan, 1.0 - rb / ra)
+
+    low, high = percentile_interval(resampled_stats(a.size, n, seed, per_chunk, _CHUNK_CELLS), alpha)
+    return DropRate(ca, cb, _ratio(ca, cb), low, high, int(a.size), n)
 
 
 @dataclass(frozen=True)
@@ -107,10 +103,8 @@ def _spread(full: np.ndarray, boots: np.ndarray, names: Sequence[str], k: int, n
     """``full``: each variant's score on all items; ``boots``: resamples x variants (rows with a NaN dropped)."""
     boots = boots[~np.isnan(boots).any(axis=1)] if boots.size else boots
     mean, lo, hi, std = (float(x[0]) for x in _summary(full[None, :]))
-    q = [alpha / 2, 1 - alpha / 2]
-
     def ci(x: np.ndarray) -> list[float]:
-        return [float(v) for v in np.quantile(x, q)] if x.size else [float("nan")] * 2
+        return list(percentile_interval(x, alpha))
 
     bm, bmin, bmax, bstd = _summary(boots) if boots.size else (np.array([]),) * 4
     best = int(np.argmax(full) if higher_is_better else np.argmin(full))
