@@ -28,11 +28,8 @@ BEFORE = {"leaf commands": 44, "options": 355, "distinct flags": 188, "flags wit
 # every command spelling it agrees; never add one (give the new option a name of its own, or declare it
 # once: a settings field, option_groups.Flags, and @options on the command).
 KNOWN_SEVERAL_MEANINGS = {
-    "--against": "build dedup: other sets' JSONL (repeat); build review import: another language's labels (one file)",
-    "--against-field": "the field of those two --against files (default --field / label)",
     "--field": "an item's field: what dedup/select compare, which text cloze reads, which fields translate (repeat)",
     "--json": "tasks / data list print JSON (a switch); the other commands also write it to a FILE (Flags.json_out)",
-    "--k": "build retrieval-check: top-k BM25 hits (default 3); build select: keep the best k (required)",
     "--label-field": "admin add-task: the gold file's field; build review import: the output items' field",
     "--limit": "run/estimate take a share (0 < x < 1) too; translate, build qa/passages/cloze count records",
     "--metric": "compare / analyze signal: a metric name; compare-judges: CO, NA, IN, CGA or F; admin add-task",
