@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.option_groups import Flags, options
+from glotbench.cli.option_groups import Flags, options, setting_option
 from glotbench.settings import RunSettings
 
 
@@ -41,15 +41,16 @@ def read_schemas(path: Path) -> list[tuple[str, dict]]:
          about={"input": "Winograd schemas: a JSON array or JSONL.",
                 "output": "NLI pairs JSONL (id, orig_id, sentence1, sentence2, label, candidate, replaced)."})
 def winograd_cmd(
-    sentence_field: str = typer.Option("sentence", "--sentence-field", help="The schema's sentence (the premise)."),
-    candidates: str = typer.Option("candidate1,candidate2", "--candidates", help="Comma-separated fields of the candidate referents."),
-    correct_field: str = typer.Option("correct", "--correct-field", help="The field holding the correct referent (one of the candidates)."),
-    question_field: Optional[str] = typer.Option(None, "--question-field", help="A wh-question whose first word stands for the "
-                                                 "referent: that word is replaced (pro-drop languages)."),
-    pronoun_field: Optional[str] = typer.Option(None, "--pronoun-field", help="The field naming the ambiguous pronoun: its "
-                                                "occurrence in the sentence is replaced."),
-    occurrence_field: Optional[str] = typer.Option(None, "--occurrence-field", help="--pronoun-field: which occurrence (0-based; default the first)."),
-    id_field: str = typer.Option("id", "--id-field", help="Field holding the item id."),
+    sentence_field: str = setting_option("sentence", "--sentence-field", help="The schema's sentence (the premise)."),
+    candidates: str = setting_option("candidate1,candidate2", "--candidates", help="Comma-separated fields of the candidate referents."),
+    correct_field: str = setting_option("correct", "--correct-field", help="The field holding the correct referent (one of the candidates)."),
+    question_field: Optional[str] = setting_option(None, "--question-field", help="A wh-question whose first word stands for the "
+                                                   "referent: that word is replaced (pro-drop languages). Give it or pronoun_field."),
+    pronoun_field: Optional[str] = setting_option(None, "--pronoun-field", help="The field naming the ambiguous pronoun: its "
+                                                  "occurrence in the sentence is replaced. Give it or question_field."),
+    occurrence_field: Optional[str] = setting_option(None, "--occurrence-field", help="pronoun_field: the field saying which "
+                                                     "occurrence (0-based; default the first)."),
+    id_field: str = setting_option("id", "--id-field", help="Field holding the item id."),
     *, input: Path, output: Path,
 ) -> None:
     """HuWNLI's construction (HuLU §3.1, GLUE's WNLI): each candidate referent in the pronoun's place; 1 for the correct one, 0 otherwise."""
