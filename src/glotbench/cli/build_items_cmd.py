@@ -91,7 +91,7 @@ def review_export(
 @options((RunSettings, "output!"),
          about={"output": "Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it)."})
 def review_import(
-    first: Path = typer.Argument(..., metavar="DATASET", help="The dataset the sheets were exported from (with --kind: the first sheet)."),
+    first: Path = typer.Argument(..., metavar="dataset", help="The dataset the sheets were exported from (with --kind: the first sheet)."),
     sheets: Optional[list[Path]] = typer.Argument(None, help="Two or more annotators' filled sheets (with --kind: any number of label/rating sheets)."),
     arbiter: Optional[Path] = typer.Option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements."),
     kind: Optional[str] = typer.Option(None, "--kind", help="label or rating: what the sheets hold (the command's description says what each does; its default too)."),
