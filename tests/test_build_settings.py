@@ -22,9 +22,9 @@ COMMON = {"--input", "--output", "--model", "--base-url", "--model-args", "--jud
 # a flag standing for the input (the corpus of retrieval-check), and at most two flags defining the step
 OWN = {
     "passages": {"--ctkfacts"}, "qa": {"--passages"}, "retrieval-check": {"--passages"},
-    "criteria": {"--criterion", "--criterion-file"}, "select": {"--swiss", "--k"}, "classify": {"--labels"},
+    "criteria": {"--criterion", "--criterion-file"}, "select": {"--k"}, "classify": {"--labels"},
     "cloze": {"--vocab"}, "task": {"--name"}, "filter": {"--sequential", "--difficulty"},
-    "translate": {"--task", "--to"}, "review import": {"--kind", "--arbiter"},
+    "translate": {"--task", "--to"}, "review import": {"--kind"},
 }
 # the build sub-tree's shown options: 188 before the settings (issue #52); may only shrink
 BUDGET = 100

@@ -93,8 +93,9 @@ def review_export(
 def review_import(
     first: Path = typer.Argument(..., metavar="dataset", help="The dataset the sheets were exported from (with --kind: the first sheet)."),
     sheets: Optional[list[Path]] = typer.Argument(None, help="Two or more annotators' filled sheets (with --kind: any number of label/rating sheets)."),
-    arbiter: Optional[Path] = typer.Option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements."),
     kind: Optional[str] = typer.Option(None, "--kind", help="label or rating: what the sheets hold (the command's description says what each does; its default too)."),
+    arbiter: Optional[Path] = setting_option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements "
+                                             "(the second pass, once the arbiter filled the disagreements sheet)."),
     disagreements: Optional[Path] = setting_option(None, "--disagreements", help="Where the disagreements go (default <output stem>.disagreements.csv)."),
     dataset: Optional[Path] = setting_option(None, "--dataset", help="--kind: the dataset the ids belong to; its items get the aggregated label."),
     column: Optional[str] = setting_option(None, "--column", help="The sheets' column holding the human value (default: label with --kind label, rating with --kind rating)."),
@@ -110,8 +111,8 @@ def review_import(
     format: Optional[str] = setting_option(None, "--format", "-f", help="csv or tsv for every sheet (default: by extension; with --kind also jsonl)."),
     *, output: Path,
 ) -> None:
-    """Cohen's kappa between annotators, the disagreements as a sheet for an arbiter, and with --arbiter
-    (or when all agree) the dataset with the final verdicts applied. With --kind label|rating: any
+    """Cohen's kappa between annotators, the disagreements as a sheet for an arbiter, and with the arbiter's sheet
+    (--set arbiter=FILE; or when all agree) the dataset with the final verdicts applied. With --kind label|rating: any
     number of annotators' labels or ratings aggregated (majority vote or mean), with agreement statistics.
 
     --kind label: aggregate annotators' labels (majority vote, Fleiss' kappa); --kind rating: Likert ratings
@@ -161,7 +162,7 @@ def review_import(
         output.with_name(stem + ".review.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
         from glotbench.errors import GlotbenchError
 
-        how = "rerun with --arbiter FILE" if arbiter is None else f"{arbiter} leaves them open; complete it and rerun"
+        how = "rerun with --set arbiter=FILE" if arbiter is None else f"{arbiter} leaves them open; complete it and rerun"
         raise GlotbenchError(f"{res.undecided} items have no final verdict: the arbiter fills verdict, corrected_answer, "
                              f"comment in the disagreements sheet; {how}. No dataset written.")
     from glotbench.build.task_yaml import retarget

@@ -368,7 +368,8 @@ def dedup_cmd(
 @options((Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP,
          about={"output": OUT_HELP})
 def select_cmd(
-    swiss: bool = typer.Option(False, "--swiss", help="Swiss-system rounds of pairwise judgments (OpenHuEval App. B.3)."),
+    swiss: bool = typer.Option(True, "--swiss", hidden=True, help="Swiss-system rounds (the one procedure; the flag "
+                               "that named it is still accepted)."),
     k: int = typer.Option(..., "--k", "-k", help="Keep the best k per group."),
     group_field: Optional[str] = setting_option(None, "--group-field", help="Pick the best k within each value of this "
                                                 "field (OpenHuEval B.3: per secondary tag). Default: one group."),
@@ -380,14 +381,13 @@ def select_cmd(
     max_tokens: int = setting_option(160, "--max-tokens", help=MAX_TOKENS_HELP + "."),
     *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
 ) -> None:
-    """Pick the best k of n candidates per group by pairwise LLM judgments in Swiss rounds."""
+    """Pick the best k of n candidates per group by pairwise LLM judgments in Swiss rounds (OpenHuEval App. B.3;
+    the one procedure, so --swiss, which named it, is no longer needed; still accepted)."""
     from glotbench.build import swiss as sw
     from glotbench.build.calls import Call, Session, chat, journal_path
     from glotbench.build.provenance import add_step, drop, prompt_sha256
     from glotbench.errors import GlotbenchError
 
-    if not swiss:
-        raise GlotbenchError("build select: choose a procedure: --swiss")
     items = _items(input)
     groups: dict[str, list[dict]] = {}
     for it in items:
