@@ -32,7 +32,6 @@ KNOWN_SEVERAL_MEANINGS = {
     "--metric": "compare / analyze signal: a metric name; compare-judges: CO, NA, IN, CGA or F; admin add-task",
     "--n-boot": "compare: 10000 by mode; judge-pairwise: 1000 (changing either changes published intervals)",
     "--name": "a task's name (build task, tasks import-lm-eval) or an API token's (admin)",
-    "--passages": "build qa: passages to write questions from; build retrieval-check: the corpus to search",
     "--plain": "tasks: tab-separated lines; estimate: count plain-completion prompts",
     "--seed": "run/estimate: 1234 (sampling, few-shot); compare, judge-pairwise: 0 (bootstrap)",
     "--suite": "tasks: list one suite's tasks; elsewhere the second spelling of --tasks",
@@ -122,9 +121,11 @@ def test_totals_short_flags_and_meanings(tree):
         f"now one meaning each: drop from KNOWN_SEVERAL_MEANINGS: {sorted(set(KNOWN_SEVERAL_MEANINGS) - several)}"
     # the flags the option groups declare: one meaning each, wherever they are
     for f in ("--model", "--base-url", "--model-args", "--judge", "--judge-args", "--concurrency",
-              "--journal", "--output", "--input", "--language", "--dry-run",
+              "--journal", "--output", "--language", "--dry-run",
               "--max-tokens", "--split", "--tasks"):
         assert len(meanings[f]) == 1, (f, sorted(where[f]), sorted(meanings[f]))
+    # the build steps take their input as an argument (-i/--input still accepted, unlisted): listed nowhere, or as one
+    assert len(meanings["--input"]) <= 1, (sorted(where["--input"]), sorted(meanings["--input"]))
 
 
 def _group_flags(model, only=None) -> set[str]:

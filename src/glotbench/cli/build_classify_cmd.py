@@ -14,16 +14,18 @@ from typing import Optional
 import typer
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.build_qa_cmd import MAX_TOKENS_HELP, OUT_HELP, UNPARSED_HELP, _dry, _items, _model, _write
+from glotbench.cli.build_qa_cmd import (MAX_TOKENS_HELP, OUT_HELP, UNPARSED_HELP, _dry, _items, _model, _write, hidden_input,
+                                        items_argument, one_input)
 from glotbench.cli.option_groups import Flags, JournalOptions, calls_in_flight, one, options, retry_policy, setting_option
 from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 
 
 @build_app.command("classify")
-@options((Flags, "input"), (Flags, "dry_run"), (RunSettings, "output"),
-         jo=JudgeOptions, co=CallOptions, journal=JournalOptions,
-         about={"input": "Items (JSONL with id).", "output": OUT_HELP})
+@options((Flags, "dry_run"), (RunSettings, "output"), jo=JudgeOptions, co=CallOptions, journal=JournalOptions,
+         about={"output": OUT_HELP})
 def classify_cmd(
+    source: Optional[Path] = items_argument(),
+    input: Optional[Path] = hidden_input(),
     labels: Optional[str] = typer.Option(None, "--labels", help="The label set; the command's description says in which form (a file, a shipped name, or comma-separated labels) and its default."),
     compare_field: Optional[str] = setting_option(None, "--compare-field", help="An item field holding known labels (e.g. the "
                                                   "data's own category): agreement of the judge's labels with it (Cohen's "
@@ -31,7 +33,7 @@ def classify_cmd(
     unparsed: str = setting_option("keep", "--unparsed", help=UNPARSED_HELP + "."),
     max_tokens: int = setting_option(200, "--max-tokens", help=MAX_TOKENS_HELP + "."),
     *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Optional[Path] = None,
-    dry_run: bool = False, input: Optional[Path] = None,
+    dry_run: bool = False,
 ) -> None:
     """Label every item with one of a label set's labels (OpenHuEval C.3, Chinese SimpleQA's topics).
 
@@ -54,8 +56,9 @@ def classify_cmd(
     if on_unparsed not in ("keep", "drop"):
         raise GlotbenchError(f"build classify: unparsed must be keep or drop, got {on_unparsed!r}")
     judge, judge_base_url = one(jo.judge, "--judge"), one(jo.judge_base_url, "--judge-base-url")
-    if not judge or input is None or output is None:
-        raise GlotbenchError("build classify: give --input, --output and --judge")
+    if not judge or (source is None and input is None) or output is None:
+        raise GlotbenchError("build classify: give the items (argument), --output and --judge")
+    input = one_input("classify", source, input)
     ls = cl.load_label_set(cl.resolve(labels))
     items = _items(input)
     calls = cl.classify_calls(items, input, ls, max_tokens)  # every item checked, every prompt rendered
