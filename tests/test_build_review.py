@@ -118,7 +118,7 @@ def test_cli_import_fresh_process(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "Cohen's kappa, annotators 1-2: 0.000" in done.stdout
     assert done.stderr.strip().splitlines()[-1].startswith("error: 1 items have no final verdict")
-    assert "rerun with --arbiter FILE" in done.stderr and not (tmp_path / "out.jsonl").exists()
+    assert "rerun with --set arbiter=FILE" in done.stderr and not (tmp_path / "out.jsonl").exists()
     dis = list(csv.DictReader((tmp_path / "out.disagreements.csv").open(encoding="utf-8")))
     assert [(r["id"], r["annotator_1_verdict"], r["annotator_2_verdict"], r["verdict"]) for r in dis] == [
         ("i2", "drop", "keep", "")]

@@ -28,21 +28,14 @@ BEFORE = {"leaf commands": 44, "options": 355, "distinct flags": 188, "flags wit
 # every command spelling it agrees; never add one (give the new option a name of its own, or declare it
 # once: a settings field, option_groups.Flags, and @options on the command).
 KNOWN_SEVERAL_MEANINGS = {
-    "--against": "build dedup: other sets' JSONL (repeat); build review import: another language's labels (one file)",
-    "--against-field": "the field of those two --against files (default --field / label)",
-    "--field": "an item's field: what dedup/select compare, which text cloze reads, which fields translate (repeat)",
     "--json": "tasks / data list print JSON (a switch); the other commands also write it to a FILE (Flags.json_out)",
-    "--k": "build retrieval-check: top-k BM25 hits (default 3); build select: keep the best k (required)",
-    "--label-field": "admin add-task: the gold file's field; build review import: the output items' field",
-    "--limit": "run/estimate take a share (0 < x < 1) too; translate, build qa/passages/cloze count records",
     "--metric": "compare / analyze signal: a metric name; compare-judges: CO, NA, IN, CGA or F; admin add-task",
     "--n-boot": "compare: 10000 by mode; judge-pairwise: 1000 (changing either changes published intervals)",
-    "--name": "a task's name (translate, build cloze/task, tasks import-lm-eval) or an API token's (admin)",
-    "--passages": "build qa: passages to write questions from; build retrieval-check: the corpus to search",
+    "--name": "a task's name (build task, tasks import-lm-eval) or an API token's (admin)",
     "--plain": "tasks: tab-separated lines; estimate: count plain-completion prompts",
-    "--seed": "run/estimate/build cloze: 1234 (sampling, few-shot, distractors); compare, judge-pairwise: 0 (bootstrap)",
+    "--seed": "run/estimate: 1234 (sampling, few-shot); compare, judge-pairwise: 0 (bootstrap)",
     "--suite": "tasks: list one suite's tasks; elsewhere the second spelling of --tasks",
-    "--task": "translate: the source task; build filter: a task YAML; analyze items: one task",
+    "--task": "build translate: the source task; analyze items: one task",
     "--title": "report: the page title; admin add-task: the task page's title",
 }
 
@@ -128,9 +121,11 @@ def test_totals_short_flags_and_meanings(tree):
         f"now one meaning each: drop from KNOWN_SEVERAL_MEANINGS: {sorted(set(KNOWN_SEVERAL_MEANINGS) - several)}"
     # the flags the option groups declare: one meaning each, wherever they are
     for f in ("--model", "--base-url", "--model-args", "--judge", "--judge-args", "--concurrency",
-              "--journal", "--output", "--input", "--language", "--dry-run",
+              "--journal", "--output", "--language", "--dry-run",
               "--max-tokens", "--split", "--tasks"):
         assert len(meanings[f]) == 1, (f, sorted(where[f]), sorted(meanings[f]))
+    # the build steps take their input as an argument (-i/--input still accepted, unlisted): listed nowhere, or as one
+    assert len(meanings["--input"]) <= 1, (sorted(where["--input"]), sorted(meanings["--input"]))
 
 
 def _group_flags(model, only=None) -> set[str]:

@@ -3,7 +3,7 @@
 
 Every item is written to ``--output`` with its label in the set's field (None when the reply named
 no label: ``unparsed``, counted, never guessed; or when the call failed: ``error``); ``--unparsed
-drop`` sends those to ``<output>.dropped.jsonl`` instead. ``--dry-run`` counts the calls."""
+drop`` (``--set unparsed=drop``) sends those to ``<output>.dropped.jsonl`` instead. ``--dry-run`` counts the calls."""
 
 from __future__ import annotations
 
@@ -14,23 +14,26 @@ from typing import Optional
 import typer
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.build_qa_cmd import OUT_HELP, UNPARSED_HELP, _dry, _items, _model, _write
-from glotbench.cli.option_groups import Flags, JournalOptions, calls_in_flight, one, options, retry_policy
+from glotbench.cli.build_qa_cmd import (MAX_TOKENS_HELP, OUT_HELP, UNPARSED_HELP, _dry, _items, _model, _write, hidden_input,
+                                        items_argument, one_input)
+from glotbench.cli.option_groups import Flags, JournalOptions, calls_in_flight, one, options, retry_policy, setting_option
 from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 
 
 @build_app.command("classify")
-@options((RunSettings, "max_tokens"), (Flags, "input"), (Flags, "dry_run"), (RunSettings, "output"),
-         jo=JudgeOptions, co=CallOptions, journal=JournalOptions,
-         about={"max_tokens": "default: 200", "input": "Items (JSONL with id).", "output": OUT_HELP})
+@options((Flags, "dry_run"), (RunSettings, "output"), jo=JudgeOptions, co=CallOptions, journal=JournalOptions,
+         about={"output": OUT_HELP})
 def classify_cmd(
+    source: Optional[Path] = items_argument(),
+    input: Optional[Path] = hidden_input(),
     labels: Optional[str] = typer.Option(None, "--labels", help="The label set; the command's description says in which form (a file, a shipped name, or comma-separated labels) and its default."),
-    compare_field: Optional[str] = typer.Option(None, "--compare-field", help="An item field holding known labels (e.g. the "
-                                                "data's own category): agreement of the judge's labels with it (Cohen's "
-                                                "kappa, 95% bootstrap interval, and the share equal)."),
-    on_unparsed: Optional[str] = typer.Option(None, "--unparsed", help=UNPARSED_HELP),
+    compare_field: Optional[str] = setting_option(None, "--compare-field", help="An item field holding known labels (e.g. the "
+                                                  "data's own category): agreement of the judge's labels with it (Cohen's "
+                                                  "kappa, 95% bootstrap interval, and the share equal)."),
+    unparsed: str = setting_option("keep", "--unparsed", help=UNPARSED_HELP + "."),
+    max_tokens: int = setting_option(200, "--max-tokens", help=MAX_TOKENS_HELP + "."),
     *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Optional[Path] = None,
-    dry_run: bool = False, input: Optional[Path] = None, max_tokens: int = 200,
+    dry_run: bool = False,
 ) -> None:
     """Label every item with one of a label set's labels (OpenHuEval C.3, Chinese SimpleQA's topics).
 
@@ -49,12 +52,13 @@ def classify_cmd(
             ls = cl.load_label_set(path)
             typer.echo(f"{name}: {len(ls.labels)} labels -> field '{ls.field}' · {ls.spec.source or ''}")
         return
-    on_unparsed = on_unparsed or "keep"  # label None, counted
+    on_unparsed = unparsed or "keep"  # label None, counted
     if on_unparsed not in ("keep", "drop"):
-        raise GlotbenchError(f"build classify: --unparsed must be keep or drop, got {on_unparsed!r}")
+        raise GlotbenchError(f"build classify: unparsed must be keep or drop, got {on_unparsed!r}")
     judge, judge_base_url = one(jo.judge, "--judge"), one(jo.judge_base_url, "--judge-base-url")
-    if not judge or input is None or output is None:
-        raise GlotbenchError("build classify: give --input, --output and --judge")
+    if not judge or (source is None and input is None) or output is None:
+        raise GlotbenchError("build classify: give the items (argument), --output and --judge")
+    input = one_input("classify", source, input)
     ls = cl.load_label_set(cl.resolve(labels))
     items = _items(input)
     calls = cl.classify_calls(items, input, ls, max_tokens)  # every item checked, every prompt rendered

@@ -10,25 +10,31 @@ import typer
 
 from glotbench.cli import NounGroup
 from glotbench.cli.build_app import build_app  # commands decorate @build_app.command()
-from glotbench.cli.option_groups import Flags, one, options, several
+from glotbench.cli.option_groups import Flags, one, options, setting_option, several
 from glotbench.settings import CallOptions, JudgeOptions, ModelOptions, RunSettings
 
 
 def _sentences_options(kind: str, doc: str):
+    cloze = kind == "cloze"
+    # word-order takes no vocabulary: its --vocab and --agree stay accepted (unlisted) only to refuse them in one line
+    cloze_only = (lambda default, *flags, help: typer.Option(default, *flags, hidden=True)) if not cloze else setting_option
+
     def command(
-        source: Path = typer.Argument(..., help="Sentences: a text file (one per line) or JSONL with --field."),
+        source: Path = typer.Argument(..., help="Sentences: a text file (one per line) or JSONL with the field setting."),
         lang_old: Optional[str] = typer.Option(None, "--lang", hidden=True, help="The old spelling of --language."),
-        vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary TSV word<TAB>pos (cloze; not needed with --language cs)."),
-        field: Optional[str] = typer.Option(None, "--field", help="JSONL input: field path of the text, e.g. text or 'evidence[*][0]'."),
-        split: bool = typer.Option(False, "--split-sentences", help="Cut each text into sentences (at . ! ? before a capital)."),
-        min_words: int = typer.Option(3, "--min-words", help="Keep sentences of at least this many words (MM-Eval: 3)."),
-        max_words: Optional[int] = typer.Option(None, "--max-words", help="Drop sentences longer than this."),
-        limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Stop after this many sentences pass dedup and length."),
-        seed: int = typer.Option(1234, "--seed", help="Seed of every random choice (per sentence)."),
-        name: Optional[str] = typer.Option(None, "--name", help="Task name in the YAML (default build.<output stem>)."),
-        instruction: Optional[str] = typer.Option(None, "--instruction", help="Prompt instruction (default: MM-Eval's, with the language's name)."),
-        agree: bool = typer.Option(False, "--agree", help="cloze, --language cs: distractors also share the answer's "
-                                   "number and case (adjectives: and gender); glotbench's variant, not the paper's."),
+        vocab: Optional[Path] = (typer.Option(None, "--vocab", help="Vocabulary TSV word<TAB>pos (not needed with --language cs).")
+                                 if cloze else typer.Option(None, "--vocab", hidden=True)),
+        field: Optional[str] = setting_option(None, "--field", help="JSONL input: field path of the text, e.g. text or "
+                                              "'evidence[*][0]' (default: the input is a text file, one sentence a line)."),
+        split_sentences: bool = setting_option(False, "--split-sentences", help="Cut each text into sentences (at . ! ? before a capital)."),
+        min_words: int = setting_option(3, "--min-words", help="Keep sentences of at least this many words (MM-Eval: 3)."),
+        max_words: Optional[int] = setting_option(None, "--max-words", help="Drop sentences longer than this (default: no limit)."),
+        limit: Optional[int] = setting_option(None, "--limit", "-n", help="Stop after this many sentences pass dedup and length (default: all)."),
+        seed: int = setting_option(1234, "--seed", help="Seed of every random choice (per sentence)."),
+        name: Optional[str] = setting_option(None, "--name", help="Task name in the YAML (default build.<output stem>)."),
+        instruction: Optional[str] = setting_option(None, "--instruction", help="Prompt instruction (default: MM-Eval's, with the language's name)."),
+        agree: bool = cloze_only(False, "--agree", help="--language cs: distractors also share the answer's number and case "
+                                 "(adjectives: and gender); glotbench's variant, not the paper's (default: false)."),
         *, output: Path, dry_run: bool = False, language: Optional[str],
     ) -> None:
         from glotbench.build.items import build_items
@@ -41,7 +47,7 @@ def _sentences_options(kind: str, doc: str):
 
             raise GlotbenchError("build word-order: --vocab and --agree are for cloze only")
         rep = build_items(kind, source, output, lang=lang, seed=seed, min_words=min_words, max_words=max_words,
-                          limit=limit, field=field, split=split, vocab=vocab, name=name, instruction=instruction,
+                          limit=limit, field=field, split=split_sentences, vocab=vocab, name=name, instruction=instruction,
                           dry_run=dry_run, agree=agree)
         for line in rep.lines(kind + (" (dry run)" if dry_run else "")):
             typer.echo(line)
@@ -67,44 +73,46 @@ build_app.add_typer(review_app, name="review")
 
 
 @review_app.command("export")
-@options((Flags, "fmt"), (RunSettings, "output!"), about={"fmt": "csv or tsv (default: by the output's extension).", "output": "Sheet to write: .csv, or .tsv (spreadsheet-friendly)."})
+@options((RunSettings, "output!"), about={"output": "Sheet to write: .csv, or .tsv (spreadsheet-friendly)."})
 def review_export(
     dataset: Path = typer.Argument(..., help="Dataset JSONL (items with id and provenance)."),
-    *, output: Path, fmt: Optional[str],
+    format: Optional[str] = setting_option(None, "--format", "-f", help="csv or tsv (default: by the output's extension)."),
+    *, output: Path,
 ) -> None:
     """One row per item: id, question, options, answer, provenance, and empty verdict columns."""
     from glotbench.build.provenance import read_items
     from glotbench.build.review import export_sheet
 
-    n = export_sheet(read_items(dataset), output, fmt)
+    n = export_sheet(read_items(dataset), output, format)
     typer.echo(f"wrote {output}: {n} items; annotators fill verdict (keep/drop/fix), corrected_answer, comment")
 
 
 @review_app.command("import")
-@options((RunSettings, "output!"), (Flags, "fmt"),
-         about={"output": "Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it).",
-                "fmt": "csv or tsv for every sheet (default: by extension; with --kind also jsonl)."})
+@options((RunSettings, "output!"),
+         about={"output": "Reviewed dataset JSONL (dropped items: .dropped.jsonl beside it)."})
 def review_import(
-    dataset: Path = typer.Argument(..., help="The dataset the sheets were exported from (with --kind: the first sheet)."),
+    first: Path = typer.Argument(..., metavar="dataset", help="The dataset the sheets were exported from (with --kind: the first sheet)."),
     sheets: Optional[list[Path]] = typer.Argument(None, help="Two or more annotators' filled sheets (with --kind: any number of label/rating sheets)."),
-    arbiter: Optional[Path] = typer.Option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements."),
-    disagreements: Optional[Path] = typer.Option(None, "--disagreements", help="Where the disagreements go (default <output stem>.disagreements.csv)."),
     kind: Optional[str] = typer.Option(None, "--kind", help="label or rating: what the sheets hold (the command's description says what each does; its default too)."),
-    on_dataset: Optional[Path] = typer.Option(None, "--dataset", help="--kind: the dataset the ids belong to; its items get the aggregated label."),
-    column: Optional[str] = typer.Option(None, "--column", help="The sheets' column holding the human value (default: label with --kind label, rating with --kind rating)."),
-    label_field: str = typer.Option("label", "--label-field", help="--kind: the output items' field for the aggregated label (rating: the mean)."),
-    unanimous: bool = typer.Option(False, "--unanimous", help="--kind: keep only items all their annotators labelled (rated) alike (HuRTE's test set)."),
-    strict_majority: bool = typer.Option(False, "--strict-majority", help="--kind label: the top label needs more than half the votes (default: most votes, ties dropped)."),
-    min_annotators: int = typer.Option(1, "--min-annotators", help="--kind: drop items with fewer annotations."),
-    scale: Optional[str] = typer.Option(None, "--scale", help="--kind rating: MIN..MAX every rating must lie in, e.g. -3..3 (HuCB's 7 points)."),
-    max_sd: Optional[float] = typer.Option(None, "--max-sd", help="--kind rating: keep items whose ratings' SD is below this (HuCB: 1; its test set 0.5)."),
-    sd: str = typer.Option("sample", "--sd", help="--kind rating: sample (n-1) or population (n) standard deviation."),
-    against: Optional[Path] = typer.Option(None, "--against", help="--kind label: another language's labels (id, label); items whose label conflicts are dropped (HuLU §3.2)."),
-    against_field: str = typer.Option("label", "--against-field", help="--against: the field holding the label."),
-    *, output: Path, fmt: Optional[str],
+    arbiter: Optional[Path] = setting_option(None, "--arbiter", help="The arbiter's sheet: final verdicts for the disagreements "
+                                             "(the second pass, once the arbiter filled the disagreements sheet)."),
+    disagreements: Optional[Path] = setting_option(None, "--disagreements", help="Where the disagreements go (default <output stem>.disagreements.csv)."),
+    dataset: Optional[Path] = setting_option(None, "--dataset", help="--kind: the dataset the ids belong to; its items get the aggregated label."),
+    column: Optional[str] = setting_option(None, "--column", help="The sheets' column holding the human value (default: label with --kind label, rating with --kind rating)."),
+    label_field: str = setting_option("label", "--label-field", help="--kind: the output items' field for the aggregated label (rating: the mean)."),
+    unanimous: bool = setting_option(False, "--unanimous", help="--kind: keep only items all their annotators labelled (rated) alike (HuRTE's test set)."),
+    strict_majority: bool = setting_option(False, "--strict-majority", help="--kind label: the top label needs more than half the votes (default: most votes, ties dropped)."),
+    min_annotators: int = setting_option(1, "--min-annotators", help="--kind: drop items with fewer annotations."),
+    scale: Optional[str] = setting_option(None, "--scale", help="--kind rating: MIN..MAX every rating must lie in, e.g. -3..3 (HuCB's 7 points; default: any)."),
+    max_sd: Optional[float] = setting_option(None, "--max-sd", help="--kind rating: keep items whose ratings' SD is below this (HuCB: 1; its test set 0.5; default: all)."),
+    sd: str = setting_option("sample", "--sd", help="--kind rating: sample (n-1) or population (n) standard deviation."),
+    against: Optional[Path] = setting_option(None, "--against", help="--kind label: another language's labels (id, label); items whose label conflicts are dropped (HuLU §3.2)."),
+    against_field: str = setting_option("label", "--against-field", help="against: the field holding the label."),
+    format: Optional[str] = setting_option(None, "--format", "-f", help="csv or tsv for every sheet (default: by extension; with --kind also jsonl)."),
+    *, output: Path,
 ) -> None:
-    """Cohen's kappa between annotators, the disagreements as a sheet for an arbiter, and with --arbiter
-    (or when all agree) the dataset with the final verdicts applied. With --kind label|rating: any
+    """Cohen's kappa between annotators, the disagreements as a sheet for an arbiter, and with the arbiter's sheet
+    (--set arbiter=FILE; or when all agree) the dataset with the final verdicts applied. With --kind label|rating: any
     number of annotators' labels or ratings aggregated (majority vote or mean), with agreement statistics.
 
     --kind label: aggregate annotators' labels (majority vote, Fleiss' kappa); --kind rating: Likert ratings
@@ -112,6 +120,8 @@ def review_import(
     import json
     import math
 
+    fmt, on_dataset = format, dataset
+    dataset = first
     if kind is not None:
         from glotbench.cli.build_annotations_cmd import import_annotations
 
@@ -123,8 +133,8 @@ def review_import(
     if unanimous or strict_majority or on_dataset or column or scale or max_sd is not None or against or min_annotators != 1:
         from glotbench.errors import GlotbenchError
 
-        raise GlotbenchError("--dataset, --column, --unanimous, --strict-majority, --min-annotators, --scale, --max-sd, "
-                             "--against go with --kind label|rating (keep/drop/fix verdict sheets take none of them)")
+        raise GlotbenchError("the settings dataset, column, unanimous, strict_majority, min_annotators, scale, max_sd, "
+                             "against go with --kind label|rating (keep/drop/fix verdict sheets take none of them)")
     sheets = list(sheets or [])
 
     from glotbench.build.provenance import dropped_path, read_items, write_items
@@ -152,7 +162,7 @@ def review_import(
         output.with_name(stem + ".review.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
         from glotbench.errors import GlotbenchError
 
-        how = "rerun with --arbiter FILE" if arbiter is None else f"{arbiter} leaves them open; complete it and rerun"
+        how = "rerun with --set arbiter=FILE" if arbiter is None else f"{arbiter} leaves them open; complete it and rerun"
         raise GlotbenchError(f"{res.undecided} items have no final verdict: the arbiter fills verdict, corrected_answer, "
                              f"comment in the disagreements sheet; {how}. No dataset written.")
     from glotbench.build.task_yaml import retarget
@@ -171,26 +181,26 @@ def review_import(
 # with Part 2's options unchanged. build_cmd imports this module last so this
 # command is the one registered under the name.
 @build_app.command("filter")
-@options((RunSettings, "output!", "max_tokens"), (Flags, "dry_run", "input", "language"), mo=ModelOptions, jo=JudgeOptions,
-         co=CallOptions,
+@options((RunSettings, "output!"), (Flags, "dry_run"), mo=ModelOptions, jo=JudgeOptions, co=CallOptions,
          about={"output": "output JSONL. --sequential: every item, with its filter-sequential provenance; "
-                          "--difficulty: the kept items.", "input": "the dataset JSONL (instead of the argument).",
-                "max_tokens": "--sequential: for every model.", "language": "--difficulty: default the items' "
-                                                                             "language field."})
+                          "--difficulty: the kept items."})
 def build_filter(
-    dataset: Optional[Path] = typer.Argument(None, help="Dataset JSONL (or --input)."),
+    dataset: Optional[Path] = typer.Argument(None, help="Dataset JSONL (its earlier flag -i/--input is still accepted)."),
+    input: Optional[Path] = typer.Option(None, "--input", "-i", hidden=True, help="The dataset JSONL (the argument's earlier spelling)."),
     sequential: bool = typer.Option(False, "--sequential", help="AGREE procedure (Czech-Bench §5.4.1): model 1 on all "
                                     "items, model 2 on what model 1 missed, ...; the residue goes to review."),
     difficulty: bool = typer.Option(False, "--difficulty", help="Run the models; keep items at most --max-correct of "
                                     "them answer correctly (Chinese SimpleQA §3.3; docs Part 2)."),
-    task: Optional[Path] = typer.Option(None, "--task", help="--sequential: task YAML of the dataset (default <dataset stem>.yaml)."),
-    runs: Optional[Path] = typer.Option(None, "--runs", help="--sequential: folder of the rounds' run dirs (default <output stem>.runs)."),
-    residue: Optional[Path] = typer.Option(None, "--residue", help="--sequential: review sheet of the residue (default <output stem>.residue.csv)."),
-    correct_key: str = typer.Option("correct", "--correct-key", help="--sequential: per-item value that marks a right answer."),
-    max_correct: int = typer.Option(0, "--max-correct", help="--difficulty: keep items answered correctly by at most this many settings."),
-    work: Optional[Path] = typer.Option(None, "--work", help="--difficulty: folder for the task YAML and the runs."),
-    *, mo: ModelOptions, jo: JudgeOptions, co: CallOptions, output: Path, dry_run: bool = False, input: Optional[Path],
-      language: Optional[str], max_tokens: Optional[int],
+    task: Optional[Path] = setting_option(None, "--task", help="--sequential: task YAML of the dataset (default <dataset stem>.yaml)."),
+    runs: Optional[Path] = setting_option(None, "--runs", help="--sequential: folder of the rounds' run dirs (default <output stem>.runs)."),
+    residue: Optional[Path] = setting_option(None, "--residue", help="--sequential: review sheet of the residue (default <output stem>.residue.csv)."),
+    correct_key: str = setting_option("correct", "--correct-key", help="--sequential: per-item value that marks a right answer."),
+    max_correct: int = setting_option(0, "--max-correct", help="--difficulty: keep items answered correctly by at most this many model settings."),
+    work: Optional[Path] = setting_option(None, "--work", help="--difficulty: folder for the task YAML and the runs (default <output stem>.difficulty)."),
+    max_tokens: Optional[int] = setting_option(None, "--max-tokens", help="--sequential: output token limit of every model (default: the task's)."),
+    language: Optional[str] = setting_option(None, "--language", "-l", help="--difficulty: the items' language (default: "
+                                             "their language field, else en)."),
+    *, mo: ModelOptions, jo: JudgeOptions, co: CallOptions, output: Path, dry_run: bool = False,
 ) -> None:
     """Filter a dataset by running models through the normal engine: --sequential or --difficulty.
 
@@ -242,7 +252,7 @@ def _sequential(dataset, output, models, model_args, base_url, task, runs, resid
         return
     task = task or yaml_path_for(dataset)
     if not task.is_file():
-        raise GlotbenchError(f"build filter: no task YAML {task} (pass --task)")
+        raise GlotbenchError(f"build filter: no task YAML {task} (--set task=YAML)")
     stem = output.name[: -len(".jsonl")] if output.name.endswith(".jsonl") else output.stem
     runs = runs or output.with_name(stem + ".runs")
     common = {**common, **({"max_tokens": max_tokens} if max_tokens is not None else {})}

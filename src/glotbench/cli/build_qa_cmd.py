@@ -12,20 +12,44 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.option_groups import Flags, JournalOptions, calls_in_flight, one, options, retry_policy, several
+from glotbench.cli.option_groups import (Flags, JournalOptions, calls_in_flight, one, options, retry_policy, setting_option,
+                                         several)
 from glotbench.settings import CallOptions, JudgeOptions, ModelOptions, RunSettings
 
 OUT_HELP = "Output JSONL (kept items); removed ones go to <output>.dropped.jsonl."
 # the option groups of every step that calls a model: the model (or judge), calling, journal
 MODEL_STEP = {"mo": ModelOptions, "co": CallOptions, "journal": JournalOptions}
-UNPARSED_HELP = ("A judge reply that names no verdict (label): drop the item, or keep it (recorded as unparsed); "
-                 "default: build criteria drop, build classify keep.")
+UNPARSED_HELP = "A judge reply that names no verdict (label): drop the item, or keep it (recorded as unparsed)"
+MAX_TOKENS_HELP = "Output token limit of each call"
+ITEMS_LANGUAGE = "(cs, en ...; default: the items' language field, else en)."
 JUDGE_STEP = {"jo": (JudgeOptions, {"required": ("judge",)}), "co": CallOptions, "journal": JournalOptions}
+
+
+def items_argument(help: str = "Items JSONL (with id).") -> Any:
+    """A step's input file as its argument (``build criteria qa.jsonl ...``), as cloze, review and filter take theirs."""
+    return typer.Argument(None, metavar="ITEMS", show_default=False,
+                          help=help + " Its earlier flag -i/--input is still accepted.")
+
+
+def hidden_input(flags: tuple[str, ...] = ("--input", "-i")) -> Any:
+    """The input's earlier flag, still accepted, not listed (the argument is the one spelling shown)."""
+    return typer.Option(None, *flags, hidden=True, help="The input's earlier spelling (give the argument instead).")
+
+
+def one_input(step: str, arg: Optional[Path], flag: Optional[Path], what: str = "items", spelled: str = "-i/--input") -> Path:
+    """The input given as the argument or by its earlier flag: once, and at all."""
+    from glotbench.errors import GlotbenchError
+
+    if arg is not None and flag is not None and Path(arg) != Path(flag):
+        raise GlotbenchError(f"build {step}: give the {what} once (the argument, or {spelled})")
+    if arg is None and flag is None:
+        raise GlotbenchError(f"build {step}: which {what}? Give the file as the argument: glotbench build {step} FILE ...")
+    return Path(arg if arg is not None else flag)
 
 
 def _write(step: str, output: Path, kept: list[dict], dropped: list[dict], extra: str = "") -> None:
@@ -71,40 +95,48 @@ def _items(path: Path) -> list[dict]:
 
 
 @build_app.command("passages")
-@options((Flags, "input"), (RunSettings, "output!"),
-         about={"input": "A JSONL of passages or a folder of .txt files.",
-                "output": "Passages JSONL ({id, title, text})."})
+@options((RunSettings, "output!"), about={"output": "Passages JSONL ({id, title, text})."})
 def passages_cmd(
+    source: Optional[Path] = typer.Argument(None, metavar="PASSAGES", show_default=False,
+                                            help="A JSONL of passages or a folder of .txt files (or --ctkfacts FILE). "
+                                                 "Its earlier flag -i/--input is still accepted."),
+    input: Optional[Path] = hidden_input(),
     ctkfacts: Optional[Path] = typer.Option(None, "--ctkfacts", help="A CTKFacts export JSONL: take its evidence paragraphs."),
-    limit: int = typer.Option(30, "--limit", "-n", help="How many passages (first N distinct)."),
-    min_chars: int = typer.Option(200, "--min-chars", help="CTKFacts: shortest paragraph taken."),
-    *, output: Path, input: Optional[Path],
+    limit: int = setting_option(30, "--limit", "-n", help="How many passages (first N distinct)."),
+    min_chars: int = setting_option(200, "--min-chars", help="--ctkfacts: shortest paragraph taken."),
+    *, output: Path,
 ) -> None:
     """Collect passages for `build qa` into one JSONL (also the corpus of `build retrieval-check`)."""
     from glotbench.build.passages import ctkfacts_passages, read_passages
     from glotbench.build.provenance import write_items
     from glotbench.errors import GlotbenchError
 
+    if source is not None and input is not None and Path(source) != Path(input):
+        raise GlotbenchError("build passages: give the passages once (the argument, or -i/--input)")
+    input = source if source is not None else input
     if bool(ctkfacts) == bool(input):
-        raise GlotbenchError("build passages: give exactly one of --ctkfacts FILE or --input PATH")
+        raise GlotbenchError("build passages: give exactly one of --ctkfacts FILE or the passages (argument PATH)")
     ps = ctkfacts_passages(ctkfacts, limit, min_chars=min_chars) if ctkfacts else read_passages(input)[:limit]
     write_items(output, ps)
     print(f"passages: wrote {len(ps)} to {output}")
 
 
 @build_app.command("qa")
-@options((Flags, "language!", "dry_run", "fmt"), (RunSettings, "max_tokens", "output!"), **MODEL_STEP,
+@options((Flags, "language!", "dry_run"), (RunSettings, "output!"), **MODEL_STEP,
          about={"language": "The passages' language (prompt and items in it): cs, en, ...",
-                "max_tokens": "default 200 per call.",
-                "output": OUT_HELP,
-                "fmt": "json: the papers' instruction prompt, a JSON reply (default); lines: two plain completions "
-                       "(question, then answer) for small or base models."})
+                "output": OUT_HELP})
 def qa_cmd(
-    passages: Path = typer.Option(..., "--passages", "-p", help="Passages: JSONL with id/title/text, or a folder of .txt files."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N passages."),
-    max_answer_words: int = typer.Option(10, "--max-answer-words", help="Longer answers are not short factual answers: dropped."),
+    source: Optional[Path] = typer.Argument(None, metavar="PASSAGES", show_default=False,
+                                            help="Passages: JSONL with id/title/text, or a folder of .txt files. Its "
+                                                 "earlier flag -p/--passages is still accepted."),
+    passages: Optional[Path] = hidden_input(("--passages", "-p")),
+    limit: Optional[int] = setting_option(None, "--limit", "-n", help="First N passages (default: all)."),
+    max_answer_words: int = setting_option(10, "--max-answer-words", help="Longer answers are not short factual answers: dropped."),
+    format: str = setting_option("json", "--format", "-f", help="json: the papers' instruction prompt, a JSON reply; lines: "
+                                 "two plain completions (question, then answer) for small or base models."),
+    max_tokens: int = setting_option(200, "--max-tokens", help=MAX_TOKENS_HELP + " (format json)."),
     *, mo: ModelOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False,
-      max_tokens: int = 200, language: str, fmt: str = "json",
+      language: str,
 ) -> None:
     """Short factual QA from passages (Chinese SimpleQA Fig. 18 / HuSimpleQA App. C.3), one pair per passage."""
     from glotbench.build import qa
@@ -113,9 +145,11 @@ def qa_cmd(
     from glotbench.build.provenance import add_step, drop
     from glotbench.errors import GlotbenchError
 
+    fmt = format
+    passages = one_input("qa", source, passages, "passages", "-p/--passages")
     ps = read_passages(passages)[:limit] if limit else read_passages(passages)
     if fmt not in ("json", "lines"):
-        raise GlotbenchError(f"build qa: --format must be json or lines, got {fmt!r}")
+        raise GlotbenchError(f"build qa: format must be json or lines (--set format=lines), got {fmt!r}")
     if fmt == "json":
         calls = qa.qa_calls(ps, language, max_tokens=max_tokens)
     else:
@@ -167,18 +201,17 @@ def qa_cmd(
 
 
 @build_app.command("criteria")
-@options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP,
-         about={"max_tokens": "default 160 per call.",
-                "input": "QA items (from build qa).",
-                "output": OUT_HELP})
+@options((Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP, about={"output": OUT_HELP})
 def criteria_cmd(
+    source: Optional[Path] = items_argument("QA items (from build qa)."),
+    input: Optional[Path] = hidden_input(),
     criterion: Optional[list[str]] = typer.Option(None, "--criterion", help="Check only these (repeat); default the five (plus csqa_fig19 for Chinese items)."),
     criterion_file: Optional[list[Path]] = typer.Option(None, "--criterion-file", help="Your own criterion (YAML: name, prompt per "
                                                         "language, verdict rule; repeat): checked beside --criterion (without "
                                                         "--criterion: only the files' criteria). docs/building-a-benchmark.md."),
-    on_unparsed: Optional[str] = typer.Option(None, "--unparsed", help=UNPARSED_HELP),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
-      max_tokens: int = 160,
+    unparsed: str = setting_option("drop", "--unparsed", help=UNPARSED_HELP + "."),
+    max_tokens: int = setting_option(160, "--max-tokens", help=MAX_TOKENS_HELP + "."),
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False,
 ) -> None:
     """The papers' criteria, one judge call each: unique_answer, time_stable, grounded, not_from_title, unambiguous."""
     from glotbench.build import criteria as cr
@@ -186,13 +219,14 @@ def criteria_cmd(
     from glotbench.build.provenance import add_step, drop, prompt_sha256
     from glotbench.errors import GlotbenchError
 
+    input = one_input("criteria", source, input)
     items = _items(input)
     names = list(criterion or ([] if criterion_file else cr.default_criteria(items)))
     bad = [n for n in names if n not in cr.CRITERIA]
-    on_unparsed = on_unparsed or "drop"
+    on_unparsed = unparsed or "drop"
     if bad or on_unparsed not in ("drop", "keep"):
         raise GlotbenchError(f"build criteria: unknown --criterion {bad} (known: {', '.join(cr.CRITERIA)})" if bad
-                             else f"build criteria: --unparsed must be drop or keep, got {on_unparsed!r}")
+                             else f"build criteria: unparsed must be drop or keep, got {on_unparsed!r}")
     calls = cr.criteria_calls(items, names, max_tokens=max_tokens)
     users = []
     if criterion_file:  # every file and every item checked, every prompt rendered, before any request
@@ -242,19 +276,21 @@ def criteria_cmd(
 
 
 @build_app.command("retrieval-check")
-@options((Flags, "input!"), (RunSettings, "output!"), about={"input": "QA items.", "output": OUT_HELP})
+@options((RunSettings, "output!"), about={"output": OUT_HELP})
 def retrieval_cmd(
+    source: Optional[Path] = items_argument("QA items."),
+    input: Optional[Path] = hidden_input(),
     passages: Path = typer.Option(..., "--passages", "-p", help="The corpus: the passages the items were made from (JSONL or .txt folder)."),
-    k: int = typer.Option(3, "--k", "-k", help="Keep an item when its source passage is among the top k BM25 hits for its question."),
-    max_chars: int = typer.Option(600, "--max-chars", help="Pieces the index cuts documents into (the RAG mode's default)."),
-    *, output: Path, input: Path,
+    k: int = setting_option(3, "--k", "-k", help="Keep an item when its source passage is among the top k BM25 hits for its question."),
+    max_chars: int = setting_option(600, "--max-chars", help="Pieces the index cuts documents into (the RAG mode's default)."),
+    *, output: Path,
 ) -> None:
     """Retrieval verification with the RAG mode's BM25 retriever (bm25s) over the passages."""
     from glotbench.build.passages import read_passages
     from glotbench.build.provenance import add_step, drop
     from glotbench.build.retrieval_check import CorpusCheck
 
-    items = _items(input)
+    items = _items(one_input("retrieval-check", source, input))
     corpus = output.parent / (output.name.removesuffix(".jsonl") + ".corpus")
     check = CorpusCheck(read_passages(passages), corpus, max_chars=max_chars)
     kept, dropped = [], []
@@ -313,29 +349,32 @@ def difficulty_filter(input: Path, output: Path, models: list[str], *, max_corre
 
 
 @build_app.command("dedup")
-@options((Flags, "input!"), (RunSettings, "output!"), about={"output": OUT_HELP})
+@options((RunSettings, "output!"), about={"output": OUT_HELP})
 def dedup_cmd(
-    threshold: float = typer.Option(85.0, "--threshold", help="Drop a question scoring at least this (0-100, rapidfuzz token_sort_ratio) against a kept one."),
-    field: str = typer.Option("question", "--field"),
-    against: Optional[list[Path]] = typer.Option(None, "--against", help="Other sets' JSONL (repeat the option): an item "
-                                                 "duplicating any of their questions is dropped too (cross-set dedup); "
-                                                 "every duplicate pair is listed side by side in <output stem>.duplicates.csv."),
-    against_field: Optional[str] = typer.Option(None, "--against-field", help="The other sets' text field (default: --field)."),
-    embed: Optional[str] = typer.Option(None, "--embed", help="A local encoder directory (transformers or sentence-transformers "
-                                        "save): dedup by embedding cosine instead of rapidfuzz (OpenHuEval App. B.2)."),
-    cosine: float = typer.Option(0.85, "--cosine", help="--embed: drop an item whose cosine with a kept (or --against) one is at least this."),
-    group_field: Optional[str] = typer.Option(None, "--group-field", help="Work within each value of this field (build select: pick per group; build dedup --embed: compare items only within a group; OpenHuEval B.2: within each secondary tag). Default: one group."),
-    *, output: Path, input: Path,
+    source: Optional[Path] = items_argument(),
+    input: Optional[Path] = hidden_input(),
+    threshold: float = setting_option(85.0, "--threshold", help="Drop a question scoring at least this (0-100, rapidfuzz token_sort_ratio) against a kept one."),
+    field: str = setting_option("question", "--field", help="The item field compared."),
+    against: Optional[list[Path]] = setting_option(None, "--against", help="Other sets' JSONL (comma-separate; the flag: repeat "
+                                                   "it): an item duplicating any of their questions is dropped too (cross-set "
+                                                   "dedup); every duplicate pair is listed side by side in <output stem>.duplicates.csv."),
+    against_field: Optional[str] = setting_option(None, "--against-field", help="The other sets' text field (default: field)."),
+    embed: Optional[str] = setting_option(None, "--embed", help="A local encoder directory (transformers or sentence-transformers "
+                                          "save): dedup by embedding cosine instead of rapidfuzz (OpenHuEval App. B.2)."),
+    cosine: float = setting_option(0.85, "--cosine", help="embed: drop an item whose cosine with a kept (or against) one is at least this."),
+    group_field: Optional[str] = setting_option(None, "--group-field", help="embed: compare items only within each value of "
+                                                "this field (OpenHuEval B.2: within each secondary tag). Default: one group."),
+    *, output: Path,
 ) -> None:
-    """Near-duplicate questions (rapidfuzz, or --embed: embedding cosine); the dropped one names the item it duplicates."""
+    """Near-duplicate questions (rapidfuzz, or with the embed setting: embedding cosine); the dropped one names the item it duplicates."""
     from glotbench.build.dedup import SCORER, dedup
     from glotbench.build.provenance import add_step, drop
 
-    items = _items(input)
+    items = _items(one_input("dedup", source, input))
     if group_field and not embed:
         from glotbench.errors import GlotbenchError
 
-        raise GlotbenchError("build dedup: --group-field goes with --embed")
+        raise GlotbenchError("build dedup: group_field goes with embed (--set embed=DIR)")
     if embed:
         from glotbench.cli.build_dedup_against import embed_run
 
@@ -362,36 +401,37 @@ def dedup_cmd(
 
 
 @build_app.command("select")
-@options((RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP,
-         about={"max_tokens": "default 160 per call.",
-                "output": OUT_HELP})
+@options((Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP, about={"output": OUT_HELP})
 def select_cmd(
-    swiss: bool = typer.Option(False, "--swiss", help="Swiss-system rounds of pairwise judgments (OpenHuEval App. B.3)."),
+    source: Optional[Path] = items_argument("Candidate items (with id)."),
+    input: Optional[Path] = hidden_input(),
+    swiss: bool = typer.Option(True, "--swiss", hidden=True, help="Swiss-system rounds (the one procedure; the flag "
+                               "that named it is still accepted)."),
     k: int = typer.Option(..., "--k", "-k", help="Keep the best k per group."),
-    group_field: Optional[str] = typer.Option(None, "--group-field", help="Work within each value of this field (build select: pick per group; build dedup --embed: compare items only within a group; OpenHuEval B.2: within each secondary tag). Default: one group."),
-    rounds: Optional[int] = typer.Option(None, "--rounds", help="Pairwise: default ceil(log2(n)) per group; batches: the most rounds."),
-    batch: int = typer.Option(2, "--batch", help="Candidates per judgment (2: pairwise). OpenHuEval B.3: --batch 5 --pick 2 --eliminate 0.65."),
-    pick: int = typer.Option(1, "--pick", help="Winners per judgment."),
-    eliminate: float = typer.Option(0.0, "--eliminate", help="Share of candidates eliminated after each round (batches)."),
-    field: str = typer.Option("question", "--field", help="What the judge compares."),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
-      max_tokens: int = 160,
+    group_field: Optional[str] = setting_option(None, "--group-field", help="Pick the best k within each value of this "
+                                                "field (OpenHuEval B.3: per secondary tag). Default: one group."),
+    rounds: Optional[int] = setting_option(None, "--rounds", help="Pairwise: default ceil(log2(n)) per group; batches: the most rounds (default 50)."),
+    batch: int = setting_option(2, "--batch", help="Candidates per judgment (2: pairwise). OpenHuEval B.3: --set batch=5,pick=2,eliminate=0.65."),
+    pick: int = setting_option(1, "--pick", help="Winners per judgment."),
+    eliminate: float = setting_option(0.0, "--eliminate", help="Share of candidates eliminated after each round (batches; default 0)."),
+    field: str = setting_option("question", "--field", help="What the judge compares."),
+    max_tokens: int = setting_option(160, "--max-tokens", help=MAX_TOKENS_HELP + "."),
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False,
 ) -> None:
-    """Pick the best k of n candidates per group by pairwise LLM judgments in Swiss rounds."""
+    """Pick the best k of n candidates per group by pairwise LLM judgments in Swiss rounds (OpenHuEval App. B.3;
+    the one procedure, so --swiss, which named it, is no longer needed; still accepted)."""
     from glotbench.build import swiss as sw
     from glotbench.build.calls import Call, Session, chat, journal_path
     from glotbench.build.provenance import add_step, drop, prompt_sha256
     from glotbench.errors import GlotbenchError
 
-    if not swiss:
-        raise GlotbenchError("build select: choose a procedure: --swiss")
-    items = _items(input)
+    items = _items(one_input("select", source, input))
     groups: dict[str, list[dict]] = {}
     for it in items:
         groups.setdefault(str(it.get(group_field, "")) if group_field else "", []).append(it)
     pairwise = batch == 2 and pick == 1 and eliminate == 0
     if not pairwise and not (2 <= batch and 1 <= pick < batch and 0 <= eliminate < 1):
-        raise GlotbenchError(f"build select: need 2 <= --batch, 1 <= --pick < --batch, 0 <= --eliminate < 1 "
+        raise GlotbenchError(f"build select: need 2 <= batch, 1 <= pick < batch, 0 <= eliminate < 1 "
                              f"(got {batch}, {pick}, {eliminate})")
     if dry_run:
         if pairwise:
@@ -438,18 +478,17 @@ def select_cmd(
 
 
 @build_app.command("checklist")
-@options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (Flags, "dry_run"),
-         (RunSettings, "output!"), **JUDGE_STEP,
-         about={"language": "The task's language (default: the items' language field).",
-                "max_tokens": "default 300 per call.",
-                "output": OUT_HELP})
+@options((Flags, "dry_run"), (RunSettings, "output!"), **JUDGE_STEP, about={"output": OUT_HELP})
 def checklist_cmd(
-    n: int = typer.Option(5, "--n", help="Checklist items asked of each judge (the paper: 3-5 per model)."),
-    min_items: int = typer.Option(8, "--min-items", help="Drop questions with fewer readable items after merging (the paper keeps >= 8)."),
-    max_items: int = typer.Option(10, "--max-items", help="Keep at most this many after merging (the paper: 6-10)."),
-    primary_tag: str = typer.Option("built", "--primary-tag", help="HuWildBench primary_tag for items without one."),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False, input: Path,
-      max_tokens: int = 300, language: Optional[str],
+    source: Optional[Path] = items_argument("Question items (with id)."),
+    input: Optional[Path] = hidden_input(),
+    n: int = setting_option(5, "--n", help="Checklist items asked of each judge (the paper: 3-5 per model)."),
+    min_items: int = setting_option(8, "--min-items", help="Drop questions with fewer readable items after merging (the paper keeps >= 8)."),
+    max_items: int = setting_option(10, "--max-items", help="Keep at most this many after merging (the paper: 6-10)."),
+    primary_tag: str = setting_option("built", "--primary-tag", help="HuWildBench primary_tag for items without one."),
+    max_tokens: int = setting_option(300, "--max-tokens", help=MAX_TOKENS_HELP + "."),
+    language: Optional[str] = setting_option(None, "--language", "-l", help="The checklist's language " + ITEMS_LANGUAGE),
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, output: Path, dry_run: bool = False,
 ) -> None:
     """A per-question checklist in the task's language, as HuWildBench records (the checklist judge's format).
 
@@ -463,7 +502,7 @@ def checklist_cmd(
     if len(urls) not in (0, 1, len(judge)):
         raise GlotbenchError(f"build checklist: {len(urls)} --judge-base-url for {len(judge)} --judge (give one, or one per judge)")
     urls = urls * len(judge) if len(urls) == 1 else (urls or [None] * len(judge))
-    items = _items(input)
+    items = _items(one_input("checklist", source, input))
     lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
     calls = ck.checklist_calls(items, lang, n=n, max_tokens=max_tokens)
     jpath = journal_path(output, journal.journal)
@@ -497,19 +536,23 @@ def checklist_cmd(
 
 
 @build_app.command("task")
-@options((Flags, "language"), (RunSettings, "max_tokens"), (Flags, "input!"), (RunSettings, "output!"),
-         about={"max_tokens": "the written task's output token limit (default 256).",
-                "input": "The final QA items.",
+@options((RunSettings, "output!"),
+         about={
                 "output": "Folder for task.yaml and data.jsonl."})
 def task_cmd(
+    source: Optional[Path] = items_argument("The final QA items."),
+    input: Optional[Path] = hidden_input(),
     name: str = typer.Option(..., "--name", help="Task name."),
-    grader: Optional[str] = typer.Option(None, "--grader", help="Grader prompt name (default: the judged-task template's grader for the language)."),
-    *, output: Path, input: Path, max_tokens: int = 256, language: Optional[str],
+    grader: Optional[str] = setting_option(None, "--grader", help="Grader prompt name (default: the judged-task template's grader for the language)."),
+    max_tokens: int = setting_option(256, "--max-tokens", help="The written task's output token limit."),
+    language: Optional[str] = setting_option(None, "--language", "-l", help="The task's language " + ITEMS_LANGUAGE),
+    *, output: Path,
 ) -> None:
     """Write a SimpleQA-style task YAML that `glotbench run --judge MODEL` grades."""
     from glotbench.build.taskfile import judged_task
     from glotbench.errors import GlotbenchError
 
+    input = one_input("task", source, input)
     items = _items(input)
     for n, it in enumerate(items, 1):
         for f in ("question", "answer"):

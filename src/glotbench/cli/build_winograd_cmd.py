@@ -10,7 +10,8 @@ from typing import Optional
 import typer
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.option_groups import Flags, options
+from glotbench.cli.build_qa_cmd import hidden_input, items_argument, one_input
+from glotbench.cli.option_groups import options, setting_option
 from glotbench.settings import RunSettings
 
 
@@ -37,20 +38,22 @@ def read_schemas(path: Path) -> list[tuple[str, dict]]:
 
 
 @build_app.command("winograd")
-@options((Flags, "input!"), (RunSettings, "output!"),
-         about={"input": "Winograd schemas: a JSON array or JSONL.",
-                "output": "NLI pairs JSONL (id, orig_id, sentence1, sentence2, label, candidate, replaced)."})
+@options((RunSettings, "output!"),
+         about={"output": "NLI pairs JSONL (id, orig_id, sentence1, sentence2, label, candidate, replaced)."})
 def winograd_cmd(
-    sentence_field: str = typer.Option("sentence", "--sentence-field", help="The schema's sentence (the premise)."),
-    candidates: str = typer.Option("candidate1,candidate2", "--candidates", help="Comma-separated fields of the candidate referents."),
-    correct_field: str = typer.Option("correct", "--correct-field", help="The field holding the correct referent (one of the candidates)."),
-    question_field: Optional[str] = typer.Option(None, "--question-field", help="A wh-question whose first word stands for the "
-                                                 "referent: that word is replaced (pro-drop languages)."),
-    pronoun_field: Optional[str] = typer.Option(None, "--pronoun-field", help="The field naming the ambiguous pronoun: its "
-                                                "occurrence in the sentence is replaced."),
-    occurrence_field: Optional[str] = typer.Option(None, "--occurrence-field", help="--pronoun-field: which occurrence (0-based; default the first)."),
-    id_field: str = typer.Option("id", "--id-field", help="Field holding the item id."),
-    *, input: Path, output: Path,
+    source: Optional[Path] = items_argument("Winograd schemas: a JSON array or JSONL."),
+    input: Optional[Path] = hidden_input(),
+    sentence_field: str = setting_option("sentence", "--sentence-field", help="The schema's sentence (the premise)."),
+    candidates: str = setting_option("candidate1,candidate2", "--candidates", help="Comma-separated fields of the candidate referents."),
+    correct_field: str = setting_option("correct", "--correct-field", help="The field holding the correct referent (one of the candidates)."),
+    question_field: Optional[str] = setting_option(None, "--question-field", help="A wh-question whose first word stands for the "
+                                                   "referent: that word is replaced (pro-drop languages). Give it or pronoun_field."),
+    pronoun_field: Optional[str] = setting_option(None, "--pronoun-field", help="The field naming the ambiguous pronoun: its "
+                                                  "occurrence in the sentence is replaced. Give it or question_field."),
+    occurrence_field: Optional[str] = setting_option(None, "--occurrence-field", help="pronoun_field: the field saying which "
+                                                     "occurrence (0-based; default the first)."),
+    id_field: str = setting_option("id", "--id-field", help="Field holding the item id."),
+    *, output: Path,
 ) -> None:
     """HuWNLI's construction (HuLU §3.1, GLUE's WNLI): each candidate referent in the pronoun's place; 1 for the correct one, 0 otherwise."""
     from collections import Counter
@@ -58,6 +61,7 @@ def winograd_cmd(
     from glotbench.build.provenance import add_step, write_items
     from glotbench.build.winograd import pairs
 
+    input = one_input("winograd", source, input, "schemas")
     schemas = read_schemas(input)
     out = pairs(schemas, id_field=id_field, sentence_field=sentence_field,
                 candidate_fields=[c.strip() for c in candidates.split(",") if c.strip()], correct_field=correct_field,

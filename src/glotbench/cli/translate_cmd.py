@@ -9,25 +9,26 @@ import typer
 from rich.console import Console
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.option_groups import JournalOptions, calls_in_flight, load_model, options, retry_policy
+from glotbench.cli.option_groups import JournalOptions, calls_in_flight, load_model, options, retry_policy, setting_option
 from glotbench.settings import CallOptions, ModelOptions, RunSettings
 
 
 @build_app.command("translate")
-@options((RunSettings, "max_tokens"), (RunSettings, "output!"), mo=ModelOptions, calls=CallOptions,
+@options((RunSettings, "output!"), mo=ModelOptions, calls=CallOptions,
          journal=(JournalOptions, {"only": ("wait",)}),
-         about={"max_tokens": "per sentence (default: 256; the thesis' model stopped at 200 tokens).",
-                "output": "Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."})
+         about={"output": "Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."})
 def translate(
     task: str = typer.Option(..., "--task", help="The task whose dataset is translated."),
     to: str = typer.Option(..., "--to", help="Target language code (cs, en, ...)."),
-    fields: Optional[list[str]] = typer.Option(None, "--field", help="Record field to translate (dotted path, [*] for lists); repeat. Default: the task's options.translate_fields."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="First N records of the scored split."),
-    name: Optional[str] = typer.Option(None, "--name", help="Name of the new task (default <task>.mt_<to>)."),
-    prompt_from: Optional[str] = typer.Option(None, "--prompt-from", help="Take the prompt of this task (e.g. the target language's own version)."),
-    knob: Optional[list[str]] = typer.Option(None, "--knob", help="Backend generation knob NAME=VALUE, e.g. repeat_penalty=5 (the thesis' repetition penalty)."),
-    raw: bool = typer.Option(False, "--raw", help="Send each sentence alone, with no instruction around it: for a translation model (NLLB, M2M100, Marian; set its languages with -M tgt_lang=... / forced_bos_token=..., docs/hf-backend.md)."),
-    *, mo: ModelOptions, calls: CallOptions, journal: JournalOptions, output: Path, max_tokens: int = 256,
+    fields: Optional[list[str]] = setting_option(None, "--field", help="Record fields to translate (dotted path, [*] for lists; "
+                                                 "comma-separate, or repeat --field). Default: the task's options.translate_fields."),
+    limit: Optional[int] = setting_option(None, "--limit", "-n", help="First N records of the scored split (default: all)."),
+    name: Optional[str] = setting_option(None, "--name", help="Name of the new task (default <task>.mt_<to>)."),
+    prompt_from: Optional[str] = setting_option(None, "--prompt-from", help="Take the prompt of this task (e.g. the target language's own version; default: the source task's)."),
+    knob: Optional[list[str]] = setting_option(None, "--knob", help="Backend generation knob NAME=VALUE, e.g. --set knob=repeat_penalty=5 (the thesis' repetition penalty; several: repeat --knob)."),
+    raw: bool = setting_option(False, "--raw", help="Send each sentence alone, with no instruction around it: for a translation model (NLLB, M2M100, Marian; set its languages with -M tgt_lang=... / forced_bos_token=..., docs/hf-backend.md; default: false)."),
+    max_tokens: int = setting_option(256, "--max-tokens", help="Output token limit per sentence (the thesis' model stopped at 200 tokens)."),
+    *, mo: ModelOptions, calls: CallOptions, journal: JournalOptions, output: Path,
 ) -> None:
     """Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."""
     import json
@@ -43,7 +44,7 @@ def translate(
     src_task = resolve([task])[0]
     chosen = list(fields or src_task.spec.options.get("translate_fields") or [])
     if not chosen:
-        raise GlotbenchError(f"translate: task {task} names no options.translate_fields; pass --field PATH")
+        raise GlotbenchError(f"translate: task {task} names no options.translate_fields; pass --set fields=PATH")
     knobs = {}
     for k in knob or []:
         key, sep, val = k.partition("=")
