@@ -83,7 +83,10 @@ _NORM_CACHE_MAX = 50_000
 def normalize(text: str, pack: LanguagePack) -> str:
     """Normalise ``text`` for comparison, as the pack's ``normalization`` settings say (memoised per
     pack: option texts are normalised again for every answer, and this was an engine hot spot)."""
-    cache = _NORM_CACHE.setdefault(id(pack), (pack, {}))[1]
+    entry = _NORM_CACHE.get(id(pack))
+    if entry is None:  # a pack's first text (its tuple and dict were made on every call before)
+        entry = _NORM_CACHE.setdefault(id(pack), (pack, {}))
+    cache = entry[1]
     out = cache.get(text)
     if out is None:
         if len(cache) >= _NORM_CACHE_MAX:
