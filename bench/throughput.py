@@ -24,7 +24,10 @@ Each glotbench pass uses a fresh run directory, so nothing comes from its cache.
 clock of the in-process evaluate call for both harnesses, after one 50-item warm-up call in the same
 process (imports, lazily imported libraries and compiled templates are paid before the clock starts:
 this measures per-item overhead, not start-up). The machine is shared:
-ratios from one interleaved run count, absolutes do not.
+ratios from one interleaved run count, absolutes do not. After the warm-up, glotbench's passes (and the
+bare client's) set the garbage collector as ``glotbench run`` does for its run (objects alive frozen,
+young collections 10,000 allocations apart: a tenth of a pass's CPU at Python's defaults);
+``--host-gc`` keeps Python's defaults, as ``glotbench.evaluate()`` leaves a host process's.
 """
 
 from __future__ import annotations
@@ -202,6 +205,20 @@ def run_bare_client(base_url: str, bodies: list[bytes], concurrency: int) -> flo
     return asyncio.run(go())
 
 
+def collector_as_cli(a) -> None:
+    """The garbage collector as ``glotbench run`` sets it for its run (cli/run.py: the objects alive
+    now frozen, young collections 10,000 allocations apart), unless ``--host-gc``: then as
+    ``glotbench.evaluate()`` leaves a host process's collector, Python's defaults. The bare client's
+    pass gets the same setting (it is the limit any harness on that client could reach in such a
+    process); lm-eval's passes keep Python's defaults, as its own CLI runs."""
+    if a.host_gc:
+        return
+    import gc
+
+    gc.freeze()
+    gc.set_threshold(10_000, *gc.get_threshold()[1:])
+
+
 def one_pass(a) -> None:
     """One timed pass in this (fresh) process: prints one JSON line with items/s, the CPU per item
     of the items phase (the tool's start-up outside it: bench/cpu_accounting.py) and predictions."""
@@ -211,6 +228,7 @@ def one_pass(a) -> None:
     if a.one == "bare":
         bodies = request_bodies(Path(a.task_yaml), n)
         run_bare_client(a.base_url, bodies[:50], a.concurrency)  # warm-up, as for the harnesses
+        collector_as_cli(a)
         c0 = time.process_time()
         rate = run_bare_client(a.base_url, bodies, a.concurrency)
         print(json.dumps({"items_s": rate, **pass_cpu(c0, c0, time.process_time(), n)}))
@@ -223,6 +241,7 @@ def one_pass(a) -> None:
         print(json.dumps({"items_s": rate, **(pass_cpu(clock[0], clock[1], done, n) if clock else {})}))
         return
     run_glotbench(a.base_url, Path(a.task_yaml), min(n, 50), a.concurrency, Path(a.tmp), "warm")  # lazy imports
+    collector_as_cli(a)
     c0 = time.process_time()  # glotbench has no start-up to set apart: resolving the task file is inside the call
     rate = run_glotbench(a.base_url, Path(a.task_yaml), n, a.concurrency, Path(a.tmp), a.one)
     cpu = pass_cpu(c0, c0, time.process_time(), n)
@@ -244,7 +263,7 @@ def timed_pass(which: str, src: Path, a, base: str, yaml_all: Path, lm_dir: Path
     c = a.lm_concurrency if which == "lm-eval" else a.concurrency
     cmd = [sys.executable, str(Path(__file__).resolve()), "--one", which, "--src", str(src), "--base-url", base,
            "--task-yaml", str(yaml_all), "--lm-dir", str(lm_dir), "--n", str(n), "--concurrency", str(c),
-           "--tmp", str(tmp)]
+           "--tmp", str(tmp), *(["--host-gc"] if a.host_gc else [])]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"{which} pass failed:\n{p.stderr[-3000:]}")
@@ -270,7 +289,9 @@ def overhead_interleaved(a, tmp: Path) -> dict:
     if not a.skip_bare:
         contenders.append(("bare", REPO / "src"))
     print(f"(b) harness overhead against an instant stub server: {n} items, {a.rounds} interleaved rounds, "
-          f"glotbench concurrency {a.concurrency}, lm-eval num_concurrent {a.lm_concurrency}", flush=True)
+          f"glotbench concurrency {a.concurrency}, lm-eval num_concurrent {a.lm_concurrency}; garbage collector "
+          f"{'as Python leaves it (--host-gc)' if a.host_gc else 'as glotbench run sets it, for glotbench and the bare client'}",
+          flush=True)
     rates: dict[str, list[float]] = {name: [] for name, _ in contenders}
     cpu: dict[str, list[float]] = {name: [] for name, _ in contenders}  # ms of the harness's own CPU per item
     preds: dict[str, dict] = {}
@@ -318,6 +339,9 @@ def main() -> None:
     ap.add_argument("--skip-lm-eval", action="store_true")
     ap.add_argument("--skip-bare", action="store_true", help="no bare-client pass (the HTTP client's own limit)")
     ap.add_argument("--skip-server", action="store_true")
+    ap.add_argument("--host-gc", action="store_true",
+                    help="glotbench's and the bare client's passes keep Python's collector defaults, as "
+                         "glotbench.evaluate() leaves a host process's (default: as `glotbench run` sets it)")
     ap.add_argument("--skip-overhead", action="store_true")
     # one timed pass (internal: the interleaved bench runs each pass in a fresh interpreter)
     ap.add_argument("--one", choices=["glotbench", "baseline", "lm-eval", "bare"], help=argparse.SUPPRESS)

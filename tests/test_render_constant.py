@@ -101,3 +101,25 @@ def test_every_builtin_prompt_renders_as_jinja2_renders_it():
     if checked == 0:
         pytest.skip("no built-in task's data is here (../shared/data)")
     assert simple > 0  # the direct fill was exercised
+
+
+CHOICE_FORMATS = ["{{ label }}. {{ text }}", "({{label}}) {{text}} }", "{{text}} [{{label}}]", "{{ label }}",
+                  "Option {{label}}: {{ text }} / {{ label }}", "  {{ label }}) {{ text }}  ", "{{ label }}%s {0} {{ text }}",
+                  "{{ label|lower }}. {{ text }}"]
+
+
+@pytest.mark.parametrize("fmt", CHOICE_FORMATS)
+def test_choices_block_fills_as_jinja2_fills_each_line(fmt):
+    """choices_block's str.format fill (a format of text, {{ label }} and {{ text }}) gives jinja2's lines."""
+    from glotbench.prompts.render import choices_block
+
+    labels, texts = ["A", "B", "C", "D"], ["{x}", "} and {{ y }}", " Улаанбаатар ", "100% {0} %s"]
+    ref = "\n".join(_ENV.from_string(fmt).render(label=lab, text=t).strip() for lab, t in zip(labels, texts))
+    assert choices_block(labels, texts, fmt, "\n", task="t") == ref
+
+
+def test_choices_block_still_names_a_null_option():
+    from glotbench.prompts.render import choices_block
+
+    with pytest.raises(DataError, match="'text' is null"):
+        choices_block(["A", "B"], ["x", None], "{{ label }}. {{ text }}", "\n", task="t")

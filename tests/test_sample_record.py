@@ -65,3 +65,16 @@ def test_absent_fields_read_as_none_and_stay_absent_in_json():
     kept = SampleRecord.from_json({**row, "status": "scored", "pred": None, "values": {"correct": 0.0}})
     assert "pred" in kept.to_json() and kept.to_json()["pred"] is None  # an unparseable answer keeps its null
     assert kept.raw == {**row, "status": "scored", "pred": None, "values": {"correct": 0.0}}
+
+
+def test_unknown_keys_go_to_extra_and_come_back_in_their_place():
+    """from_json's one-pass split (record fields, identity, the rest kept in ``extra``) writes back
+    the row it read, key order included."""
+    row = {"run_key": "k", "task": "t", "sample_id": "1", "idx": 3, "status": "scored", "lang": "mn",
+           "prompt": [{"role": "user", "content": "q"}], "zz_new": {"a": 1}, "pred": "A", "present": "a key named so",
+           "values": {"correct": 1.0}, "extra": [1, 2]}
+    rec = SampleRecord.from_json(row)
+    assert rec.extra == {"zz_new": {"a": 1}, "present": "a key named so", "extra": [1, 2]}
+    assert rec.pred == "A" and rec.lang == "mn" and rec.idx == 3
+    assert rec.to_row() == row
+    assert list(rec.to_json()) == ["lang", "prompt", "pred", "values", "zz_new", "present", "extra"]

@@ -123,10 +123,18 @@ class SampleRecord:
         ident.setdefault("task", "")
         ident.setdefault("sample_id", "")
         ident.setdefault("idx", 0)
-        rec = cls(**ident, extra={k: v for k, v in row.items() if k not in _FIELD_NAMES and k not in _IDENTITY})
-        rec._set(**{k: v for k, v in row.items() if k in _RECORD_FIELDS})
+        extra, known = {}, {}
+        for k, v in row.items():  # one pass; sets, not the field tuple, for membership (a summary reads every record)
+            if k in _RECORD_FIELD_SET:
+                known[k] = v
+            elif k not in _FIELD_NAMES and k not in _IDENTITY_SET:
+                extra[k] = v
+        rec = cls(**ident, extra=extra)
+        rec._set(**known)
         return rec
 
 
 _FIELD_NAMES = frozenset(f.name for f in fields(SampleRecord)) - {"extra", "present"}
 _RECORD_FIELDS = tuple(f.name for f in fields(SampleRecord) if f.name not in _IDENTITY and f.name not in ("extra", "present"))
+_RECORD_FIELD_SET = frozenset(_RECORD_FIELDS)
+_IDENTITY_SET = frozenset(_IDENTITY)

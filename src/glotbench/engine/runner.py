@@ -54,6 +54,8 @@ class TaskRun:
 
 
 def _prompt_of(request) -> Any:
+    if type(request) is GenRequest:  # what to_dict() holds of it, without building the whole dict per item
+        return list(request.messages) if request.messages is not None else request.prompt
     d = request.to_dict()
     if "messages" in d and d.get("messages") is not None:
         return d["messages"]

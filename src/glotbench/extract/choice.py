@@ -213,6 +213,12 @@ def _line_rest(text: str, pos: int) -> str:
     return text[pos : (end if end >= 0 else min(len(text), pos + _REST_MAX))]
 
 
+# compiled once (``re.sub(pattern_string, ...)`` per call looked the pattern up in re's cache each time)
+_REST_PREFIX = re.compile(rf"^{_CLOSE}[\s.:：)）\-–—]*")
+_DECIMAL_AFTER = re.compile(r"[.,:]\d")
+_WORD_AFTER = re.compile(rf"[ \t]+{WORD}")
+
+
 def _judge(
     m: _Matcher,
     text: str,
@@ -236,14 +242,15 @@ def _judge(
     if amb and m.variant_to_label[amb.group("other")] != lab:
         return _AMBIGUOUS
     own_text = False
+    option_rest = None  # the rest of the line after the label and its closing marks, normalised
     if options_norm and not reverse:
-        rest = normalize(re.sub(rf"^{_CLOSE}[\s.:：)）\-–—]*", "", _line_rest(text, end)), pack)
-        own_text = bool(rest) and rest == options_norm[labels.index(lab)]
+        option_rest = normalize(_REST_PREFIX.sub("", _line_rest(text, end)), pack)
+        own_text = bool(option_rest) and option_rest == options_norm[labels.index(lab)]
     if m.negation.match(after) and not own_text:  # "B) False" is option B's text "False", not a negation
         return None
     if m.negation_before.search(text, max(0, start - 60), start):
         return None
-    if re.match(r"[.,:]\d", after):
+    if _DECIMAL_AFTER.match(after):
         return None  # a decimal number or a time, not a label
     if raw in m.label_words or (raw in m.lower and raw.upper() in m.label_words):
         if reverse:
@@ -251,17 +258,15 @@ def _judge(
             # "Az E helyes" (an article before it) is a label again.
             if not m.connector.search(rgap) and not m.article_before.search(text, max(0, start - 20), start):
                 return None
-        elif re.match(rf"[ \t]+{WORD}", after) and not m.option_words.match(after):
+        elif _WORD_AFTER.match(after) and not m.option_words.match(after):
             own = options_norm[labels.index(lab)] if options_norm else None
             rest = normalize(_line_rest(text, end), pack)
             if not own or not (rest == own or rest.startswith(own + " ")):
                 return None
-    if options_norm and not reverse:
-        rest = normalize(re.sub(rf"^{_CLOSE}[\s.:：)）\-–—]*", "", _line_rest(text, end)), pack)
-        if rest:
-            same = [i for i, o in enumerate(options_norm) if o == rest]
-            if same and labels.index(lab) not in same:
-                return _AMBIGUOUS
+    if option_rest:
+        same = [i for i, o in enumerate(options_norm) if o == option_rest]
+        if same and labels.index(lab) not in same:
+            return _AMBIGUOUS
     return lab
 
 
@@ -407,7 +412,7 @@ def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | 
 def _names_label(m: _Matcher, text: str) -> bool:
     for hit in re.finditer(m.label, text):
         raw = hit.group("label")
-        if raw in m.label_words and re.match(rf"[ \t]+{WORD}", text[hit.end():]):
+        if raw in m.label_words and _WORD_AFTER.match(text[hit.end():]):
             continue  # an article or a pronoun ("A bird", "I think")
         return True
     return False

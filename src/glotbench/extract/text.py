@@ -83,7 +83,10 @@ _NORM_CACHE_MAX = 50_000
 def normalize(text: str, pack: LanguagePack) -> str:
     """Normalise ``text`` for comparison, as the pack's ``normalization`` settings say (memoised per
     pack: option texts are normalised again for every answer, and this was an engine hot spot)."""
-    cache = _NORM_CACHE.setdefault(id(pack), (pack, {}))[1]
+    entry = _NORM_CACHE.get(id(pack))
+    if entry is None:  # a pack's first text (its tuple and dict were made on every call before)
+        entry = _NORM_CACHE.setdefault(id(pack), (pack, {}))
+    cache = entry[1]
     out = cache.get(text)
     if out is None:
         if len(cache) >= _NORM_CACHE_MAX:
@@ -92,17 +95,43 @@ def normalize(text: str, pack: LanguagePack) -> str:
     return out
 
 
+class _ByCategory(dict):
+    """A ``str.translate`` table filled on first sight of each character: ``rule(char)`` gives what
+    the character becomes (a string, or None to drop it). The same result as a per-character loop
+    calling ``unicodedata.category``, which was most of the choice extractor's option normalisation
+    (docs/performance.md; tests/test_normalize_table.py compares both on every pack)."""
+
+    def __init__(self, rule):
+        super().__init__()
+        self._rule = rule
+
+    def __missing__(self, code: int):
+        if len(self) >= _TABLE_MAX:  # an output of every script at once: start again, stay bounded
+            self.clear()
+        out = self[code] = self._rule(chr(code))
+        return out
+
+
+_TABLE_MAX = 1 << 16
+
+
+# Punctuation and symbols become spaces; combining marks (Mn) are dropped. A character kept as it
+# is maps to its own code point.
+_PUNCT_TO_SPACE = _ByCategory(lambda c: " " if unicodedata.category(c)[0] in "PS" else ord(c))
+_DROP_MN = _ByCategory(lambda c: None if unicodedata.category(c) == "Mn" else ord(c))
+
+
 def _normalize(text: str, pack: LanguagePack) -> str:
     cfg = pack.normalization
     out = unicodedata.normalize(cfg.unicode_form, text)
     if cfg.lowercase:
         out = out.casefold()
     if cfg.strip_diacritics:
-        out = "".join(c for c in unicodedata.normalize("NFD", out) if unicodedata.category(c) != "Mn")
+        out = unicodedata.normalize("NFD", out).translate(_DROP_MN)
         out = unicodedata.normalize("NFC", out)
     if cfg.strip_punctuation:
         # Punctuation and symbols become spaces, so "ам.доллар" and "ам. доллар" compare equal.
-        out = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in out)
+        out = out.translate(_PUNCT_TO_SPACE)
     if cfg.collapse_whitespace:
         out = " ".join(out.split())
     return out

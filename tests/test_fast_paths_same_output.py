@@ -1,0 +1,118 @@
+"""The engine's per-item fast paths write what the slow paths they replaced wrote: a stub run with
+varied answers in two languages, once as it is and once with the slow paths put back, gives the
+same samples.jsonl bytes, the same journal rows (timestamps and latencies aside) and the same
+metrics (docs/performance.md lists the fast paths)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import unicodedata
+
+import pytest
+
+from glotbench.engine import runner
+from glotbench.extract import text as extract_text
+from mc_task import mc_task_yaml
+
+ANSWERS = {  # question marker -> the stub's answer
+    "QX01": "A", "QX02": "The answer is B.", "QX03": "Хариулт: C", "QX04": "B) Улаанбаатар",
+    "QX05": "I think A. Actually, no: C.", "QX06": "", "QX07": "**D**", "QX08": "A and B",
+    "QX09": "Зөв хариулт бол «Дархан».", "QX10": "D. Эрдэнэт!", "QX11": "c", "QX12": "Option (b), I'm sure.",
+}
+OPTIONS = [["Улаанбаатар", "Дархан", "Эрдэнэт", "Ховд"], ["ам.доллар", "ам. доллар", "багамын доллар", "евро"],
+           ["Café", "cafe", "Cafè!", "naïve"], ["2", "3", "1,5", "2.5"]]
+
+
+def slow_normalize(text, pack):
+    """extract/text.py's normalisation before its translate tables (a loop per character)."""
+    cfg = pack.normalization
+    out = unicodedata.normalize(cfg.unicode_form, text)
+    if cfg.lowercase:
+        out = out.casefold()
+    if cfg.strip_diacritics:
+        out = "".join(c for c in unicodedata.normalize("NFD", out) if unicodedata.category(c) != "Mn")
+        out = unicodedata.normalize("NFC", out)
+    if cfg.strip_punctuation:
+        out = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in out)
+    if cfg.collapse_whitespace:
+        out = " ".join(out.split())
+    return out
+
+
+def slow_prompt_of(request):
+    """runner._prompt_of before its GenRequest fast path."""
+    d = request.to_dict()
+    if "messages" in d and d.get("messages") is not None:
+        return d["messages"]
+    return d.get("prompt") if "prompt" in d else d.get("context")
+
+
+@pytest.fixture(scope="module")
+def stub(tmp_path_factory):
+    from glotbench.testing.servers import start_stub, stop
+
+    tmp = tmp_path_factory.mktemp("fast_paths")
+    canned = tmp / "answers.jsonl"
+    canned.write_text("".join(json.dumps({"match": k, "response": v}, ensure_ascii=False) + "\n"
+                              for k, v in ANSWERS.items()), encoding="utf-8")
+    base, proc = start_stub("--answer", "A", "--responses", str(canned))
+    try:
+        yield base, tmp
+    finally:
+        stop(proc)
+
+
+def _tasks(tmp):
+    paths = []
+    for lang in ("mn", "en"):
+        data = tmp / f"items_{lang}.jsonl"
+        data.write_text("".join(json.dumps({"id": f"{lang}{i}", "q": f"{marker}: which one?",
+                                            "opts": OPTIONS[i % len(OPTIONS)], "gold": "ABCD"[i % 4]},
+                                           ensure_ascii=False) + "\n"
+                                for i, marker in enumerate(ANSWERS)), encoding="utf-8")
+        task = tmp / f"fast_{lang}.yaml"
+        task.write_text(mc_task_yaml(f"fast.{lang}", data).replace("language: en", f"language: {lang}"),
+                        encoding="utf-8")
+        paths.append(str(task))
+    return paths
+
+
+def _run(base, tmp, name):
+    from glotbench.engine.config import RunConfig
+    from glotbench.engine.session import run_evaluation
+
+    os.environ.setdefault("OPENAI_API_KEY", "stub")
+    out = tmp / name
+    cfg = RunConfig(model="openai:stub", base_url=base, tasks=_tasks(tmp), concurrency=4, output=str(out),
+                    bootstrap=50, max_retries=0)
+    results, _ = run_evaluation(cfg, show_progress=False)
+    con = sqlite3.connect(out / "journal.sqlite")
+    rows = {
+        "responses": con.execute("SELECT key, role, kind, model_id, request, response, sum FROM responses ORDER BY key").fetchall(),
+        "samples": con.execute("SELECT run_key, task, sample_id, idx, status, record, sum FROM samples "
+                               "ORDER BY task, idx").fetchall(),
+        "errors": con.execute("SELECT key, error FROM errors ORDER BY id").fetchall(),
+    }
+    con.close()
+    metrics = {t: r["metrics"] for t, r in results["tasks"].items()}
+    return (out / "samples.jsonl").read_bytes(), rows, metrics
+
+
+def test_fast_paths_write_what_the_slow_paths_wrote(stub, monkeypatch):
+    base, tmp = stub
+    fast = _run(base, tmp, "fast")
+    monkeypatch.setattr(extract_text, "_normalize", slow_normalize)
+    monkeypatch.setattr(runner, "_prompt_of", slow_prompt_of)
+    extract_text._NORM_CACHE.clear()
+    slow = _run(base, tmp, "slow")
+    extract_text._NORM_CACHE.clear()
+    assert fast[0] == slow[0]  # samples.jsonl, byte for byte
+    assert fast[1] == slow[1]  # journal rows, checksums included
+    assert fast[2] == slow[2]
+    records = [json.loads(line) for line in fast[0].decode().splitlines()]
+    assert len(records) == 2 * len(ANSWERS)
+    rules = {r["extraction_rule"] for r in records}
+    assert len(rules) >= 4, rules  # the answers reach several of the extractor's rules
+    assert any(r["pred"] is None for r in records) and any(r["pred"] is not None for r in records)
