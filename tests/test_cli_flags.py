@@ -36,14 +36,11 @@ KNOWN_SEVERAL_MEANINGS = {
     "--label-field": "admin add-task: the gold file's field; build review import: the output items' field",
     "--limit": "run/estimate take a share (0 < x < 1) too; translate, build qa/passages/cloze count records",
     "--metric": "compare / analyze signal: a metric name; compare-judges: CO, NA, IN, CGA or F; admin add-task",
-    "--n-boot": "compare: 10000 by mode; judge-pairwise: 1000 (changing either changes published intervals)",
     "--name": "a task's name (translate, build cloze/task, tasks import-lm-eval) or an API token's (admin)",
     "--passages": "build qa: passages to write questions from; build retrieval-check: the corpus to search",
-    "--plain": "tasks: tab-separated lines; estimate: count plain-completion prompts",
     "--seed": "run/estimate/build cloze: 1234 (sampling, few-shot, distractors); compare, judge-pairwise: 0 (bootstrap)",
     "--suite": "tasks: list one suite's tasks; elsewhere the second spelling of --tasks",
     "--task": "translate: the source task; build filter: a task YAML; analyze items: one task",
-    "--title": "report: the page title; admin add-task: the task page's title",
 }
 
 # commands that take --model without calling a model (the flag names a price-table entry)
