@@ -33,7 +33,6 @@ KNOWN_SEVERAL_MEANINGS = {
     "--field": "an item's field: what dedup/select compare, which text cloze reads, which fields translate (repeat)",
     "--json": "tasks / data list print JSON (a switch); the other commands also write it to a FILE (Flags.json_out)",
     "--k": "build retrieval-check: top-k BM25 hits (default 3); build select: keep the best k (required)",
-    "--label-field": "admin add-task: the gold file's field; build review import: the output items' field",
     "--limit": "run/estimate take a share (0 < x < 1) too; translate, build qa/passages/cloze count records",
     "--metric": "compare / analyze signal: a metric name; compare-judges: CO, NA, IN, CGA or F; admin add-task",
     "--name": "a task's name (translate, build cloze/task, tasks import-lm-eval) or an API token's (admin)",
