@@ -160,10 +160,11 @@ def test_admin_db_is_the_group_s_option_and_rare_knobs_are_settings(tmp_path, mo
     r = run(app, ["admin", "--db", a, "add-task", "t.set", "--gold", str(gold), "--metric", "accuracy",
                   "--set", "id_field=key,label_field=answer"])
     assert r.exit_code == 0 and "task 't.set': 6 items, metric accuracy, labels no, yes" in r.output, r.output
+    assert (tmp_path / "a.db").is_file() and not (tmp_path / "b.db").exists()  # the group's --db took it
     r = run(app, ["admin", "add-task", "t.flag", "--gold", str(gold), "--metric", "accuracy", "--id-field", "key",
                   "--label-field", "answer", "--db", b])  # the flags before: the same task
     assert r.exit_code == 0 and "task 't.flag': 6 items, metric accuracy, labels no, yes" in r.output, r.output
-    assert run(app, ["admin", "--db", a, "list-tasks"]).output.startswith("t.set\taccuracy\t6 items")
+    assert run(app, ["admin", "--db", a, "list-tasks"]).output == "t.set\taccuracy\t6 items\tlabels: no, yes\n"
     assert run(app, ["admin", "--db", a, "list-tasks", "--db", b]).output.startswith("t.flag\t")  # the sub-command's wins
     monkeypatch.setenv("GLOTBENCH_DB", b)
     assert run(app, ["admin", "list-tasks"]).output.startswith("t.flag\t")

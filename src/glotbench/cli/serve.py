@@ -19,29 +19,26 @@ admin_app = typer.Typer(cls=NounGroup, help="Manage the leaderboard: users, API 
 app.add_typer(admin_app, name="admin")
 
 
-_GROUP_DB = "glotbench.admin.db"  # the admin group's --db, in the click context's meta (shared with sub-commands)
+# the admin group's --db of this invocation: its callback runs before every sub-command and sets it
+_group_db: list[str | None] = [None]
 # a sub-command's own --db: the spelling before the admin group took it (glotbench admin list-tasks --db URL)
 _DB = typer.Option(None, "--db", hidden=True, help=DB_HELP)
 
 
 @admin_app.callback()
-def _admin_needs_serve(ctx: typer.Context, db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
+def _admin_needs_serve(db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
     """The leaderboard's database is the noun's option: glotbench admin --db URL SUB-COMMAND ...
     (default $GLOTBENCH_DB), the same for every sub-command."""
     from glotbench.extras import require
 
     require("serve", "glotbench admin")
-    ctx.meta[_GROUP_DB] = db
+    _group_db[0] = db
 
 
 def _db_url(db: str | None) -> str:
-    import click
-
     from glotbench.leaderboard.db import DEFAULT_DB_URL
 
-    ctx = click.get_current_context(silent=True)
-    group_db = ctx.meta.get(_GROUP_DB) if ctx is not None else None
-    return db or group_db or os.environ.get(DB_ENV) or DEFAULT_DB_URL
+    return db or _group_db[0] or os.environ.get(DB_ENV) or DEFAULT_DB_URL
 
 
 def _from_env(option, var: str):
