@@ -206,7 +206,12 @@ def rewrite_glotbench(args: list[str], stub: str, places: dict[str, list[str]]) 
     if sub in ("run", "estimate", "translate"):
         for k in _pairs(args, ("--limit", "--sample")):
             args[k + 1] = str(min(int(args[k + 1]), LIMIT_CAP))
-        if sub != "estimate" and "--limit" not in args and "--sample" not in args:  # --sample N chooses the items
+        sampled = "--sample" in args
+        for k in _pairs(args, ("--set",)):  # the setting spelling: --set sample=N,...
+            capped = re.sub(r"(^|,)sample=(\d+)", lambda m: f"{m.group(1)}sample={min(int(m.group(2)), LIMIT_CAP)}",
+                            args[k + 1])
+            sampled, args[k + 1] = sampled or bool(re.search(r"(^|,)sample=", capped)), capped
+        if sub != "estimate" and "--limit" not in args and not sampled:  # sample N chooses the items
             args += ["--limit", str(LIMIT_CAP)]
     return args
 

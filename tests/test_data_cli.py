@@ -266,3 +266,22 @@ def test_the_readme_first_command_without_a_network(pkg, tmp_path):
     assert p.returncode == r.returncode == 2
     errors = [ln for ln in p.stderr.splitlines() if ln.startswith("error:")]
     assert len(errors) == 4 and all("connection refused" in ln for ln in errors)
+
+
+def test_data_group_takes_the_cache_and_lock_once_for_every_sub_command(tmp_path):
+    """Issue 52: ``glotbench data --lock FILE SUB-COMMAND`` (the noun's option) reads FILE as ``data SUB-COMMAND
+    --lock FILE`` (the spelling before, still accepted) does: a malformed lock file is the same one line."""
+    bad = tmp_path / "bad.lock.json"
+    bad.write_text("{bad", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    env.pop("GLOTBENCH_DATA_LOCK", None)
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "glotbench", *args], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+
+    for sub in ("list", "verify"):
+        group, leaf = cli("data", "--lock", bad, sub, "hulu.cola"), cli("data", sub, "hulu.cola", "--lock", bad)
+        assert group.returncode == leaf.returncode == 2 and group.stderr == leaf.stderr, (group.stderr, leaf.stderr)
+        assert f"{bad}: cannot read the data lock file" in group.stderr
+    assert cli("data", "list", "hulu.cola", "--json").returncode == 0  # without it: no lock file read

@@ -40,15 +40,19 @@ def test_run_help_shows_defaults_and_the_new_flags():
     done = _glotbench("run", "--help")
     assert done.returncode == 0
     text = " ".join(done.stdout.split())
-    for flag, default in [("--seed", "(default: 1234)"), ("--max-retries", "(default: 5)"),
+    for flag, default in [("--seed", "(default: 1234)"), ("max_retries:", "(default: 5)"),
                           ("--num-fewshot", "(default: each task's own)"), ("--temperature", "(default: each task's own"),
                           ("--max-tokens", "(default: each task's own"), ("--split", "(default: each task's evaluation split)"),
-                          ("--concurrency", "(default: the backend's own limit, else 8)"), ("--timeout", "(default: 120.0)")]:
+                          ("--concurrency", "(default: the backend's own limit, else 8)"), ("timeout:", "(default: 120.0)")]:
         assert flag in text and default in text, (flag, default)
     for flag in ("--model-args", "-M", "--judge-args", "--write-out", "--limit", "--set"):
         assert flag in text
-    for rare in ("--retry-base-delay", "--breaker-failures", "--shard-retries", "--api-key-env"):
+    for rare in ("--retry-base-delay", "--breaker-failures", "--shard-retries", "--api-key-env", "--max-retries",
+                 "--gen-kwargs", "--system-prompt", "--predictions-out", "--bootstrap"):
         assert rare not in text  # accepted, not listed: --set NAME=VALUE or the config file
+    settings = text.split("Settings (--set NAME=VALUE")[1]
+    for name in ("retry_base_delay:", "gen_kwargs:", "system_prompt:", "predictions_out:", "bootstrap:", "sample:"):
+        assert name in settings, name  # ... listed by name under Settings
 
 
 def test_every_settings_field_has_a_flag_and_one_place():
@@ -137,3 +141,27 @@ def test_key_values(items):
 
     out = parse_key_values(items, "--model-args")
     assert out["n_gpu_layers"] == 20 and out.get("chat", False) is False
+
+
+def test_set_takes_key_value_and_list_settings_and_run_s_own():
+    """The knobs that became settings (issue 52): ``--set gen_kwargs=top_k=5,top_p=0.9`` is ``--gen-kwargs``
+    (a KEY=VALUE setting takes the rest of its item, merged key by key with the flag), ``--set perturb=a,b``
+    a list, ``--set predictions_out=DIR`` / ``wait=true`` run's own (not run-config keys)."""
+    import glotbench.cli.run as run_cli
+    from glotbench.cli.run import settings_from_cli
+
+    s = settings_from_cli({"set_": ["gen_kwargs=top_k=5,top_p=0.9", "perturb=typos,case", "model_meta=size=7B",
+                                    "sample=10,stratify=gold", "log_to=mlflow"], "gen_kwargs": ["seed=3"]}, None)
+    assert s.gen_kwargs == {"top_k": 5, "top_p": 0.9, "seed": 3} and s.perturb == ["typos", "case"]
+    assert (s.model_meta, s.sample, s.stratify, s.log_to) == ({"size": "7B"}, 10, "gold", ["mlflow"])
+    flags = settings_from_cli({"gen_kwargs": ["top_k=5,top_p=0.9"], "perturb": ["typos", "case"]}, None)
+    assert (flags.gen_kwargs, flags.perturb) == ({"top_k": 5, "top_p": 0.9}, ["typos", "case"])  # their hidden flags
+    got = {}
+    real = run_cli._run
+    run_cli._run = lambda **kw: got.update(kw)
+    try:
+        run_cli.run(set_=["predictions_out=subs,wait=true,note=x", "gen_kwargs=top_k=1"], wait=False, predictions_out=None)
+    finally:
+        run_cli._run = real
+    assert got["predictions_out"] == Path("subs") and got["wait"] is True
+    assert got["set_"] == ["note=x", "gen_kwargs=top_k=1"]

@@ -147,15 +147,15 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     limit: int | float | None = setting(None, "Items per task: N >= 1 the first N; 0 < x < 1 that share of each task.",
                                         "--limit", "-n", request=True)
     sample: int | float | None = setting(None, "Items per task drawn at random with --seed: N >= 1 items, 0 < x < 1 "
-                                         "that share (instead of --limit's first N).", "--sample", request=True)
+                                         "that share (instead of --limit's first N).", "--sample", request=True, rare=True)
     stratify: str | None = setting(None, "With --sample: spread the items evenly over this field's values (gold: "
-                                   "the gold label; or a metadata field).", "--stratify", request=True)
+                                   "the gold label; or a metadata field).", "--stratify", request=True, rare=True)
     # ---- prompt and sampling
     seed: int = setting(1234, "Sampling and few-shot seed.", "--seed", request=True)
     num_fewshot: int | None = setting(None, "Few-shot examples per prompt (default: each task's own).", "--num-fewshot",
                                       request=True, ge=0)
     prompt_lang: str | None = setting(None, "Prompt variant for tasks that ship several (OpenHuEval: hu or en).",
-                                      "--prompt-lang", request=True)
+                                      "--prompt-lang", request=True, rare=True)
     temperature: float | None = setting(None, "Sampling temperature (default: each task's own, usually 0).",
                                         "--temperature", request=True, ge=0, allow_inf_nan=False)
     max_tokens: int | None = setting(None, "Output token limit of each model call (default: each task's own; a build "
@@ -163,25 +163,25 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     samples: int = setting(1, "Answers drawn per item (Best-of-N).", "--samples", request=True, ge=1)
     system_prompt: str | None = setting(None, "System prompt replacing the task's own (chat: the system message; plain "
                                         "prompts and loglikelihood contexts: the text before the question).",
-                                        "--system-prompt", request=True)
+                                        "--system-prompt", request=True, rare=True)
     perturb: list[str] = setting(None, "Perturb each item's input text (not its reference), seeded with --seed: "
                                  "strip_diacritics, translit, zh_t2s, zh_s2t, typos[:RATE], case, whitespace; "
                                  "repeat or comma-separate (docs/perturbations.md).", "--perturb", request=True,
-                                 factory=list)
+                                 factory=list, rare=True)
     prompt_variants: str | None = setting(None, "Run the prompt variants a task declares (prompts: in its file): all, "
                                           "or N (the first N, the declared prompt first); results give each variant's "
                                           "score, their mean, spread and best (docs/prompt-variants.md).",
-                                          "--prompt-variants", request=True)
+                                          "--prompt-variants", request=True, rare=True)
     gen_kwargs: dict[str, Any] = setting(None, "Generation option KEY=VALUE (repeat or comma-separate), typed (ints, floats, "
                                          "true/false): temperature, top_p, max_tokens, stop, seed set those fields; "
                                          "anything else (top_k, repetition_penalty ...) goes to the backend as is.",
-                                         "--gen-kwargs", request=True, factory=dict)
+                                         "--gen-kwargs", request=True, factory=dict, rare=True)
     chat_template: str | None = setting(None, "Jinja chat template FILE replacing the model's own (in-process backends: "
                                         "embedded, llamacpp:, hf:; a server applies its own, see docs/overrides.md).",
-                                        "--chat-template", request=True)
+                                        "--chat-template", request=True, rare=True)
     circular: bool = setting(False, "CircularEval (OpenCompass): ask every rotation of each multiple-choice item's "
                              "options; an item counts only when all are right (circular_accuracy, beside the plain "
-                             "accuracy of the unrotated order). Multiple-choice tasks only.", "--circular", request=True)
+                             "accuracy of the unrotated order). Multiple-choice tasks only.", "--circular", request=True, rare=True)
     mode: Literal["generate", "loglikelihood"] = setting(
         "generate", "generate (parse answers) or loglikelihood (compare option log-probabilities).", "--mode", request=True)
     # ---- calling
@@ -200,7 +200,7 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     # ---- shared response cache (docs/cache.md): answers reused across run directories
     cache: str | None = setting(None, "Shared response cache folder, read before sending and written after each "
                                 "answer, reused across run directories (default: $GLOTBENCH_CACHE if set; 'default' "
-                                "is ~/.cache/glotbench/responses). Off unless set.", "--cache")
+                                "is ~/.cache/glotbench/responses). Off unless set.", "--cache", rare=True)
     no_cache: bool = setting(False, "Bypass the shared response cache (--cache and $GLOTBENCH_CACHE).", "--no-cache")
     cache_trust_name: bool = setting(False, "Use the shared response cache with a server that does not say which model "
                                      "it serves (no /v1/models, /props), keyed on the model's name and URL alone; "
@@ -209,15 +209,15 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     output: str | None = setting(None, "Where the command writes (glotbench run: the run directory, default "
                                  "runs/<model>/<hash of the settings>; other commands: see their description).",
                                  "--output", "-o")
-    bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals (0: no intervals).", "--bootstrap", ge=0)
+    bootstrap: int = setting(1000, "Bootstrap resamples for the 95% intervals (0: no intervals).", "--bootstrap", ge=0, rare=True)
     model_meta: dict[str, Any] = setting(None, "Model description for comparisons, KEY=VALUE (repeat or comma-separate): "
                                          "size=7B, open=yes|no, reasoning=yes|no (other keys kept as text); stored in "
-                                         "results.json, read by compare --by.", "--model-meta", factory=dict)
+                                         "results.json, read by compare --by.", "--model-meta", factory=dict, rare=True)
     model_meta_file: str | None = setting(None, "YAML or JSON file of the same keys as --model-meta (the flag's keys "
-                                          "win).", "--model-meta-file")
-    note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note")
+                                          "win).", "--model-meta-file", rare=True)
+    note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note", rare=True)
     log_to: list[str] = setting(None, "Experiment tracker to log the finished run to: mlflow[:URI] or wandb[:PROJECT] "
-                                "(repeat for several; docs/trackers.md).", "--log-to", factory=list)
+                                "(repeat for several; docs/trackers.md).", "--log-to", factory=list, rare=True)
     offline: bool = setting(False, "Fetch no data: a task whose data is absent names the `glotbench data pull` "
                             "command instead (also when HF_HUB_OFFLINE=1).", "--offline")
     skip_missing_data: bool = setting(False, "Set named tasks whose data is absent aside instead of failing "
@@ -225,7 +225,7 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     allow_modified_data: bool = setting(False, "Run on data files that differ from their declared or locked sha256 "
                                         "(e.g. a cached file edited after the pull); every result read from them is "
                                         "marked 'data differs from its source' (table, results.json, report).",
-                                        "--allow-modified-data")
+                                        "--allow-modified-data", rare=True)
     # ---- sharding (docs/sharding.md): none of these changes a request, so a sharded run and an
     # unsharded run of the same command share one run directory and journal
     shards: int | None = setting(None, "Split the items into N shards, each run as its own job with its own "
@@ -233,14 +233,14 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     executor: Literal["local", "ray", "slurm"] = setting("local", "Where shards run: local (processes), ray "
                                                          "(pip install 'glotbench[ray]') or slurm (a job array "
                                                          "through submitit: pip install 'glotbench[slurm]').",
-                                                         "--executor")
+                                                         "--executor", rare=True)
     ray_address: str | None = setting(None, "Ray cluster to join (e.g. auto or ray://head:10001; default: "
-                                      "start a local one).", "--ray-address")
+                                      "start a local one).", "--ray-address", rare=True)
     ray_args: dict[str, Any] = setting(None, "Ray task option KEY=VALUE per shard (repeat), e.g. num_gpus=1.",
-                                       "--ray-args", factory=dict)
+                                       "--ray-args", factory=dict, rare=True)
     slurm_args: dict[str, Any] = setting(None, "submitit parameter KEY=VALUE (repeat), e.g. slurm_partition=gpu, "
                                          "timeout_min=600, gpus_per_node=1; cluster=local runs the array locally.",
-                                         "--slurm-args", factory=dict)
+                                         "--slurm-args", factory=dict, rare=True)
     shard_retries: int = setting(2, "Times a failed shard is run again (Ray's max_retries; resubmitted for "
                                  "local and slurm).", "--shard-retries", rare=True, ge=0)
     @field_validator("gen_kwargs")

@@ -141,3 +141,32 @@ def test_create_user_as_the_readme_writes_it_works_without_a_tty(tmp_path):
         assert service.authenticate(db, "admin", generated).is_admin
         assert service.authenticate(db, "piped", "piped-password-1") is not None
         assert service.authenticate(db, "fromenv", "env-password-12") is not None
+
+
+def test_admin_db_is_the_group_s_option_and_rare_knobs_are_settings(tmp_path, monkeypatch):
+    """Issue 52: ``glotbench admin --db URL SUB-COMMAND`` (or $GLOTBENCH_DB) names the database once for every
+    sub-command; the sub-command's own ``--db`` (the earlier spelling) still works and wins; add-task's
+    id/label fields and downloads are settings (``--set``), the same as their (unlisted) flags."""
+    import json
+
+    from glotbench.cli import _register, app
+
+    _register()
+    a, b = f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"key": str(i), "answer": "yes" if i % 2 else "no"}) + "\n" for i in range(6)))
+    run = CliRunner().invoke
+    monkeypatch.delenv("GLOTBENCH_DB", raising=False)
+    r = run(app, ["admin", "--db", a, "add-task", "t.set", "--gold", str(gold), "--metric", "accuracy",
+                  "--set", "id_field=key,label_field=answer"])
+    assert r.exit_code == 0 and "task 't.set': 6 items, metric accuracy, labels no, yes" in r.output, r.output
+    assert (tmp_path / "a.db").is_file() and not (tmp_path / "b.db").exists()  # the group's --db took it
+    r = run(app, ["admin", "add-task", "t.flag", "--gold", str(gold), "--metric", "accuracy", "--id-field", "key",
+                  "--label-field", "answer", "--db", b])  # the flags before: the same task
+    assert r.exit_code == 0 and "task 't.flag': 6 items, metric accuracy, labels no, yes" in r.output, r.output
+    assert run(app, ["admin", "--db", a, "list-tasks"]).output == "t.set\taccuracy\t6 items\tlabels: no, yes\n"
+    assert run(app, ["admin", "--db", a, "list-tasks", "--db", b]).output.startswith("t.flag\t")  # the sub-command's wins
+    monkeypatch.setenv("GLOTBENCH_DB", b)
+    assert run(app, ["admin", "list-tasks"]).output.startswith("t.flag\t")
+    r = run(app, ["admin", "--db", a, "add-task", "t2", "--gold", str(gold), "--metric", "accuracy", "--set", "id_feld=key"])
+    assert "--set id_feld: not a setting of this command; did you mean id_field" in str(r.exception)

@@ -31,9 +31,11 @@ def test_28_forged_header_registrations_from_loopback_count_as_one_address(prepa
     assert statuses.count(429) == 25
 
 
-def test_a_configured_proxy_is_trusted_and_only_its_last_hop_counts(prepared, server_factory):
+@pytest.mark.parametrize("spelling", [("--trusted-proxy", "127.0.0.1"), ("--set", "trusted_proxy=127.0.0.1")])
+def test_a_configured_proxy_is_trusted_and_only_its_last_hop_counts(prepared, server_factory, spelling):
+    """The flag and the setting (issue 52: serve's deployment options are settings) are the same proxy."""
     url, _ = prepared
-    srv = server_factory(url, "--trusted-proxy", "127.0.0.1")
+    srv = server_factory(url, *spelling)
     # behind the trusted proxy, 5 clients at 5 addresses: each its own budget of 3
     ok = [_register(srv.base, f"client{n}x{k}", f"198.51.100.{n}") for n in range(1, 6) for k in range(3)]
     assert ok.count(303) == 15, ok
@@ -50,9 +52,10 @@ def test_bad_trusted_proxy_is_one_line(tmp_path):
     from lb_server import REPO
 
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
-    p = subprocess.run([sys.executable, "-m", "glotbench", "serve", "--db", f"sqlite:///{tmp_path / 'x.db'}",
-                        "--trusted-proxy", "not-an-address"], env=env, capture_output=True, text=True, timeout=120)
-    assert p.returncode != 0 and "--trusted-proxy 'not-an-address'" in p.stderr and "Traceback" not in p.stderr
+    for spelling in (["--trusted-proxy", "not-an-address"], ["--set", "trusted_proxy=not-an-address"]):
+        p = subprocess.run([sys.executable, "-m", "glotbench", "serve", "--db", f"sqlite:///{tmp_path / 'x.db'}",
+                            *spelling], env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode != 0 and "--trusted-proxy 'not-an-address'" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_unknown_task_echoes_a_short_prefix(prepared, server_factory):

@@ -12,7 +12,7 @@ import typer
 
 from glotbench.cli.analyze_cmd import analyze_app
 from glotbench.settings import RunSettings
-from glotbench.cli.option_groups import options
+from glotbench.cli.option_groups import options, setting_option
 from glotbench.errors import DataError
 
 
@@ -52,16 +52,18 @@ def _run_flags_path(run: Path, task: str) -> Path:
 
 
 @analyze_app.command("contamination")
-@options((RunSettings, "split", "output"), about={"output": "write one JSON line per item, then the summary line."})
+@options((RunSettings, "output"), about={"output": "write one JSON line per item, then the summary line."})
 def contamination(
     task: str = typer.Argument(..., help="A task name or task YAML file."),
     corpus: list[Path] = typer.Option(..., "--corpus", help="Plain UTF-8 text file(s) to check the items against "
                                       "(repeat the option; streamed, may be larger than memory)."),
-    text_field: list[str] = typer.Option([], "--text-field", help="Item field(s) to check, joined by a space "
+    text_field: list[str] = setting_option([], "--text-field", help="Item field(s) to check, joined by a space "
                                          "(repeatable; default: the rendered prompt)."),
     run: Optional[Path] = typer.Option(None, "--run", help="Also store the per-item flags in this run's folder "
                                        "(RUN/contamination/TASK.jsonl), where compare --contamination reads them."),
-    *, output: Optional[Path], split: Optional[str],
+    split: Optional[str] = setting_option(None, "--split", help="Split of the task to check (default: its "
+                                          "evaluation split)."),
+    *, output: Optional[Path],
 ) -> None:
     """N-gram contamination of a task's items in a corpus: 13-grams as lm-eval, and a length-aware variant."""
     out = output

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.analyze_cmd import analyze_app
-from glotbench.cli.option_groups import Flags, options
+from glotbench.cli.option_groups import Flags, options, setting_option
 from glotbench.output.table import unclipped
 
 
@@ -27,18 +27,16 @@ def signal(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories: checkpoints of a model, several models, seeds."),
     meta: list[str] = typer.Option([], "--meta", help="RUN=model=NAME,step=1000,seed=1 (RUN: the directory as given or its "
                                    "folder name); default: step and seed from the folder name (ckpt-step1000-seed2)."),
-    step_from: Optional[str] = typer.Option(None, "--step-from", help="Regular expression on the folder name; its first "
+    step_from: Optional[str] = setting_option(None, "--step-from", help="Regular expression on the folder name; its first "
                                             "group is the step (default: step followed by digits)."),
-    model_from: Optional[str] = typer.Option(None, "--model-from", help="Regular expression on the folder name; its first "
+    model_from: Optional[str] = setting_option(None, "--model-from", help="Regular expression on the folder name; its first "
                                              "group is the model (default: the run's model id)."),
     metric: Optional[str] = typer.Option(None, "--metric", help="Metric to read (default: each task's headline)."),
-    chance: list[str] = typer.Option([], "--chance", help="TASK=X: the task's chance level (default: from the gold labels)."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw the command's figure to this PNG (needs the plots extra); the command's description says what it draws."),
+    chance: list[str] = setting_option([], "--chance", help="TASK=X: the task's chance level (default: from the gold labels)."),
+    plot: Optional[Path] = setting_option(None, "--plot", help="Also draw score vs step per task to this PNG (needs the plots extra)."),
     *, json_out: Optional[Path],
 ) -> None:
-    """Signal per task across runs: monotonicity, noise, distance from random, rank consistency, verdict.
-
-    --plot: score vs step per task."""
+    """Signal per task across runs: monotonicity, noise, distance from random, rank consistency, verdict."""
     from glotbench.report.analysis.signal import THRESHOLDS
     from glotbench.report.runs import load_runs
     from glotbench.report.signal import parse_chance, parse_meta, signal_from_runs

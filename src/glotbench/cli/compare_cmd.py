@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.nouns import runs_app
-from glotbench.cli.option_groups import Flags, options
+from glotbench.cli.option_groups import options, setting_option
 from glotbench.output.table import unclipped
 
 
@@ -252,7 +252,7 @@ def _print_contamination(runs, check: str, metric: str | None, n_boot: int, seed
 
 
 @runs_app.command("compare")
-@options((Flags, "json_out"))
+@options()
 def compare(
     run_dirs: Optional[list[Path]] = typer.Argument(None, help="Run directories (each written by `glotbench run -o DIR`)."),
     crosslingual: bool = typer.Option(False, "--crosslingual", help="Each task vs its `counterpart` task: relative gap per model."),
@@ -260,32 +260,30 @@ def compare(
     paired: bool = typer.Option(False, "--paired", help="Two runs on the same items: paired bootstrap difference and McNemar test."),
     duels: bool = typer.Option(False, "--duels", help="Several runs (one per model): per task a test per model pair, "
                                "Holm-corrected; the share of duels won per model (docs/trust-a-number.md)."),
-    alpha: float = typer.Option(0.05, "--alpha", help="--duels: a duel is won when the Holm-corrected p is below this."),
+    alpha: float = setting_option(0.05, "--alpha", help="--duels: a duel is won when the Holm-corrected p is below this."),
     a: Optional[str] = typer.Option(None, "--a", help="--ranks: reference task or suite."),
     b: Optional[str] = typer.Option(None, "--b", help="--ranks: compared task or suite."),
-    metric: Optional[str] = typer.Option(None, "--metric", help="--ranks: metric to rank on; --duels: metric to duel on; --crosslingual: the one metric to "
+    metric: Optional[str] = setting_option(None, "--metric", help="--ranks: metric to rank on; --duels: metric to duel on; --crosslingual: the one metric to "
                                          "compare (default: each task's headline metric(s); parse rates never)."),
-    style: str = typer.Option("arrow", "--style", help="--ranks: movement as arrow (↑2, ↓1, -) or signed (+2, -1, 0)."),
-    n_boot: Optional[int] = typer.Option(None, "--n-boot", help="Bootstrap resamples: --paired (default 10000), --duels (permutations and "
+    style: str = setting_option("arrow", "--style", help="--ranks: movement as arrow (↑2, ↓1, -) or signed (+2, -1, 0)."),
+    n_boot: Optional[int] = setting_option(None, "--n-boot", help="Bootstrap resamples: --paired (default 10000), --duels (permutations and "
                                          "bootstraps, default 10000; at most 2000 for a corpus metric without a fast form), "
                                          "--crosslingual's item-paired gap intervals (default 1000; 0: none)."),
-    seed: int = typer.Option(0, "--seed", help="--paired / --crosslingual / --duels: resampling seed."),
+    seed: int = setting_option(0, "--seed", help="--paired / --crosslingual / --duels: resampling seed."),
     contamination: bool = typer.Option(False, "--contamination", help="Each run's score on its clean and on its "
                                        "contaminated items, from the flags analyze contamination --run stored in its folder."),
-    check: str = typer.Option("lm_eval_13gram", "--rule", help="--contamination: which check's flags: lm_eval_13gram "
+    rule: str = setting_option("lm_eval_13gram", "--rule", help="--contamination: which check's flags: lm_eval_13gram "
                               "(lm-eval's rule) or length_aware."),
     by: Optional[str] = typer.Option(None, "--by", help="Group the runs' models by their --model-meta key (size, open, "
                                      "reasoning, or another key they were given): group means per task with intervals."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw the command's figure to this PNG (needs the plots extra); the command's description says what it draws."),
-    published: Optional[Path] = typer.Option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
+    plot: Optional[Path] = setting_option(None, "--plot", help="With --by size: also draw score vs model size (log scale), one panel per task, to this PNG (needs the plots extra)."),
+    published: Optional[Path] = setting_option(None, "--published", help="--ranks / --crosslingual: CSV of published scores "
                                              "(columns model, benchmark, score; optional metric, counterpart, language); --ranks: a side named by one "
                                              "of its benchmarks takes the paper's numbers; --crosslingual: each model of the CSV "
                                              "is one more run."),
-    *, json_out: Optional[Path],
+    json_out: Optional[Path] = setting_option(None, "--json", help="Also write the result as JSON to this file."),
 ) -> None:
-    """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B, --duels RUN..., --by KEY RUN... or --contamination RUN...
-
-    --plot (with --by size): score vs model size (log scale), one panel per task."""
+    """Compare finished runs: --crosslingual, --ranks (--a, --b), --paired RUN_A RUN_B, --duels RUN..., --by KEY RUN... or --contamination RUN..."""
     from glotbench.errors import GlotbenchError
     from glotbench.report.runs import load_runs
 
@@ -293,8 +291,8 @@ def compare(
                               ("by", by is not None), ("contamination", contamination)) if on]
     if len(chosen) != 1:
         raise GlotbenchError("choose exactly one of --crosslingual, --ranks, --paired, --duels, --by KEY, --contamination")
-    if check not in ("lm_eval_13gram", "length_aware"):
-        raise GlotbenchError(f"--rule must be lm_eval_13gram or length_aware, got {check!r}")
+    if rule not in ("lm_eval_13gram", "length_aware"):
+        raise GlotbenchError(f"--rule must be lm_eval_13gram or length_aware, got {rule!r}")
     if plot is not None and by != "size":
         raise GlotbenchError("--plot draws score vs model size: it goes with --by size")
     if by is not None and (not by.strip() or published is not None):
@@ -329,7 +327,7 @@ def compare(
     elif duels:
         out = _print_duels(runs, metric, alpha, n_boot, seed, console)
     elif contamination:
-        out = _print_contamination(runs, check, metric, n_boot, seed, console)
+        out = _print_contamination(runs, rule, metric, n_boot, seed, console)
     elif by is not None:
         out = _print_groups(runs, by.strip(), metric, n_boot, seed, console, plot)
     else:

@@ -17,8 +17,24 @@ data_app = typer.Typer(cls=NounGroup, help="Benchmark data: list, pull (download
 app.add_typer(data_app, name="data")
 
 _NAMES = typer.Argument(None, help="Tasks, suites or globs (default: every task).")
-_CACHE = option_of(DataOptions, "cache_dir")  # the data group's flags (glotbench.cli.option_groups)
-_LOCK = option_of(DataOptions, "lock")
+# the data group's flags (glotbench.cli.option_groups) are the noun's: glotbench data --cache-dir DIR --lock FILE
+# SUB-COMMAND; after the sub-command (their spelling before) they are still accepted, unlisted, and win
+_CACHE = typer.Option(None, "--cache-dir", hidden=True)
+_LOCK = typer.Option(None, "--lock", hidden=True)
+# the data group's flags of this invocation: its callback runs before every sub-command and sets them
+_group_flags: list[Path | None] = [None, None]
+
+
+@data_app.callback()
+def _data_group(cache_dir: Path = option_of(DataOptions, "cache_dir"),
+                lock: Path = option_of(DataOptions, "lock")) -> None:
+    """The cache folder and the lock file, once for every sub-command: glotbench data --cache-dir DIR list."""
+    _group_flags[:] = [cache_dir, lock]
+
+
+def _group(cache_dir: Path | None, lock: Path | None) -> tuple[Path | None, Path | None]:
+    """The sub-command's own --cache-dir / --lock, else the data group's."""
+    return cache_dir or _group_flags[0], lock or _group_flags[1]
 
 
 def _setup(cache_dir: Path | None) -> None:
@@ -72,6 +88,7 @@ def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = 
     from glotbench.sources.lock import Lock
     from glotbench.sources.pull import declared_size, human, licence_text
 
+    cache_dir, lock = _group(cache_dir, lock)
     _setup(cache_dir)
     lk = Lock.load(lock)
     rows = []
@@ -114,6 +131,7 @@ def data_pull(names: list[str] = typer.Argument(..., help="Tasks, suites or glob
     from glotbench.sources.lock import Lock
     from glotbench.sources.pull import offline, pull_tasks
 
+    cache_dir, lock = _group(cache_dir, lock)
     _setup(cache_dir)
     if offline():
         raise DataError("offline (HF_HUB_OFFLINE or GLOTBENCH_OFFLINE is set): nothing fetched")
@@ -143,6 +161,7 @@ def data_verify(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path 
     from glotbench.sources.lock import Lock
     from glotbench.sources.pull import verify_task
 
+    cache_dir, lock = _group(cache_dir, lock)
     _setup(cache_dir)
     lk = Lock.load(lock)
     bad = 0
@@ -169,6 +188,7 @@ def data_lock(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = 
     from glotbench.sources.lock import Lock, lock_path
     from glotbench.sources.pull import lock_origins, offline
 
+    cache_dir, lock = _group(cache_dir, lock)
     _setup(cache_dir)  # the pulls' manifests there give the sizes and hashes of unpinned files
 
     if offline():

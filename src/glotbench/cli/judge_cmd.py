@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from glotbench.cli.nouns import judge_app
-from glotbench.cli.option_groups import Flags, JournalOptions, options
+from glotbench.cli.option_groups import Flags, JournalOptions, options, setting_option
 from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 
 
@@ -32,7 +32,7 @@ def load_judge_of(jo, calls):
          journal=(JournalOptions, {"only": ("wait",)}))
 def judge(
     run_dir: Path = typer.Argument(..., help="A run directory (holds journal.sqlite)."),
-    no_progress: bool = typer.Option(False, "--no-progress"),
+    no_progress: bool = setting_option(False, "--no-progress", help="No progress bar (logs, CI)."),
     *, jo: JudgeOptions, calls: CallOptions, journal: JournalOptions, tasks: Optional[list[str]],
 ) -> None:
     """Re-grade an existing run with another judge, without calling the evaluated model.
@@ -83,8 +83,8 @@ def judge(
 @options((Flags, "json_out"), (RunSettings, "tasks"))
 def compare_judges_cmd(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories, one per model, each graded by two or more judges."),
-    metric: str = typer.Option("F", "--metric", help="Ranking metric: CO, NA, IN, CGA or F."),
-    judge_name: Optional[list[str]] = typer.Option(
+    metric: str = setting_option("F", "--metric", help="Ranking metric: CO, NA, IN, CGA or F."),
+    judge_name: Optional[list[str]] = setting_option(
         None, "--judge-name",
         help="NAME[=PATTERN]: judges whose ids match the glob PATTERN are one judge NAME across the runs "
              "(default PATTERN recorded-grades:*, each run's released grades). Repeatable."),

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.nouns import judge_app
-from glotbench.cli.option_groups import JournalOptions, options
+from glotbench.cli.option_groups import JournalOptions, options, setting_option
 from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 
 
@@ -57,11 +57,11 @@ def _ranking_table(summary: dict) -> Table:
          about={"output": "Folder for the judge journal, pairwise.json and pairwise_items.jsonl (default: runs/pairwise/<hash of the runs and judge>)."})
 def judge_pairwise_cmd(
     run_dirs: list[Path] = typer.Argument(..., help="Two or more run directories (each holds journal.sqlite)."),
-    judge_max_tokens: int = typer.Option(2048, "--judge-max-tokens", help="Most tokens of a judge reply (MT-Bench: 2048)."),
-    n_boot: int = typer.Option(1000, "--n-boot", help="Bootstrap resamples (items drawn with replacement)."),
-    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
-    bt_prior_var: float = typer.Option(10.0, "--bt-prior-var", help="Variance of the Bradley-Terry strengths' Gaussian prior (logits^2); keeps them finite when a run wins every comparison."),
-    no_progress: bool = typer.Option(False, "--no-progress"),
+    judge_max_tokens: int = setting_option(2048, "--judge-max-tokens", help="Most tokens of a judge reply (MT-Bench: 2048)."),
+    n_boot: int = setting_option(1000, "--n-boot", help="Bootstrap resamples (items drawn with replacement)."),
+    seed: int = setting_option(0, "--seed", help="Bootstrap seed."),
+    bt_prior_var: float = setting_option(10.0, "--bt-prior-var", help="Variance of the Bradley-Terry strengths' Gaussian prior (logits^2); keeps them finite when a run wins every comparison."),
+    no_progress: bool = setting_option(False, "--no-progress", help="No progress bar (logs, CI)."),
     *, jo: JudgeOptions, calls: CallOptions, journal: JournalOptions, output: Optional[Path], tasks: Optional[list[str]],
 ) -> None:
     """Judge two or more runs' answers side by side: each shared item twice, positions swapped.

@@ -81,11 +81,13 @@ def setting_option(default: Any = None, *flags: str, help: str = "") -> Any:
     return opt
 
 
-def _raw_pairs(items: list[str] | None) -> dict[str, str]:
-    """``--set`` items as NAME -> the value's text (typed later, by the setting's own type)."""
+def _raw_pairs(items: list[str] | None, repeated: bool = False) -> Any:
+    """``--set`` items as NAME -> the value's text (typed later, by the setting's own type); ``repeated``:
+    every (NAME, text) in order, a name given twice kept twice (a list setting takes them all)."""
     from glotbench.errors import GlotbenchError
 
     out: dict[str, str] = {}
+    seen: list[tuple[str, str]] = []
     for item in items or []:
         parts = item.split(",")
         if not all("=" in p for p in parts):  # a comma inside a value (a list): keep the item whole
@@ -95,7 +97,8 @@ def _raw_pairs(items: list[str] | None) -> dict[str, str]:
             if not sep or not key.strip():
                 raise GlotbenchError(f"--set {part!r}: expected NAME=VALUE")
             out[key.strip().replace("-", "_")] = raw.strip()
-    return out
+            seen.append((key.strip().replace("-", "_"), raw.strip()))
+    return seen if repeated else out
 
 
 def _typed(annotation: Any, raw: str, name: str) -> Any:
@@ -302,9 +305,13 @@ def _apply_settings(values: dict[str, Any], own: dict[str, inspect.Parameter], f
 
     pairs = values.pop("set_", None) if auto_set else values.get("set_")
     rest = []
-    for name, raw in _raw_pairs(pairs).items():
+    given_lists: dict[str, list] = {}
+    for name, raw in _raw_pairs(pairs, repeated=True):
         if name in own:
-            values[name] = _typed(own[name].annotation, raw, name)
+            v = _typed(own[name].annotation, raw, name)
+            if isinstance(v, list):  # a list setting given in several --set: the values of all of them
+                v = given_lists[name] = [*given_lists.get(name, []), *v]
+            values[name] = v
         elif name in fields:
             values[name] = raw
         elif auto_set:

@@ -39,7 +39,9 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
     if config is not None and not base:
         raise GlotbenchError(f"{config}: the run config is empty; name at least the tasks (e.g. tasks: [default])")
     values = dict(values)
-    over = {**set_pairs(values.pop("set_", None)), **given(RunSettings, values)}
+    over = set_pairs(values.pop("set_", None))
+    for name, v in given(RunSettings, values).items():  # a flag over --set; KEY=VALUE ones merged key by key
+        over[name] = {**over[name], **v} if isinstance(v, dict) and isinstance(over.get(name), dict) else v
     for name, v in over.items():
         if isinstance(v, dict):  # -M, --gen-kwargs ...: laid over the config file's, key by key
             over[name] = {**(base.get(name) or {}), **v}
@@ -54,17 +56,41 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
 
 def set_pairs(pairs: list[str] | None) -> dict[str, Any]:
     """``--set NAME=VALUE``: any run setting by its config-file name (the rare knobs whose flags are not
-    shown: retry_base_delay, breaker_failures, shard_retries ...); an unknown name is one line."""
+    shown: sample, gen_kwargs, retry_base_delay, shard_retries ...); an unknown name is one line.
+
+    A KEY=VALUE setting takes the rest of its item (``--set gen_kwargs=top_k=5,top_p=0.9``, as
+    ``--gen-kwargs``), a list setting its comma-separated values (``--set perturb=typos,case``);
+    other items may hold several settings (``--set retry_base_delay=2,breaker_failures=0``)."""
     from glotbench.closest import closest
     from glotbench.errors import GlotbenchError
     from glotbench.settings import parse_key_values
 
-    out = parse_key_values(pairs, "--set")
-    for key in out:
-        if key not in RunSettings.model_fields:
-            near = closest(key, list(RunSettings.model_fields))
-            raise GlotbenchError(f"--set {key}: not a run setting" + (f"; did you mean {', '.join(near)}?" if near else
-                                                                        " (docs/run-config.md lists them)"))
+    def kind(name: str) -> str:
+        field = RunSettings.model_fields.get(name)
+        ann = str(field.annotation) if field is not None else ""
+        return "dict" if ann.startswith("dict") else "list" if ann.startswith("list") else ""
+
+    out: dict[str, Any] = {}
+    for item in pairs or []:
+        key, sep, rest = item.partition("=")
+        name = key.strip().replace("-", "_")
+        if sep and kind(name) == "dict":
+            out[name] = {**(out.get(name) or {}), **parse_key_values([rest], f"--set {name}")}
+            continue
+        if sep and kind(name) == "list":
+            out[name] = [*(out.get(name) or []), *(p.strip() for p in rest.split(",") if p.strip())]
+            continue
+        for k, v in parse_key_values([item], "--set").items():
+            k = k.replace("-", "_")
+            if k not in RunSettings.model_fields:
+                near = closest(k, list(RunSettings.model_fields))
+                raise GlotbenchError(f"--set {k}: not a run setting" + (f"; did you mean {', '.join(near)}?" if near else
+                                                                      " (docs/run-config.md lists them)"))
+            if kind(k) == "dict" and isinstance(v, str):  # retry_base_delay=2,gen_kwargs=top_k=5
+                v = parse_key_values([v], f"--set {k}")
+            elif kind(k) == "list" and isinstance(v, str):
+                v = [v]
+            out[k] = {**(out.get(k) or {}), **v} if kind(k) == "dict" else [*(out.get(k) or []), *v] if kind(k) == "list" else v
     return out
 
 
@@ -149,6 +175,9 @@ def _run(*, config: Optional[Path], write_out: Optional[int], predictions_out: O
         raise typer.Exit(3)
 
 
+PREDICTIONS_HELP = "Write leaderboard submission files to this folder after the run (HuLU tasks)."
+
+
 def _command_signature() -> inspect.Signature:
     own = [
         inspect.Parameter("config", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[Path],
@@ -157,7 +186,7 @@ def _command_signature() -> inspect.Signature:
                           default=typer.Option(None, "--write-out", help="Print the prompts of the first N items of each "
                                                "task and stop; no model is loaded or called.")),
         inspect.Parameter("predictions_out", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[Path],
-                          default=typer.Option(None, "--predictions-out", help="Write leaderboard submission files here (HuLU tasks).")),
+                          default=typer.Option(None, "--predictions-out", help=PREDICTIONS_HELP, hidden=True)),
         inspect.Parameter("no_progress", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
                           default=typer.Option(False, "--no-progress")),
         inspect.Parameter("set_", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[list[str]],
@@ -167,18 +196,30 @@ def _command_signature() -> inspect.Signature:
 
 
 def run(**kwargs: Any) -> None:
-    pairs = _raw_pairs(kwargs.get("set_"))
-    if "wait" in pairs:  # the journal group's setting, not a run-config key
-        kwargs["wait"] = _typed(bool, pairs.pop("wait"), "wait")
-        kwargs["set_"] = [f"{k}={v}" for k, v in pairs.items()] or None
+    rest = []
+    for item in kwargs.get("set_") or []:  # the journal group's wait and run's predictions_out: not run-config keys
+        first = item.partition("=")[0].strip().replace("-", "_")
+        if first in RunSettings.model_fields and str(RunSettings.model_fields[first].annotation).startswith("dict"):
+            rest.append(item)  # gen_kwargs=top_k=5,top_p=0.9: the whole item is that setting's
+            continue
+        pairs = _raw_pairs([item])
+        for name in [n for n in pairs if n in _OWN_SETTINGS]:
+            kwargs[name] = _typed(_OWN_SETTINGS[name], pairs.pop(name), name)
+        rest += [f"{k}={v}" for k, v in pairs.items()]
+    kwargs["set_"] = rest or None
     _run(**kwargs)
+
+
+# run's settings that are not run-config keys: name -> type
+_OWN_SETTINGS = {"wait": bool, "predictions_out": Optional[Path]}
 
 
 run.__signature__ = _command_signature()  # type: ignore[attr-defined]
 run.__annotations__ = {p.name: p.annotation for p in run.__signature__.parameters.values()}  # type: ignore[attr-defined]
-run.__doc__ = _run.__doc__ + ("\n\n" + _settings_block(
-    [(n, field_help(f)) for n, f in sorted({**RunSettings.model_fields, "wait": JournalOptions.model_fields["wait"]}.items())
-     if (f.json_schema_extra or {}).get("rare")]) + "\n\n--set also takes any other run-config key (docs/run-config.md).")
-run.glotbench_settings = sorted(n for n, f in {**RunSettings.model_fields, "wait": JournalOptions.model_fields["wait"]}.items()
-                                if (f.json_schema_extra or {}).get("rare"))  # type: ignore[attr-defined]
+_SETTINGS = sorted([(n, field_help(f)) for n, f in {**RunSettings.model_fields,
+                                                    "wait": JournalOptions.model_fields["wait"]}.items()
+                     if (f.json_schema_extra or {}).get("rare")] + [("predictions_out", PREDICTIONS_HELP)])
+run.__doc__ = _run.__doc__ + ("\n\n" + _settings_block(_SETTINGS) +
+                              "\n\n--set also takes any other run-config key (docs/run-config.md).")
+run.glotbench_settings = [n for n, _ in _SETTINGS]  # type: ignore[attr-defined]
 app.command("run")(run)

@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from glotbench.cli import NounGroup, app
-from glotbench.cli.option_groups import Flags, option_of
+from glotbench.cli.option_groups import Flags, option_of, options, setting_option
 
 DB_HELP = "Database URL: sqlite:///path.db (default sqlite:///glotbench-leaderboard.db) or postgresql+psycopg://user:pw@host/db."
 DB_ENV = "GLOTBENCH_DB"
@@ -19,48 +19,64 @@ admin_app = typer.Typer(cls=NounGroup, help="Manage the leaderboard: users, API 
 app.add_typer(admin_app, name="admin")
 
 
+# the admin group's --db of this invocation: its callback runs before every sub-command and sets it
+_group_db: list[str | None] = [None]
+# a sub-command's own --db: the spelling before the admin group took it (glotbench admin list-tasks --db URL)
+_DB = typer.Option(None, "--db", hidden=True, help=DB_HELP)
+
+
 @admin_app.callback()
-def _admin_needs_serve() -> None:
+def _admin_needs_serve(db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
+    """The leaderboard's database is the noun's option: glotbench admin --db URL SUB-COMMAND ...
+    (default $GLOTBENCH_DB), the same for every sub-command."""
     from glotbench.extras import require
 
     require("serve", "glotbench admin")
+    _group_db[0] = db
 
 
 def _db_url(db: str | None) -> str:
     from glotbench.leaderboard.db import DEFAULT_DB_URL
 
-    return db or os.environ.get(DB_ENV) or DEFAULT_DB_URL
+    return db or _group_db[0] or os.environ.get(DB_ENV) or DEFAULT_DB_URL
+
+
+def _from_env(option, var: str):
+    """A setting that also reads an environment variable (as its flag did)."""
+    option.envvar = var
+    return option
 
 
 @app.command()
+@options()
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to listen on."),
     port: int = typer.Option(8000, help="Port to listen on."),
     db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV),
-    max_upload_mb: float = typer.Option(5.0, help="Largest predictions file accepted, in MiB.", hidden=True),
-    secret_key: str = typer.Option(None, envvar="GLOTBENCH_SECRET_KEY",
-                                   help="Key that signs session cookies (default: one generated once and kept in the database)."),
-    https_only: bool = typer.Option(False, help="Send the session cookie only over HTTPS (set this behind a TLS proxy)."),
-    max_per_day: int = typer.Option(5, help="Uploads per user and task per day (0: no limit).", hidden=True),
-    max_per_month: int = typer.Option(30, help="Uploads per user and task per 30 days (0: no limit).", hidden=True),
-    max_per_address_day: int = typer.Option(None, help="Uploads per network address and task per day, over all accounts (default: 3 x --max-per-day; 0: no limit).", hidden=True),
-    register_per_address_hour: int = typer.Option(3, help="New accounts per network address per hour (0: no limit).", hidden=True),
-    register_per_address_day: int = typer.Option(10, help="New accounts per network address per day (0: no limit).", hidden=True),
-    register_per_hour: int = typer.Option(60, help="New accounts on the whole site per hour (0: no limit).", hidden=True),
-    approve_accounts: bool = typer.Option(False, help="New accounts may upload only after 'glotbench admin approve-user'."),
-    score_digits: int = typer.Option(3, min=0, max=10, help="Decimals scores are shown with (pages, API, export).", hidden=True),
-    body_timeout: float = typer.Option(30.0, help="Seconds a client has to send a whole request body (then 408).", hidden=True),
-    parse_budget: float = typer.Option(3.0, help="Seconds one request may spend parsing an uploaded JSON body (then 422).", hidden=True),
-    login_max_failures: int = typer.Option(5, help="Wrong passwords in a row that lock an account.", hidden=True),
-    login_lockout: int = typer.Option(900, help="Seconds a locked account stays locked.", hidden=True),
-    trusted_proxy: list[str] = typer.Option(None, "--trusted-proxy", help="Address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client (repeat; default none, loopback included: the TCP peer is the client)."),
-    shutdown_timeout: float = typer.Option(10.0, help="On SIGTERM/SIGINT: seconds to let open requests finish before closing them.", hidden=True),
+    max_upload_mb: float = setting_option(5.0, "--max-upload-mb", help="Largest predictions file accepted, in MiB."),
+    secret_key: str = _from_env(setting_option(None, "--secret-key", help="Key that signs session cookies (default: "
+                                               "$GLOTBENCH_SECRET_KEY, else one generated once and kept in the database)."),
+                                "GLOTBENCH_SECRET_KEY"),
+    https_only: bool = setting_option(False, "--https-only", help="Send the session cookie only over HTTPS (set this behind a TLS proxy)."),
+    max_per_day: int = setting_option(5, "--max-per-day", help="Uploads per user and task per day (0: no limit)."),
+    max_per_month: int = setting_option(30, "--max-per-month", help="Uploads per user and task per 30 days (0: no limit)."),
+    max_per_address_day: int = setting_option(None, "--max-per-address-day", help="Uploads per network address and task per day, over all accounts (default: 3 x --max-per-day; 0: no limit)."),
+    register_per_address_hour: int = setting_option(3, "--register-per-address-hour", help="New accounts per network address per hour (0: no limit)."),
+    register_per_address_day: int = setting_option(10, "--register-per-address-day", help="New accounts per network address per day (0: no limit)."),
+    register_per_hour: int = setting_option(60, "--register-per-hour", help="New accounts on the whole site per hour (0: no limit)."),
+    approve_accounts: bool = setting_option(False, "--approve-accounts", help="New accounts may upload only after 'glotbench admin approve-user'."),
+    score_digits: int = setting_option(3, "--score-digits", help="Decimals scores are shown with (pages, API, export)."),
+    body_timeout: float = setting_option(30.0, "--body-timeout", help="Seconds a client has to send a whole request body (then 408)."),
+    parse_budget: float = setting_option(3.0, "--parse-budget", help="Seconds one request may spend parsing an uploaded JSON body (then 422)."),
+    login_max_failures: int = setting_option(5, "--login-max-failures", help="Wrong passwords in a row that lock an account."),
+    login_lockout: int = setting_option(900, "--login-lockout", help="Seconds a locked account stays locked."),
+    trusted_proxy: list[str] = setting_option(None, "--trusted-proxy", help="Address or network (CIDR) of a reverse proxy whose X-Forwarded-For names the client (repeat; default none, loopback included: the TCP peer is the client)."),
+    shutdown_timeout: float = setting_option(10.0, "--shutdown-timeout", help="On SIGTERM/SIGINT: seconds to let open requests finish before closing them."),
     set_: Optional[list[str]] = option_of(Flags, "set_"),
 ) -> None:
     """Start the leaderboard web service (pages and REST API).
 
-    --set: the upload, account and timeout limits, e.g. max_per_day=10,login_lockout=600 (names and
-    defaults: docs/leaderboard.md; each is also accepted as its own flag, e.g. --max-per-day 10)."""
+    Its deployment and limits are settings: --set https_only=true,max_per_day=10 (docs/leaderboard.md)."""
     knobs = _knobs(set_, max_upload_mb=max_upload_mb, max_per_day=max_per_day, max_per_month=max_per_month,
                    max_per_address_day=max_per_address_day, register_per_address_hour=register_per_address_hour,
                    register_per_address_day=register_per_address_day, register_per_hour=register_per_hour,
@@ -185,13 +201,15 @@ def _stdin_empty() -> bool:
 
 
 @admin_app.command("create-user")
+@options()
 def create_user(
     username: str = typer.Argument(..., help="The user name to log in with."),
     admin: bool = typer.Option(False, "--admin", help="Make the user an administrator (may approve results and add tasks)."),
-    team: str = typer.Option("", help="Team shown on the leaderboard."),
-    password: str = typer.Option(None, envvar="GLOTBENCH_PASSWORD", help="The password (default: asked for)."),
+    team: str = setting_option("", "--team", help="Team shown on the leaderboard."),
+    password: str = _from_env(setting_option(None, "--password", help="The password (default: $GLOTBENCH_PASSWORD, "
+                                             "else asked for; --password-stdin reads it from stdin)."), "GLOTBENCH_PASSWORD"),
     password_stdin: bool = typer.Option(False, "--password-stdin", help="Read the password from the first line of stdin."),
-    db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV),
+    db: str = _DB,
 ) -> None:
     """Create a user account (an administrator with --admin)."""
     from glotbench.leaderboard import service
@@ -205,7 +223,8 @@ def create_user(
 
 
 @admin_app.command("approve-user")
-def approve_user(username: str, db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
+@options()
+def approve_user(username: str, db: str = _DB) -> None:
     """Let an account made under --approve-accounts upload."""
     from glotbench.leaderboard import registration, service
 
@@ -215,8 +234,9 @@ def approve_user(username: str, db: str = typer.Option(None, "--db", help=DB_HEL
 
 
 @admin_app.command("set-admin")
+@options()
 def set_admin(username: str, revoke: bool = typer.Option(False, "--revoke", help="Take the administrator role away."),
-              db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
+              db: str = _DB) -> None:
     """Give an existing user the administrator role (or take it away with --revoke)."""
     from glotbench.leaderboard import service
 
@@ -228,8 +248,9 @@ def set_admin(username: str, revoke: bool = typer.Option(False, "--revoke", help
 
 
 @admin_app.command("create-token")
+@options()
 def create_token(username: str, name: str = typer.Option("cli", help="A name to recognise the token by."),
-                 db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
+                 db: str = _DB) -> None:
     """Print a new REST API token for a user (shown once; keep it secret)."""
     from glotbench.leaderboard import service
 
@@ -238,6 +259,7 @@ def create_token(username: str, name: str = typer.Option("cli", help="A name to 
 
 
 @admin_app.command("add-task")
+@options()
 def add_task(
     name: str = typer.Argument(..., help="Task name used in submissions, e.g. my_suite.sst."),
     gold: Path = typer.Option(..., "--gold", help="Gold file (hidden): JSON list or JSON Lines of records with an id and a label or reference field (a HuLU-style data file works as is)."),
@@ -246,16 +268,16 @@ def add_task(
                                "chrf, bleu... (text); a wrong name lists them."),
     labels: Optional[str] = typer.Option(None, "--labels", help="The label set; the command's description says in which form (a file, a shipped name, or comma-separated labels) and its default."),
     title: str = typer.Option("", "--title", help="A longer title shown on the task page."),
-    id_field: str = typer.Option("id", "--id-field", help="Field holding the item id."),
-    label_field: str = typer.Option("label", "--label-field", help="Field holding the gold label or the reference text (e.g. --label-field reference)."),
-    replace: bool = typer.Option(False, "--replace", help="Replace the gold labels of an existing task (every stored submission is scored again)."),
-    public_share: float = typer.Option(None, "--public-share", help="Share (0-1) of test items a submitter sees the score on; the rest count only on the board."),
-    train: Path = typer.Option(None, "--train", help="Train file offered for download (with labels)."),
-    dev: Path = typer.Option(None, "--dev", help="Validation file offered for download (with labels)."),
-    test: Path = typer.Option(None, "--test", help="Test file offered for download; its label field is removed first."),
-    description_en: Path = typer.Option(None, "--description-en", help="Markdown file: the task page text in English."),
-    description_hu: Path = typer.Option(None, "--description-hu", help="Markdown file: the task page text in Hungarian."),
-    db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV),
+    id_field: str = setting_option("id", "--id-field", help="Field holding the item id."),
+    label_field: str = setting_option("label", "--label-field", help="Field holding the gold label or the reference text (e.g. label_field=reference)."),
+    replace: bool = setting_option(False, "--replace", help="Replace the gold labels of an existing task (every stored submission is scored again)."),
+    public_share: float = setting_option(None, "--public-share", help="Share (0-1) of test items a submitter sees the score on; the rest count only on the board."),
+    train: Path = setting_option(None, "--train", help="Train file offered for download (with labels)."),
+    dev: Path = setting_option(None, "--dev", help="Validation file offered for download (with labels)."),
+    test: Path = setting_option(None, "--test", help="Test file offered for download; its label field is removed first."),
+    description_en: Path = setting_option(None, "--description-en", help="Markdown file: the task page text in English."),
+    description_hu: Path = setting_option(None, "--description-hu", help="Markdown file: the task page text in Hungarian."),
+    db: str = _DB,
 ) -> None:
     """Register a task with its hidden gold labels and its metric (and its downloads and page text).
 
@@ -290,7 +312,8 @@ def _read(path: Path) -> bytes:
 
 
 @admin_app.command("list-tasks")
-def list_tasks(db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
+@options()
+def list_tasks(db: str = _DB) -> None:
     """List the registered tasks."""
     from glotbench.leaderboard import service
 
@@ -300,10 +323,11 @@ def list_tasks(db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)
 
 
 @admin_app.command("review")
+@options()
 def review(submission_id: int, status: str = typer.Argument(..., help="approved or rejected"),
            reviewer: Optional[str] = typer.Option(None, "--reviewer", help="The administrator doing it."),
            by: Optional[str] = typer.Option(None, "--by", hidden=True),  # the spelling before --reviewer (compare --by groups runs)
-           db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
+           db: str = _DB) -> None:
     """Approve or reject a result from the command line."""
     from glotbench.leaderboard import service
 

@@ -9,15 +9,15 @@ import typer
 
 from glotbench.cli.nouns import runs_app
 from glotbench.settings import RunSettings
-from glotbench.cli.option_groups import options
+from glotbench.cli.option_groups import options, setting_option
 
 
 @runs_app.command("submission")
 @options((RunSettings, "output!"), about={"output": "Folder for the submission files (<task>.json)."})
 def submission(
     run_dir: Path = typer.Argument(..., help="A run directory (holds results.json / samples.jsonl / journal.sqlite)."),
-    model_name: Optional[str] = typer.Option(None, "--model-name", help="Model name in the files (default: the run's model id)."),
-    fill_missing: bool = typer.Option(False, "--fill-missing", help="Give items the run never reached the fallback label too."),
+    model_name: Optional[str] = setting_option(None, "--model-name", help="Model name in the files (default: the run's model id)."),
+    fill_missing: bool = setting_option(False, "--fill-missing", help="Give items the run never reached the fallback label too."),
     *, output: Path,
 ) -> None:
     """Write leaderboard submission files for the tasks the run scored on --split test."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.console import Console
@@ -77,12 +78,15 @@ def tasks_table(rows: list[dict]) -> Table:
 
 
 @tasks_app.command("list")
+@options((Flags, "fmt"), about={"fmt": "table (the default on a terminal), plain (tab-separated lines, one per task, "
+                                       "full values: the default when the output is not a terminal) or json (the tasks "
+                                       "and suites, for scripts)."})
 def list_tasks(
     pattern: str = typer.Argument("*", help="Glob over task names."),
     suite: str = typer.Option(None, "--suite", help="Only the tasks of this suite, in the suite's order."),
-    json_out: bool = typer.Option(False, "--json", help="Print the tasks and suites as JSON (for scripts)."),
-    plain: bool = typer.Option(False, "--plain", help="Tab-separated lines, one per task, full values "
-                               "(the default when the output is not a terminal)."),
+    json_out: bool = typer.Option(False, "--json", hidden=True, help="The spelling before --format json."),
+    plain: bool = typer.Option(False, "--plain", hidden=True, help="The spelling before --format plain."),
+    *, fmt: Optional[str] = None,
 ) -> None:
     """List tasks with language, item count, metrics, version, source and the data's licence.
 
@@ -93,13 +97,18 @@ def list_tasks(
 
     from glotbench.tasks.registry import suites
 
+    if fmt is not None and fmt not in ("table", "plain", "json"):
+        from glotbench.errors import GlotbenchError
+
+        raise GlotbenchError(f"--format must be table, plain or json, got {fmt!r}")
+    json_out, plain = json_out or fmt == "json", plain or fmt == "plain"
     rows = task_rows(pattern, suite)
     s = suites()
     if json_out:
         typer.echo(json.dumps({"tasks": rows, "suites": s}, ensure_ascii=False, indent=2))
         return
     missing = [f"{r['task']}: {r['data_error']}" for r in rows if r["data_error"]]
-    if plain or not sys.stdout.isatty():
+    if plain or (fmt != "table" and not sys.stdout.isatty()):
         typer.echo("\t".join(COLUMNS))
         for r in rows:
             typer.echo("\t".join(_cell(r, c) for c in COLUMNS))

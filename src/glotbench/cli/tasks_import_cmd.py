@@ -9,33 +9,34 @@ import typer
 
 from glotbench.cli.nouns import tasks_app
 from glotbench.settings import RunSettings
-from glotbench.cli.option_groups import Flags, options
+from glotbench.cli.option_groups import options, setting_option
 
 
 @tasks_app.command("import")
-@options((RunSettings, "output"), (Flags, "language"),
+@options((RunSettings, "output"),
          about={"output": "write the glotbench task here (default: print it); with --all the benchmark package's "
-                          "folder (required).", "language": "the task's language (lm-eval's YAML does not say; "
-                                                            "default: en)."})
+                          "folder (required)."})
 def import_lm_eval(
     task_yaml: Path = typer.Argument(..., help="An lm-eval task YAML (lm_eval/tasks/.../NAME.yaml); with --all a "
                                      "folder of them (lm_eval/tasks, or one family's folder)."),
     out_old: Path = typer.Option(None, "--out", hidden=True, help="The old spelling of --output."),
     name: str = typer.Option(None, "--name", help="The glotbench task name (default: lm_eval.<task>); with --all the "
                              "package name (default: lm_eval_tasks)."),
-    data_dir: str = typer.Option(None, "--data-dir", help="Read the splits from DATA_DIR/<task>_<split>.jsonl (the "
+    data_dir: str = setting_option(None, "--data-dir", help="Read the splits from DATA_DIR/<task>_<split>.jsonl (the "
                                  "dataset's own record format; relative to the written task file) instead of the Hub."),
-    hooks: bool = typer.Option(False, "--lm-eval-hooks", help="Delegate process_docs and !function doc_to_* hooks to "
+    lm_eval_hooks: bool = setting_option(False, "--lm-eval-hooks", help="Delegate process_docs and !function doc_to_* hooks to "
                                "lm-eval's own Python (the lm_eval package must be importable here and where the task "
                                "runs; its version is recorded in the task). Without it such tasks are refused."),
     all_: bool = typer.Option(False, "--all", help="Convert every task file below the folder TASK_YAML into one "
                               "benchmark package at --output; groups and tags become suites; print converted / refused (why)."),
-    *, output: Path, language: str = "en",
+    language: str = setting_option("en", "--language", "-l", help="The task's language (lm-eval's YAML does not "
+                                                                  "say)."),
+    *, output: Path,
 ) -> None:
     """Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted.
 
     A task that could not run as lm-eval runs it is not written: one line names what is missing, exit 2."""
-    out = output or out_old
+    out, hooks = output or out_old, lm_eval_hooks
     if all_:
         _import_tree(task_yaml, out, language, name or "lm_eval_tasks", data_dir, hooks)
         return

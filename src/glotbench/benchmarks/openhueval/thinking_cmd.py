@@ -26,8 +26,8 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.analyze_cmd import analyze_app, load_run_records
-from glotbench.cli.option_groups import Flags, JournalOptions, one, options
-from glotbench.settings import CallOptions, JudgeOptions, RunSettings
+from glotbench.cli.option_groups import JournalOptions, one, options, setting_option
+from glotbench.settings import CallOptions, JudgeOptions
 from glotbench.errors import DataError
 from glotbench.sample_record import SampleRecord
 
@@ -196,16 +196,18 @@ def report_table(task: str, report: dict, no_outcome: int, lang: str, exact_toke
 
 
 @analyze_app.command("thinking")
-@options((Flags, "json_out"), (RunSettings, "tasks"), (Flags, "language"), jo=JudgeOptions, co=CallOptions,
-         journal=(JournalOptions, {"only": ("wait",)}),
-         about={"json_out": "Write the report here (default RUN_DIR/thinking.json).",
-                "language": "Language of the prompt material for translation detection (default: the task's)."})
+@options(jo=JudgeOptions, co=CallOptions, journal=(JournalOptions, {"only": ("wait",)}))
 def thinking(
     run_dir: Path = typer.Argument(..., help="A run directory (holds journal.sqlite / samples.jsonl)."),
     task_old: list[str] | None = typer.Option(None, "--task", hidden=True, help="The old spelling of --tasks."),
     lang_old: str | None = typer.Option(None, "--lang", hidden=True, help="The old spelling of --language."),
-    pivot: str = typer.Option("en", "--pivot", help="The language a model may translate into while thinking."),
-    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions, language: str | None, tasks: list[str] | None, json_out: Path | None,
+    pivot: str = setting_option("en", "--pivot", help="The language a model may translate into while thinking."),
+    tasks: list[str] | None = setting_option(None, "--tasks", "-t", "--suite", help="Only these tasks of the run "
+                                             "(default: every task with CORRECT / INCORRECT / NOT_ATTEMPTED outcomes)."),
+    language: str | None = setting_option(None, "--language", "-l", help="Language of the prompt material for "
+                                          "translation detection (default: the task's)."),
+    json_out: Path | None = setting_option(None, "--json", help="Write the report here (default RUN_DIR/thinking.json)."),
+    *, jo: JudgeOptions, co: CallOptions, journal: JournalOptions,
 ) -> None:
     """Trace length, thoughts and translation insertion per outcome (CORRECT / INCORRECT / NOT_ATTEMPTED).
 
