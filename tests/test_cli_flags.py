@@ -28,11 +28,6 @@ BEFORE = {"leaf commands": 44, "options": 355, "distinct flags": 188, "flags wit
 # every command spelling it agrees; never add one (give the new option a name of its own, or declare it
 # once: a settings field, option_groups.Flags, and @options on the command).
 KNOWN_SEVERAL_MEANINGS = {
-    "--json": "data list prints JSON (a switch); the other commands also write it to a FILE (Flags.json_out)",
-    "--metric": "analyze signal: a metric name to read; admin add-task: the task's metric",
-    "--name": "a task's name (translate, build cloze/task, tasks import-lm-eval) or an API token's (admin)",
-    "--suite": "tasks: list one suite's tasks; elsewhere the second spelling of --tasks",
-    "--task": "translate: the source task; build filter: a task YAML; analyze items: one task",
 }
 
 # commands that take --model without calling a model (the flag names a price-table entry)

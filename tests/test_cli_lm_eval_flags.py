@@ -90,7 +90,7 @@ def test_a_misspelt_task_suite_or_option_gets_the_closest_names_first(tmp_path):
     assert done.returncode == 2
     assert "unknown task or suite 'hullu'; did you mean hulu," in done.stderr, done.stderr
     suite = _glotbench("tasks", "--suite", "hullu")
-    assert suite.returncode != 0 and "did you mean hulu?" in suite.stderr, suite.stderr
+    assert suite.returncode != 0 and "did you mean hulu" in suite.stderr, suite.stderr
     opt = _glotbench("run", "--temprature", "0")
     assert opt.returncode == 2 and "No such option: --temprature; did you mean --temperature" in opt.stderr, opt.stderr
 

@@ -22,7 +22,8 @@ def _f(x, digits: int = 3) -> str:
 
 
 @analyze_app.command("signal")
-@options((Flags, "json_out"), about={"json_out": "Also write the table and each run's points as JSON here."})
+@options((Flags, "json_out", "metric"), about={"json_out": "Also write the table and each run's points as JSON here.",
+                                               "metric": "the metric to read (default: each task's headline)."})
 def signal(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories: checkpoints of a model, several models, seeds."),
     meta: list[str] = typer.Option([], "--meta", help="RUN=model=NAME,step=1000,seed=1 (RUN: the directory as given or its "
@@ -31,10 +32,9 @@ def signal(
                                             "group is the step (default: step followed by digits)."),
     model_from: Optional[str] = setting_option(None, "--model-from", help="Regular expression on the folder name; its first "
                                              "group is the model (default: the run's model id)."),
-    metric: Optional[str] = typer.Option(None, "--metric", help="Metric to read (default: each task's headline)."),
     chance: list[str] = setting_option([], "--chance", help="TASK=X: the task's chance level (default: from the gold labels)."),
     plot: Optional[Path] = setting_option(None, "--plot", help="Also draw score vs step per task to this PNG (needs the plots extra)."),
-    *, json_out: Optional[Path],
+    *, json_out: Optional[Path], metric: Optional[str] = None,
 ) -> None:
     """Signal per task across runs: monotonicity, noise, distance from random, rank consistency, verdict."""
     from glotbench.report.analysis.signal import THRESHOLDS

@@ -536,17 +536,16 @@ def checklist_cmd(
 
 
 @build_app.command("task")
-@options((RunSettings, "output!"),
-         about={
+@options((RunSettings, "output!"), (Flags, "name!"),
+         about={"name": "the task's name in task.yaml.",
                 "output": "Folder for task.yaml and data.jsonl."})
 def task_cmd(
     source: Optional[Path] = items_argument("The final QA items."),
     input: Optional[Path] = hidden_input(),
-    name: str = typer.Option(..., "--name", help="Task name."),
     grader: Optional[str] = setting_option(None, "--grader", help="Grader prompt name (default: the judged-task template's grader for the language)."),
     max_tokens: int = setting_option(256, "--max-tokens", help="The written task's output token limit."),
     language: Optional[str] = setting_option(None, "--language", "-l", help="The task's language " + ITEMS_LANGUAGE),
-    *, output: Path,
+    *, output: Path, name: str,
 ) -> None:
     """Write a SimpleQA-style task YAML that `glotbench run --judge MODEL` grades."""
     from glotbench.build.taskfile import judged_task

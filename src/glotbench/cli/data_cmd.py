@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli import NounGroup, app
-from glotbench.cli.option_groups import DataOptions, option_of
+from glotbench.cli.option_groups import DataOptions, Flags, option_of, options
 
 data_app = typer.Typer(cls=NounGroup, help="Benchmark data: list, pull (download and check), verify, lock (docs/data.md).",
                        no_args_is_help=True)
@@ -78,8 +79,10 @@ def _size(spec, loc) -> int | None:
 
 
 @data_app.command("list")
+@options((Flags, "fmt"), about={"fmt": "table (the default) or json (one JSON object per task)."})
 def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK,
-              as_json: bool = typer.Option(False, "--json", help="One JSON object per task instead of a table.")) -> None:
+              as_json: bool = typer.Option(False, "--json", hidden=True, help="The spelling before --format json."),
+              *, fmt: Optional[str] = None) -> None:
     """Per task: present or not, where, size, licence, source, what an hf loader reads (configs,
     splits, files; "assumed: ..." where the layout was not read from the repository), whether its
     checksums are pinned."""
@@ -88,6 +91,11 @@ def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = 
     from glotbench.sources.lock import Lock
     from glotbench.sources.pull import declared_size, human, licence_text
 
+    if fmt is not None and fmt not in ("table", "json"):
+        from glotbench.errors import GlotbenchError
+
+        raise GlotbenchError(f"--format must be table or json, got {fmt!r}")
+    as_json = as_json or fmt == "json"
     cache_dir, lock = _group(cache_dir, lock)
     _setup(cache_dir)
     lk = Lock.load(lock)

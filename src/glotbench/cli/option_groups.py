@@ -70,6 +70,12 @@ class Flags(BaseModel):
                                         "Settings (glotbench run: any run-config key).", "--set")
     fmt: Optional[str] = setting(None, "The format the command writes (or reads); its description lists the choices "
                                  "and the default.", "--format", "-f")
+    task: Optional[str] = setting(None, "One task by its name; the command's description says which and its default.",
+                                  "--task")
+    metric: Optional[str] = setting(None, "A metric by its name; the command's description says which and its default.",
+                                    "--metric")
+    name: Optional[str] = setting(None, "The name of what the command makes (a task, an API token); its description "
+                                  "says the default.", "--name")
 
 
 def setting_option(default: Any = None, *flags: str, help: str = "") -> Any:

@@ -248,9 +248,8 @@ def set_admin(username: str, revoke: bool = typer.Option(False, "--revoke", help
 
 
 @admin_app.command("create-token")
-@options()
-def create_token(username: str, name: str = typer.Option("cli", help="A name to recognise the token by."),
-                 db: str = _DB) -> None:
+@options((Flags, "name"), about={"name": "a name to recognise the token by (default: cli)."})
+def create_token(username: str, db: str = _DB, *, name: str = "cli") -> None:
     """Print a new REST API token for a user (shown once; keep it secret)."""
     from glotbench.leaderboard import service
 
@@ -259,13 +258,12 @@ def create_token(username: str, name: str = typer.Option("cli", help="A name to 
 
 
 @admin_app.command("add-task")
-@options()
+@options((Flags, "metric!"), about={"metric": "a registered metric computable from a prediction and a reference: "
+                                              "accuracy, mcc, weighted_f1, macro_f1 (labels), exact_match, "
+                                              "numeric_match, abs_error, chrf, bleu... (text); a wrong name lists them."})
 def add_task(
     name: str = typer.Argument(..., help="Task name used in submissions, e.g. my_suite.sst."),
     gold: Path = typer.Option(..., "--gold", help="Gold file (hidden): JSON list or JSON Lines of records with an id and a label or reference field (a HuLU-style data file works as is)."),
-    metric: str = typer.Option(..., "--metric", help="A registered metric computable from a prediction and a reference: "
-                               "accuracy, mcc, weighted_f1, macro_f1 (labels), exact_match, numeric_match, abs_error, "
-                               "chrf, bleu... (text); a wrong name lists them."),
     labels: Optional[str] = typer.Option(None, "--labels", help="The label set; the command's description says in which form (a file, a shipped name, or comma-separated labels) and its default."),
     title: str = typer.Option("", "--title", help="A longer title shown on the task page."),
     id_field: str = setting_option("id", "--id-field", help="Field holding the item id."),
@@ -278,6 +276,7 @@ def add_task(
     description_en: Path = setting_option(None, "--description-en", help="Markdown file: the task page text in English."),
     description_hu: Path = setting_option(None, "--description-hu", help="Markdown file: the task page text in Hungarian."),
     db: str = _DB,
+    *, metric: str,
 ) -> None:
     """Register a task with its hidden gold labels and its metric (and its downloads and page text).
 

@@ -17,9 +17,10 @@ from glotbench.cli.option_groups import Flags, options
 COLUMNS = ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source", "license")
 
 
-def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
-    """One dict per task matching ``pattern`` (and in ``suite``, in the suite's order): the columns
-    of ``glotbench tasks`` with full values; ``data_error`` says why a task's data is missing."""
+def task_rows(pattern: str = "*", suite: str | list[str] | None = None) -> list[dict]:
+    """One dict per task matching ``pattern`` (and among ``suite``: task, suite or glob names as ``--tasks``
+    reads them, in their order): the columns of ``glotbench tasks`` with full values; ``data_error`` says
+    why a task's data is missing."""
     import fnmatch
 
     from glotbench.errors import DataError
@@ -29,11 +30,9 @@ def task_rows(pattern: str = "*", suite: str | None = None) -> list[dict]:
     specs = all_specs()
     names = sorted(specs)
     if suite:
-        if suite not in suites():
-            from glotbench.closest import known_hint
+        from glotbench.tasks.registry import resolve
 
-            raise typer.BadParameter(f"unknown suite {suite!r}; {known_hint(suite, suites())}", param_hint="--suite")
-        names = suites()[suite]
+        names = [t.spec.name for t in resolve([suite] if isinstance(suite, str) else list(suite))]
     rows = []
     counts = ItemCounts()  # remembered per task and data file identity (tasks/item_counts.py)
     for name in names:
@@ -78,15 +77,15 @@ def tasks_table(rows: list[dict]) -> Table:
 
 
 @tasks_app.command("list")
-@options((Flags, "fmt"), about={"fmt": "table (the default on a terminal), plain (tab-separated lines, one per task, "
+@options((Flags, "fmt"), (RunSettings, "tasks"), about={"tasks": "only these tasks (a suite: its tasks, in the suite's order).",
+                                                      "fmt": "table (the default on a terminal), plain (tab-separated lines, one per task, "
                                        "full values: the default when the output is not a terminal) or json (the tasks "
                                        "and suites, for scripts)."})
 def list_tasks(
     pattern: str = typer.Argument("*", help="Glob over task names."),
-    suite: str = typer.Option(None, "--suite", help="Only the tasks of this suite, in the suite's order."),
     json_out: bool = typer.Option(False, "--json", hidden=True, help="The spelling before --format json."),
     plain: bool = typer.Option(False, "--plain", hidden=True, help="The spelling before --format plain."),
-    *, fmt: Optional[str] = None,
+    *, fmt: Optional[str] = None, tasks: Optional[list[str]] = None,
 ) -> None:
     """List tasks with language, item count, metrics, version, source and the data's licence.
 
@@ -102,7 +101,7 @@ def list_tasks(
 
         raise GlotbenchError(f"--format must be table, plain or json, got {fmt!r}")
     json_out, plain = json_out or fmt == "json", plain or fmt == "plain"
-    rows = task_rows(pattern, suite)
+    rows = task_rows(pattern, tasks or None)
     s = suites()
     if json_out:
         typer.echo(json.dumps({"tasks": rows, "suites": s}, ensure_ascii=False, indent=2))

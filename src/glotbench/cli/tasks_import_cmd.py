@@ -9,19 +9,19 @@ import typer
 
 from glotbench.cli.nouns import tasks_app
 from glotbench.settings import RunSettings
-from glotbench.cli.option_groups import options, setting_option
+from glotbench.cli.option_groups import Flags, options, setting_option
 
 
 @tasks_app.command("import")
-@options((RunSettings, "output"),
-         about={"output": "write the glotbench task here (default: print it); with --all the benchmark package's "
+@options((RunSettings, "output"), (Flags, "name"),
+         about={"name": "the glotbench task's name (default: lm_eval.<task>); with --all the package's name "
+                        "(default: lm_eval_tasks).",
+                "output": "write the glotbench task here (default: print it); with --all the benchmark package's "
                           "folder (required)."})
 def import_lm_eval(
     task_yaml: Path = typer.Argument(..., help="An lm-eval task YAML (lm_eval/tasks/.../NAME.yaml); with --all a "
                                      "folder of them (lm_eval/tasks, or one family's folder)."),
     out_old: Path = typer.Option(None, "--out", hidden=True, help="The old spelling of --output."),
-    name: str = typer.Option(None, "--name", help="The glotbench task name (default: lm_eval.<task>); with --all the "
-                             "package name (default: lm_eval_tasks)."),
     data_dir: str = setting_option(None, "--data-dir", help="Read the splits from DATA_DIR/<task>_<split>.jsonl (the "
                                  "dataset's own record format; relative to the written task file) instead of the Hub."),
     lm_eval_hooks: bool = setting_option(False, "--lm-eval-hooks", help="Delegate process_docs and !function doc_to_* hooks to "
@@ -31,7 +31,7 @@ def import_lm_eval(
                               "benchmark package at --output; groups and tags become suites; print converted / refused (why)."),
     language: str = setting_option("en", "--language", "-l", help="The task's language (lm-eval's YAML does not "
                                                                   "say)."),
-    *, output: Path,
+    *, output: Path, name: str | None = None,
 ) -> None:
     """Convert an lm-eval task YAML into a glotbench task YAML; say what could not be converted.
 

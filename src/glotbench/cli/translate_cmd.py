@@ -9,16 +9,16 @@ import typer
 from rich.console import Console
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.option_groups import JournalOptions, calls_in_flight, load_model, options, retry_policy, setting_option
+from glotbench.cli.option_groups import Flags, JournalOptions, calls_in_flight, load_model, options, retry_policy, setting_option
 from glotbench.settings import CallOptions, ModelOptions, RunSettings
 
 
 @build_app.command("translate")
-@options((RunSettings, "output!"), mo=ModelOptions, calls=CallOptions,
+@options((RunSettings, "output!"), (Flags, "task!"), mo=ModelOptions, calls=CallOptions,
          journal=(JournalOptions, {"only": ("wait",)}),
-         about={"output": "Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."})
+         about={"task": "the task whose dataset is translated.",
+                "output": "Folder for journal.sqlite, data.jsonl, task.yaml, notes.jsonl."})
 def translate(
-    task: str = typer.Option(..., "--task", help="The task whose dataset is translated."),
     to: str = typer.Option(..., "--to", help="Target language code (cs, en, ...)."),
     fields: Optional[list[str]] = setting_option(None, "--field", help="Record fields to translate (dotted path, [*] for lists; "
                                                  "comma-separate, or repeat --field). Default: the task's options.translate_fields."),
@@ -28,7 +28,7 @@ def translate(
     knob: Optional[list[str]] = setting_option(None, "--knob", help="Backend generation knob NAME=VALUE, e.g. --set knob=repeat_penalty=5 (the thesis' repetition penalty; several: repeat --knob)."),
     raw: bool = setting_option(False, "--raw", help="Send each sentence alone, with no instruction around it: for a translation model (NLLB, M2M100, Marian; set its languages with -M tgt_lang=... / forced_bos_token=..., docs/hf-backend.md; default: false)."),
     max_tokens: int = setting_option(256, "--max-tokens", help="Output token limit per sentence (the thesis' model stopped at 200 tokens)."),
-    *, mo: ModelOptions, calls: CallOptions, journal: JournalOptions, output: Path,
+    *, mo: ModelOptions, calls: CallOptions, journal: JournalOptions, output: Path, task: str,
 ) -> None:
     """Translate sentence by sentence, journaled: rerunning the same command sends nothing twice."""
     import json

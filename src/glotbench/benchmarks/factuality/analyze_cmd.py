@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.analyze_cmd import analyze_app, load_run_records
+from glotbench.cli.option_groups import Flags, options
 from glotbench.errors import DataError
 
 
@@ -131,10 +132,11 @@ def _cell(right_of: tuple[int, int] | None) -> str:
 
 
 @analyze_app.command("items")
+@options((Flags, "task"), about={"task": "the task to read (default: every task all runs share)."})
 def items(
     run_dirs: list[Path] = typer.Argument(..., help="Finished runs of the same task(s), one per model."),
-    task: str | None = typer.Option(None, "--task", help="The task (default: every task all runs share)."),
     top: int = typer.Option(15, "--top", help="How many of the hardest items to list."),
+    *, task: str | None = None,
 ) -> None:
     """Accuracy per answer type per run (App. D) and per-item difficulty across runs (App. I)."""
     runs = {str(d): item_outcomes(d) for d in run_dirs}
