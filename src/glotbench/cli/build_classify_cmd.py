@@ -14,9 +14,9 @@ from typing import Optional
 import typer
 
 from glotbench.cli.build_app import build_app
-from glotbench.cli.build_qa_cmd import (MAX_TOKENS_HELP, OUT_HELP, UNPARSED_HELP, _dry, _items, _model, _write, hidden_input,
-                                        items_argument, one_input)
-from glotbench.cli.option_groups import Flags, JournalOptions, calls_in_flight, one, options, retry_policy, setting_option
+from glotbench.cli.build_qa_cmd import (MAX_TOKENS_HELP, OUT_HELP, UNPARSED_HELP, _items, _write, hidden_input,
+                                        items_argument, judge_step, one_input)
+from glotbench.cli.option_groups import Flags, JournalOptions, one, options, setting_option
 from glotbench.settings import CallOptions, JudgeOptions, RunSettings
 
 
@@ -41,7 +41,6 @@ def classify_cmd(
     packages ship OpenHuEval's 8 dimensions, Chinese SimpleQA's 6 topics, HuLU §3.3's 10 HuCB markers); --labels
     list names them."""
     from glotbench.build import classify as cl
-    from glotbench.build.calls import journal_path, run_calls
     from glotbench.build.provenance import add_step, drop, prompt_sha256
     from glotbench.errors import GlotbenchError
 
@@ -62,13 +61,11 @@ def classify_cmd(
     ls = cl.load_label_set(cl.resolve(labels))
     items = _items(input)
     calls = cl.classify_calls(items, input, ls, max_tokens)  # every item checked, every prompt rendered
-    jpath = journal_path(output, journal.journal)
-    if dry_run:
-        _dry("classify", calls, judge, judge_base_url, jpath, f"items {len(items)} · labels {len(ls.labels)}", jo.judge_args)
+    sent = judge_step("classify", calls, judge, judge_base_url, jo.judge_args, co, journal, output, dry_run,
+                      f"items {len(items)} · labels {len(ls.labels)}")
+    if sent is None:
         return
-    m = _model(judge, judge_base_url, jo.judge_args, co)
-    replies, rep = run_calls(m, jpath, calls, step="classify", role=f"judge:{m.model_id}",
-                             concurrency=calls_in_flight(co.concurrency, m), wait=journal.wait, policy=retry_policy(co))
+    m, replies, rep = sent
     kept, dropped, tally = [], [], Counter()
     for it, c in zip(items, calls):
         if c.item not in replies:

@@ -69,6 +69,23 @@ def _model(spec: str, base_url: Optional[str], model_args: dict, co: CallOptions
     return load_cli_model(spec, model_args, base_url=base_url, timeout=co.timeout)
 
 
+def judge_step(step: str, calls, spec: str, base_url: Optional[str], model_args: dict, co: CallOptions,
+               journal: JournalOptions, output: Path, dry_run: bool, what: str):
+    """A judge step's calls, as every build step that grades items sends them: with --dry-run the
+    estimate is printed (None); else the judge is loaded as ``glotbench run`` loads it and the calls go
+    through the step's journal: ``(model, replies, report)``."""
+    from glotbench.build.calls import journal_path, run_calls
+
+    jpath = journal_path(output, journal.journal)
+    if dry_run:
+        _dry(step, calls, spec, base_url, jpath, what, model_args)
+        return None
+    m = _model(spec, base_url, model_args, co)
+    replies, rep = run_calls(m, jpath, calls, step=step, role=f"judge:{m.model_id}",
+                             concurrency=calls_in_flight(co.concurrency, m), wait=journal.wait, policy=retry_policy(co))
+    return m, replies, rep
+
+
 def _dry(step: str, calls, spec: str, base_url: Optional[str], journal: Path, what: str,
          model_args: Optional[dict] = None) -> None:
     from glotbench.build.calls import dry_model_id, estimate
@@ -215,7 +232,6 @@ def criteria_cmd(
 ) -> None:
     """The papers' criteria, one judge call each: unique_answer, time_stable, grounded, not_from_title, unambiguous."""
     from glotbench.build import criteria as cr
-    from glotbench.build.calls import journal_path, run_calls
     from glotbench.build.provenance import add_step, drop, prompt_sha256
     from glotbench.errors import GlotbenchError
 
@@ -236,14 +252,11 @@ def criteria_cmd(
         calls += more
         names += [u.name for u in users]
     read = {u.name: u.verdict for u in users}
-    jpath = journal_path(output, journal.journal)
-    judge, judge_base_url = one(jo.judge, "--judge"), one(jo.judge_base_url, "--judge-base-url")
-    if dry_run:
-        _dry("criteria", calls, judge, judge_base_url, jpath, f"items {len(items)} · criteria {len(names)}", jo.judge_args)
+    sent = judge_step("criteria", calls, one(jo.judge, "--judge"), one(jo.judge_base_url, "--judge-base-url"),
+                      jo.judge_args, co, journal, output, dry_run, f"items {len(items)} · criteria {len(names)}")
+    if sent is None:
         return
-    m = _model(judge, judge_base_url, jo.judge_args, co)
-    replies, rep = run_calls(m, jpath, calls, step="criteria", role=f"judge:{m.model_id}",
-                             concurrency=calls_in_flight(co.concurrency, m), wait=journal.wait, policy=retry_policy(co))
+    m, replies, rep = sent
     by_id = {c.item: c for c in calls}
     kept, dropped = [], []
     for it in items:
@@ -494,7 +507,6 @@ def checklist_cmd(
 
     Several judges (repeat --judge; the paper: GPT-4o and Claude-3.5) each write a list, merged in order."""
     from glotbench.build import checklist as ck
-    from glotbench.build.calls import journal_path, run_calls
     from glotbench.build.provenance import add_step, drop
     from glotbench.errors import GlotbenchError
 
@@ -505,16 +517,12 @@ def checklist_cmd(
     items = _items(one_input("checklist", source, input))
     lang = language or next((it.get("language") for it in items if it.get("language")), None) or "en"
     calls = ck.checklist_calls(items, lang, n=n, max_tokens=max_tokens)
-    jpath = journal_path(output, journal.journal)
+    sent = [judge_step("checklist", calls, spec, url, jo.judge_args, co, journal, output, dry_run, f"items {len(items)}")
+            for spec, url in zip(judge, urls)]
     if dry_run:
-        for spec, url in zip(judge, urls):
-            _dry("checklist", calls, spec, url, jpath, f"items {len(items)}", jo.judge_args)
         return
     per_judge, ids, lines_ = [], [], []
-    for spec, url in zip(judge, urls):
-        m = _model(spec, url, jo.judge_args, co)
-        replies, rep = run_calls(m, jpath, calls, step="checklist", role=f"judge:{m.model_id}",
-                                 concurrency=calls_in_flight(co.concurrency, m), wait=journal.wait, policy=retry_policy(co))
+    for m, replies, rep in sent:
         per_judge.append((m.model_id, replies, rep))
         ids.append(m.model_id)
         lines_.append(rep.line())
