@@ -72,7 +72,7 @@ def test_translated_lm_eval_flags_give_the_glotbench_spelling_s_run(stub_server,
     (["--include_path", "my_tasks"], "GLOTBENCH_TASKS_PATH"),
     (["--include_path=my_tasks"], "glotbench tasks import "),
     (["--model_args", "pretrained=gpt2,dtype=float16"], "--model hf:gpt2"),
-    (["--apply_chat_template=chatml"], "--chat-template FILE"),
+    (["--apply_chat_template=chatml"], "--set chat_template=FILE"),
     (["--output_path"], "--output"),
 ])
 def test_refused_lm_eval_flags_are_one_line_naming_the_glotbench_spelling(stub_server, tmp_path, args, names):

@@ -61,8 +61,8 @@ def test_limit_sample_and_stratify(stub_server, tmp_path, data_root):
 
 def test_bad_subset_flags_are_one_line(tmp_path):
     env = {**os.environ, "PYTHONPATH": SRC}
-    for args, msg in ((["--sample", "3", "--limit", "2"], "--sample and --limit both choose the items"),
-                      (["--stratify", "gold"], "--stratify needs --sample N")):
+    for args, msg in ((["--sample", "3", "--limit", "2"], "the sample setting and --limit both choose the items"),
+                      (["--stratify", "gold"], "the stratify setting needs --set sample=N")):
         done = subprocess.run([sys.executable, "-m", "glotbench", "run", "-t", "hulu.cola", *args], env=env,
                               capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert done.returncode == 2 and msg in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -265,10 +265,10 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
             if isinstance(getattr(self, name), list):
                 raise ValueError(f"{flag}: a run takes one (got {len(getattr(self, name))})")
         if self.sample is not None and self.limit is not None:
-            raise ValueError("--sample and --limit both choose the items: give one (--sample N: random, "
+            raise ValueError("the sample setting and --limit both choose the items: give one (--set sample=N: random, "
                              "--limit N: the first N)")
         if self.stratify and self.sample is None:
-            raise ValueError("--stratify needs --sample N (how many items to spread over its values)")
+            raise ValueError("the stratify setting needs --set sample=N (how many items to spread over its values)")
         return self
 
     @field_validator("limit", "sample")

@@ -60,7 +60,7 @@ def translate(args: list[str]) -> list[str]:
                 raise GlotbenchError(f"{flag} needs a value (glotbench's spelling: {rule[0]})")
         elif eq or (flag == "--apply_chat_template" and i + 1 < len(args) and not args[i + 1].startswith("-")):
             # lm-eval's --apply_chat_template NAME picks a named template of the tokenizer
-            raise GlotbenchError(f"{flag} NAME: glotbench takes a Jinja template file instead: --chat-template FILE")
+            raise GlotbenchError(f"{flag} NAME: glotbench takes a Jinja template file instead: --set chat_template=FILE")
         else:
             value = None
         pretrained = [p.split("=", 1)[1] for p in (value or "").split(",") if p.strip().startswith("pretrained=")]

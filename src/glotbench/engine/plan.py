@@ -336,7 +336,7 @@ def check_data_unchanged(tasks, cfg: RunSettings, skipped: dict[str, str], obser
             continue
         line = (f"task {t.name}: {bad[0].path} in the cache differs from its source ({bad[0].detail}"
                 f"{f'; {len(bad) - 1} more file(s)' if len(bad) > 1 else ''}): fetch it again with: glotbench data "
-                f"pull {t.name} --force (or run it as it is with --allow-modified-data; results marked)")
+                f"pull {t.name} --force (or run it as it is with --set allow_modified_data=true; results marked)")
         if _may_set_aside(t, tasks, cfg):
             skipped[t.name] = line
         else:

@@ -144,7 +144,7 @@ class HFModel(Model):
         has_template = bool(chat_template or getattr(self.tok, "chat_template", None))
         if chat and not has_template:
             raise ModelError(f"hf:{name} has no chat template; leave chat out to run it as a plain-completion model "
-                             "or pass --chat-template FILE")
+                             "or pass --set chat_template=FILE")
         # an encoder-decoder model reads the plain prompt unless chat=true asks for its template
         self.is_chat = (has_template and not self.seq2seq) if chat is None else bool(chat)
         if self.seq2seq:

@@ -130,7 +130,7 @@ def print_results(results: dict, console: Console | None = None) -> None:
             notes.extend(_error_notes(name, t["n_errors"], results))
     for name, t in results["tasks"].items():
         if t.get("data_differs"):
-            notes.append(f"{name}: {t['data_differs']} (run with --allow-modified-data): not a score on the "
+            notes.append(f"{name}: {t['data_differs']} (run with --set allow_modified_data=true): not a score on the "
                          "published data")
     for name, why in (results.get("skipped_tasks") or {}).items():
         kind = "cannot load" if why.startswith("cannot load: ") else "data missing"

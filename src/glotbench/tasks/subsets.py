@@ -86,4 +86,4 @@ def one_class_warning(taken: list, every_targets: list, limit: Any) -> str | Non
         return None
     return (f"--limit {limit} takes the first {len(taken)} items, whose gold labels are all {next(iter(first))!r} "
             f"(the split has {len(classes)} classes): a constant answer scores 100%; for a representative "
-            f"subset use --sample {len(taken)} (seeded random) or --sample {len(taken)} --stratify gold")
+            f"subset use --set sample={len(taken)} (seeded random) or --set sample={len(taken)},stratify=gold")
