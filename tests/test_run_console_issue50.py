@@ -73,7 +73,7 @@ def test_console_counts_answers_from_the_response_cache(tmp_path, stub_server):
     assert "requests this session: 4 sent · 0 from this run's journal" in first.stdout, first.stdout
     assert "response cache" not in first.stdout
     second = _run(base, spec, tmp_path / "two", "--cache", str(cache))
-    assert "requests this session: 0 sent · 0 from this run's journal · 4 from the response cache (--cache)" in second.stdout, \
+    assert "requests this session: 0 sent · 0 from this run's journal · 4 from the response cache (the cache setting)" in second.stdout, \
         second.stdout
     res = json.loads((tmp_path / "two" / "results.json").read_text())
     assert res["run"]["sessions"][-1]["requests_from_shared_cache"] == 4

@@ -148,7 +148,7 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
                                         "--limit", "-n", request=True)
     sample: int | float | None = setting(None, "Items per task drawn at random with --seed: N >= 1 items, 0 < x < 1 "
                                          "that share (instead of --limit's first N).", "--sample", request=True, rare=True)
-    stratify: str | None = setting(None, "With --sample: spread the items evenly over this field's values (gold: "
+    stratify: str | None = setting(None, "With the sample setting: spread the items evenly over this field's values (gold: "
                                    "the gold label; or a metadata field).", "--stratify", request=True, rare=True)
     # ---- prompt and sampling
     seed: int = setting(1234, "Sampling and few-shot seed.", "--seed", request=True)
@@ -201,7 +201,7 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     cache: str | None = setting(None, "Shared response cache folder, read before sending and written after each "
                                 "answer, reused across run directories (default: $GLOTBENCH_CACHE if set; 'default' "
                                 "is ~/.cache/glotbench/responses). Off unless set.", "--cache", rare=True)
-    no_cache: bool = setting(False, "Bypass the shared response cache (--cache and $GLOTBENCH_CACHE).", "--no-cache")
+    no_cache: bool = setting(False, "Bypass the shared response cache (the cache setting and $GLOTBENCH_CACHE).", "--no-cache")
     cache_trust_name: bool = setting(False, "Use the shared response cache with a server that does not say which model "
                                      "it serves (no /v1/models, /props), keyed on the model's name and URL alone; "
                                      "results.json says so (docs/cache.md).", "--cache-trust-name", rare=True)
@@ -213,7 +213,7 @@ class RunSettings(ModelOptions, CallOptions, JudgeOptions):
     model_meta: dict[str, Any] = setting(None, "Model description for comparisons, KEY=VALUE (repeat or comma-separate): "
                                          "size=7B, open=yes|no, reasoning=yes|no (other keys kept as text); stored in "
                                          "results.json, read by compare --by.", "--model-meta", factory=dict, rare=True)
-    model_meta_file: str | None = setting(None, "YAML or JSON file of the same keys as --model-meta (the flag's keys "
+    model_meta_file: str | None = setting(None, "YAML or JSON file of the same keys as the model_meta setting (the flag's keys "
                                           "win).", "--model-meta-file", rare=True)
     note: str | None = setting(None, "Free-text note stored in results.json and shown in the report.", "--note", rare=True)
     log_to: list[str] = setting(None, "Experiment tracker to log the finished run to: mlflow[:URI] or wandb[:PROJECT] "

@@ -189,7 +189,7 @@ def build_filter(
     input: Optional[Path] = typer.Option(None, "--input", "-i", hidden=True, help="The dataset JSONL (the argument's earlier spelling)."),
     sequential: bool = typer.Option(False, "--sequential", help="AGREE procedure (Czech-Bench §5.4.1): model 1 on all "
                                     "items, model 2 on what model 1 missed, ...; the residue goes to review."),
-    difficulty: bool = typer.Option(False, "--difficulty", help="Run the models; keep items at most --max-correct of "
+    difficulty: bool = typer.Option(False, "--difficulty", help="Run the models; keep items at most max_correct (a setting) of "
                                     "them answer correctly (Chinese SimpleQA §3.3; docs Part 2)."),
     task: Optional[Path] = setting_option(None, "--task", help="--sequential: task YAML of the dataset (default <dataset stem>.yaml)."),
     runs: Optional[Path] = setting_option(None, "--runs", help="--sequential: folder of the rounds' run dirs (default <output stem>.runs)."),

@@ -68,7 +68,7 @@ def judge_pairwise_cmd(
 
     Win/tie/loss per pair of runs and a Bradley-Terry ranking, with bootstrap intervals over
     items. The judge's calls are journaled in the output folder: rerunning sends nothing twice. A failed
-    judge request, after --max-retries, leaves the item out as failed; a rerun asks again."""
+    judge request, after max_retries retries, leaves the item out as failed; a rerun asks again."""
     from glotbench.cli.judge_cmd import load_judge_of
     from glotbench.errors import GlotbenchError
     from glotbench.judges.pairwise import default_output, judge_pairwise, plan_pairs

@@ -103,7 +103,7 @@ def session_requests_line(session: dict) -> str | None:
     shared = session.get("requests_from_shared_cache") or 0
     parts = [f"{sent or 0} sent", f"{(cached or 0) - shared} from this run's journal"]
     if shared:
-        parts.append(f"{shared} from the response cache (--cache)")
+        parts.append(f"{shared} from the response cache (the cache setting)")
     judge = session.get("judge_requests_sent") or 0
     if judge:
         parts.append(f"{judge} judge request(s) sent")

@@ -60,7 +60,7 @@ def serve(
     https_only: bool = setting_option(False, "--https-only", help="Send the session cookie only over HTTPS (set this behind a TLS proxy)."),
     max_per_day: int = setting_option(5, "--max-per-day", help="Uploads per user and task per day (0: no limit)."),
     max_per_month: int = setting_option(30, "--max-per-month", help="Uploads per user and task per 30 days (0: no limit)."),
-    max_per_address_day: int = setting_option(None, "--max-per-address-day", help="Uploads per network address and task per day, over all accounts (default: 3 x --max-per-day; 0: no limit)."),
+    max_per_address_day: int = setting_option(None, "--max-per-address-day", help="Uploads per network address and task per day, over all accounts (default: 3 x max_per_day; 0: no limit)."),
     register_per_address_hour: int = setting_option(3, "--register-per-address-hour", help="New accounts per network address per hour (0: no limit)."),
     register_per_address_day: int = setting_option(10, "--register-per-address-day", help="New accounts per network address per day (0: no limit)."),
     register_per_hour: int = setting_option(60, "--register-per-hour", help="New accounts on the whole site per hour (0: no limit)."),

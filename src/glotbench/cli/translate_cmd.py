@@ -21,11 +21,11 @@ from glotbench.settings import CallOptions, ModelOptions, RunSettings
 def translate(
     to: str = typer.Option(..., "--to", help="Target language code (cs, en, ...)."),
     fields: Optional[list[str]] = setting_option(None, "--field", help="Record fields to translate (dotted path, [*] for lists; "
-                                                 "comma-separate, or repeat --field). Default: the task's options.translate_fields."),
+                                                 "comma-separated; several --set fields=... add up). Default: the task's options.translate_fields."),
     limit: Optional[int] = setting_option(None, "--limit", "-n", help="First N records of the scored split (default: all)."),
     name: Optional[str] = setting_option(None, "--name", help="Name of the new task (default <task>.mt_<to>)."),
     prompt_from: Optional[str] = setting_option(None, "--prompt-from", help="Take the prompt of this task (e.g. the target language's own version; default: the source task's)."),
-    knob: Optional[list[str]] = setting_option(None, "--knob", help="Backend generation knob NAME=VALUE, e.g. --set knob=repeat_penalty=5 (the thesis' repetition penalty; several: repeat --knob)."),
+    knob: Optional[list[str]] = setting_option(None, "--knob", help="Backend generation knob NAME=VALUE, e.g. --set knob=repeat_penalty=5 (the thesis' repetition penalty; several: one --set knob=... each)."),
     raw: bool = setting_option(False, "--raw", help="Send each sentence alone, with no instruction around it: for a translation model (NLLB, M2M100, Marian; set its languages with -M tgt_lang=... / forced_bos_token=..., docs/hf-backend.md; default: false)."),
     max_tokens: int = setting_option(256, "--max-tokens", help="Output token limit per sentence (the thesis' model stopped at 200 tokens)."),
     *, mo: ModelOptions, calls: CallOptions, journal: JournalOptions, output: Path, task: str,
