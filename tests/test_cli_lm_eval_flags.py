@@ -93,6 +93,9 @@ def test_a_misspelt_task_suite_or_option_gets_the_closest_names_first(tmp_path):
     assert suite.returncode != 0 and "did you mean hulu" in suite.stderr, suite.stderr
     opt = _glotbench("run", "--temprature", "0")
     assert opt.returncode == 2 and "No such option: --temprature; did you mean --temperature" in opt.stderr, opt.stderr
+    # a knob that is a setting, not a listed flag, is offered in its listed spelling
+    knob = _glotbench("build", "select", "q.jsonl", "--rondes", "3")
+    assert knob.returncode == 2 and "No such option: --rondes; did you mean --set rounds=...?" in knob.stderr, knob.stderr
 
 
 def test_a_metric_typo_gets_the_closest_metrics_first_not_all_of_them(stub_server, tmp_path):

@@ -200,7 +200,10 @@ def _suggest_option(err) -> None:
     command = getattr(getattr(err, "ctx", None), "command", None)
     known = [o for p in getattr(command, "params", []) if not getattr(p, "hidden", False)
              for o in [*p.opts, *p.secondary_opts] if o.startswith("--")]
-    near = closest(err.option_name, known)
+    # the command's settings too (--timout -> --set timeout=...): matched by name as a flag would be spelled
+    settings = {"--" + n.replace("_", "-"): f"--set {n}=..." for n in
+                getattr(getattr(command, "callback", None), "glotbench_settings", None) or []}
+    near = [settings.get(n, n) for n in closest(err.option_name, [*known, *(f for f in settings if f not in known)])]
     err.possibilities = None
     err.message = f"No such option: {err.option_name}" + (f"; did you mean {', '.join(near)}?" if near else "")
 
