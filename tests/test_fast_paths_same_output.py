@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import unicodedata
 
 import pytest
 
 from glotbench.engine import runner
 from glotbench.extract import text as extract_text
 from mc_task import mc_task_yaml
+from test_normalize_table import loop_normalize
 
 ANSWERS = {  # question marker -> the stub's answer
     "QX01": "A", "QX02": "The answer is B.", "QX03": "Хариулт: C", "QX04": "B) Улаанбаатар",
@@ -26,19 +26,9 @@ OPTIONS = [["Улаанбаатар", "Дархан", "Эрдэнэт", "Хов�
 
 
 def slow_normalize(text, pack):
-    """extract/text.py's normalisation before its translate tables (a loop per character)."""
-    cfg = pack.normalization
-    out = unicodedata.normalize(cfg.unicode_form, text)
-    if cfg.lowercase:
-        out = out.casefold()
-    if cfg.strip_diacritics:
-        out = "".join(c for c in unicodedata.normalize("NFD", out) if unicodedata.category(c) != "Mn")
-        out = unicodedata.normalize("NFC", out)
-    if cfg.strip_punctuation:
-        out = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in out)
-    if cfg.collapse_whitespace:
-        out = " ".join(out.split())
-    return out
+    """extract/text.py's normalisation before its translate tables (the loop test_normalize_table.py compares on
+    every code point)."""
+    return loop_normalize(text, pack.normalization)
 
 
 def slow_prompt_of(request):
