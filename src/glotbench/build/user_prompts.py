@@ -86,7 +86,6 @@ def check_items(items: list[dict], items_path: Path, prompts: dict[str, str], de
     return out
 
 
-
 def prompt_calls(items: list[dict], items_path: Path, source, provided: set[str], key: str, max_tokens: int) -> list:
     """One call per item from a user's prompt file (a label set, a criterion file: ``spec.prompt``,
     ``spec.language``, ``spec.max_tokens``, ``fields``, ``path``, ``prompt(item, lang)``), call id
@@ -105,6 +104,7 @@ def prompt_calls(items: list[dict], items_path: Path, source, provided: set[str]
                             f"{err.message}") from None
         calls.append(Call(f"{it['id']}#{key}", chat(text, max_tokens=source.spec.max_tokens or max_tokens)))
     return calls
+
 
 def shipped(folder: str, suffix: str) -> dict[str, Path]:
     """The files the benchmark packages ship as ``files/<folder>/NAME<suffix>``, by NAME (the first

@@ -7,7 +7,6 @@ import math
 from pathlib import Path
 from typing import Optional
 
-import typer
 from rich.console import Console
 from rich.table import Table
 
@@ -24,7 +23,7 @@ _SHOWN = ESTIMATED[:3]
 
 def _as_setting(name: str):
     """A run flag of ESTIMATED as this command's setting (the same flag, help and type as on glotbench run)."""
-    from glotbench.cli.option_groups import field_help, parameters, setting_option
+    from glotbench.cli.option_groups import field_help, parameters
 
     (param,) = parameters(RunSettings, only=(name,))
     return setting_option(None, *param.default.param_decls, help=field_help(RunSettings.model_fields[name]))

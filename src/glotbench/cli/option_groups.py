@@ -78,21 +78,21 @@ class Flags(BaseModel):
                                   "says the default.", "--name")
 
 
-def setting_option(default: Any = None, *flags: str, help: str = "") -> Any:
+def setting_option(default: Any = None, *flags: str, help: str = "", envvar: str | None = None) -> Any:
     """A command's rare knob as a *setting*, not a listed flag: ``--set NAME=VALUE`` sets it (NAME: the
     parameter's name), its help's "Settings" block lists it, and its flag (``flags``, an earlier spelling)
-    is still accepted, unlisted. The command must be wrapped by :func:`options` (which reads ``--set``)."""
-    opt = typer.Option(default, *flags, help=help, hidden=True, show_default=False)
+    is still accepted, unlisted; ``envvar``: an environment variable read when neither is given. The command
+    must be wrapped by :func:`options` (which reads ``--set``)."""
+    opt = typer.Option(default, *flags, help=help, hidden=True, show_default=False, envvar=envvar)
     opt.glotbench_setting = True  # type: ignore[attr-defined]
     return opt
 
 
-def _raw_pairs(items: list[str] | None, repeated: bool = False) -> Any:
-    """``--set`` items as NAME -> the value's text (typed later, by the setting's own type); ``repeated``:
-    every (NAME, text) in order, a name given twice kept twice (a list setting takes them all)."""
+def _raw_pairs(items: list[str] | None) -> list[tuple[str, str]]:
+    """``--set`` items as (NAME, the value's text) in order (typed later, by the setting's own type); a name
+    given twice is kept twice (a list setting takes them all; ``dict()`` of it keeps the last)."""
     from glotbench.errors import GlotbenchError
 
-    out: dict[str, str] = {}
     seen: list[tuple[str, str]] = []
     for item in items or []:
         parts = item.split(",")
@@ -102,9 +102,8 @@ def _raw_pairs(items: list[str] | None, repeated: bool = False) -> Any:
             key, sep, raw = part.partition("=")
             if not sep or not key.strip():
                 raise GlotbenchError(f"--set {part!r}: expected NAME=VALUE")
-            out[key.strip().replace("-", "_")] = raw.strip()
             seen.append((key.strip().replace("-", "_"), raw.strip()))
-    return seen if repeated else out
+    return seen
 
 
 def _typed(annotation: Any, raw: str, name: str) -> Any:
@@ -312,7 +311,7 @@ def _apply_settings(values: dict[str, Any], own: dict[str, inspect.Parameter], f
     pairs = values.pop("set_", None) if auto_set else values.get("set_")
     rest = []
     given_lists: dict[str, list] = {}
-    for name, raw in _raw_pairs(pairs, repeated=True):
+    for name, raw in _raw_pairs(pairs):
         if name in own:
             v = _typed(own[name].annotation, raw, name)
             if isinstance(v, list):  # a list setting given in several --set: the values of all of them

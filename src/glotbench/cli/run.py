@@ -54,6 +54,13 @@ def settings_from_cli(values: dict[str, Any], config: Path | None) -> RunSetting
     return validate(RunSettings, {**base, **over}, config or Path("command line"), GlotbenchError)
 
 
+def _kind(name: str) -> str:
+    """What a run setting holds: dict (KEY=VALUE pairs: gen_kwargs, model_args), list (perturb) or neither ("")."""
+    field = RunSettings.model_fields.get(name)
+    ann = str(field.annotation) if field is not None else ""
+    return "dict" if ann.startswith("dict") else "list" if ann.startswith("list") else ""
+
+
 def set_pairs(pairs: list[str] | None) -> dict[str, Any]:
     """``--set NAME=VALUE``: any run setting by its config-file name (the rare knobs whose flags are not
     shown: sample, gen_kwargs, retry_base_delay, shard_retries ...); an unknown name is one line.
@@ -65,19 +72,14 @@ def set_pairs(pairs: list[str] | None) -> dict[str, Any]:
     from glotbench.errors import GlotbenchError
     from glotbench.settings import parse_key_values
 
-    def kind(name: str) -> str:
-        field = RunSettings.model_fields.get(name)
-        ann = str(field.annotation) if field is not None else ""
-        return "dict" if ann.startswith("dict") else "list" if ann.startswith("list") else ""
-
     out: dict[str, Any] = {}
     for item in pairs or []:
         key, sep, rest = item.partition("=")
         name = key.strip().replace("-", "_")
-        if sep and kind(name) == "dict":
+        if sep and _kind(name) == "dict":
             out[name] = {**(out.get(name) or {}), **parse_key_values([rest], f"--set {name}")}
             continue
-        if sep and kind(name) == "list":
+        if sep and _kind(name) == "list":
             out[name] = [*(out.get(name) or []), *(p.strip() for p in rest.split(",") if p.strip())]
             continue
         for k, v in parse_key_values([item], "--set").items():
@@ -86,11 +88,11 @@ def set_pairs(pairs: list[str] | None) -> dict[str, Any]:
                 near = closest(k, list(RunSettings.model_fields))
                 raise GlotbenchError(f"--set {k}: not a run setting" + (f"; did you mean {', '.join(near)}?" if near else
                                                                       " (docs/run-config.md lists them)"))
-            if kind(k) == "dict" and isinstance(v, str):  # retry_base_delay=2,gen_kwargs=top_k=5
+            if _kind(k) == "dict" and isinstance(v, str):  # retry_base_delay=2,gen_kwargs=top_k=5
                 v = parse_key_values([v], f"--set {k}")
-            elif kind(k) == "list" and isinstance(v, str):
+            elif _kind(k) == "list" and isinstance(v, str):
                 v = [v]
-            out[k] = {**(out.get(k) or {}), **v} if kind(k) == "dict" else [*(out.get(k) or []), *v] if kind(k) == "list" else v
+            out[k] = {**(out.get(k) or {}), **v} if _kind(k) == "dict" else [*(out.get(k) or []), *v] if _kind(k) == "list" else v
     return out
 
 
@@ -199,10 +201,10 @@ def run(**kwargs: Any) -> None:
     rest = []
     for item in kwargs.get("set_") or []:  # the journal group's wait and run's predictions_out: not run-config keys
         first = item.partition("=")[0].strip().replace("-", "_")
-        if first in RunSettings.model_fields and str(RunSettings.model_fields[first].annotation).startswith("dict"):
+        if _kind(first) == "dict":
             rest.append(item)  # gen_kwargs=top_k=5,top_p=0.9: the whole item is that setting's
             continue
-        pairs = _raw_pairs([item])
+        pairs = dict(_raw_pairs([item]))
         for name in [n for n in pairs if n in _OWN_SETTINGS]:
             kwargs[name] = _typed(_OWN_SETTINGS[name], pairs.pop(name), name)
         rest += [f"{k}={v}" for k, v in pairs.items()]

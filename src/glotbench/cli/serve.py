@@ -41,12 +41,6 @@ def _db_url(db: str | None) -> str:
     return db or _group_db[0] or os.environ.get(DB_ENV) or DEFAULT_DB_URL
 
 
-def _from_env(option, var: str):
-    """A setting that also reads an environment variable (as its flag did)."""
-    option.envvar = var
-    return option
-
-
 @app.command()
 @options()
 def serve(
@@ -54,9 +48,9 @@ def serve(
     port: int = typer.Option(8000, help="Port to listen on."),
     db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV),
     max_upload_mb: float = setting_option(5.0, "--max-upload-mb", help="Largest predictions file accepted, in MiB."),
-    secret_key: str = _from_env(setting_option(None, "--secret-key", help="Key that signs session cookies (default: "
-                                               "$GLOTBENCH_SECRET_KEY, else one generated once and kept in the database)."),
-                                "GLOTBENCH_SECRET_KEY"),
+    secret_key: str = setting_option(None, "--secret-key", help="Key that signs session cookies (default: "
+                                     "$GLOTBENCH_SECRET_KEY, else one generated once and kept in the database).",
+                                     envvar="GLOTBENCH_SECRET_KEY"),
     https_only: bool = setting_option(False, "--https-only", help="Send the session cookie only over HTTPS (set this behind a TLS proxy)."),
     max_per_day: int = setting_option(5, "--max-per-day", help="Uploads per user and task per day (0: no limit)."),
     max_per_month: int = setting_option(30, "--max-per-month", help="Uploads per user and task per 30 days (0: no limit)."),
@@ -206,8 +200,8 @@ def create_user(
     username: str = typer.Argument(..., help="The user name to log in with."),
     admin: bool = typer.Option(False, "--admin", help="Make the user an administrator (may approve results and add tasks)."),
     team: str = setting_option("", "--team", help="Team shown on the leaderboard."),
-    password: str = _from_env(setting_option(None, "--password", help="The password (default: $GLOTBENCH_PASSWORD, "
-                                             "else asked for; --password-stdin reads it from stdin)."), "GLOTBENCH_PASSWORD"),
+    password: str = setting_option(None, "--password", help="The password (default: $GLOTBENCH_PASSWORD, else asked "
+                                   "for; --password-stdin reads it from stdin).", envvar="GLOTBENCH_PASSWORD"),
     password_stdin: bool = typer.Option(False, "--password-stdin", help="Read the password from the first line of stdin."),
     db: str = _DB,
 ) -> None:
@@ -223,7 +217,6 @@ def create_user(
 
 
 @admin_app.command("approve-user")
-@options()
 def approve_user(username: str, db: str = _DB) -> None:
     """Let an account made under --approve-accounts upload."""
     from glotbench.leaderboard import registration, service
@@ -234,7 +227,6 @@ def approve_user(username: str, db: str = _DB) -> None:
 
 
 @admin_app.command("set-admin")
-@options()
 def set_admin(username: str, revoke: bool = typer.Option(False, "--revoke", help="Take the administrator role away."),
               db: str = _DB) -> None:
     """Give an existing user the administrator role (or take it away with --revoke)."""
@@ -311,7 +303,6 @@ def _read(path: Path) -> bytes:
 
 
 @admin_app.command("list-tasks")
-@options()
 def list_tasks(db: str = _DB) -> None:
     """List the registered tasks."""
     from glotbench.leaderboard import service
@@ -322,7 +313,6 @@ def list_tasks(db: str = _DB) -> None:
 
 
 @admin_app.command("review")
-@options()
 def review(submission_id: int, status: str = typer.Argument(..., help="approved or rejected"),
            reviewer: Optional[str] = typer.Option(None, "--reviewer", help="The administrator doing it."),
            by: Optional[str] = typer.Option(None, "--by", hidden=True),  # the spelling before --reviewer (compare --by groups runs)
