@@ -327,3 +327,11 @@ def test_set_reaches_the_same_field_as_the_flag_and_refuses_an_unknown_name():
     assert code == 2 and msg.startswith("--set rounds='many': ") and not got
     code, msg = run("--set", "max_retries=-1")
     assert code == 2 and "max_retries" in msg and not got
+
+
+def test_a_value_outside_its_choices_is_one_line_naming_them(tmp_path):
+    """tasks list / data list --format, runs compare's rule and style: one helper, one wording."""
+    bad = _cli("tasks", "list", "--format", "yaml", cwd=tmp_path)
+    assert bad.returncode == 2 and "--format must be table, plain or json, got 'yaml'" in bad.stderr, bad.stderr
+    bad = _cli("data", "list", "--format", "plain", cwd=tmp_path)
+    assert bad.returncode == 2 and "--format must be table or json, got 'plain'" in bad.stderr, bad.stderr

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.nouns import runs_app
-from glotbench.cli.option_groups import options, setting_option
+from glotbench.cli.option_groups import one_of, options, setting_option
 from glotbench.output.table import unclipped
 
 
@@ -291,8 +291,7 @@ def compare(
                               ("by", by is not None), ("contamination", contamination)) if on]
     if len(chosen) != 1:
         raise GlotbenchError("choose exactly one of --crosslingual, --ranks, --paired, --duels, --by KEY, --contamination")
-    if rule not in ("lm_eval_13gram", "length_aware"):
-        raise GlotbenchError(f"--rule must be lm_eval_13gram or length_aware, got {rule!r}")
+    one_of(rule, "--rule", ("lm_eval_13gram", "length_aware"))
     if plot is not None and by != "size":
         raise GlotbenchError("--plot draws score vs model size: it goes with --by size")
     if by is not None and (not by.strip() or published is not None):
@@ -301,8 +300,7 @@ def compare(
         raise GlotbenchError(f"--alpha must be between 0 and 1, got {alpha}")
     if ranks and not (a and b):
         raise GlotbenchError("--ranks needs --a TASK_OR_SUITE and --b TASK_OR_SUITE")
-    if style not in ("arrow", "signed"):
-        raise GlotbenchError(f"--style must be arrow or signed, got {style!r}")
+    one_of(style, "--style", ("arrow", "signed"))
     if published is not None and (paired or duels or contamination):
         raise GlotbenchError("--published goes with --ranks or --crosslingual")
     if not run_dirs and published is None:

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli import NounGroup, app
-from glotbench.cli.option_groups import DataOptions, Flags, option_of, options
+from glotbench.cli.option_groups import DataOptions, Flags, one_of, option_of, options
 
 data_app = typer.Typer(cls=NounGroup, help="Benchmark data: list, pull (download and check), verify, lock (docs/data.md).",
                        no_args_is_help=True)
@@ -91,10 +91,7 @@ def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = 
     from glotbench.sources.lock import Lock
     from glotbench.sources.pull import declared_size, human, licence_text
 
-    if fmt is not None and fmt not in ("table", "json"):
-        from glotbench.errors import GlotbenchError
-
-        raise GlotbenchError(f"--format must be table or json, got {fmt!r}")
+    one_of(fmt, "--format", ("table", "json"))
     as_json = as_json or fmt == "json"
     cache_dir, lock = _group(cache_dir, lock)
     _setup(cache_dir)

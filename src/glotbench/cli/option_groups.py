@@ -338,6 +338,17 @@ def _flag_of(singles, specs, name: str) -> str:
     raise TypeError(f"about: {name} is not a flag of this command's option groups")
 
 
+def one_of(value: Any, flag: str, choices: tuple[str, ...]) -> Any:
+    """``value`` when it is one of ``choices`` (None: not given), else one line: "--format must be table or
+    json, got 'x'"."""
+    from glotbench.errors import GlotbenchError
+
+    if value is not None and value not in choices:
+        listed = ", ".join(choices[:-1]) + " or " + choices[-1] if len(choices) > 1 else choices[0]
+        raise GlotbenchError(f"{flag} must be {listed}, got {value!r}")
+    return value
+
+
 def calls_in_flight(concurrency: int | None, model: Any) -> int:
     """``--concurrency``, else the backend's own limit, else 8 (as ``glotbench run``)."""
     return concurrency or getattr(model, "max_parallel", None) or 8

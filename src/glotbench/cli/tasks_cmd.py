@@ -11,7 +11,7 @@ from rich.table import Table
 
 from glotbench.cli.nouns import runs_app, tasks_app
 from glotbench.settings import RunSettings
-from glotbench.cli.option_groups import Flags, options
+from glotbench.cli.option_groups import Flags, one_of, options
 
 
 COLUMNS = ("task", "lang", "items", "metrics", "version", "prompt", "suites", "source", "license")
@@ -25,13 +25,11 @@ def task_rows(pattern: str = "*", suite: str | list[str] | None = None) -> list[
 
     from glotbench.errors import DataError
     from glotbench.tasks.item_counts import ItemCounts
-    from glotbench.tasks.registry import all_specs, make_task, suites
+    from glotbench.tasks.registry import all_specs, make_task, resolve
 
     specs = all_specs()
     names = sorted(specs)
     if suite:
-        from glotbench.tasks.registry import resolve
-
         names = [t.spec.name for t in resolve([suite] if isinstance(suite, str) else list(suite))]
     rows = []
     counts = ItemCounts()  # remembered per task and data file identity (tasks/item_counts.py)
@@ -96,10 +94,7 @@ def list_tasks(
 
     from glotbench.tasks.registry import suites
 
-    if fmt is not None and fmt not in ("table", "plain", "json"):
-        from glotbench.errors import GlotbenchError
-
-        raise GlotbenchError(f"--format must be table, plain or json, got {fmt!r}")
+    one_of(fmt, "--format", ("table", "plain", "json"))
     json_out, plain = json_out or fmt == "json", plain or fmt == "plain"
     rows = task_rows(pattern, tasks or None)
     s = suites()
