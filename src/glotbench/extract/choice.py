@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from glotbench.errors import DataError
@@ -79,6 +79,9 @@ class _Matcher:
     label_words: frozenset[str]
     option_words: re.Pattern[str]
     connector: re.Pattern[str]
+    # The clean answers ("A", "B.", "(c)", "**D**"): the full reading of each, filled on first sight
+    # (None until then; _NOT_CLEAN when it may depend on the option texts). See _clean_forms.
+    clean: dict[str, object] = field(default_factory=dict)
 
 
 def _merged(pack: LanguagePack, field: str) -> list[str]:
@@ -172,6 +175,7 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         f"(?m)(?:^|[ \\t.;；。,，]){_OPEN}{label}{_CLOSE}[ \\t]*[:：=)）\\-–—][ \\t]*[*_]*(?:(?P<no>{no})|(?P<yes>{yes}))"
     )
     return _Matcher(
+        clean=_clean_forms(variant_to_label),
         variant_to_label=variant_to_label,
         label=label,
         other_label=other,
@@ -465,6 +469,71 @@ def explain_choice(
         return Extraction(None, "choice:empty")
     answer = cut_continuation(answer)
     m = _matcher(pack.code, tuple(labels))
+    clean = m.clean.get(answer, _NOT_CLEAN)
+    if clean is not _NOT_CLEAN and not _option_in(answer, options):
+        if clean is None:  # this clean answer's first sight: read it in full, once
+            clean = m.clean[answer] = _clean_reading(m, answer, labels, pack)
+        if clean is not _NOT_CLEAN:
+            return clean
+    return _read(m, answer, labels, options, pack)
+
+
+# A model's clean answer is one label, maybe with a full stop, a bracket or bold around it: "A",
+# "B.", "(c)", "**D**". Its reading cannot depend on the option texts (the proof is in
+# _clean_forms), so the full reading of each is computed once per label set and pack and looked up
+# after (docs/performance.md; tests/test_extract_clean_answers.py compares it with the full reading).
+_CLEAN_FORMS = (("", ""), ("", "."), ("", ")"), ("(", ")"), ("**", "**"), ("[", "]"))
+_NOT_CLEAN = object()
+
+
+def _clean_forms(variant_to_label: dict[str, str]) -> dict[str, object]:
+    """The clean answers of a label set, each mapped to None (not read yet).
+
+    Proof that their reading does not depend on the options (when no option text occurs in the
+    answer: explain_choice checks that): the option texts are read in three places only.
+    1. ``_judge``, for a label found at ``text[start:end]``: the rest of its line with the closing
+       marks cut (``option_rest``), and the rest of the line when a word follows the label. In a
+       clean answer the only label found is the one variant, once (no other variant occurs in the
+       text), so its rest of line is the form's suffix: required below to be all closing marks (cut
+       to "", which normalises to "": no option compared) and not to start with a word.
+    2. ``_by_option_text``: only when no rule decided; _clean_reading keeps only decided readings.
+    3. ``_without`` (the correction check): it blanks option texts that occur in the answer; none does.
+    """
+    out: dict[str, object] = {}
+    variants = list(variant_to_label)
+    for v in variants:
+        if len(v) != 1:
+            continue
+        for pre, suf in _CLEAN_FORMS:
+            text = f"{pre}{v}{suf}"
+            if (
+                text.count(v) == 1
+                and not any(w != v and w in text for w in variants)
+                and _REST_PREFIX.sub("", suf) == ""
+                and not _WORD_AFTER.match(suf)
+            ):
+                out[text] = None
+    return out
+
+
+def _option_in(answer: str, options: Sequence[str] | None) -> bool:
+    """Whether an option text that ``_without`` would blank occurs in ``answer``."""
+    for o in options or ():
+        o = str(o)
+        if o.strip() and o in answer:
+            return True
+    return False
+
+
+def _clean_reading(m: _Matcher, answer: str, labels: list[str], pack: LanguagePack):
+    """A clean answer's full reading, read with no options (the same with any, _clean_forms); _NOT_CLEAN
+    when no rule decided it (the option texts would then be tried)."""
+    found = _read(m, answer, labels, None, pack)
+    return found if found.value is not None and normalize("", pack) == "" else _NOT_CLEAN
+
+
+def _read(m: _Matcher, answer: str, labels: list[str], options: Sequence[str] | None, pack: LanguagePack) -> Extraction:
+    """The stages of explain_choice on a non-empty ``answer`` (thinking cut, widths folded)."""
     options_norm = [normalize(str(o), pack) for o in options] if options is not None else None
 
     echo = _is_echo(m, answer)

@@ -1,0 +1,115 @@
+"""The choice extractor's clean-answer look-up ("A", "B.", "(c)", "**D**" read once per label set and
+pack, extract/choice.py _clean_forms) gives exactly the full reading: value and rule, on every
+built-in pack, for label sets in several scripts, with option texts that are absent, ordinary,
+equal to a label, or made of the forms' own marks; and on every choice case of the extraction
+corpus, read in its own language and in every other pack."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from glotbench.extract import choice
+from glotbench.extract.corpus import load_corpus
+from glotbench.languages import available_languages, get_pack
+
+CORPUS = Path(__file__).parent / "extraction_corpus" / "v1"
+LABEL_SETS = [
+    ["A", "B", "C", "D"], ["A", "B", "C", "D", "E"], ["A", "B"], ["a", "b", "c", "d"], ["1", "2", "3", "4"],
+    ["А", "Б", "В", "Г"], ["А", "В", "С", "D"], ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J"],
+    ["甲", "乙", "丙", "丁"], ["I", "II", "III", "IV"], ["A", "B", "C", "10"],
+]
+OPTION_SETS = [
+    None, "ordinary", "labels", "marks", "with_label_letter", "empty_and_blank", "negation_words",
+]
+
+
+def _options(kind, labels, pack):
+    n = len(labels)
+    if kind is None:
+        return None
+    if kind == "ordinary":
+        return [f"option {i} text" for i in range(n)]
+    if kind == "labels":  # an option text equal to a label (a True/False or letter answer list)
+        return list(reversed(labels))
+    if kind == "marks":
+        return ([".", "**", ")", "(", "[", "]"] * 3)[:n]
+    if kind == "with_label_letter":
+        return [f"{lab}{lab}" if i % 2 else f"{lab}. x" for i, lab in enumerate(labels)]
+    if kind == "empty_and_blank":
+        return (["", " ", "yes", "no"] * 3)[:n]
+    words = list(pack.negation_words) + list(pack.correction_words) + list(pack.answer_words) + ["no", "not"]
+    return [words[i % len(words)] for i in range(n)]
+
+
+def full(text, labels, options, pack):
+    """explain_choice with the clean-answer look-up off (every answer read in full)."""
+    real = choice._option_in
+    choice._option_in = lambda answer, options: True
+    try:
+        return choice.explain_choice(text, labels, options, pack)
+    finally:
+        choice._option_in = real
+
+
+def _clean_texts(labels):
+    m = choice._matcher("en", tuple(labels))
+    return sorted(m.clean)
+
+
+def test_the_clean_forms_are_there():
+    assert {"A", "A.", "A)", "(A)", "**A**", "[A]", "a", "(c)"} <= set(_clean_texts(["A", "B", "C", "D"]))
+    # a label of two characters has none; a form whose text holds another variant is left out
+    assert "10" not in _clean_texts(["1", "10"]) and "1" in _clean_texts(["1", "10"])
+    assert not any(t.count("A") + t.count("А") > 1 for t in _clean_texts(["А", "A"]))
+
+
+@pytest.mark.parametrize("code", available_languages())
+def test_clean_answers_read_as_in_full_on_every_pack(code):
+    pack = get_pack(code)
+    checked = 0
+    for labels in LABEL_SETS:
+        choice._matcher.cache_clear()  # the look-up is filled afresh for each label set
+        m = choice._matcher(pack.code, tuple(labels))
+        texts = sorted(m.clean) + [f" {t}\n" for t in sorted(m.clean)] + ["<think>B?</think>A", "Ａ", "A\n\nB"]
+        for kind in OPTION_SETS:
+            options = _options(kind, labels, pack)
+            for text in texts:
+                want = full(text, labels, options, pack)
+                got = choice.explain_choice(text, labels, options, pack)
+                assert (got.value, got.rule) == (want.value, want.rule), (code, labels, kind, text)
+                checked += 1
+    assert checked > 1000
+    assert any(v is not None and v is not choice._NOT_CLEAN for v in m.clean.values())  # the look-up was used
+
+
+def test_corpus_choice_cases_read_as_in_full_in_every_pack():
+    cases = [c for c in load_corpus(CORPUS) if c.extractor == "choice"]
+    assert len(cases) > 300
+    settings = sorted({(c.labels, c.choices) for c in cases}, key=repr)
+    for code in available_languages():
+        choice._matcher.cache_clear()
+        for c in cases:
+            for options in (c.choices, None):
+                want = full(c.text, c.labels, options, code)
+                got = choice.explain_choice(c.text, c.labels, options, code)
+                assert (got.value, got.rule) == (want.value, want.rule), (code, c.id, c.text, options)
+        # each label set of the corpus in its clean forms, with each option list it comes with
+        for labels, choices in settings:
+            for text in sorted(choice._matcher(get_pack(code).code, labels).clean):
+                for options in (choices, None):
+                    want = full(text, labels, options, code)
+                    got = choice.explain_choice(text, labels, options, code)
+                    assert (got.value, got.rule) == (want.value, want.rule), (code, labels, text, options)
+
+
+def test_a_clean_answer_an_option_text_takes_back_is_read_in_full():
+    # "B" leads, but with the options absent a correction word would be read in it; with an option text
+    # occurring in the answer the look-up is skipped and the answer read in full, as before.
+    labels, options = ["A", "B", "C", "D"], ["A", "x", "y", "z"]
+    assert choice._option_in("(A)", options) and not choice._option_in("(B)", options)
+    assert choice._option_in("A", ["", " ", "A"]) and not choice._option_in("A", ["", " "])
+    got = choice.explain_choice("(A)", labels, options, "en")
+    want = full("(A)", labels, options, "en")
+    assert (got.value, got.rule) == (want.value, want.rule)
