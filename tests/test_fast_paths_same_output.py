@@ -1,7 +1,8 @@
 """The engine's per-item fast paths write what the slow paths they replaced wrote: a stub run with
-varied answers in two languages, once as it is and once with the slow paths put back, gives the
-same samples.jsonl bytes, the same journal rows (timestamps and latencies aside) and the same
-metrics (docs/performance.md lists the fast paths)."""
+varied answers in two languages, once as it is and once with the slow paths put back (the choice
+extractor's clean-answer look-up off among them), gives the same samples.jsonl bytes, the same
+journal rows (timestamps and latencies aside) and the same metrics (docs/performance.md lists the
+fast paths)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sqlite3
 import pytest
 
 from glotbench.engine import runner
+from glotbench.extract import choice as extract_choice
 from glotbench.extract import text as extract_text
 from mc_task import mc_task_yaml
 from test_normalize_table import loop_normalize
@@ -95,6 +97,8 @@ def test_fast_paths_write_what_the_slow_paths_wrote(stub, monkeypatch):
     fast = _run(base, tmp, "fast")
     monkeypatch.setattr(extract_text, "_normalize", slow_normalize)
     monkeypatch.setattr(runner, "_prompt_of", slow_prompt_of)
+    # every answer read in full: no clean-answer look-up ("A", "**D**", "c"), every option blanked in turn
+    monkeypatch.setattr(extract_choice, "_option_in", lambda answer, options: True)
     extract_text._NORM_CACHE.clear()
     slow = _run(base, tmp, "slow")
     extract_text._NORM_CACHE.clear()

@@ -47,7 +47,7 @@ from glotbench.extract.jsonobj import first_json_object
 from glotbench.extract.number import explain_number, extract_number, numbers_match, parse_number
 from glotbench.extract.refusal import is_refusal
 from glotbench.extract.regex_pick import regex_pick
-from glotbench.extract.result import Extraction, explain
+from glotbench.extract.result import Extraction, explain, explainer
 from glotbench.extract.thinking import reflection_counts, strip_thinking
 from glotbench.languages import LanguagePack, get_pack
 from glotbench.registry import Registry
@@ -62,6 +62,7 @@ __all__ = [
     "explain",
     "explain_choice",
     "explain_number",
+    "explainer",
     "extract_choice",
     "extract_number",
     "first_json_object",

@@ -443,6 +443,8 @@ def _by_option_text(m: _Matcher, text: str, options_norm: list[str], pack: Langu
 
 def _without(text: str, options: Sequence[str] | None) -> str:
     """``text`` with the option texts blanked (a correction word inside an option is no correction)."""
+    if not _option_in(text, options):
+        return text  # none occurs: nothing is blanked (a blank can only make a later option occur)
     for o in sorted((str(o) for o in options or () if str(o).strip()), key=len, reverse=True):
         text = text.replace(o, " ")
     return text

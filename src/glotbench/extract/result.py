@@ -8,6 +8,7 @@ so any reading can be traced to the rule that made it (rules: docs/extraction.md
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,3 +31,17 @@ def explain(fn: Any, text: str, *, sample: dict, pack: Any, **options: Any) -> E
         return twin(text, sample=sample, pack=pack, **options)
     value = fn(text, sample=sample, pack=pack, **options)
     return Extraction(value, getattr(fn, "__name__", "custom"))
+
+
+def explainer(fn: Any) -> Callable[..., Extraction]:
+    """What :func:`explain` calls for ``fn``, found once (a task extracts every item with one extractor):
+    its ``explain`` twin, else ``fn`` with its name as the rule."""
+    twin = getattr(fn, "explain", None)
+    if twin is not None:
+        return twin
+    name = getattr(fn, "__name__", "custom")
+
+    def named(text: str, *, sample: dict, pack: Any, **options: Any) -> Extraction:
+        return Extraction(fn(text, sample=sample, pack=pack, **options), name)
+
+    return named

@@ -596,12 +596,16 @@ class Task:
     def extract(self, text: str, sample: Sample) -> Any:
         return self.explain_extraction(text, sample).value
 
+    @cached_property
+    def _explain(self):
+        from glotbench.extract import explainer
+
+        return explainer(self.extractor)  # glotbench.extract.explain's choice, made once per task
+
     def explain_extraction(self, text: str, sample: Sample):
         """The extracted answer and the rule that produced it (:class:`glotbench.extract.Extraction`)."""
-        from glotbench.extract import explain
-
         sample_view = {**sample.vars, "labels": sample.labels, "choices": sample.choices}
-        return explain(self.extractor, text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
+        return self._explain(text, sample=sample_view, pack=self.pack, **self.spec.extractor.options)
 
     def score(self, sample: Sample, outputs: list[Output], *, mode: str) -> Scored:
         if mode == ROLLING:
@@ -611,7 +615,7 @@ class Task:
         first: GenResult = outputs[self.n_turns - 1]  # a multi-turn task: the answer to the last turn
         extraction = self.explain_extraction(first.text, sample)
         extracted = extraction.value
-        pred, values = self.scorer(extracted, sample.target, sample=sample, pack=self.pack, **self.spec.scorer_options)
+        pred, values = self.scorer.fn(extracted, sample.target, sample=sample, pack=self.pack, **self.spec.scorer_options)
         return Scored(pred=pred, values=values, extracted=extracted, rule=extraction.rule)
 
     # ---------------------------------------------------------------- judging
