@@ -2,7 +2,8 @@
 pack, extract/choice.py _clean_forms) gives exactly the full reading: value and rule, on every
 built-in pack, for label sets in several scripts, with option texts that are absent, ordinary,
 equal to a label, or made of the forms' own marks; and on every choice case of the extraction
-corpus, read in its own language and in every other pack."""
+corpus, read in its own language and in every other pack. Also the per-option and compiled-pattern
+shortcuts of the full reading."""
 
 from __future__ import annotations
 
@@ -113,3 +114,32 @@ def test_a_clean_answer_an_option_text_takes_back_is_read_in_full():
     got = choice.explain_choice("(A)", labels, options, "en")
     want = full("(A)", labels, options, "en")
     assert (got.value, got.rule) == (want.value, want.rule)
+
+
+def test_option_containment_kept_per_option_is_the_formula():
+    # _contains_option keeps each option's _wordy / has_cjk; it says what the formula says on the corpus's
+    # answers (normalised, as _match_option_text gets them) against every option list of the corpus
+    from glotbench.extract.text import contains_phrase, normalize
+
+    cases = [c for c in load_corpus(CORPUS) if c.extractor == "choice"]
+    option_lists = {c.choices for c in cases if c.choices} | {("2", "1,5", "ab", "中文", "a b", "багамын доллар")}
+    pack = get_pack("mn")
+    seen = 0
+    for c in cases:
+        cand = normalize(c.text, pack)
+        for options in option_lists:
+            for o in (normalize(o, pack) for o in options):
+                if o:
+                    assert choice._contains_option(cand, o) == (choice._wordy(o) and contains_phrase(cand, o)), (cand, o)
+                    seen += choice._contains_option(cand, o)
+    assert seen > 0
+
+
+def test_the_compiled_patterns_are_the_ones_built_per_call():
+    import re
+
+    m = choice._matcher("en", ("A", "B", "C", "D"))
+    assert m.label_re.pattern == m.label
+    assert m.final_bare.pattern == (f"(?<!\\d)[;；.。!！?？\\n][ \\t*_]*{choice._OPEN}{m.label}{choice._CLOSE}"
+                                    "[ \\t.。!！]*$")
+    assert m.final_bare.flags == re.compile(m.final_bare.pattern).flags

@@ -79,6 +79,8 @@ class _Matcher:
     label_words: frozenset[str]
     option_words: re.Pattern[str]
     connector: re.Pattern[str]
+    label_re: re.Pattern[str]  # ``label`` compiled
+    final_bare: re.Pattern[str]  # _final_bare_label's pattern
     # The clean answers ("A", "B.", "(c)", "**D**"): the full reading of each, filled on first sight
     # (None until then; _NOT_CLEAN when it may depend on the option texts). See _clean_forms.
     clean: dict[str, object] = field(default_factory=dict)
@@ -199,6 +201,8 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         label_words=frozenset(_merged(pack, "label_words")),
         option_words=re.compile(f"^\\s*{optw}"),
         connector=re.compile(conn),
+        label_re=re.compile(label),
+        final_bare=re.compile(f"(?<!\\d)[;；.。!！?？\\n][ \\t*_]*{_OPEN}{label}{_CLOSE}[ \\t.。!！]*$"),
     )
 
 
@@ -363,7 +367,7 @@ def _label_lines(m: _Matcher, text: str, echo: bool = False):
 
 def _final_bare_label(m: _Matcher, text: str, options_norm, labels, pack):
     """"B is incorrect; C." -> C: the output ends with a bare label after a full stop or semicolon."""
-    hit = re.search(f"(?<!\\d)[;；.。!！?？\\n][ \\t*_]*{_OPEN}{m.label}{_CLOSE}[ \\t.。!！]*$", text)
+    hit = m.final_bare.search(text)
     if not hit:
         return None
     s, e = hit.span("label")
@@ -381,6 +385,23 @@ def _wordy(option_norm: str) -> bool:
     return letters >= 3 or (has_cjk(option_norm) and letters >= 2)
 
 
+_OPTION_KIND: dict[str, tuple[bool, bool]] = {}  # normalised option text -> (_wordy, has_cjk)
+_OPTION_KIND_MAX = 50_000
+
+
+def _contains_option(candidate: str, option_norm: str) -> bool:
+    """``_wordy(option_norm) and contains_phrase(candidate, option_norm)`` for a non-empty option, with
+    the option's two character counts kept (an item's options are tried against every answer)."""
+    kind = _OPTION_KIND.get(option_norm)
+    if kind is None:
+        if len(_OPTION_KIND) >= _OPTION_KIND_MAX:
+            _OPTION_KIND.clear()
+        kind = _OPTION_KIND[option_norm] = (_wordy(option_norm), has_cjk(option_norm))
+    if not kind[0]:
+        return False
+    return option_norm in candidate if kind[1] else f" {option_norm} " in f" {candidate} "
+
+
 def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | object:
     """Index of the single option ``candidate`` equals or contains; None if none; _AMBIGUOUS if several."""
     if not candidate:
@@ -394,7 +415,7 @@ def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | 
         return None
     # Containment only for options with words in them: a numeric option ("2") found inside a
     # restated question ("číslic 1, 2 a 3") says nothing; such options are read only when equal.
-    inside = [i for i, o in enumerate(options_norm) if o and _wordy(o) and contains_phrase(candidate, o)]
+    inside = [i for i, o in enumerate(options_norm) if o and _contains_option(candidate, o)]
     # Drop an option found only as part of a longer option that is also present ("доллар" in "багамын доллар").
     keep = []
     for i in inside:
@@ -414,7 +435,7 @@ def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | 
 
 
 def _names_label(m: _Matcher, text: str) -> bool:
-    for hit in re.finditer(m.label, text):
+    for hit in m.label_re.finditer(text):
         raw = hit.group("label")
         if raw in m.label_words and _WORD_AFTER.match(text[hit.end():]):
             continue  # an article or a pronoun ("A bird", "I think")
