@@ -143,3 +143,45 @@ def test_the_compiled_patterns_are_the_ones_built_per_call():
     assert m.final_bare.pattern == (f"(?<!\\d)[;；.。!！?？\\n][ \\t*_]*{choice._OPEN}{m.label}{choice._CLOSE}"
                                     "[ \\t.。!！]*$")
     assert m.final_bare.flags == re.compile(m.final_bare.pattern).flags
+
+
+def _without_lookahead(pattern):
+    import re
+
+    assert pattern.pattern.startswith("(?=(?i:[")
+    return re.compile(pattern.pattern[pattern.pattern.index("]))") + 3:], pattern.flags)
+
+
+def test_the_word_lookaheads_change_no_match():
+    # forward, tail, the first contrast pattern and correction start with a look-ahead for a word's first
+    # character (choice._starts); without it they find the same matches, groups included, on every pack
+    texts = [c.text for c in load_corpus(CORPUS) if c.extractor == "choice"]
+    for code in available_languages():
+        pack = get_pack(code)
+        words = list(pack.answer_words) + list(pack.correction_words) + list(pack.negation_words)
+        extra = [f"{w} A" for w in words] + [f"x{w.upper()} (B)." for w in words] + [f"{w.title()}: c" for w in words]
+        for labels in (("A", "B", "C", "D"), ("А", "Б", "В", "Г")):
+            m = choice._matcher(code, labels)
+            for pat in (m.forward, m.tail, m.contrast[0], m.correction):
+                plain = _without_lookahead(pat)
+                for text in texts + extra:
+                    got = [(h.span(), h.groupdict()) for h in pat.finditer(text)]
+                    assert got == [(h.span(), h.groupdict()) for h in plain.finditer(text)], (code, pat.pattern[:40], text)
+
+
+def test_a_words_first_character_passes_its_lookahead_in_any_case():
+    # the look-ahead's class, matched case-insensitively as the words are, takes every character that a word's
+    # first character takes (Latin, Greek, Cyrillic, CJK punctuation and full-width forms; the Kelvin sign, long s)
+    import re
+
+    codepoints = [chr(c) for c in (*range(0x3000), *range(0xFF00, 0xFFF0), 0x212A, 0x212B, 0x2126)]
+    for code in available_languages():
+        pack = get_pack(code)
+        for field in ("answer_words", "correction_words", "negation_words"):
+            words = choice._merged(pack, field)
+            look = re.compile(choice._starts(words))
+            for first in {w.strip()[0] for w in words if w.strip()}:
+                lit = re.compile(f"(?i:{re.escape(first)})")
+                for ch in codepoints:
+                    if lit.match(ch):
+                        assert look.match(ch), (code, field, first, ch)

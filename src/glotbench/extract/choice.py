@@ -139,7 +139,7 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
 
     gap = f"(?:{_GAP_CHARS}|{conn}|{optw}){{0,16}}"
     rgap = f"(?:[\\s:：\\-–—*_]|{conn}|{optw}){{0,8}}"
-    forward = re.compile(f"{answer}{gap}{_OPEN}{either}")
+    forward = re.compile(f"{_starts(_merged(pack, 'answer_words'))}{answer}{gap}{_OPEN}{either}")
     reverse = re.compile(f"{_OPEN}{label}{_CLOSE}(?P<rgap>{rgap})(?:{correct}|{answer})")
     boxed = re.compile(rf"\\boxed\s*\{{\s*(?:\\text(?:bf)?\s*\{{\s*)?{either}")
     leading = re.compile(f"(?:[\\s#>*_\\-•]|{conn}|{optw})*?{_OPEN}{label}")
@@ -147,7 +147,7 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         f"(?m)^[ \\t#>*_\\-•]*(?:(?:{optw}|{conn})[ \\t]*)*{_OPEN}{label}{_CLOSE}[ \\t.:：。)）]*{_CLOSE}[ \\t]*$"
     )
     echo_line = re.compile(f"(?m)^[ \\t*_#>\\-•]*[(\\[]?{label}[*_]*[ \\t]*[.)\\]:：]")
-    tail = re.compile(f"{answer}(?:{_GAP_CHARS}|{conn}){{0,16}}")
+    tail = re.compile(f"{_starts(_merged(pack, 'answer_words'))}{answer}(?:{_GAP_CHARS}|{conn}){{0,16}}")
     ambiguity = re.compile(
         f"^{_CLOSE}[\\s)）]*(?:[,/|&+;，、]|{conj})\\s*(?:(?:{conj}|{conn}|{optw})\\s*){{0,3}}{_OPEN}{other}"
     )
@@ -165,13 +165,13 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
     link = f"{_CLOSE}[ \\t,，、;；.。]*(?:{conn}[ \\t]*)?"
     contrast = (
         # "not A but C", "Není to A, ale D", "不是A，而是D", "nem A, hanem C"
-        re.compile(f"{neg}{pre}{_OPEN}{label}{link}{contrast_w}{pre}{_OPEN}{other}"),
+        re.compile(f"{_starts(_merged(pack, 'negation_words'))}{neg}{pre}{_OPEN}{label}{link}{contrast_w}{pre}{_OPEN}{other}"),
         # "А биш, харин Б", "A is wrong, rather C"
         re.compile(f"{_OPEN}{label}{_CLOSE}[ \\t]*(?:{conn}[ \\t]*)?(?:{neg}|{wrong}){link}{contrast_w}{pre}{_OPEN}{other}"),
     )
     fix = words_alternation(_merged(pack, "correction_words"))
     correction = re.compile(
-        f"{fix}[\\s,，:：!！.。…\\-–—]*(?:(?:{conn}|{optw}|{answer}|{neg}|{contrast_w})[\\s,，:：]*){{0,4}}{_OPEN}{label}"
+        f"{_starts(_merged(pack, 'correction_words'))}{fix}[\\s,，:：!！.。…\\-–—]*(?:(?:{conn}|{optw}|{answer}|{neg}|{contrast_w})[\\s,，:：]*){{0,4}}{_OPEN}{label}"
     )
     verdict = re.compile(
         f"(?m)(?:^|[ \\t.;；。,，]){_OPEN}{label}{_CLOSE}[ \\t]*[:：=)）\\-–—][ \\t]*[*_]*(?:(?P<no>{no})|(?P<yes>{yes}))"
@@ -204,6 +204,16 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         label_re=re.compile(label),
         final_bare=re.compile(f"(?<!\\d)[;；.。!！?？\\n][ \\t*_]*{_OPEN}{label}{_CLOSE}[ \\t.。!！]*$"),
     )
+
+
+def _starts(words: list[str]) -> str:
+    """A look-ahead for a pattern that starts with ``words_alternation(words)``: the next character is
+    one a word starts with (case-insensitively, as the words are matched). Every match passes it (a
+    word's boundary look-behind takes no character), so the matches are the same; the scan tries
+    the whole word list only where a word can start, which made these patterns ~40% faster
+    (tests/test_extract_clean_answers.py compares the matches with and without it)."""
+    first = sorted({w.strip()[0] for w in words if w and w.strip()})
+    return f"(?=(?i:[{''.join(re.escape(c) for c in first)}]))" if first else ""
 
 
 def _span(hit: re.Match[str]) -> tuple[int, int]:
