@@ -211,7 +211,7 @@ def _starts(words: list[str]) -> str:
     one a word starts with (case-insensitively, as the words are matched). Every match passes it (a
     word's boundary look-behind takes no character), so the matches are the same; the scan tries
     the whole word list only where a word can start, which made these patterns ~40% faster
-    (tests/test_extract_clean_answers.py compares the matches with and without it)."""
+    (tests/test_extract_fast_paths.py compares the matches with and without it)."""
     first = sorted({w.strip()[0] for w in words if w and w.strip()})
     return f"(?=(?i:[{''.join(re.escape(c) for c in first)}]))" if first else ""
 
@@ -514,7 +514,7 @@ def explain_choice(
 # A model's clean answer is one label, maybe with a full stop, a bracket or bold around it: "A",
 # "B.", "(c)", "**D**". Its reading cannot depend on the option texts (the proof is in
 # _clean_forms), so the full reading of each is computed once per label set and pack and looked up
-# after (docs/performance.md; tests/test_extract_clean_answers.py compares it with the full reading).
+# after (docs/performance.md; tests/test_extract_fast_paths.py compares it with the full reading).
 _CLEAN_FORMS = (("", ""), ("", "."), ("", ")"), ("(", ")"), ("**", "**"), ("[", "]"))
 _NOT_CLEAN = object()
 

@@ -137,8 +137,11 @@ def _normalize(text: str, pack: LanguagePack) -> str:
     return out
 
 
+_CJK = re.compile("[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff]")  # CJK ideographs, compatibility ideographs, kana
+
+
 def has_cjk(text: str) -> bool:
-    return any("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" or "\u3040" <= c <= "\u30ff" for c in text)
+    return _CJK.search(text) is not None
 
 
 def contains_phrase(haystack: str, needle: str) -> bool:

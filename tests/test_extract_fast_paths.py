@@ -2,8 +2,8 @@
 pack, extract/choice.py _clean_forms) gives exactly the full reading: value and rule, on every
 built-in pack, for label sets in several scripts, with option texts that are absent, ordinary,
 equal to a label, or made of the forms' own marks; and on every choice case of the extraction
-corpus, read in its own language and in every other pack. Also the per-option and compiled-pattern
-shortcuts of the full reading."""
+corpus, read in its own language and in every other pack. Also the shortcuts of the full reading
+(per-option counts, compiled patterns, word look-aheads, has_cjk's class): each is what it replaced."""
 
 from __future__ import annotations
 
@@ -185,3 +185,13 @@ def test_a_words_first_character_passes_its_lookahead_in_any_case():
                 for ch in codepoints:
                     if lit.match(ch):
                         assert look.match(ch), (code, field, first, ch)
+
+
+def test_has_cjk_is_the_character_loop_on_every_code_point():
+    from glotbench.extract.text import has_cjk
+
+    def loop(text):  # extract/text.py's has_cjk before its compiled class
+        return any("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" or "\u3040" <= c <= "\u30ff" for c in text)
+
+    assert [c for c in range(0x110000) if has_cjk(chr(c)) != loop(chr(c))] == []
+    assert has_cjk("答案是C") and has_cjk("x ひ") and not has_cjk("Хариулт: C") and not has_cjk("")
