@@ -195,3 +195,13 @@ def test_has_cjk_is_the_character_loop_on_every_code_point():
 
     assert [c for c in range(0x110000) if has_cjk(chr(c)) != loop(chr(c))] == []
     assert has_cjk("答案是C") and has_cjk("x ひ") and not has_cjk("Хариулт: C") and not has_cjk("")
+
+
+def test_fold_width_and_the_ideograph_count_are_what_they_replaced():
+    from glotbench.extract import text as T
+
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    assert T.fold_width(every) == every.translate(T._WIDTH_TABLE)
+    assert {chr(c) for c in range(0x110000) if T._WIDE.match(chr(c))} == set(T._WIDTH)
+    assert T.fold_width("Хариулт: C") == "Хариулт: C" and T.fold_width("答案：Ｃ") == "答案:C"
+    assert len(T._CJK_IDEOGRAPH.findall(every)) == sum(1 for c in every if "\u3400" <= c <= "\u9fff")

@@ -25,10 +25,13 @@ _WORD_RE = re.compile(WORD)
 _WIDTH = {chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}
 _WIDTH.update({"\u2212": "-", "\u3000": " "})
 _WIDTH_TABLE = str.maketrans(_WIDTH)
+_WIDE = re.compile("[\uff01-\uff5e\u2212\u3000]")  # the keys of _WIDTH
 
 
 def fold_width(text: str) -> str:
     """Map full-width ASCII forms to ASCII ("Ａ" → "A", "１２３" → "123"); nothing else changes."""
+    if _WIDE.search(text) is None:
+        return text  # nothing to map (``translate`` looks every character of a non-ASCII text up in the table)
     return text.translate(_WIDTH_TABLE)
 
 
@@ -166,6 +169,7 @@ def find_phrases(text: str, phrases: Iterable[str]) -> list[re.Match[str]]:
     return list(re.finditer(words_alternation(phrases), text))
 
 
+_CJK_IDEOGRAPH = re.compile("[\u3400-\u9fff]")
 _QUESTION_LINE = re.compile(r"[?？](?:\s|$)")
 
 
@@ -177,7 +181,7 @@ def cut_continuation(text: str) -> str:
     head, sep, tail = stripped.partition("\n\n")
     if not sep or not head.strip():
         return text
-    cjk = sum(1 for c in head if "\u3400" <= c <= "\u9fff")
+    cjk = len(_CJK_IDEOGRAPH.findall(head))
     if len(head.split()) > 6 or cjk > 16:
         return text
     if any(_QUESTION_LINE.search(line) for line in tail.splitlines()):
