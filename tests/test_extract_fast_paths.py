@@ -205,3 +205,18 @@ def test_fold_width_and_the_ideograph_count_are_what_they_replaced():
     assert {chr(c) for c in range(0x110000) if T._WIDE.match(chr(c))} == set(T._WIDTH)
     assert T.fold_width("Хариулт: C") == "Хариулт: C" and T.fold_width("答案：Ｃ") == "答案:C"
     assert len(T._CJK_IDEOGRAPH.findall(every)) == sum(1 for c in every if "\u3400" <= c <= "\u9fff")
+
+
+def test_explainer_is_explain_found_once():
+    # Task.explain_extraction calls extract.explainer(extractor), made once per task, instead of explain(...)
+    from glotbench.extract import Extraction, explain, explainer, get_extractor
+
+    def shouty(text, *, sample, pack, **options):
+        return text.upper() or None
+
+    sample = {"labels": ["A", "B", "C", "D"], "choices": None}
+    for fn, text in ((get_extractor("choice"), "Answer: C"), (get_extractor("number"), "Answer: 7"),
+                     (get_extractor("text"), " hi "), (get_extractor("json"), '{"a": 1}'), (shouty, "x"),
+                     (shouty, "")):
+        assert explainer(fn)(text, sample=sample, pack="en") == explain(fn, text, sample=sample, pack="en")
+    assert explainer(shouty)("x", sample={}, pack="en") == Extraction("X", "shouty")
