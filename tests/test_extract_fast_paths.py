@@ -220,3 +220,36 @@ def test_explainer_is_explain_found_once():
                      (shouty, "")):
         assert explainer(fn)(text, sample=sample, pack="en") == explain(fn, text, sample=sample, pack="en")
     assert explainer(shouty)("x", sample={}, pack="en") == Extraction("X", "shouty")
+
+
+def test_answers_without_an_upper_case_label_read_as_in_full():
+    # choice._has_label: an answer holding no character an upper-case label variant starts with skips the
+    # patterns built on m.label; with the check off (every pattern run) the reading is the same
+    real = choice._has_label
+    texts = [c.text for c in load_corpus(CORPUS) if c.extractor == "choice"] + [
+        "the answer is b", "\\boxed{c} but the answer is d", "the answer is a, \\boxed{b}", "answer: (c)",
+        "Зөв хариулт бол «Дархан».", "хариулт: в", "答案是c", "the correct answer is b, not a", "b", "(c) correct",
+        "i think c. actually, no: d.", "a: no. b: no. c: yes.", "option text only", "",
+    ]
+    option_lists = [None, ["Улаанбаатар", "Дархан", "Эрдэнэт", "Ховд"], ["the answer", "b", "c", "no"]]
+    label_sets = [["A", "B", "C", "D"], ["А", "Б", "В", "Г"], ["1", "2", "3", "4"], ["A", "B", "C", "D", "E"]]
+    skipped = 0
+    for code in available_languages():
+        for labels in label_sets:
+            m = choice._matcher(get_pack(code).code, tuple(labels))
+            for v in set(m.variant_to_label) - m.lower:
+                assert m.label_start.match(v[0]), (code, labels, v)
+            for options in option_lists:
+                options = options[: len(labels)] if options else options
+                if options and len(options) < len(labels):
+                    options = options + [f"x{i}" for i in range(len(labels) - len(options))]
+                for text in texts:
+                    got = choice.explain_choice(text, labels, options, code)
+                    choice._has_label = lambda m, answer: True
+                    try:
+                        want = choice.explain_choice(text, labels, options, code)
+                    finally:
+                        choice._has_label = real
+                    assert (got.value, got.rule) == (want.value, want.rule), (code, labels, options, text)
+                    skipped += not real(m, text)
+    assert skipped > 1000

@@ -80,6 +80,7 @@ class _Matcher:
     option_words: re.Pattern[str]
     connector: re.Pattern[str]
     label_re: re.Pattern[str]  # ``label`` compiled
+    label_start: re.Pattern[str]  # a character that a variant in ``label`` starts with (see _has_label)
     final_bare: re.Pattern[str]  # _final_bare_label's pattern
     # The clean answers ("A", "B.", "(c)", "**D**"): the full reading of each, filled on first sight
     # (None until then; _NOT_CLEAN when it may depend on the option texts). See _clean_forms.
@@ -202,6 +203,7 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         option_words=re.compile(f"^\\s*{optw}"),
         connector=re.compile(conn),
         label_re=re.compile(label),
+        label_start=re.compile(f"[{''.join(sorted({re.escape(v[0]) for v in variant_to_label if v not in lower}))}]"),
         final_bare=re.compile(f"(?<!\\d)[;；.。!！?？\\n][ \\t*_]*{_OPEN}{label}{_CLOSE}[ \\t.。!！]*$"),
     )
 
@@ -288,30 +290,33 @@ def _judge(
     return lab
 
 
-def _explicit(m: _Matcher, text: str, options_norm, labels, pack):
-    """The last explicit statement: (verdict, rule) or (None, None)."""
+def _explicit(m: _Matcher, text: str, options_norm, labels, pack, labelled: bool = True):
+    """The last explicit statement: (verdict, rule) or (None, None). ``labelled`` False: the text holds
+    no label in upper case (_has_label), so only the answer-phrase and boxed rules, which also read a
+    lower-case label, can find one."""
     found: list[tuple[int, object, str]] = []
     for pat, rule in ((m.forward, "answer_phrase"), (m.boxed, "boxed")):
         for hit in pat.finditer(text):
             s, e = _span(hit)
             found.append((s, _judge(m, text, s, e, options_norm, labels, pack), rule))
-    for hit in m.reverse.finditer(text):
-        s, e = hit.span("label")
-        verdict = _judge(m, text, s, e, options_norm, labels, pack, reverse=True, rgap=hit.group("rgap"))
-        if verdict is not _AMBIGUOUS:
-            tail_neg = m.negation.match(text[hit.end() :])
-            verdict = None if tail_neg else verdict
-        found.append((s, verdict, "correct_phrase"))
-    for hit in m.correction.finditer(text):
-        s, e = hit.span("label")
-        found.append((s, _judge(m, text, s, e, options_norm, labels, pack), "self_correction"))
-    for pat in m.contrast:
-        for hit in pat.finditer(text):
-            s, e = hit.span("other")
-            lab = m.variant_to_label[text[s:e]]
-            amb = m.ambiguity.match(text[e:])
-            verdict = _AMBIGUOUS if amb and m.variant_to_label[amb.group("other")] != lab else lab
-            found.append((s, verdict, "contrast"))
+    if labelled:
+        for hit in m.reverse.finditer(text):
+            s, e = hit.span("label")
+            verdict = _judge(m, text, s, e, options_norm, labels, pack, reverse=True, rgap=hit.group("rgap"))
+            if verdict is not _AMBIGUOUS:
+                tail_neg = m.negation.match(text[hit.end() :])
+                verdict = None if tail_neg else verdict
+            found.append((s, verdict, "correct_phrase"))
+        for hit in m.correction.finditer(text):
+            s, e = hit.span("label")
+            found.append((s, _judge(m, text, s, e, options_norm, labels, pack), "self_correction"))
+        for pat in m.contrast:
+            for hit in pat.finditer(text):
+                s, e = hit.span("other")
+                lab = m.variant_to_label[text[s:e]]
+                amb = m.ambiguity.match(text[e:])
+                verdict = _AMBIGUOUS if amb and m.variant_to_label[amb.group("other")] != lab else lab
+                found.append((s, verdict, "contrast"))
     found = [f for f in found if f[1] is not None]
     if not found:
         return None, None
@@ -565,25 +570,35 @@ def _clean_reading(m: _Matcher, answer: str, labels: list[str], pack: LanguagePa
     return found if found.value is not None and normalize("", pack) == "" else _NOT_CLEAN
 
 
+def _has_label(m: _Matcher, answer: str) -> bool:
+    """Whether ``answer`` holds a character that a label variant in upper case (``m.label``: as
+    given, or a look-alike) starts with. When not, no pattern built on ``m.label`` (reverse,
+    correction, contrast, verdict, echo, label line, leading, final label) can match: each needs
+    one such variant (no pattern is case-insensitive outside its word lists)."""
+    return m.label_start.search(answer) is not None
+
+
 def _read(m: _Matcher, answer: str, labels: list[str], options: Sequence[str] | None, pack: LanguagePack) -> Extraction:
     """The stages of explain_choice on a non-empty ``answer`` (thinking cut, widths folded)."""
     options_norm = [normalize(str(o), pack) for o in options] if options is not None else None
+    # Without a label in upper case, every pattern that needs one finds nothing: skipped (_has_label)
+    labelled = _has_label(m, answer)
 
-    echo = _is_echo(m, answer)
-    verdict, rule = _explicit(m, answer, options_norm, labels, pack)
+    echo = labelled and _is_echo(m, answer)
+    verdict, rule = _explicit(m, answer, options_norm, labels, pack, labelled)
     if verdict is None:
-        verdict, rule = _verdict_list(m, answer), "verdict_list"
-    lines = _label_lines(m, answer, echo)
+        verdict, rule = (_verdict_list(m, answer) if labelled else None), "verdict_list"
+    lines = _label_lines(m, answer, echo) if labelled else None
     if verdict is None and lines is _AMBIGUOUS:
         verdict, rule = _AMBIGUOUS, "label_line"  # "A\nB\nC": several labels on lines of their own
     if verdict is None and not echo:
-        verdict, rule = _leading(m, answer, options_norm, labels, pack), "leading_label"
+        verdict, rule = (_leading(m, answer, options_norm, labels, pack) if labelled else None), "leading_label"
         if verdict is not None and verdict is not _AMBIGUOUS and m.correction_word.search(_without(answer, options)):
             verdict = None  # "B. Actually no, A.": a leading label taken back later is not the answer
     if verdict is None:
         verdict, rule = lines, "label_line"
     if verdict is None and not echo:
-        verdict, rule = _final_bare_label(m, answer, options_norm, labels, pack), "final_label"
+        verdict, rule = (_final_bare_label(m, answer, options_norm, labels, pack) if labelled else None), "final_label"
     if verdict is None and options_norm:
         idx = _by_option_text(m, answer, options_norm, pack, whole_text=not echo)
         verdict, rule = (_AMBIGUOUS if idx is _AMBIGUOUS else (labels[idx] if idx is not None else None)), "option_text"
