@@ -99,6 +99,7 @@ def test_fast_paths_write_what_the_slow_paths_wrote(stub, monkeypatch):
     monkeypatch.setattr(runner, "_prompt_of", slow_prompt_of)
     # every answer read in full: no clean-answer look-up ("A", "**D**", "c"), every option blanked in turn
     monkeypatch.setattr(extract_choice, "_option_in", lambda answer, options: True)
+    monkeypatch.setattr(extract_choice, "_has_label", lambda m, answer: True)  # every pattern run on every answer
     extract_text._NORM_CACHE.clear()
     slow = _run(base, tmp, "slow")
     extract_text._NORM_CACHE.clear()
