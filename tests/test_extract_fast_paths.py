@@ -208,8 +208,14 @@ def test_fold_width_and_the_ideograph_count_are_what_they_replaced():
 
 
 def test_explainer_is_explain_found_once():
-    # Task.explain_extraction calls extract.explainer(extractor), made once per task, instead of explain(...)
+    # Task.explain_extraction calls extract.explainer(extractor), made once per task; explain uses it too
     from glotbench.extract import Extraction, explain, explainer, get_extractor
+
+    def old_explain(fn, text, *, sample, pack, **options):  # extract/result.py's explain before explainer
+        twin = getattr(fn, "explain", None)
+        if twin is not None:
+            return twin(text, sample=sample, pack=pack, **options)
+        return Extraction(fn(text, sample=sample, pack=pack, **options), getattr(fn, "__name__", "custom"))
 
     def shouty(text, *, sample, pack, **options):
         return text.upper() or None
@@ -218,7 +224,8 @@ def test_explainer_is_explain_found_once():
     for fn, text in ((get_extractor("choice"), "Answer: C"), (get_extractor("number"), "Answer: 7"),
                      (get_extractor("text"), " hi "), (get_extractor("json"), '{"a": 1}'), (shouty, "x"),
                      (shouty, "")):
-        assert explainer(fn)(text, sample=sample, pack="en") == explain(fn, text, sample=sample, pack="en")
+        want = old_explain(fn, text, sample=sample, pack="en")
+        assert explainer(fn)(text, sample=sample, pack="en") == want == explain(fn, text, sample=sample, pack="en")
     assert explainer(shouty)("x", sample={}, pack="en") == Extraction("X", "shouty")
 
 

@@ -26,11 +26,7 @@ class Extraction:
 def explain(fn: Any, text: str, *, sample: dict, pack: Any, **options: Any) -> Extraction:
     """Run extractor ``fn`` and say which rule decided: its ``explain`` twin when it has one,
     else ``"<fn name>"`` (a custom extractor that reports no rules)."""
-    twin = getattr(fn, "explain", None)
-    if twin is not None:
-        return twin(text, sample=sample, pack=pack, **options)
-    value = fn(text, sample=sample, pack=pack, **options)
-    return Extraction(value, getattr(fn, "__name__", "custom"))
+    return explainer(fn)(text, sample=sample, pack=pack, **options)
 
 
 def explainer(fn: Any) -> Callable[..., Extraction]:
