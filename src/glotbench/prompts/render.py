@@ -60,6 +60,16 @@ def simple_parts(source: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     return tuple(texts), tuple(names)
 
 
+@lru_cache(maxsize=512)
+def constant_text(source: str) -> str | None:
+    """What :func:`render` gives for a template without placeholders (any variables), or None when it
+    has some (or anything else of jinja2)."""
+    parts = simple_parts(source)
+    if parts is None or parts[1]:
+        return None
+    return parts[0][0].strip()
+
+
 def _null_error(task: str, field: str, record: str | None, name: str | None) -> DataError:
     what = f"variable '{name}'" if name else "a value it prints"
     rec = f" record {record}:" if record is not None else ""
