@@ -143,6 +143,7 @@ def old_requests(task, sample, *, mode, chat, settings):
 def _same_request(new, old):
     assert type(new) is type(old)
     assert new == old and new.to_dict() == old.to_dict()
+    assert {k: v for k, v in vars(new).items() if k != "_key_template"} == vars(old)  # every field, item too
     kind = "generate" if isinstance(new, GenRequest) else "loglikelihood"
     assert new.keyed_json(MODEL) == _keyed_json(old, kind, MODEL) == old.keyed_json(MODEL)
     if isinstance(new, GenRequest):

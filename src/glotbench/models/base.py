@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any
 
 from glotbench import json_codec
@@ -98,6 +98,12 @@ class GenRequest:
         return new
 
 
+_GEN_DEFAULTS = {f.name: f.default for f in fields(GenRequest)}  # every field has a plain default
+# the fields KeyTemplate.request sets from a task's sampling settings (none when a field has no plain default)
+_GEN_COMMON = (frozenset(_GEN_DEFAULTS) - {"messages", "prompt", "sample_index", "item"}
+               if MISSING not in _GEN_DEFAULTS.values() else frozenset())
+
+
 class KeyTemplate:
     """The keyed JSON of generation requests that a task builds from one set of fields (its sampling
     settings), differing only in their messages, or only in their prompt: the canonical JSON of the
@@ -110,12 +116,31 @@ class KeyTemplate:
 
     _MARK = "\u0000glotbench:variable\u0000"
 
-    def __init__(self) -> None:
+    def __init__(self, common: dict[str, Any] | None = None) -> None:
         self._parts: dict[tuple, tuple[bytes, bytes] | None] = {}
+        # the fields :meth:`request` sets at once: GenRequest's own (anything else: its __init__ refuses it)
+        self._common = common if common is not None and _GEN_COMMON.issuperset(common) else None
 
     def attach(self, request: GenRequest) -> GenRequest:
         request.__dict__["_key_template"] = self  # not a field: equality, the key and replace() ignore it
         return request
+
+    def request(self, messages: tuple[dict, ...] | None, prompt: str | None, sample_index: int) -> GenRequest:
+        """``GenRequest(messages=..., prompt=..., **common, sample_index=...)`` with the template attached,
+        its fields set at once (a frozen dataclass's ``__init__`` sets each through ``object.__setattr__``):
+        the same object (tests/test_request_prep_same_output.py)."""
+        common = self._common
+        if common is None or type(sample_index) is not int:
+            return self.attach(GenRequest(messages=messages, prompt=prompt, **(common or {}), sample_index=sample_index))
+        new = object.__new__(GenRequest)
+        d = new.__dict__
+        d.update(_GEN_DEFAULTS)
+        d.update(common)
+        d["messages"] = messages
+        d["prompt"] = prompt
+        d["sample_index"] = sample_index
+        d["_key_template"] = self
+        return new
 
     def keyed_json(self, request: GenRequest, model_id: str) -> bytes:
         chat = request.messages is not None

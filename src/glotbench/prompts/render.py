@@ -115,10 +115,24 @@ def _choice_format(fmt: str) -> str | None:
     return esc[0] + "".join("{" + n + "}" + t for n, t in zip(names, esc[1:]))
 
 
+@lru_cache(maxsize=512)
+def _label_then_text(fmt: str) -> tuple[str, str, str] | None:
+    """The texts around the placeholders of a choice format ``...{{ label }}...{{ text }}...`` (the usual
+    one: filled by concatenation, no str.format call per option), or None."""
+    parts = simple_parts(fmt)
+    if parts is None or parts[1] != ("label", "text"):
+        return None
+    return parts[0]
+
+
 def choices_block(labels: list[str], texts: list[str], fmt: str, sep: str, *, task: str) -> str:
     # Each option line is what render() gives for {"label": ..., "text": ...} (tests/test_render_constant.py
     # compares both on every built-in task's choice format): filled by one str.format per option
     # instead of a render() call each (five or more per item).
+    around = _label_then_text(fmt)
+    if around is not None and None not in labels and None not in texts:  # a null: the named error below
+        t0, t1, t2 = around
+        return sep.join([(t0 + str(lab) + t1 + str(txt) + t2).strip() for lab, txt in zip(labels, texts)])
     form = _choice_format(fmt)
     if form is not None:
         lines = []

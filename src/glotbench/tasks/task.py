@@ -617,14 +617,15 @@ class Task:
             base = dict(messages=settings.with_system(self.chat_messages(sample, settings.num_fewshot, settings.system_prompt)))
         else:
             base = dict(prompt=self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt))
-        return [template.attach(GenRequest(**base, **common, sample_index=k)) for k in range(settings.samples)]
+        return [template.request(base.get("messages"), base.get("prompt"), k) for k in range(settings.samples)]
 
     def _sampling(self, settings: RequestSettings) -> tuple[dict, KeyTemplate]:
         """``settings.sampling(spec.generation)`` made once per settings (the same objects in every
         request: a request's keyed JSON is then the template's head + its messages + tail)."""
         cached = self.__dict__.get("_sampling_for")
         if cached is None or cached[0] is not settings or cached[1] is not self.spec.generation:
-            cached = (settings, self.spec.generation, settings.sampling(self.spec.generation), KeyTemplate())
+            common = settings.sampling(self.spec.generation)
+            cached = (settings, self.spec.generation, common, KeyTemplate(common))
             self.__dict__["_sampling_for"] = cached
         return cached[2], cached[3]
 
