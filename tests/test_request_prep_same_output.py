@@ -245,6 +245,24 @@ def _outcome_build(fn, *args):
         return (type(err).__name__, str(err))
 
 
+def old_one_class_warning(taken, every_targets, limit):
+    """subsets.one_class_warning before it stopped at the first other class."""
+    if len(taken) < 2:
+        return None
+    try:
+        first = {subsets._key(s.target) for s in taken}
+    except Exception:  # noqa: BLE001
+        return None
+    if len(first) != 1:
+        return None
+    classes = {subsets._key(t) for t in every_targets}
+    if not 1 < len(classes) <= 50:
+        return None
+    return (f"--limit {limit} takes the first {len(taken)} items, whose gold labels are all {next(iter(first))!r} "
+            f"(the split has {len(classes)} classes): a constant answer scores 100%; for a representative "
+            f"subset use --set sample={len(taken)} (seeded random) or --set sample={len(taken)},stratify=gold")
+
+
 def old_chosen_samples(self, settings):
     """Task._chosen_samples before a --limit run built only its first N items (the whole split, then a slice)."""
     if settings.limit is None or settings.sample is not None:
@@ -253,7 +271,7 @@ def old_chosen_samples(self, settings):
     self._split_sizes[settings.split or self.spec.dataset.eval_split] = len(every)
     taken = every[:settings.items_for(len(every))]
     if len(taken) < len(every):
-        warn = subsets.one_class_warning(taken, [s.target for s in every], settings.limit)
+        warn = old_one_class_warning(taken, [s.target for s in every], settings.limit)
         if warn and warn not in self.load_warnings:
             self.load_warnings.insert(0, warn)
     return taken
