@@ -152,10 +152,32 @@ def getter(path: str) -> Callable[[Any], Any]:
     if path.startswith("="):
         literal = path[1:]
         return lambda record: literal
+    steps = _parse(path)
     fn: Callable[[Any], Any] | None = None
-    for step in reversed(_parse(path)):
-        fn = _step_fn(step, fn, path)
+    for k in range(len(steps) - 1, -1, -1):
+        if steps[k] == "*" and k == len(steps) - 2 and _is_key(steps[k + 1]):
+            fn = _each_key(steps[k + 1], path)  # ``list[*].name``: one function, not one call per element
+            continue
+        fn = _step_fn(steps[k], fn, path)
     return fn if fn is not None else (lambda record: record)
+
+
+def _is_key(step: Any) -> bool:
+    return isinstance(step, str) and step != "*"
+
+
+def _each_key(name: str, path: str) -> Callable[[Any], Any]:
+    """The steps ``[*]`` then ``name`` (the last): ``[x[name] for x in value]``, each checked as :func:`_walk` does."""
+    def each_key(v: Any) -> Any:
+        if not isinstance(v, list):
+            raise MissingField(path)
+        out = []
+        for x in v:
+            if not (isinstance(x, dict) and name in x):
+                raise MissingField(path)
+            out.append(x[name])
+        return out
+    return each_key
 
 
 def has_path(record: dict, path: str) -> bool:
