@@ -426,7 +426,7 @@ class Task:
         if self.spec.output_type == "multiple_choice":
             if not isinstance(choices, list) or not choices:
                 raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}' must be a non-empty list")
-            if any(c is None for c in choices):
+            if None in choices and any(c is None for c in choices):  # (`in` first: no generator per item)
                 k = next(k for k, c in enumerate(choices) if c is None)
                 raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}': option {k} is null")
             if len(choices) == 1:
