@@ -111,7 +111,7 @@ async def later_turns(tr: TaskRun, sample: Sample, first: list, caller: CachedCa
         reqs = _for_item(reqs, task, sample, caller.model)
         keyed = [(kj, hashlib.sha256(kj).hexdigest()) for kj in (r.keyed_json(caller.model.model_id) for r in reqs)]
         request_keys.extend(k for _, k in keyed)
-        reqs = [dataclasses.replace(r, item=(task.name, sample)) for r in reqs]
+        reqs = [r.with_item((task.name, sample)) for r in reqs]
         got = await _call_all(caller, reqs, task.name, sample.id, return_exceptions=True, keyed=keyed)
         failed = _first_failure(got)
         for chain, r in zip(chains, got):
@@ -186,7 +186,8 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, jour
         journal.put_sample(rec.run_key, rec.task, rec.sample_id, rec.idx, rec.status, rec.to_json())
         return rec.status
     # each generation request names its item, for backends that answer items, not prompts (recorded:)
-    requests = [dataclasses.replace(r, item=(task.name, sample)) if isinstance(r, GenRequest) else r for r in requests]
+    item = (task.name, sample)
+    requests = [r.with_item(item) if isinstance(r, GenRequest) else r for r in requests]
     results = await _call_all(caller, requests, task.name, sample.id, return_exceptions=True, keyed=keyed)
     f = _first_failure(results)
     if f is not None:  # anything unexpected from a backend is this item's error, never the run's end

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any
 
 from glotbench import json_codec
@@ -82,7 +82,86 @@ class GenRequest:
 
     def keyed_json(self, model_id: str) -> bytes:
         """The canonical JSON (UTF-8) the key hashes: ``{"kind", "model", **to_dict()}``, keys sorted."""
+        template = self.__dict__.get("_key_template")
+        if template is not None:  # built by a task from one set of fields: only the messages (prompt) differ
+            return template.keyed_json(self, model_id)
         return _keyed_json(self, "generate", model_id)
+
+    def with_item(self, item: Any) -> "GenRequest":
+        """A copy naming ``item`` (not part of the key): ``dataclasses.replace(self, item=item)``, without
+        its per-field ``__init__`` (frozen: an ``object.__setattr__`` per field) for a plain GenRequest."""
+        if type(self) is not GenRequest:
+            return replace(self, item=item)
+        new = object.__new__(GenRequest)
+        new.__dict__.update(self.__dict__)
+        new.__dict__["item"] = item
+        return new
+
+
+_GEN_DEFAULTS = {f.name: f.default for f in fields(GenRequest)}  # every field has a plain default
+# the fields KeyTemplate.request sets from a task's sampling settings (none when a field has no plain default)
+_GEN_COMMON = (frozenset(_GEN_DEFAULTS) - {"messages", "prompt", "sample_index", "item"}
+               if MISSING not in _GEN_DEFAULTS.values() else frozenset())
+
+
+class KeyTemplate:
+    """The keyed JSON of generation requests that a task builds from one set of fields (its sampling
+    settings), differing only in their messages, or only in their prompt: the canonical JSON of the
+    rest is made once per model, kind and ``sample_index`` (a head and a tail around the variable part,
+    found with a marker), and each request's keyed JSON is head + the canonical JSON of its messages
+    (prompt) + tail. Compact JSON with sorted keys is each value's own JSON between the keys, so the
+    bytes are what :func:`_keyed_json` gives (tests/test_request_prep_same_output.py compares both on
+    every built-in task). A request gets the template only from the code that built it
+    (:meth:`attach`); a copy with other fields (``dataclasses.replace``) has none."""
+
+    _MARK = "\u0000glotbench:variable\u0000"
+
+    def __init__(self, common: dict[str, Any] | None = None) -> None:
+        self._parts: dict[tuple, tuple[bytes, bytes] | None] = {}
+        # the fields :meth:`request` sets at once: GenRequest's own (anything else: its __init__ refuses it)
+        self._common = common if common is not None and _GEN_COMMON.issuperset(common) else None
+
+    def attach(self, request: GenRequest) -> GenRequest:
+        request.__dict__["_key_template"] = self  # not a field: equality, the key and replace() ignore it
+        return request
+
+    def request(self, messages: tuple[dict, ...] | None, prompt: str | None, sample_index: int) -> GenRequest:
+        """``GenRequest(messages=..., prompt=..., **common, sample_index=...)`` with the template attached,
+        its fields set at once (a frozen dataclass's ``__init__`` sets each through ``object.__setattr__``):
+        the same object (tests/test_request_prep_same_output.py)."""
+        common = self._common
+        if common is None or type(sample_index) is not int:
+            return self.attach(GenRequest(messages=messages, prompt=prompt, **(common or {}), sample_index=sample_index))
+        new = object.__new__(GenRequest)
+        d = new.__dict__
+        d.update(_GEN_DEFAULTS)
+        d.update(common)
+        d["messages"] = messages
+        d["prompt"] = prompt
+        d["sample_index"] = sample_index
+        d["_key_template"] = self
+        return new
+
+    def keyed_json(self, request: GenRequest, model_id: str) -> bytes:
+        chat = request.messages is not None
+        where = (model_id, chat, request.sample_index)
+        parts = self._parts.get(where, False)
+        if parts is False:
+            parts = self._parts[where] = self._split(request, model_id, chat)
+        if parts is None:
+            return _keyed_json(request, "generate", model_id)
+        variable = list(request.messages) if chat else request.prompt
+        return parts[0] + json_codec.canonical_bytes(variable) + parts[1]
+
+    def _split(self, request: GenRequest, model_id: str, chat: bool) -> tuple[bytes, bytes] | None:
+        d = {"kind": "generate", "model": model_id, **request.to_dict()}
+        d["messages" if chat else "prompt"] = self._MARK
+        mark = json_codec.canonical_bytes(self._MARK)
+        whole = json_codec.canonical_bytes(d)
+        if whole.count(mark) != 1:  # the model's name holds the marker: no template
+            return None
+        head, tail = whole.split(mark)
+        return head, tail
 
 
 @dataclass

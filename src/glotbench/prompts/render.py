@@ -60,6 +60,16 @@ def simple_parts(source: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     return tuple(texts), tuple(names)
 
 
+@lru_cache(maxsize=512)
+def constant_text(source: str) -> str | None:
+    """What :func:`render` gives for a template without placeholders (any variables), or None when it
+    has some (or anything else of jinja2)."""
+    parts = simple_parts(source)
+    if parts is None or parts[1]:
+        return None
+    return parts[0][0].strip()
+
+
 def _null_error(task: str, field: str, record: str | None, name: str | None) -> DataError:
     what = f"variable '{name}'" if name else "a value it prints"
     rec = f" record {record}:" if record is not None else ""
@@ -67,10 +77,31 @@ def _null_error(task: str, field: str, record: str | None, name: str | None) -> 
                      "the record or give a value under 'default:' in the task file")
 
 
+@lru_cache(maxsize=512)
+def _fill_plan(source: str) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+    """:func:`simple_parts` as (first text, names, the text after each name), or None."""
+    parts = simple_parts(source)
+    return None if parts is None else (parts[0][0], parts[1], parts[0][1:])
+
+
+_ABSENT = object()
+
+
 def render(source: str, variables: dict, *, task: str, field: str, record: str | None = None) -> str:
     # Text and {{ name }} placeholders (nearly every task template) are filled in directly, as jinja2
     # would: a jinja2 render per template was a tenth of a run's CPU against a fast server
     # (docs/performance.md; tests/test_render_constant.py diffs both on every built-in task).
+    plan = _fill_plan(source)
+    if plan is not None and type(variables) is dict:  # the general path below, in fewer steps
+        first, names, rest = plan
+        get = variables.get
+        vals = [get(n, _ABSENT) for n in names]
+        if _ABSENT not in vals:  # (a name not there: jinja2 names it)
+            if None in vals:
+                for n, v in zip(names, vals):
+                    if v is None:
+                        raise _null_error(task, field, record, n)
+            return (first + "".join([str(v) + t for v, t in zip(vals, rest)])).strip()
     parts = simple_parts(source)
     if parts is not None and all(n in variables for n in parts[1]):
         texts, names = parts
@@ -105,10 +136,24 @@ def _choice_format(fmt: str) -> str | None:
     return esc[0] + "".join("{" + n + "}" + t for n, t in zip(names, esc[1:]))
 
 
+@lru_cache(maxsize=512)
+def _label_then_text(fmt: str) -> tuple[str, str, str] | None:
+    """The texts around the placeholders of a choice format ``...{{ label }}...{{ text }}...`` (the usual
+    one: filled by concatenation, no str.format call per option), or None."""
+    parts = simple_parts(fmt)
+    if parts is None or parts[1] != ("label", "text"):
+        return None
+    return parts[0]
+
+
 def choices_block(labels: list[str], texts: list[str], fmt: str, sep: str, *, task: str) -> str:
     # Each option line is what render() gives for {"label": ..., "text": ...} (tests/test_render_constant.py
     # compares both on every built-in task's choice format): filled by one str.format per option
     # instead of a render() call each (five or more per item).
+    around = _label_then_text(fmt)
+    if around is not None and None not in labels and None not in texts:  # a null: the named error below
+        t0, t1, t2 = around
+        return sep.join([(t0 + str(lab) + t1 + str(txt) + t2).strip() for lab, txt in zip(labels, texts)])
     form = _choice_format(fmt)
     if form is not None:
         lines = []

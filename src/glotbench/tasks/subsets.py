@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
 from typing import Any
 
 from glotbench.errors import GlotbenchError
@@ -71,16 +72,19 @@ def stratified_items(samples: list, n: int | float, seed: int, field: str, task:
     return [samples[i] for i in sorted(taken)]
 
 
-def one_class_warning(taken: list, every_targets: list, limit: Any) -> str | None:
-    """A warning when a ``--limit`` slice's gold labels are all one class while the split has several."""
+def one_class_warning(taken: list, every_targets: Iterable, limit: Any) -> str | None:
+    """A warning when a ``--limit`` slice's gold labels are all one class while the split has several.
+    ``every_targets`` (the split's gold labels) is read only when the slice is one class."""
     if len(taken) < 2:
         return None
     try:
-        first = {_key(s.target) for s in taken}
+        key = _key(taken[0].target)
+        for s in taken:  # stops at the first other class (nearly every slice)
+            if _key(s.target) != key:
+                return None
     except Exception:  # noqa: BLE001 - an odd target: no warning
         return None
-    if len(first) != 1:
-        return None
+    first = {key}
     classes = {_key(t) for t in every_targets}
     if not 1 < len(classes) <= 50:  # one class overall, or free-text answers: nothing to warn about
         return None

@@ -10,15 +10,16 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from glotbench.data.fields import FieldDecodeError, MissingField, get_path, unmatched_paths
+from glotbench.data.fields import FieldDecodeError, MissingField, getter, unmatched_paths
 from glotbench.data.loaders import file_sha256, locate, read_hf, read_records
 from glotbench.errors import DataError, TaskSpecError
-from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult
+from glotbench.models.base import GenRequest, GenResult, KeyTemplate, LoglikelihoodRequest, LoglikelihoodResult
 from glotbench.paths import resolve_data_file
-from glotbench.prompts.render import choices_block, plain_from_chat, render
+from glotbench.prompts.render import choices_block, constant_text, plain_from_chat, render
 from glotbench.sources.locate import find_location, missing_line
 from glotbench.tasks.request_settings import RequestSettings
 from glotbench.tasks.spec import TaskSpec
@@ -60,6 +61,19 @@ class Scored:
 
 Request = GenRequest | LoglikelihoodRequest
 Output = GenResult | LoglikelihoodResult
+
+
+def _getter_or_raise(path: str) -> Any:
+    """``getter(path)``; a path it refuses (an unknown ``|decoder``) raises its error when a record is
+    read, in field order, as ``get_path`` did."""
+    try:
+        return getter(path)
+    except DataError as err:
+        message = str(err)
+
+        def refuse(record: Any) -> Any:
+            raise DataError(message)
+        return refuse
 
 
 def import_object(ref: str, *, where: str) -> Any:
@@ -169,7 +183,10 @@ class Task:
 
     def samples(self, split: str | None = None, limit: int | None = None) -> list[Sample]:
         split = split or self.spec.dataset.eval_split
-        records = self.raw_records(split)
+        return self._built(self.raw_records(split), split, limit)
+
+    def _built(self, records: list[dict], split: str, limit: int | None) -> list[Sample]:
+        """:meth:`samples` of ``records`` (the split's, as read): the first ``limit`` kept ones (None: all)."""
         where = self.spec.dataset.splits.get(split, split)
         out: list[Sample] = []
         seen: list[dict] = []
@@ -229,14 +246,47 @@ class Task:
             return subsets.sample_items(every, sample_n, settings.seed)
         if settings.limit is None:
             return self.samples(settings.split)
-        every = self.samples(settings.split)
-        self._split_sizes[settings.split or self.spec.dataset.eval_split] = len(every)  # for dataset_size
-        taken = every[:settings.items_for(len(every))]
-        if len(taken) < len(every):
-            warn = subsets.one_class_warning(taken, [s.target for s in every], settings.limit)
+        split = settings.split or self.spec.dataset.eval_split
+        if type(self).samples is Task.samples:  # the first N items are built, the rest only counted
+            records = self.raw_records(split)
+            fn = self._record_fn
+            kept = list(enumerate(records)) if fn is None else [(i, r) for i, r in enumerate(map(fn, records))
+                                                                if r is not None]
+            total = len(kept)
+            n = settings.items_for(total)
+            taken = self._built(records, split, n) if n > 0 else []
+            every_targets = chain((s.target for s in taken), self._targets(kept[n:], split))
+        else:  # a task that builds its items itself: all of them
+            every = self.samples(settings.split)
+            total = len(every)
+            taken = every[:settings.items_for(total)]
+            every_targets = (s.target for s in every)
+        self._split_sizes[split] = total  # for dataset_size
+        if len(taken) < total:  # the gold labels of the rest are read only when the first N are all one class
+            warn = subsets.one_class_warning(taken, every_targets, settings.limit)
             if warn and warn not in self.load_warnings:
                 self.load_warnings.insert(0, warn)
         return taken
+
+    def _targets(self, kept: list[tuple[int, dict]], split: str):
+        """The gold answers of ``kept`` ``(index, record)`` pairs (after the record function) that were
+        not built: the target field alone, as :meth:`build_sample` reads it (a task with its own
+        ``build_sample`` builds them)."""
+        if type(self).build_sample is not Task.build_sample:
+            where = self.spec.dataset.splits.get(split, split)
+            yield from (self.build_sample(rec, i, where).target for i, rec in kept)
+            return
+        path = self.spec.fields.get("target")
+        get = getter(path) if path is not None else None
+        defaults = self.spec.default
+        for _, rec in kept:
+            try:
+                value = get(rec) if get is not None else None
+            except (MissingField, FieldDecodeError):
+                value = None
+            if value is None and "target" in defaults:
+                value = defaults["target"]
+            yield value
 
     def dataset_size(self, settings: RequestSettings) -> int:
         """How many items the run's split holds before ``limit`` (lm-eval's ``n-samples.original``).
@@ -335,12 +385,21 @@ class Task:
                                     f"is null but the prompt prints it (it would be sent as the text \"None\"); fix the "
                                     f"record or print it through a default (`{{{{ {shown} or '' }}}}`)")
 
+    def _field_getters(self) -> tuple[tuple[str, str, Any], ...]:
+        """``(name, path, getter)`` per mapped field (data/fields.getter), made once per ``spec.fields``."""
+        cached = self.__dict__.get("_getters")
+        fields = self.spec.fields
+        if cached is None or cached[0] is not fields:
+            cached = (fields, tuple((name, path, _getter_or_raise(path)) for name, path in fields.items()))
+            self.__dict__["_getters"] = cached
+        return cached[1]
+
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         values: dict[str, Any] = {}
         defaults = self.spec.default
-        for name, path in self.spec.fields.items():
+        for name, path, get in self._field_getters():
             try:
-                values[name] = get_path(rec, path)
+                value = get(rec)
             except FieldDecodeError as err:
                 raise DataError(f"{where}: record {index}: {err}") from None
             except MissingField:
@@ -349,12 +408,15 @@ class Task:
                     continue
                 if name in self.spec.required_fields or name in ("target", "choices"):
                     raise DataError(f"{where}: record {index}: missing field '{path}' (for {name})") from None
-                values[name] = None
-            if values[name] is None and name in defaults:
-                values[name] = defaults[name]
-            if values[name] is None and name in self.prompt_variables:
-                raise DataError(f"{where}: record {index}: field '{path}' (for {name}) is missing or null but the prompt "
-                                f"uses it; fix the record or give a value under 'default: {{{name}: ...}}' in the task file")
+                value = None
+            if value is None:
+                if name in defaults:
+                    value = defaults[name]
+                if value is None and name in self.prompt_variables:
+                    raise DataError(f"{where}: record {index}: field '{path}' (for {name}) is missing or null but the "
+                                    f"prompt uses it; fix the record or give a value under 'default: {{{name}: ...}}' "
+                                    f"in the task file")
+            values[name] = value
         if self.printed_paths:
             self._check_printed_nulls(values, index, where)
         sid = values.pop("id", None)
@@ -364,7 +426,7 @@ class Task:
         if self.spec.output_type == "multiple_choice":
             if not isinstance(choices, list) or not choices:
                 raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}' must be a non-empty list")
-            if any(c is None for c in choices):
+            if None in choices and any(c is None for c in choices):  # (`in` first: no generator per item)
                 k = next(k for k, c in enumerate(choices) if c is None)
                 raise DataError(f"{where}: record {index}: field '{self.spec.fields.get('choices')}': option {k} is null")
             if len(choices) == 1:
@@ -457,11 +519,11 @@ class Task:
         """The request for turn ``len(answers) + 1``: what turn 1's request holds, then each earlier
         answer as the assistant's message and the next user turn (plain models: the same as one text,
         each earlier turn with its answer on the next line)."""
-        common = settings.sampling(self.spec.generation)
+        common, template = self._sampling(settings)
         if chat:
             later = self.dialogue(sample, answers)[1:]  # answer 1, turn 2, ...
             msgs = self.chat_messages(sample, settings.num_fewshot, settings.system_prompt) + later
-            return GenRequest(messages=settings.with_system(msgs), **common, sample_index=sample_index)
+            return template.attach(GenRequest(messages=settings.with_system(msgs), **common, sample_index=sample_index))
         p = self.spec.prompt
         system = settings.system_prompt
         if system is None and p.system:
@@ -470,8 +532,8 @@ class Task:
         from glotbench.prompts.dialogue import plain_shots
 
         pairs, last = plain_shots(self.dialogue(sample, answers))
-        return GenRequest(prompt=plain_from_chat(system, shots + pairs, last, p.answer_cue), **common,
-                          sample_index=sample_index)
+        return template.attach(GenRequest(prompt=plain_from_chat(system, shots + pairs, last, p.answer_cue), **common,
+                                          sample_index=sample_index))
 
     def render_answer(self, sample: Sample) -> str:
         return render(self.spec.fewshot.answer, self._vars(sample), task=self.name, record=sample.id, field="fewshot.answer")
@@ -482,7 +544,11 @@ class Task:
         if system is not None:
             msgs.append({"role": "system", "content": system})
         elif self.spec.prompt.system:
-            msgs.append({"role": "system", "content": render(self.spec.prompt.system, self._vars(sample), task=self.name, record=sample.id, field="prompt.system")})
+            text = constant_text(self.spec.prompt.system)  # a system prompt without placeholders: the same every item
+            if text is None:
+                text = render(self.spec.prompt.system, self._vars(sample), task=self.name, record=sample.id,
+                              field="prompt.system")
+            msgs.append({"role": "system", "content": text})
         for shot in self.fewshot_for(sample, num_fewshot):
             msgs.append({"role": "user", "content": self.render_user(shot)})
             msgs.append({"role": "assistant", "content": self.render_answer(shot)})
@@ -513,8 +579,10 @@ class Task:
             shots = [{"question": self.render_user(s), "answer": self.render_answer(s)} for s in self.fewshot_for(sample, num_fewshot)]
             return render(p.plain, {**self._vars(sample), "fewshot": shots, "system": (p.system or "") if system is None else system},
                           task=self.name, record=sample.id, field="prompt.plain")
-        if system is None:
-            system = render(p.system, self._vars(sample), task=self.name, record=sample.id, field="prompt.system") if p.system else None
+        if system is None and p.system:
+            system = constant_text(p.system)
+            if system is None:
+                system = render(p.system, self._vars(sample), task=self.name, record=sample.id, field="prompt.system")
         shots = [(self.render_user(s), self.render_answer(s)) for s in self.fewshot_for(sample, num_fewshot)]
         return plain_from_chat(system, shots, self.render_user(sample), p.answer_cue)
 
@@ -544,12 +612,22 @@ class Task:
                 raise TaskSpecError(f"task {self.name}: loglikelihood scoring needs a multiple_choice task")
             context = self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt)
             return [LoglikelihoodRequest(context=context, continuation=LL_DELIMITER + c) for c in self.ll_options(sample)]
-        common = settings.sampling(self.spec.generation)
+        common, template = self._sampling(settings)
         if chat:
             base = dict(messages=settings.with_system(self.chat_messages(sample, settings.num_fewshot, settings.system_prompt)))
         else:
             base = dict(prompt=self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt))
-        return [GenRequest(**base, **common, sample_index=k) for k in range(settings.samples)]
+        return [template.request(base.get("messages"), base.get("prompt"), k) for k in range(settings.samples)]
+
+    def _sampling(self, settings: RequestSettings) -> tuple[dict, KeyTemplate]:
+        """``settings.sampling(spec.generation)`` made once per settings (the same objects in every
+        request: a request's keyed JSON is then the template's head + its messages + tail)."""
+        cached = self.__dict__.get("_sampling_for")
+        if cached is None or cached[0] is not settings or cached[1] is not self.spec.generation:
+            common = settings.sampling(self.spec.generation)
+            cached = (settings, self.spec.generation, common, KeyTemplate(common))
+            self.__dict__["_sampling_for"] = cached
+        return cached[2], cached[3]
 
     # ---------------------------------------------------------------- scoring
     @cached_property
