@@ -134,6 +134,93 @@ class SampleRecord:
         return rec
 
 
+_INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1
+
+
+def _json_stable(obj: Any) -> bool:
+    """Whether ``obj`` reads back from the journal's JSON as the same values of the same types: exact
+    ``str``/``int`` (64-bit)/finite ``float``/``bool``/``None``, lists and ``str``-keyed dicts of them
+    (a tuple reads back as a list, an int key as a string, anything else as its ``str``)."""
+    t = type(obj)
+    if t is dict:
+        for k in obj:
+            if type(k) is not str:
+                return False
+        values = obj.values()
+    elif t is list:
+        values = obj
+    else:
+        values = (obj,)
+    for v in values:
+        tv = type(v)
+        if tv is str or v is None or tv is bool:
+            continue
+        if tv is int:
+            if not _INT_MIN <= v <= _INT_MAX:
+                return False
+        elif tv is float:
+            if v - v != 0.0:  # nan, inf
+                return False
+        elif tv is dict or tv is list:
+            if not _json_stable(v):
+                return False
+        else:
+            return False
+    return True
+
+
+class RecordBrief:
+    """What a run's summary reads of a record this process wrote (engine/runner.summarise): kept as
+    the item is put, so the summary need not read and parse its journal row back. Read by the same
+    attribute names as :class:`SampleRecord`; ``tokens``: the outputs' (input, output) token sums;
+    ``requests``: a scored record's (request key, output tokens or None) pairs (the latency block)."""
+
+    __slots__ = ("status", "gold", "pred", "values", "metadata", "error", "tokens", "requests")
+
+    def __init__(self, status, gold, pred, values, metadata, error, tokens, requests):
+        self.status, self.gold, self.pred, self.values, self.metadata = status, gold, pred, values, metadata
+        self.error, self.tokens, self.requests = error, tokens, requests
+
+    @property
+    def is_scored(self) -> bool:
+        return self.status == "scored"
+
+    @property
+    def value_map(self) -> dict[str, Any]:
+        return self.values or {}
+
+    @property
+    def metadata_map(self) -> dict[str, Any]:
+        return self.metadata or {}
+
+    @classmethod
+    def of(cls, rec: SampleRecord) -> "RecordBrief | None":
+        """The brief of ``rec`` as its journal row reads back (:meth:`SampleRecord.from_json` of
+        :meth:`SampleRecord.to_json`'s JSON), or None when a value would not read back the same (then
+        the summary reads the row)."""
+        outs = rec.outputs or ()
+        tin = tout = 0
+        counts = []
+        for o in outs:
+            if type(o) is not dict:
+                return None
+            a, b = o.get("input_tokens"), o.get("output_tokens")
+            if (a is not None and type(a) is not int) or (b is not None and type(b) is not int):
+                return None
+            tin += a or 0
+            tout += b or 0
+            counts.append(b)
+        if not _json_stable([rec.gold, rec.pred, rec.values, rec.metadata, rec.error]):
+            return None
+        requests = ()
+        if rec.status == "scored":
+            keys = rec.request_keys or []
+            if type(keys) is not list or not _json_stable(keys):
+                return None
+            requests = [(k, counts[i] if len(counts) == len(keys) else None) for i, k in enumerate(keys)]
+        return cls(rec.status, rec.gold, rec.pred, rec.values, rec.metadata, rec.error, (tin, tout), requests)
+
+
 _FIELD_NAMES = frozenset(f.name for f in fields(SampleRecord)) - {"extra", "present"}
 _RECORD_FIELDS = tuple(f.name for f in fields(SampleRecord) if f.name not in _IDENTITY and f.name not in ("extra", "present"))
 _RECORD_FIELD_SET = frozenset(_RECORD_FIELDS)

@@ -6,7 +6,7 @@ import dataclasses
 import math
 from typing import Any
 
-from glotbench.sample_record import SampleRecord
+from glotbench.sample_record import RecordBrief, SampleRecord
 from glotbench.scoring.circular import CIRCULAR_METRIC, ROTATION, circular_summary
 from glotbench.scoring.metrics import ScoredItem, bootstrap_cis, get_metric
 from glotbench.scoring.per_class import per_class
@@ -64,7 +64,7 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
     n_errors = 0
     first_error = None
     for r in records:
-        r = r if isinstance(r, SampleRecord) else SampleRecord.from_json(r)
+        r = r if isinstance(r, (SampleRecord, RecordBrief)) else SampleRecord.from_json(r)
         if r.is_scored:
             item = ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map)
             (rotated if circular and item.metadata.get(ROTATION) else items).append(item)

@@ -32,7 +32,7 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Container, Iterator, Mapping
 
 from glotbench import json_codec
 from glotbench.engine.sqlite_ro import is_read_only_error, open_read_only, writable
@@ -529,10 +529,22 @@ class Journal:
         yield from self._select("samples", ("run_key", "task", "sample_id", "idx", "status", record),
                                 {"run_key": run_key, "task": task}, "task, idx")
 
-    def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
+    def iter_samples(self, run_key: str | None = None, task: str | None = None, *,
+                     ids: Container[str] | None = None, known: Mapping[str, Any] | None = None) -> Iterator[Any]:
+        """Each sample row as a dict (identity columns, then the parsed record), in the journal's order.
+        ``ids``: only the rows of these sample ids (the others are not parsed); ``known``: sample id ->
+        what to yield in place of that row, unparsed (runner.summarise: the briefs of the rows this
+        process wrote)."""
         rows = self.iter_sample_rows(run_key, task, record="CAST(record AS BLOB)")
         try:
             for run_key_, task_, sid, idx, status, rec in rows:
+                if ids is not None and sid not in ids:
+                    continue
+                if known:
+                    brief = known.get(sid)
+                    if brief is not None:
+                        yield brief
+                        continue
                 yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status,
                        **self._parse_row(rec, "samples", task_, sid)}
         finally:

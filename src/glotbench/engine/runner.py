@@ -16,7 +16,7 @@ from glotbench.engine.latency import latency_summary
 from glotbench.scoring.circular import ROTATION
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.journal import Journal
-from glotbench.sample_record import SampleRecord
+from glotbench.sample_record import RecordBrief, SampleRecord
 from glotbench.engine.retry import RunGuard
 from glotbench.errors import RunStopped
 from glotbench.models.base import GenRequest, Model
@@ -33,6 +33,8 @@ class TaskRun:
     settings: RequestSettings = field(default_factory=RequestSettings)  # what the task sees of the run
     _ids: frozenset[str] | None = field(default=None, repr=False)
     _n_items: int | None = field(default=None, repr=False)
+    # sample id -> RecordBrief of each record this process put (what summarise reads of it, not its row)
+    briefs: dict[str, RecordBrief] = field(default_factory=dict, repr=False)
 
     @property
     def run_key(self) -> str:
@@ -184,6 +186,12 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, jour
 
     def put(rec: SampleRecord) -> str:
         journal.put_sample(rec.run_key, rec.task, rec.sample_id, rec.idx, rec.status, rec.to_json())
+        if not journal.read_only:  # what the summary reads of it, kept so its row is not read back
+            brief = RecordBrief.of(rec)
+            if brief is not None:
+                tr.briefs[rec.sample_id] = brief
+            else:
+                tr.briefs.pop(rec.sample_id, None)
         return rec.status
     # each generation request names its item, for backends that answer items, not prompts (recorded:)
     requests = [dataclasses.replace(r, item=(task.name, sample)) if isinstance(r, GenRequest) else r for r in requests]
@@ -419,19 +427,26 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
     out = {}
     latencies: dict[str, float] | None = None  # read from the journal once, for the first task
     for tr in runs:
+        keep = _needs_records(tr.task) or tr.mode == "loglikelihood"  # loglikelihood: the calibration block
+        briefs, tr.briefs = tr.briefs, {}
         if records_by_task is not None:
             source = iter(records_by_task.get(tr.task.name, []))
-        else:
-            ids = tr.item_ids
-            source = (SampleRecord.from_json(r) for r in journal.iter_samples(tr.run_key, tr.task.name)
-                      if r["sample_id"] in ids)
+        else:  # the rows this process wrote are read from their briefs (unless whole records are kept)
+            source = (r if type(r) is RecordBrief else SampleRecord.from_json(r)
+                      for r in journal.iter_samples(tr.run_key, tr.task.name, ids=tr.item_ids,
+                                                    known=None if keep else briefs))
         tokens = {"input": 0, "output": 0}
         kept: list[SampleRecord] = []
-        keep = _needs_records(tr.task) or tr.mode == "loglikelihood"  # loglikelihood: the calibration block
         requests: list[tuple[str, int | None]] = []  # (request key, output tokens): the latency block
 
         def stream():  # one pass over the records: token counts on the way, records kept only if needed
             for r in source:
+                if type(r) is RecordBrief:  # a record this process wrote (never kept: keep reads rows)
+                    tokens["input"] += r.tokens[0]
+                    tokens["output"] += r.tokens[1]
+                    requests.extend(r.requests)
+                    yield r
+                    continue
                 outs = r.output_list
                 for o in outs:
                     tokens["input"] += o.get("input_tokens") or 0
