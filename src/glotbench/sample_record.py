@@ -107,9 +107,10 @@ class SampleRecord:
     # ------------------------------------------------------------------ JSON (unchanged shape)
     def to_json(self) -> dict[str, Any]:
         """The journal's ``record`` column: every key the record has, identity columns left out."""
-        out = {name: getattr(self, name) for name in _RECORD_FIELDS
-               if name in self.present or getattr(self, name) is not None}
-        out.update(self.extra)
+        d, present = self.__dict__, self.present  # plain attributes: read from the instance dict
+        out = {name: d[name] for name in _RECORD_FIELDS if name in present or d[name] is not None}
+        if self.extra:
+            out.update(self.extra)
         return out
 
     def to_row(self) -> dict[str, Any]:

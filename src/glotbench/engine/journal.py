@@ -146,12 +146,12 @@ OPTIONAL_COLUMNS = {"responses": ("sum",), "samples": ("sum",), "judgments": ("s
 def row_sum(*parts: Any) -> str:
     """The checksum of a row's content: SHA-256 (first 16 hex digits) of its parts, each as text or
     UTF-8 bytes, separated by NUL."""
-    h = hashlib.sha256()
-    for i, part in enumerate(parts):
-        if i:
-            h.update(b"\0")
-        h.update(part if isinstance(part, (bytes, bytearray)) else str(part).encode("utf-8"))
-    return h.hexdigest()[:16]
+    return _sha256(b"\0".join([p if type(p) is bytes else p.encode("utf-8") if type(p) is str else
+                               p if isinstance(p, (bytes, bytearray)) else str(p).encode("utf-8")
+                               for p in parts])).hexdigest()[:16]  # one update: the same digest as one per part
+
+
+_sha256 = hashlib.sha256
 
 
 _EXPECTED: dict[str, dict[str, tuple]] | None = None
