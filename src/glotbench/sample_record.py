@@ -173,13 +173,13 @@ def _json_stable(obj: Any) -> bool:
 class RecordBrief:
     """What a run's summary reads of a record this process wrote (engine/runner.summarise): kept as
     the item is put, so the summary need not read and parse its journal row back. Read by the same
-    attribute names as :class:`SampleRecord`; ``tokens``: the outputs' (input, output) token sums;
+    attribute names as :class:`SampleRecord`; ``idx``: the item's index (its row's order); ``tokens``: the outputs' (input, output) token sums;
     ``requests``: a scored record's (request key, output tokens or None) pairs (the latency block)."""
 
-    __slots__ = ("status", "gold", "pred", "values", "metadata", "error", "tokens", "requests")
+    __slots__ = ("idx", "status", "gold", "pred", "values", "metadata", "error", "tokens", "requests")
 
-    def __init__(self, status, gold, pred, values, metadata, error, tokens, requests):
-        self.status, self.gold, self.pred, self.values, self.metadata = status, gold, pred, values, metadata
+    def __init__(self, idx, status, gold, pred, values, metadata, error, tokens, requests):
+        self.idx, self.status, self.gold, self.pred, self.values, self.metadata = idx, status, gold, pred, values, metadata
         self.error, self.tokens, self.requests = error, tokens, requests
 
     @property
@@ -199,6 +199,8 @@ class RecordBrief:
         """The brief of ``rec`` as its journal row reads back (:meth:`SampleRecord.from_json` of
         :meth:`SampleRecord.to_json`'s JSON), or None when a value would not read back the same (then
         the summary reads the row)."""
+        if type(rec.idx) is not int:
+            return None
         outs = rec.outputs or ()
         tin = tout = 0
         counts = []
@@ -219,7 +221,7 @@ class RecordBrief:
             if type(keys) is not list or not _json_stable(keys):
                 return None
             requests = [(k, counts[i] if len(counts) == len(keys) else None) for i, k in enumerate(keys)]
-        return cls(rec.status, rec.gold, rec.pred, rec.values, rec.metadata, rec.error, (tin, tout), requests)
+        return cls(rec.idx, rec.status, rec.gold, rec.pred, rec.values, rec.metadata, rec.error, (tin, tout), requests)
 
 
 _FIELD_NAMES = frozenset(f.name for f in fields(SampleRecord)) - {"extra", "present"}

@@ -522,6 +522,10 @@ class Journal:
                 if response_row_answer(key, body, kind, stored, parse=stored is None) is None}
         return self._damaged_responses
 
+    def count_samples(self, run_key: str, task: str) -> int:
+        """Rows of ``task`` under ``run_key``."""
+        return self.conn.execute("SELECT COUNT(*) FROM samples WHERE run_key=? AND task=?", (run_key, task)).fetchone()[0]
+
     def iter_sample_rows(self, run_key: str | None = None, task: str | None = None, *,
                          record: str = "record") -> Iterator[tuple]:
         """(run_key, task, sample_id, idx, status, record JSON text) per sample, unparsed

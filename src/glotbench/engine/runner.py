@@ -431,6 +431,8 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
         briefs, tr.briefs = tr.briefs, {}
         if records_by_task is not None:
             source = iter(records_by_task.get(tr.task.name, []))
+        elif not keep and _briefs_are_the_rows(briefs, journal, tr):  # every row was written by this process
+            source = iter(sorted(briefs.values(), key=_by_idx))
         else:  # the rows this process wrote are read from their briefs (unless whole records are kept)
             source = (r if type(r) is RecordBrief else SampleRecord.from_json(r)
                       for r in journal.iter_samples(tr.run_key, tr.task.name, ids=tr.item_ids,
@@ -484,6 +486,19 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
             **summary,
         }
     return out
+
+
+def _by_idx(brief: RecordBrief) -> int:
+    return brief.idx
+
+
+def _briefs_are_the_rows(briefs: dict[str, RecordBrief], journal: Journal, tr: TaskRun) -> bool:
+    """Whether the task's journal rows are exactly the records this process wrote (``briefs``: one per
+    row, every index distinct), so the briefs in index order are the rows in the journal's order
+    (``ORDER BY task, idx``; rows of one index, --circular's rotations, are read from the journal)."""
+    if not briefs or not hasattr(journal, "count_samples") or len({b.idx for b in briefs.values()}) != len(briefs):
+        return False
+    return journal.count_samples(tr.run_key, tr.task.name) == len(briefs)
 
 
 def _provenance(tr: TaskRun) -> dict | None:
