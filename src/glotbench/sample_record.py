@@ -220,7 +220,7 @@ class RecordBrief:
             keys = rec.request_keys or []
             if type(keys) is not list or not _json_stable(keys):
                 return None
-            requests = [(k, counts[i] if len(counts) == len(keys) else None) for i, k in enumerate(keys)]
+            requests = list(zip(keys, counts)) if len(counts) == len(keys) else [(k, None) for k in keys]
         return cls(rec.idx, rec.status, rec.gold, rec.pred, rec.values, rec.metadata, rec.error, (tin, tout), requests)
 
 

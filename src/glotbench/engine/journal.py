@@ -406,8 +406,8 @@ class Journal:
     def latencies(self, role: str = "model") -> dict[str, float]:
         """Seconds each journaled request of ``role`` took (request key -> latency), from the
         ``responses`` table's ``latency_s``; answers taken from the shared response cache have none."""
-        return {k: v for k, v in self.conn.execute("SELECT key, latency_s FROM responses WHERE role=? AND "
-                                                   "latency_s IS NOT NULL", (role,))}
+        return dict(self.conn.execute("SELECT key, latency_s FROM responses WHERE role=? AND latency_s IS NOT NULL",
+                                      (role,)))
 
     def get_request(self, key: str) -> dict | None:
         """The request a cached response answers (None when it is not in the journal)."""
@@ -530,8 +530,8 @@ class Journal:
                          record: str = "record") -> Iterator[tuple]:
         """(run_key, task, sample_id, idx, status, record JSON text) per sample, unparsed
         (``record="CAST(record AS BLOB)"``: its UTF-8, undecoded)."""
-        yield from self._select("samples", ("run_key", "task", "sample_id", "idx", "status", record),
-                                {"run_key": run_key, "task": task}, "task, idx")
+        return self._select("samples", ("run_key", "task", "sample_id", "idx", "status", record),
+                            {"run_key": run_key, "task": task}, "task, idx")  # the cursor: no generator per row
 
     def iter_samples(self, run_key: str | None = None, task: str | None = None, *,
                      ids: Container[str] | None = None, known: Mapping[str, Any] | None = None) -> Iterator[Any]:

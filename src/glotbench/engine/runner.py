@@ -186,7 +186,7 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, jour
 
     def put(rec: SampleRecord) -> str:
         journal.put_sample(rec.run_key, rec.task, rec.sample_id, rec.idx, rec.status, rec.to_json())
-        if not journal.read_only:  # what the summary reads of it, kept so its row is not read back
+        if not journal.read_only and not _keeps_records(tr):  # what the summary reads of it, so its row is not read back
             brief = RecordBrief.of(rec)
             if brief is not None:
                 tr.briefs[rec.sample_id] = brief
@@ -375,6 +375,12 @@ def _needs_records(task: Task) -> bool:
     return type(task).extra_summary is not Task.extra_summary
 
 
+def _keeps_records(tr: TaskRun) -> bool:
+    """Whether summarising ``tr`` keeps its scored records (its summary hook; loglikelihood: the
+    calibration block): then they are read from the journal, and no brief is kept."""
+    return tr.mode == "loglikelihood" or _needs_records(tr.task)
+
+
 def _extra_summary(task: Task, kept: list[SampleRecord], out_dir: Path | None, *, n_boot: int, seed: int) -> dict:
     """``task.extra_summary`` with the run's bootstrap settings; a hook written before it took them
     (``(records, out_dir)`` only) is still called, without them."""
@@ -427,7 +433,7 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
     out = {}
     latencies: dict[str, float] | None = None  # read from the journal once, for the first task
     for tr in runs:
-        keep = _needs_records(tr.task) or tr.mode == "loglikelihood"  # loglikelihood: the calibration block
+        keep = _keeps_records(tr)
         briefs, tr.briefs = tr.briefs, {}
         if records_by_task is not None:
             source = iter(records_by_task.get(tr.task.name, []))
