@@ -76,7 +76,8 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
     defs = [dataclasses.replace(d, signature=d.signature_of(items)) if d.signature_of and items else d for d in defs]
     head = headline_metric(defs)
     parsed_key = next((d.parsed_key for d in defs if d.name == head), None)
-    unparseable = sum(1 for i in items if _unparsed(i, parsed_key))
+    no_pred = sum(1 for i in items if i.pred is None)  # glotbench's extractor found no answer
+    unparseable = no_pred if parsed_key is None else sum(1 for i in items if _unparsed(i, parsed_key))
     frac = unparseable / len(items) if items else 0.0
     status = "invalid" if frac > INVALID_UNPARSEABLE else ("flagged" if frac > FLAG_UNPARSEABLE else "ok")
     if len(items) + len(rotated) + n_errors < total:
@@ -91,7 +92,7 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
         "unparseable_rate": round(frac, 4),
         # whose parse the count and the flag follow: the headline's own rule, or glotbench's extractor
         "unparseable_by": parsed_key or "extractor",
-        "n_unparseable_extractor": sum(1 for i in items if i.pred is None),
+        "n_unparseable_extractor": no_pred,
         "headline": head,
         "headline_metrics": headline_metrics(defs),
         "status": status,
