@@ -97,7 +97,7 @@ def test_fast_paths_write_what_the_slow_paths_wrote(stub, monkeypatch):
     fast = _run(base, tmp, "fast")
     monkeypatch.setattr(extract_text, "_normalize", slow_normalize)
     monkeypatch.setattr(runner, "_prompt_of", slow_prompt_of)
-    monkeypatch.setattr(runner.RecordBrief, "of", classmethod(lambda cls, rec: None))  # the summary reads every row
+    monkeypatch.setattr(runner.RecordBrief, "of", staticmethod(lambda rec: None))  # the summary reads every row
     extract_text._NORM_CACHE.clear()
     slow = _run(base, tmp, "slow")
     extract_text._NORM_CACHE.clear()
@@ -119,11 +119,11 @@ def test_summary_from_briefs_rows_or_both_is_the_same(stub, monkeypatch):
     of = runner.RecordBrief.of
     for circular in (False, True):
         fast = _run(base, tmp, f"briefs-{circular}", circular=circular)
-        monkeypatch.setattr(runner.RecordBrief, "of", classmethod(lambda cls, rec: of(rec) if rec.idx % 2 else None))
+        monkeypatch.setattr(runner.RecordBrief, "of", staticmethod(lambda rec: of(rec) if rec.idx % 2 else None))
         mixed = _run(base, tmp, f"mixed-{circular}", circular=circular)
-        monkeypatch.setattr(runner.RecordBrief, "of", classmethod(lambda cls, rec: None))
+        monkeypatch.setattr(runner.RecordBrief, "of", staticmethod(lambda rec: None))
         rows = _run(base, tmp, f"rows-{circular}", circular=circular)
-        monkeypatch.setattr(runner.RecordBrief, "of", of)
+        monkeypatch.setattr(runner.RecordBrief, "of", staticmethod(of))
         assert fast[0] == mixed[0] == rows[0]
         assert fast[3] == mixed[3] == rows[3]
         if circular:

@@ -28,17 +28,22 @@ def _read_back(rec: SampleRecord) -> SampleRecord:
     return SampleRecord.from_json(row)
 
 
-def _same(brief: RecordBrief, back: SampleRecord) -> None:
-    for name in ("status", "gold", "pred", "error"):
-        a, b = getattr(brief, name), getattr(back, name)
+def _same(brief: tuple, back: SampleRecord) -> None:
+    assert type(brief) is tuple and brief[RecordBrief.IDX] == back.idx
+    for k, name in ((RecordBrief.STATUS, "status"), (RecordBrief.GOLD, "gold"), (RecordBrief.PRED, "pred"),
+                    (RecordBrief.ERROR, "error")):
+        a, b = brief[k], getattr(back, name)
         assert a == b and type(a) is type(b), name
-    assert brief.value_map == back.value_map and brief.metadata_map == back.metadata_map
-    assert [type(v) for v in brief.value_map.values()] == [type(v) for v in back.value_map.values()]
+    values, metadata = brief[RecordBrief.VALUES] or {}, brief[RecordBrief.METADATA] or {}
+    assert values == back.value_map and metadata == back.metadata_map
+    assert [type(v) for v in values.values()] == [type(v) for v in back.value_map.values()]
     outs = back.output_list
-    assert brief.tokens == (sum(o.get("input_tokens") or 0 for o in outs), sum(o.get("output_tokens") or 0 for o in outs))
+    assert (brief[RecordBrief.INPUT_TOKENS], brief[RecordBrief.OUTPUT_TOKENS]) == (
+        sum(o.get("input_tokens") or 0 for o in outs), sum(o.get("output_tokens") or 0 for o in outs))
     keys = back.request_keys or [] if back.is_scored else []
-    assert list(brief.requests) == [(k, outs[i].get("output_tokens") if len(outs) == len(keys) else None)
-                                    for i, k in enumerate(keys)]
+    flat = brief[RecordBrief.REQUESTS]
+    assert list(zip(flat[::2], flat[1::2])) == [(k, outs[i].get("output_tokens") if len(outs) == len(keys) else None)
+                                                 for i, k in enumerate(keys)]
 
 
 @pytest.mark.parametrize("rec", [
@@ -74,3 +79,14 @@ def test_numpy_values_take_the_row():
     np = pytest.importorskip("numpy")
     assert RecordBrief.of(_record(values={"score": np.float64(0.5)})) is None
     assert RecordBrief.of(_record(gold=np.int64(1))) is None
+
+
+def test_a_brief_is_one_tracked_object():
+    """A brief adds one object the garbage collector tracks (its request keys and counts are a flat
+    tuple of strings and numbers, untracked once the collector has looked at it)."""
+    import gc
+
+    brief = RecordBrief.of(_record(keys=("k1", "k2"), outputs=[{"text": "a", "output_tokens": 1}, {"text": "b"}]))
+    gc.collect()
+    assert type(brief) is tuple and brief[RecordBrief.REQUESTS] == ("k1", 1, "k2", None)
+    assert [k for k, v in enumerate(brief) if gc.is_tracked(v)] == []  # values and metadata: plain flat dicts

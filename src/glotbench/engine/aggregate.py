@@ -6,7 +6,7 @@ import dataclasses
 import math
 from typing import Any
 
-from glotbench.sample_record import RecordBrief, SampleRecord
+from glotbench.sample_record import SampleRecord
 from glotbench.scoring.circular import CIRCULAR_METRIC, ROTATION, circular_summary
 from glotbench.scoring.metrics import ScoredItem, bootstrap_cis, get_metric
 from glotbench.scoring.per_class import per_class
@@ -47,7 +47,7 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
                    n_boot: int = 1000, seed: int = 0, circular: bool = False) -> dict[str, Any]:
     """Counts, metrics with intervals and per-slice metrics of one task's records.
 
-    ``records`` may be any iterable (SampleRecords, journal rows or samples.jsonl lines): it is read
+    ``records`` may be any iterable (SampleRecords, RecordBriefs, journal rows or samples.jsonl lines): it is read
     once and only each scored record's gold, pred, values and slice fields are kept, so a run's
     records never all sit in memory at once (docs/performance.md).
 
@@ -64,13 +64,17 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
     n_errors = 0
     first_error = None
     for r in records:
-        r = r if isinstance(r, (SampleRecord, RecordBrief)) else SampleRecord.from_json(r)
-        if r.is_scored:
-            item = ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map)
+        if type(r) is tuple:  # a RecordBrief (sample_record.py): (idx, status, gold, pred, values, metadata, error, ...)
+            _, status, gold, pred, values, metadata, error = r[:7]
+        else:
+            r = r if isinstance(r, SampleRecord) else SampleRecord.from_json(r)
+            status, gold, pred, values, metadata, error = r.status, r.gold, r.pred, r.values, r.metadata, r.error
+        if status == "scored":
+            item = ScoredItem(gold=gold, pred=pred, values=values or {}, metadata=metadata or {})
             (rotated if circular and item.metadata.get(ROTATION) else items).append(item)
-        elif r.status == "error":
+        elif status == "error":
             n_errors += 1
-            first_error = first_error or r.error
+            first_error = first_error or error
     defs = [get_metric(name, where=f"metric {name!r}") for name in metric_names]
     defs = [d if d.name == name else dataclasses.replace(d, name=name) for d, name in zip(defs, metric_names)]
     defs = [dataclasses.replace(d, signature=d.signature_of(items)) if d.signature_of and items else d for d in defs]

@@ -33,8 +33,8 @@ class TaskRun:
     settings: RequestSettings = field(default_factory=RequestSettings)  # what the task sees of the run
     _ids: frozenset[str] | None = field(default=None, repr=False)
     _n_items: int | None = field(default=None, repr=False)
-    # sample id -> RecordBrief of each record this process put (what summarise reads of it, not its row)
-    briefs: dict[str, RecordBrief] = field(default_factory=dict, repr=False)
+    # sample id -> the RecordBrief (a tuple) of each record this process put (what summarise reads of it)
+    briefs: dict[str, tuple] = field(default_factory=dict, repr=False)
 
     @property
     def run_key(self) -> str:
@@ -440,7 +440,7 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
         elif not keep and _briefs_are_the_rows(briefs, journal, tr):  # every row was written by this process
             source = iter(sorted(briefs.values(), key=_by_idx))
         else:  # the rows this process wrote are read from their briefs (unless whole records are kept)
-            source = (r if type(r) is RecordBrief else SampleRecord.from_json(r)
+            source = (r if type(r) is tuple else SampleRecord.from_json(r)
                       for r in journal.iter_samples(tr.run_key, tr.task.name, ids=tr.item_ids,
                                                     known=None if keep else briefs))
         tokens = {"input": 0, "output": 0}
@@ -449,10 +449,11 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
 
         def stream():  # one pass over the records: token counts on the way, records kept only if needed
             for r in source:
-                if type(r) is RecordBrief:  # a record this process wrote (never kept: keep reads rows)
-                    tokens["input"] += r.tokens[0]
-                    tokens["output"] += r.tokens[1]
-                    requests.extend(r.requests)
+                if type(r) is tuple:  # a RecordBrief: a record this process wrote (never kept: keep reads rows)
+                    tokens["input"] += r[7]
+                    tokens["output"] += r[8]
+                    flat = r[9]  # (key, output tokens, key, ...)
+                    requests.extend(zip(flat[::2], flat[1::2]))
                     yield r
                     continue
                 outs = r.output_list
@@ -494,15 +495,15 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
     return out
 
 
-def _by_idx(brief: RecordBrief) -> int:
-    return brief.idx
+def _by_idx(brief: tuple) -> int:
+    return brief[RecordBrief.IDX]
 
 
-def _briefs_are_the_rows(briefs: dict[str, RecordBrief], journal: Journal, tr: TaskRun) -> bool:
+def _briefs_are_the_rows(briefs: dict[str, tuple], journal: Journal, tr: TaskRun) -> bool:
     """Whether the task's journal rows are exactly the records this process wrote (``briefs``: one per
     row, every index distinct), so the briefs in index order are the rows in the journal's order
     (``ORDER BY task, idx``; rows of one index, --circular's rotations, are read from the journal)."""
-    if not briefs or not hasattr(journal, "count_samples") or len({b.idx for b in briefs.values()}) != len(briefs):
+    if not briefs or not hasattr(journal, "count_samples") or len({b[0] for b in briefs.values()}) != len(briefs):
         return False
     return journal.count_samples(tr.run_key, tr.task.name) == len(briefs)
 
