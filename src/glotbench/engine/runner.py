@@ -34,7 +34,7 @@ class TaskRun:
     _ids: frozenset[str] | None = field(default=None, repr=False)
     _n_items: int | None = field(default=None, repr=False)
     # sample id -> the RecordBrief (a tuple) of each record this process put (what summarise reads of it)
-    briefs: dict[str, tuple] = field(default_factory=dict, repr=False)
+    briefs: dict[str, tuple] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def run_key(self) -> str:
