@@ -71,14 +71,14 @@ def _tasks(tmp):
     return paths
 
 
-def _run(base, tmp, name):
+def _run(base, tmp, name, **settings):
     from glotbench.engine.config import RunConfig
     from glotbench.engine.session import run_evaluation
 
     os.environ.setdefault("OPENAI_API_KEY", "stub")
     out = tmp / name
     cfg = RunConfig(model="openai:stub", base_url=base, tasks=_tasks(tmp), concurrency=4, output=str(out),
-                    bootstrap=50, max_retries=0)
+                    bootstrap=50, max_retries=0, **settings)
     results, _ = run_evaluation(cfg, show_progress=False)
     con = sqlite3.connect(out / "journal.sqlite")
     rows = {
@@ -89,7 +89,9 @@ def _run(base, tmp, name):
     }
     con.close()
     metrics = {t: r["metrics"] for t, r in results["tasks"].items()}
-    return (out / "samples.jsonl").read_bytes(), rows, metrics
+    tasks = {t: {**r, "latency": {k: v for k, v in r["latency"].items() if k.startswith("n_")}}  # timings vary
+             for t, r in results["tasks"].items()}
+    return (out / "samples.jsonl").read_bytes(), rows, metrics, tasks
 
 
 def test_fast_paths_write_what_the_slow_paths_wrote(stub, monkeypatch):
@@ -100,14 +102,34 @@ def test_fast_paths_write_what_the_slow_paths_wrote(stub, monkeypatch):
     # every answer read in full: no clean-answer look-up ("A", "**D**", "c"), every option blanked in turn
     monkeypatch.setattr(extract_choice, "_option_in", lambda answer, options: True)
     monkeypatch.setattr(extract_choice, "_has_label", lambda m, answer: True)  # every pattern run on every answer
+    monkeypatch.setattr(runner.RecordBrief, "of", staticmethod(lambda rec: None))  # the summary reads every row
     extract_text._NORM_CACHE.clear()
     slow = _run(base, tmp, "slow")
     extract_text._NORM_CACHE.clear()
     assert fast[0] == slow[0]  # samples.jsonl, byte for byte
     assert fast[1] == slow[1]  # journal rows, checksums included
     assert fast[2] == slow[2]
+    assert fast[3] == slow[3]  # every task result (counts, slices, tokens, latency counts) from briefs or rows
     records = [json.loads(line) for line in fast[0].decode().splitlines()]
     assert len(records) == 2 * len(ANSWERS)
     rules = {r["extraction_rule"] for r in records}
     assert len(rules) >= 4, rules  # the answers reach several of the extractor's rules
     assert any(r["pred"] is None for r in records) and any(r["pred"] is not None for r in records)
+
+
+def test_summary_from_briefs_rows_or_both_is_the_same(stub, monkeypatch):
+    """A summary read from the run's briefs, from its journal rows, or from both (a resumed run: some rows
+    of an earlier session), plain and --circular (rotations share an index: the rows' order), is the same."""
+    base, tmp = stub
+    of = runner.RecordBrief.of
+    for circular in (False, True):
+        fast = _run(base, tmp, f"briefs-{circular}", circular=circular)
+        monkeypatch.setattr(runner.RecordBrief, "of", staticmethod(lambda rec: of(rec) if rec.idx % 2 else None))
+        mixed = _run(base, tmp, f"mixed-{circular}", circular=circular)
+        monkeypatch.setattr(runner.RecordBrief, "of", staticmethod(lambda rec: None))
+        rows = _run(base, tmp, f"rows-{circular}", circular=circular)
+        monkeypatch.setattr(runner.RecordBrief, "of", staticmethod(of))
+        assert fast[0] == mixed[0] == rows[0]
+        assert fast[3] == mixed[3] == rows[3]
+        if circular:
+            assert all("circular_accuracy" in t["metrics"] for t in fast[3].values())

@@ -55,3 +55,25 @@ def test_exported_file_is_what_the_parsed_rows_give(tmp_path):
     fast = (tmp_path / "fast.jsonl").read_bytes()
     assert fast == parsed.encode("utf-8") and fast.count(b"\n") == 5
     j.close()
+
+
+def test_export_writes_sample_line_of_every_row(tmp_path):
+    """export_samples' byte splice gives sample_line's text for compact, spaced, empty and identity-key
+    records, ids that need escaping and several tasks."""
+    j = Journal(tmp_path / "journal.sqlite")
+    texts = [json_codec.dumps(r, separators=json_codec.COMPACT) for r in RECORDS]
+    texts += [json.dumps(r, ensure_ascii=False, default=str) for r in RECORDS] + ["{} ", "{ }"]
+    rows = []
+    for i, text in enumerate(texts):
+        row = (f"rk{i % 2}", f"t\"{i % 3}ö", f"s/{i}\\\"\n日本", i, "scored" if i % 4 else "error", text)
+        j.conn.execute("INSERT INTO samples(run_key, task, sample_id, idx, status, record, created) VALUES (?,?,?,?,?,?,0)",
+                       row)
+        rows.append(row)
+    export_samples(j, tmp_path / "all.jsonl")
+    want = "".join(sample_line(*r) + "\n" for r in sorted(rows, key=lambda r: (r[1], r[3])))
+    assert (tmp_path / "all.jsonl").read_bytes() == want.encode("utf-8")
+    keep = {"t\"0ö": "rk0", "t\"1ö": "rk1"}
+    assert export_samples(j, tmp_path / "some.jsonl", keep) == sum(1 for r in rows if keep.get(r[1]) == r[0])
+    want = "".join(sample_line(*r) + "\n" for r in sorted(rows, key=lambda r: (r[1], r[3])) if keep.get(r[1]) == r[0])
+    assert (tmp_path / "some.jsonl").read_bytes() == want.encode("utf-8")
+    j.close()

@@ -47,7 +47,7 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
                    n_boot: int = 1000, seed: int = 0, circular: bool = False) -> dict[str, Any]:
     """Counts, metrics with intervals and per-slice metrics of one task's records.
 
-    ``records`` may be any iterable (SampleRecords, journal rows or samples.jsonl lines): it is read
+    ``records`` may be any iterable (SampleRecords, RecordBriefs, journal rows or samples.jsonl lines): it is read
     once and only each scored record's gold, pred, values and slice fields are kept, so a run's
     records never all sit in memory at once (docs/performance.md).
 
@@ -64,19 +64,24 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
     n_errors = 0
     first_error = None
     for r in records:
-        r = r if isinstance(r, SampleRecord) else SampleRecord.from_json(r)
-        if r.is_scored:
-            item = ScoredItem(gold=r.gold, pred=r.pred, values=r.value_map, metadata=r.metadata_map)
+        if type(r) is tuple:  # a RecordBrief (sample_record.py): (idx, status, gold, pred, values, metadata, error, ...)
+            _, status, gold, pred, values, metadata, error = r[:7]
+        else:
+            r = r if isinstance(r, SampleRecord) else SampleRecord.from_json(r)
+            status, gold, pred, values, metadata, error = r.status, r.gold, r.pred, r.values, r.metadata, r.error
+        if status == "scored":
+            item = ScoredItem(gold=gold, pred=pred, values=values or {}, metadata=metadata or {})
             (rotated if circular and item.metadata.get(ROTATION) else items).append(item)
-        elif r.status == "error":
+        elif status == "error":
             n_errors += 1
-            first_error = first_error or r.error
+            first_error = first_error or error
     defs = [get_metric(name, where=f"metric {name!r}") for name in metric_names]
     defs = [d if d.name == name else dataclasses.replace(d, name=name) for d, name in zip(defs, metric_names)]
     defs = [dataclasses.replace(d, signature=d.signature_of(items)) if d.signature_of and items else d for d in defs]
     head = headline_metric(defs)
     parsed_key = next((d.parsed_key for d in defs if d.name == head), None)
-    unparseable = sum(1 for i in items if _unparsed(i, parsed_key))
+    no_pred = sum(1 for i in items if i.pred is None)  # glotbench's extractor found no answer
+    unparseable = no_pred if parsed_key is None else sum(1 for i in items if _unparsed(i, parsed_key))
     frac = unparseable / len(items) if items else 0.0
     status = "invalid" if frac > INVALID_UNPARSEABLE else ("flagged" if frac > FLAG_UNPARSEABLE else "ok")
     if len(items) + len(rotated) + n_errors < total:
@@ -91,7 +96,7 @@ def summarise_task(records, metric_names: list[str], slice_by: list[str], total:
         "unparseable_rate": round(frac, 4),
         # whose parse the count and the flag follow: the headline's own rule, or glotbench's extractor
         "unparseable_by": parsed_key or "extractor",
-        "n_unparseable_extractor": sum(1 for i in items if i.pred is None),
+        "n_unparseable_extractor": no_pred,
         "headline": head,
         "headline_metrics": headline_metrics(defs),
         "status": status,

@@ -32,7 +32,7 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Container, Iterator, Mapping
 
 from glotbench import json_codec
 from glotbench.engine.sqlite_ro import is_read_only_error, open_read_only, writable
@@ -146,12 +146,12 @@ OPTIONAL_COLUMNS = {"responses": ("sum",), "samples": ("sum",), "judgments": ("s
 def row_sum(*parts: Any) -> str:
     """The checksum of a row's content: SHA-256 (first 16 hex digits) of its parts, each as text or
     UTF-8 bytes, separated by NUL."""
-    h = hashlib.sha256()
-    for i, part in enumerate(parts):
-        if i:
-            h.update(b"\0")
-        h.update(part if isinstance(part, (bytes, bytearray)) else str(part).encode("utf-8"))
-    return h.hexdigest()[:16]
+    return _sha256(b"\0".join([p if type(p) is bytes else p.encode("utf-8") if type(p) is str else
+                               p if isinstance(p, (bytes, bytearray)) else str(p).encode("utf-8")
+                               for p in parts])).hexdigest()[:16]  # one update: the same digest as one per part
+
+
+_sha256 = hashlib.sha256
 
 
 _EXPECTED: dict[str, dict[str, tuple]] | None = None
@@ -406,8 +406,8 @@ class Journal:
     def latencies(self, role: str = "model") -> dict[str, float]:
         """Seconds each journaled request of ``role`` took (request key -> latency), from the
         ``responses`` table's ``latency_s``; answers taken from the shared response cache have none."""
-        return {k: v for k, v in self.conn.execute("SELECT key, latency_s FROM responses WHERE role=? AND "
-                                                   "latency_s IS NOT NULL", (role,))}
+        return dict(self.conn.execute("SELECT key, latency_s FROM responses WHERE role=? AND latency_s IS NOT NULL",
+                                      (role,)))
 
     def get_request(self, key: str) -> dict | None:
         """The request a cached response answers (None when it is not in the journal)."""
@@ -522,17 +522,33 @@ class Journal:
                 if response_row_answer(key, body, kind, stored, parse=stored is None) is None}
         return self._damaged_responses
 
+    def count_samples(self, run_key: str, task: str) -> int:
+        """Rows of ``task`` under ``run_key``."""
+        return self.conn.execute("SELECT COUNT(*) FROM samples WHERE run_key=? AND task=?", (run_key, task)).fetchone()[0]
+
     def iter_sample_rows(self, run_key: str | None = None, task: str | None = None, *,
                          record: str = "record") -> Iterator[tuple]:
         """(run_key, task, sample_id, idx, status, record JSON text) per sample, unparsed
         (``record="CAST(record AS BLOB)"``: its UTF-8, undecoded)."""
-        yield from self._select("samples", ("run_key", "task", "sample_id", "idx", "status", record),
-                                {"run_key": run_key, "task": task}, "task, idx")
+        return self._select("samples", ("run_key", "task", "sample_id", "idx", "status", record),
+                            {"run_key": run_key, "task": task}, "task, idx")  # the cursor: no generator per row
 
-    def iter_samples(self, run_key: str | None = None, task: str | None = None) -> Iterator[dict]:
+    def iter_samples(self, run_key: str | None = None, task: str | None = None, *,
+                     ids: Container[str] | None = None, known: Mapping[str, Any] | None = None) -> Iterator[Any]:
+        """Each sample row as a dict (identity columns, then the parsed record), in the journal's order.
+        ``ids``: only the rows of these sample ids (the others are not parsed); ``known``: sample id ->
+        what to yield in place of that row, unparsed (runner.summarise: the briefs of the rows this
+        process wrote)."""
         rows = self.iter_sample_rows(run_key, task, record="CAST(record AS BLOB)")
         try:
             for run_key_, task_, sid, idx, status, rec in rows:
+                if ids is not None and sid not in ids:
+                    continue
+                if known:
+                    brief = known.get(sid)
+                    if brief is not None:
+                        yield brief
+                        continue
                 yield {"run_key": run_key_, "task": task_, "sample_id": sid, "idx": idx, "status": status,
                        **self._parse_row(rec, "samples", task_, sid)}
         finally:

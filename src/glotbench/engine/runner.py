@@ -16,7 +16,7 @@ from glotbench.engine.latency import latency_summary
 from glotbench.scoring.circular import ROTATION
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.journal import Journal
-from glotbench.sample_record import SampleRecord
+from glotbench.sample_record import RecordBrief, SampleRecord
 from glotbench.engine.retry import RunGuard
 from glotbench.errors import RunStopped
 from glotbench.models.base import GenRequest, Model
@@ -33,6 +33,8 @@ class TaskRun:
     settings: RequestSettings = field(default_factory=RequestSettings)  # what the task sees of the run
     _ids: frozenset[str] | None = field(default=None, repr=False)
     _n_items: int | None = field(default=None, repr=False)
+    # sample id -> the RecordBrief (a tuple) of each record this process put (what summarise reads of it)
+    briefs: dict[str, tuple] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def run_key(self) -> str:
@@ -184,6 +186,12 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, jour
 
     def put(rec: SampleRecord) -> str:
         journal.put_sample(rec.run_key, rec.task, rec.sample_id, rec.idx, rec.status, rec.to_json())
+        if not journal.read_only and not _keeps_records(tr):  # what the summary reads of it, so its row is not read back
+            brief = RecordBrief.of(rec)
+            if brief is not None:
+                tr.briefs[rec.sample_id] = brief
+            else:
+                tr.briefs.pop(rec.sample_id, None)
         return rec.status
     # each generation request names its item, for backends that answer items, not prompts (recorded:)
     item = (task.name, sample)
@@ -368,6 +376,12 @@ def _needs_records(task: Task) -> bool:
     return type(task).extra_summary is not Task.extra_summary
 
 
+def _keeps_records(tr: TaskRun) -> bool:
+    """Whether summarising ``tr`` keeps its scored records (its summary hook; loglikelihood: the
+    calibration block): then they are read from the journal, and no brief is kept."""
+    return tr.mode == "loglikelihood" or _needs_records(tr.task)
+
+
 def _extra_summary(task: Task, kept: list[SampleRecord], out_dir: Path | None, *, n_boot: int, seed: int) -> dict:
     """``task.extra_summary`` with the run's bootstrap settings; a hook written before it took them
     (``(records, out_dir)`` only) is still called, without them."""
@@ -420,19 +434,29 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
     out = {}
     latencies: dict[str, float] | None = None  # read from the journal once, for the first task
     for tr in runs:
+        keep = _keeps_records(tr)
+        briefs, tr.briefs = tr.briefs, {}
         if records_by_task is not None:
             source = iter(records_by_task.get(tr.task.name, []))
-        else:
-            ids = tr.item_ids
-            source = (SampleRecord.from_json(r) for r in journal.iter_samples(tr.run_key, tr.task.name)
-                      if r["sample_id"] in ids)
+        elif not keep and _briefs_are_the_rows(briefs, journal, tr):  # every row was written by this process
+            source = iter(sorted(briefs.values(), key=_by_idx))
+        else:  # the rows this process wrote are read from their briefs (unless whole records are kept)
+            source = (r if type(r) is tuple else SampleRecord.from_json(r)
+                      for r in journal.iter_samples(tr.run_key, tr.task.name, ids=tr.item_ids,
+                                                    known=None if keep else briefs))
         tokens = {"input": 0, "output": 0}
         kept: list[SampleRecord] = []
-        keep = _needs_records(tr.task) or tr.mode == "loglikelihood"  # loglikelihood: the calibration block
         requests: list[tuple[str, int | None]] = []  # (request key, output tokens): the latency block
 
         def stream():  # one pass over the records: token counts on the way, records kept only if needed
             for r in source:
+                if type(r) is tuple:  # a RecordBrief: a record this process wrote (never kept: keep reads rows)
+                    tokens["input"] += r[7]
+                    tokens["output"] += r[8]
+                    flat = r[9]  # (key, output tokens, key, ...)
+                    requests.extend(zip(flat[::2], flat[1::2]))
+                    yield r
+                    continue
                 outs = r.output_list
                 for o in outs:
                     tokens["input"] += o.get("input_tokens") or 0
@@ -470,6 +494,19 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
             **summary,
         }
     return out
+
+
+def _by_idx(brief: tuple) -> int:
+    return brief[RecordBrief.IDX]
+
+
+def _briefs_are_the_rows(briefs: dict[str, tuple], journal: Journal, tr: TaskRun) -> bool:
+    """Whether the task's journal rows are exactly the records this process wrote (``briefs``: one per
+    row, every index distinct), so the briefs in index order are the rows in the journal's order
+    (``ORDER BY task, idx``; rows of one index, --circular's rotations, are read from the journal)."""
+    if not briefs or not hasattr(journal, "count_samples") or len({b[0] for b in briefs.values()}) != len(briefs):
+        return False
+    return journal.count_samples(tr.run_key, tr.task.name) == len(briefs)
 
 
 def _provenance(tr: TaskRun) -> dict | None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import functools
 import json
 import platform
+import re
 import sys
 from importlib import metadata
+from json.encoder import encode_basestring as _quote  # json.dumps's str writer (ensure_ascii=False)
 from pathlib import Path
 
 from glotbench.version import __version__
@@ -40,6 +42,8 @@ def write_json(path: Path, data: dict) -> None:
 
 
 _IDENTITY_KEYS = tuple(f'"{k}"' for k in ("run_key", "task", "sample_id", "idx", "status"))
+# any of _IDENTITY_KEYS in a record's UTF-8 (one pass; `any(k in record ...)` made five)
+_IDENTITY_KEY_BYTES = re.compile(b'"(?:run_key|task|sample_id|idx|status)"')
 
 
 def sample_line(run_key: str, task: str, sample_id: str, idx: int, status: str, record: str) -> str:
@@ -57,17 +61,40 @@ def sample_line(run_key: str, task: str, sample_id: str, idx: int, status: str, 
     return head[:-1] + ("}" if rest == "}" else "," + rest)
 
 
+def _line_bytes(heads: dict, run_key, task, sample_id, idx, status, record: bytes) -> bytes:
+    """:func:`sample_line`'s UTF-8, for a record read as UTF-8 bytes; the common row (a compact record
+    with no identity key, text identity columns) is spliced as bytes, its head's run and task part
+    built once per task (``heads``); any other row takes :func:`sample_line` itself."""
+    t = type
+    if (t(idx) is int and t(sample_id) is str and t(status) is str and t(run_key) is str and t(task) is str
+            and (record[:2] == b'{"' or record == b"{}") and not _IDENTITY_KEY_BYTES.search(record)):
+        record.decode("utf-8")  # what reading the column as text checked (a row that is not UTF-8 raises)
+        head = heads.get((run_key, task))
+        if head is None:
+            head = heads[(run_key, task)] = (f'{{"run_key":{_quote(run_key)},"task":{_quote(task)},"sample_id":'
+                                             ).encode("utf-8")
+        line = f'{_quote(sample_id)},"idx":{int.__repr__(idx)},"status":{_quote(status)}'.encode("utf-8")
+        return head + line + (b"}\n" if record == b"{}" else b"," + record[1:] + b"\n")
+    return (sample_line(run_key, task, sample_id, idx, status, record.decode("utf-8")) + "\n").encode("utf-8")
+
+
 def export_samples(journal, path: Path, run_keys: dict[str, str] | None = None) -> int:
     """Write every sample record (one JSON object per line) of ``journal`` (anything with
     ``iter_sample_rows()``, the journal's unparsed rows: output/ does not depend on the engine).
     ``run_keys``: task -> run_key filter."""
     n = 0
     tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for row in journal.iter_sample_rows():
+    heads: dict = {}
+    with tmp.open("wb") as fh:
+        lines: list[bytes] = []
+        for row in journal.iter_sample_rows(record="CAST(record AS BLOB)"):
             if run_keys is not None and run_keys.get(row[1]) != row[0]:
                 continue
-            fh.write(sample_line(*row) + "\n")
+            lines.append(_line_bytes(heads, *row))
             n += 1
+            if len(lines) >= 512:
+                fh.writelines(lines)
+                lines.clear()
+        fh.writelines(lines)
     tmp.replace(path)
     return n
