@@ -44,6 +44,19 @@ CONNECT_TIMEOUT_S = 20.0  # a host that does not accept the TCP connection in th
 # find its run and sends nothing (about 0.1 CPU-s of imports; docs/performance.md)
 
 
+def _aiohttp():
+    """The aiohttp module, imported on first use (then a global read, not an import statement per request)."""
+    global _AIOHTTP
+    if _AIOHTTP is None:
+        import aiohttp
+
+        _AIOHTTP = aiohttp
+    return _AIOHTTP
+
+
+_AIOHTTP = None
+
+
 def _one_line(text: object, limit: int = 300) -> str:
     s = " ".join(str(text).split())
     return s if len(s) <= limit else s[: limit - 3] + "..."
@@ -113,16 +126,18 @@ class OpenAICompatModel(Model):
 
     # ------------------------------------------------------------------ plumbing
     def _get_session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        session = self._session
+        if session is not None and self._loop is loop and not session.closed:
+            return session
         import aiohttp
 
-        loop = asyncio.get_running_loop()
-        if self._session is None or self._session.closed or self._loop is not loop:
-            # a session belongs to one event loop; a new loop (a new asyncio.run) gets a new one
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            self._session = aiohttp.ClientSession(connector=connector, headers=self._headers,
-                                                  timeout=aiohttp.ClientTimeout(total=self.timeout, sock_connect=self.connect_timeout),
-                                                  json_serialize=lambda o: json.dumps(o, ensure_ascii=False))
-            self._loop = loop
+        # a session belongs to one event loop; a new loop (a new asyncio.run) gets a new one
+        connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
+        self._session = aiohttp.ClientSession(connector=connector, headers=self._headers,
+                                              timeout=aiohttp.ClientTimeout(total=self.timeout, sock_connect=self.connect_timeout),
+                                              json_serialize=lambda o: json.dumps(o, ensure_ascii=False))
+        self._loop = loop
         return self._session
 
     async def _post(self, path: str, payload: dict) -> dict:
@@ -145,8 +160,7 @@ class OpenAICompatModel(Model):
         return notes
 
     async def _post_to(self, base_url: str, path: str, payload: dict) -> dict:
-        import aiohttp
-
+        aiohttp = _aiohttp()
         url = f"{base_url}{path}"
         try:
             status, headers, raw, url = await self._post_following(url, payload)
