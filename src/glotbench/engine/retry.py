@@ -16,11 +16,11 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, TypeVar
 
 from glotbench.errors import AuthModelError, RunStopped, TransientModelError
+from glotbench.models.deadlines import bounded, deadlines_for
 
 T = TypeVar("T")
 
@@ -56,7 +56,7 @@ class RunGuard:
     spent_s: float = 0.0
     consecutive_unreachable: int = 0
     stopped: str | None = None  # the one-line reason, once tripped
-    # the per-attempt time limits of this run's requests, one timer per limit (AttemptDeadlines)
+    # the per-attempt time limits of this run's requests: one timer per limit (models/deadlines.py)
     _deadlines: dict = field(default_factory=dict, repr=False, compare=False)
 
     def trip(self, reason: str) -> None:
@@ -88,62 +88,6 @@ class RunGuard:
         return b is None or self.spent_s < b
 
 
-class AttemptDeadlines:
-    """The per-attempt time limit of every request of one run, on one timer.
-
-    ``asyncio.timeout`` per attempt schedules and cancels a timer handle per request (about 3 us
-    each with an instant model, more with 64 requests in flight: the loop's timer heap). Here every
-    attempt has the same limit, so deadlines come in the order attempts start: the attempts in
-    flight sit in an ordered table and one timer, set for the oldest, cancels each attempt still
-    running at its deadline and is set again for the next. An attempt that ends leaves the table
-    (O(1)); the timer then fires at most once early and is set again. A cancelled attempt becomes
-    ``TimeoutError`` exactly as with ``asyncio.timeout`` (a cancellation from elsewhere stays one).
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, seconds: float):
-        self.loop, self.seconds = loop, seconds
-        self._live: OrderedDict[object, tuple[float, asyncio.Task]] = OrderedDict()  # attempt -> (deadline, task)
-        self._timer: asyncio.TimerHandle | None = None
-        self.expired: set[object] = set()  # attempts cancelled at their deadline, until they end
-
-    def start(self, task: asyncio.Task) -> object:
-        token = object()
-        deadline = self.loop.time() + self.seconds
-        self._live[token] = (deadline, task)
-        if self._timer is None:
-            self._timer = self.loop.call_at(deadline, self._fire)
-        return token
-
-    def end(self, token: object) -> bool:
-        """The attempt is over; True when it was cancelled at its deadline."""
-        self._live.pop(token, None)  # the timer stays set: it finds nothing, or a later deadline to wait for
-        if self.expired and token in self.expired:
-            self.expired.discard(token)
-            return True
-        return False
-
-    def _fire(self) -> None:
-        self._timer = None
-        now = self.loop.time()
-        live = self._live
-        while live:
-            token, (deadline, task) = next(iter(live.items()))
-            if deadline > now:
-                self._timer = self.loop.call_at(deadline, self._fire)
-                return
-            del live[token]
-            self.expired.add(token)
-            task.cancel()
-
-
-def _deadlines(guard: "RunGuard", seconds: float) -> AttemptDeadlines:
-    loop = asyncio.get_running_loop()
-    d = guard._deadlines.get(seconds)
-    if d is None or d.loop is not loop:
-        d = guard._deadlines[seconds] = AttemptDeadlines(loop, seconds)
-    return d
-
-
 class RetriesExhausted(Exception):
     def __init__(self, last: Exception, attempts: int, why: str = ""):
         super().__init__(str(last))
@@ -161,13 +105,13 @@ async def with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, *, r
     guard = guard or RunGuard(policy)
     t_first = time.monotonic()
     attempt = 0
-    deadlines = _deadlines(guard, policy.timeout) if policy.timeout is not None else None
+    deadlines = deadlines_for(guard._deadlines, policy.timeout) if policy.timeout is not None else None
     while True:
         guard.check()
         attempt += 1
         t0 = time.monotonic()
         try:
-            result = await _bounded(fn, deadlines)
+            result = await bounded(fn(), deadlines)
             guard.success()
             return result, attempt
         except (TransientModelError, asyncio.TimeoutError) as err:
@@ -194,30 +138,6 @@ async def with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, *, r
         except AuthModelError as err:
             guard.failure(err, time.monotonic() - t0)
             raise
-
-
-async def _bounded(fn: Callable[[], Awaitable[T]], deadlines: AttemptDeadlines | None) -> T:
-    """``await fn()``, cancelled at the attempt's deadline and then raising ``TimeoutError``: what
-    ``async with asyncio.timeout(seconds)`` does (its cancellation bookkeeping included), on the
-    run's one timer."""
-    if deadlines is None:  # no limit per attempt
-        return await fn()
-    task = asyncio.current_task()
-    cancelling = task.cancelling()
-    token = deadlines.start(task)
-    try:
-        result = await fn()
-    except asyncio.CancelledError as exc:
-        if deadlines.end(token) and task.uncancel() <= cancelling:
-            raise TimeoutError from exc
-        raise
-    except BaseException:
-        if deadlines.end(token):
-            task.uncancel()
-        raise
-    if deadlines.end(token):
-        task.uncancel()
-    return result
 
 
 async def _sleep_unless_stopped(seconds: float, guard: RunGuard) -> None:

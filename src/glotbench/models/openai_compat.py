@@ -28,6 +28,7 @@ from glotbench import json_codec
 from glotbench.errors import AuthModelError, ModelError, PermanentModelError, TransientModelError
 from glotbench.models.backends import construct
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
+from glotbench.models.deadlines import bounded, deadlines_for
 from glotbench.models.replicas import Replicas, parse_urls
 from glotbench.models.http_errors import parse_retry_after, read_capped, same_origin, server_message
 from glotbench.models.response_shape import chat_fields, completion_fields, logprobs_field
@@ -106,6 +107,7 @@ class OpenAICompatModel(Model):
         self.model_id = f"openai:{name}@{self.base_url}"
         self._headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
         self._session: aiohttp.ClientSession | None = None
+        self._deadlines: dict = {}  # the per-request time limit's table, per event loop (models/deadlines.py)
         self._loop = None
 
     def settings(self) -> dict:
@@ -134,8 +136,10 @@ class OpenAICompatModel(Model):
 
         # a session belongs to one event loop; a new loop (a new asyncio.run) gets a new one
         connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
+        # no aiohttp timer per request (``total``): _post_to bounds each request, redirects and body
+        # included, on the model's one timer (models/deadlines.py); the connect limit stays aiohttp's
         self._session = aiohttp.ClientSession(connector=connector, headers=self._headers,
-                                              timeout=aiohttp.ClientTimeout(total=self.timeout, sock_connect=self.connect_timeout),
+                                              timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout),
                                               json_serialize=lambda o: json.dumps(o, ensure_ascii=False))
         self._loop = loop
         return self._session
@@ -163,7 +167,8 @@ class OpenAICompatModel(Model):
         aiohttp = _aiohttp()
         url = f"{base_url}{path}"
         try:
-            status, headers, raw, url = await self._post_following(url, payload)
+            status, headers, raw, url = await bounded(self._post_following(url, payload),
+                                                      deadlines_for(self._deadlines, self.timeout))
         except getattr(aiohttp, "ConnectionTimeoutError", ()) as exc:  # aiohttp >= 3.10  # no TCP connection within connect_timeout: the server is not there
             raise TransientModelError(f"{self.model_id}: cannot reach {url} (no connection within "
                                       f"{self.connect_timeout:g}s: {type(exc).__name__})", connection=True) from None
