@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable
 from urllib.parse import urljoin
 
 from glotbench import json_codec
@@ -144,9 +144,13 @@ class OpenAICompatModel(Model):
         self._loop = loop
         return self._session
 
-    async def _post(self, path: str, payload: dict) -> dict:
+    def _post(self, path: str, payload: dict) -> Awaitable[dict]:
+        """The POST's awaitable (one coroutine frame fewer per request without replicas)."""
         if self.replicas is None:
-            return await self._post_to(self.base_url, path, payload)
+            return self._post_to(self.base_url, path, payload)
+        return self._post_replica(path, payload)
+
+    async def _post_replica(self, path: str, payload: dict) -> dict:
         with self.replicas.use() as i:
             try:
                 data = await self._post_to(self.replicas.urls[i], path, payload)
