@@ -30,8 +30,8 @@ import asyncio
 import hashlib
 import json
 import sqlite3
-import types
 import time
+import types
 from pathlib import Path
 from typing import Any, Iterator
 
