@@ -8,6 +8,7 @@ import hashlib
 import random
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from glotbench.engine.journal import Journal
 from glotbench.engine.retry import RetriesExhausted, RetryPolicy, RunGuard, with_retries
@@ -58,7 +59,7 @@ class CachedCaller:
         self.semaphore = asyncio.Semaphore(self.concurrency)
         self.stats = CallStats()
         self._rng = random.Random(seed)
-        self._inflight: dict[str, asyncio.Future] = {}
+        self._inflight: dict[str, asyncio.Future | None] = {}  # key -> a future once a duplicate waits on it
         self.judge: "CachedCaller | None" = None  # the judge's caller, when the run has one
         self.on_answer = None  # called once per answer received (the run's progress display)
         # Keys already answered, read once: a miss then costs no database query.
@@ -84,21 +85,26 @@ class CachedCaller:
             if key in self._answered_here:
                 self.stats.repeat_hits += 1
             return GenResult.from_dict(cached) if is_gen else LoglikelihoodResult.from_dict(cached)
-        if key in self._inflight:  # identical request already on its way (e.g. duplicate items)
+        inflight = self._inflight
+        if key in inflight:  # identical request already on its way (e.g. duplicate items)
             self.stats.inflight_shared += 1
-            return await asyncio.shield(self._inflight[key])
-        fut = asyncio.get_running_loop().create_future()
-        self._inflight[key] = fut
+            fut = inflight[key]
+            if fut is None:  # the first to wait on it makes the future the sender settles
+                fut = inflight[key] = asyncio.get_running_loop().create_future()
+            return await asyncio.shield(fut)
+        inflight[key] = None  # no future until someone waits on it (duplicates are rare)
         try:
             result = await self._send(request, keyed_json, key, is_gen, task, sample_id)
-            fut.set_result(result)
-            return result
         except BaseException as err:
-            fut.set_exception(err)
-            fut.exception()  # mark retrieved
+            fut = inflight.pop(key, None)
+            if fut is not None:
+                fut.set_exception(err)
+                fut.exception()  # mark retrieved
             raise
-        finally:
-            self._inflight.pop(key, None)
+        fut = inflight.pop(key, None)
+        if fut is not None:
+            fut.set_result(result)
+        return result
 
     def _from_shared(self, keyed_json: bytes, key: str, is_gen: bool) -> dict | None:
         """An answer from the shared cache, copied into this run's journal (the run stays complete)."""
@@ -113,19 +119,18 @@ class CachedCaller:
         self.stats.shared_hits += 1
         return found
 
+    def _on_retry(self, attempt: int, err: Exception) -> None:
+        self.stats.retries += 1
+
     async def _send(self, request, keyed_json: bytes, key: str, is_gen: bool, task, sample_id):
-        call = (lambda: self.model.generate(request)) if is_gen else (lambda: self.model.loglikelihood(request))
-
-        def on_retry(attempt: int, err: Exception) -> None:
-            self.stats.retries += 1
-
+        call = partial(self.model.generate if is_gen else self.model.loglikelihood, request)
         async with self.semaphore:
             # The answer that freed this slot is committed first: sent-but-uncommitted requests
             # then stay within the concurrency, which bounds what a kill re-sends (docs/footguns.md).
             await self.journal.committed()
             t0 = time.perf_counter()
             try:
-                result, _attempts = await with_retries(call, self.policy, rng=self._rng, on_retry=on_retry,
+                result, _attempts = await with_retries(call, self.policy, rng=self._rng, on_retry=self._on_retry,
                                                        guard=self.guard)
             except RetriesExhausted as err:
                 why = f" ({err.why})" if err.why else ""

@@ -31,6 +31,7 @@ import hashlib
 import json
 import sqlite3
 import time
+import types
 from pathlib import Path
 from typing import Any, Container, Iterator, Mapping
 
@@ -125,6 +126,12 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
+
+
+@types.coroutine
+def _one_step():
+    """Yield to the event loop once (``asyncio.sleep(0)`` without its checks)."""
+    yield
 
 
 def _dumps(obj: Any) -> str:
@@ -376,7 +383,12 @@ class Journal:
         is committed, and a kill would re-send both."""
         tick = self._tick
         if tick is not None and not tick.done():
-            await asyncio.shield(tick)  # shared by every waiter: one cancelled waiter must not cancel it
+            # The commit was scheduled (call_soon) when its first row was queued, before this waiter
+            # yields: the loop runs its ready callbacks in order, so one step of this task is enough
+            # (no shielded future and callbacks per request: about 3 us less per request sent).
+            await _one_step()
+            if not tick.done():  # another loop's ordering: wait for it (shared: one cancelled waiter must not cancel it)
+                await asyncio.shield(tick)
 
     # -- meta
     def set_meta(self, key: str, value: Any) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, TypeVar
 
 from glotbench.errors import AuthModelError, RunStopped, TransientModelError
+from glotbench.models.deadlines import bounded, deadlines_for
 
 T = TypeVar("T")
 
@@ -55,6 +56,8 @@ class RunGuard:
     spent_s: float = 0.0
     consecutive_unreachable: int = 0
     stopped: str | None = None  # the one-line reason, once tripped
+    # the per-attempt time limits of this run's requests: one timer per limit (models/deadlines.py)
+    _deadlines: dict = field(default_factory=dict, repr=False, compare=False)
 
     def trip(self, reason: str) -> None:
         if self.stopped is None:
@@ -102,13 +105,13 @@ async def with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy, *, r
     guard = guard or RunGuard(policy)
     t_first = time.monotonic()
     attempt = 0
+    deadlines = deadlines_for(guard._deadlines, policy.timeout) if policy.timeout is not None else None
     while True:
         guard.check()
         attempt += 1
         t0 = time.monotonic()
         try:
-            async with asyncio.timeout(policy.timeout):  # no extra task per attempt, unlike wait_for
-                result = await fn()
+            result = await bounded(fn(), deadlines)
             guard.success()
             return result, attempt
         except (TransientModelError, asyncio.TimeoutError) as err:

@@ -21,13 +21,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable
 from urllib.parse import urljoin
 
 from glotbench import json_codec
 from glotbench.errors import AuthModelError, ModelError, PermanentModelError, TransientModelError
 from glotbench.models.backends import construct
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
+from glotbench.models.deadlines import bounded, deadlines_for
 from glotbench.models.replicas import Replicas, parse_urls
 from glotbench.models.http_errors import parse_retry_after, read_capped, same_origin, server_message
 from glotbench.models.response_shape import chat_fields, completion_fields, logprobs_field
@@ -42,6 +43,19 @@ MAX_REDIRECTS = 3
 CONNECT_TIMEOUT_S = 20.0  # a host that does not accept the TCP connection in this long counts as unreachable
 # aiohttp is imported on the first request, not with this module: a re-report builds the model to
 # find its run and sends nothing (about 0.1 CPU-s of imports; docs/performance.md)
+
+
+def _aiohttp():
+    """The aiohttp module, imported on first use (then a global read, not an import statement per request)."""
+    global _AIOHTTP
+    if _AIOHTTP is None:
+        import aiohttp
+
+        _AIOHTTP = aiohttp
+    return _AIOHTTP
+
+
+_AIOHTTP = None
 
 
 def _one_line(text: object, limit: int = 300) -> str:
@@ -93,6 +107,7 @@ class OpenAICompatModel(Model):
         self.model_id = f"openai:{name}@{self.base_url}"
         self._headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
         self._session: aiohttp.ClientSession | None = None
+        self._deadlines: dict = {}  # the per-request time limit's table, per event loop (models/deadlines.py)
         self._loop = None
 
     def settings(self) -> dict:
@@ -113,21 +128,29 @@ class OpenAICompatModel(Model):
 
     # ------------------------------------------------------------------ plumbing
     def _get_session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        session = self._session
+        if session is not None and self._loop is loop and not session.closed:
+            return session
         import aiohttp
 
-        loop = asyncio.get_running_loop()
-        if self._session is None or self._session.closed or self._loop is not loop:
-            # a session belongs to one event loop; a new loop (a new asyncio.run) gets a new one
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            self._session = aiohttp.ClientSession(connector=connector, headers=self._headers,
-                                                  timeout=aiohttp.ClientTimeout(total=self.timeout, sock_connect=self.connect_timeout),
-                                                  json_serialize=lambda o: json.dumps(o, ensure_ascii=False))
-            self._loop = loop
+        # a session belongs to one event loop; a new loop (a new asyncio.run) gets a new one
+        connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
+        # no aiohttp timer per request (``total``): _post_to bounds each request, redirects and body
+        # included, on the model's one timer (models/deadlines.py); the connect limit stays aiohttp's
+        self._session = aiohttp.ClientSession(connector=connector, headers=self._headers,
+                                              timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout),
+                                              json_serialize=lambda o: json.dumps(o, ensure_ascii=False))
+        self._loop = loop
         return self._session
 
-    async def _post(self, path: str, payload: dict) -> dict:
+    def _post(self, path: str, payload: dict) -> Awaitable[dict]:
+        """The POST's awaitable (one coroutine frame fewer per request without replicas)."""
         if self.replicas is None:
-            return await self._post_to(self.base_url, path, payload)
+            return self._post_to(self.base_url, path, payload)
+        return self._post_replica(path, payload)
+
+    async def _post_replica(self, path: str, payload: dict) -> dict:
         with self.replicas.use() as i:
             try:
                 data = await self._post_to(self.replicas.urls[i], path, payload)
@@ -145,11 +168,11 @@ class OpenAICompatModel(Model):
         return notes
 
     async def _post_to(self, base_url: str, path: str, payload: dict) -> dict:
-        import aiohttp
-
+        aiohttp = _aiohttp()
         url = f"{base_url}{path}"
         try:
-            status, headers, raw, url = await self._post_following(url, payload)
+            status, headers, raw, url = await bounded(self._post_following(url, payload),
+                                                      deadlines_for(self._deadlines, self.timeout))
         except getattr(aiohttp, "ConnectionTimeoutError", ()) as exc:  # aiohttp >= 3.10  # no TCP connection within connect_timeout: the server is not there
             raise TransientModelError(f"{self.model_id}: cannot reach {url} (no connection within "
                                       f"{self.connect_timeout:g}s: {type(exc).__name__})", connection=True) from None

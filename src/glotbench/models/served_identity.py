@@ -21,10 +21,20 @@ MODEL_FIELDS = ("id", "owned_by", "root", "parent", "max_model_len", "meta")
 EDGE_BYTES = 1 << 20
 
 
+_OPENER: urllib.request.OpenerDirector | None = None
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    """One opener for every GET (building one is ~0.1 ms of CPU: three per run before)."""
+    global _OPENER
+    if _OPENER is None:
+        _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # as aiohttp: no proxy from the environment
+    return _OPENER
+
+
 def _get_json(url: str, headers: dict) -> object | None:
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # as aiohttp: no proxy from the environment
     try:
-        with opener.open(urllib.request.Request(url, headers=headers), timeout=TIMEOUT_S) as resp:
+        with _opener().open(urllib.request.Request(url, headers=headers), timeout=TIMEOUT_S) as resp:
             if resp.status != 200:
                 return None
             return json.loads(resp.read(MAX_BYTES + 1)[:MAX_BYTES])
