@@ -196,3 +196,39 @@ def test_strip_diacritics_perturbs_the_input_not_the_reference_and_compare_gives
     assert row["score_a"] == pytest.approx(0.75) and row["score_b"] == pytest.approx(0.125)
     assert row["drop_rate"] == pytest.approx(want[0]) == pytest.approx(5 / 6)
     assert [row["drop_low"], row["drop_high"]] == pytest.approx([want[1], want[2]])
+
+
+def test_typos_use_the_languages_keyboard():
+    """Czech and Hungarian typists make QWERTZ typos, accented letters included (ČSN 36 9050, MSZ 7795.3);
+    English keeps the US QWERTY map, key for key as the grid always was."""
+    from glotbench.prompts import keyboards
+
+    cs = keyboards.layout_for("cs")[1]
+    hu = keyboards.layout_for("hu")[1]
+    # hand-read from the standards' key charts: the letters around a key
+    # (the grid model, as for QWERTY: the three keys at columns c-1..c+1 of the rows above and below)
+    assert set(cs["z"]) == set("tuřžýghj")  # z sits where QWERTY has y, below keys 5-7 (ř ž ý)
+    assert set(cs["y"]) == set("xas")
+    assert set(cs["ů"]) == set("lopú")  # right of l, below o p ú
+    assert set(cs["ě"]) == set("šqwe")  # key 2: beside š, above q w e
+    assert set(hu["í"]) == set("ya")  # the 102nd key, left of y
+    assert set(hu["ű"]) == set("áőú")  # right of á, below ő ú
+    assert set(hu["ö"]) == set("üopő")
+    assert "z" in cs["t"] and "y" not in cs["t"] and "y" in perturb.QWERTY_NEIGHBOURS["t"]
+    # the US map, re-stated as the original loop built it (same order: rng.choice depends on it)
+    rows = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+    plain = {}
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            near = [row[j] for j in (c - 1, c + 1) if 0 <= j < len(row)]
+            for o in (r - 1, r + 1):
+                if 0 <= o < len(rows):
+                    near += [rows[o][j] for j in (c - 1, c, c + 1) if 0 <= j < len(rows[o])]
+            plain[ch] = "".join(near)
+    assert keyboards.layout_for("en")[1] == plain == perturb.QWERTY_NEIGHBOURS
+    text = "Příliš žluťoučký kůň úpěl ďábelské ódy. " * 100
+    out = perturb.Perturber(["typos:0.2"], "cs", 3).apply(text, "t:1")
+    changed = [(x, y) for x, y in zip(text, out) if x != y]
+    assert changed and all(y.lower() in cs[x.lower()] for x, y in changed)
+    assert any(x in "říšžýčůúěáé" for x, _ in changed)  # accented letters are typed on keys too
+    assert all(c == o for c, o in zip(text, out) if c in "ťďň")  # dead-key letters are not one key: kept

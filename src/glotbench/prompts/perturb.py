@@ -13,7 +13,8 @@ pack's ``perturbations`` field (docs/perturbations.md):
 * ``zh_t2s`` / ``zh_s2t``: traditional -> simplified Chinese and back with OpenCC's own tables
   (``opencc``, PyPI's official wheel: extra ``zh``).
 * ``typos`` (``typos:RATE``, default 0.05): each letter, with probability RATE, is replaced by a
-  key next to it on a QWERTY keyboard (case kept).
+  key next to it on the language's keyboard (case kept): Czech and Hungarian QWERTZ, with their
+  accented letters, else US QWERTY (prompts/keyboards.py).
 * ``case``: the whole text lower-cased (HELM's lowercase perturbation).
 * ``whitespace``: each space becomes 1 to 3 spaces, drawn at random (HELM's extra-space perturbation).
 """
@@ -25,6 +26,7 @@ import unicodedata
 from collections.abc import Callable
 
 from glotbench.errors import GlotbenchError
+from glotbench.prompts.keyboards import layout_for
 
 DEFAULT_TYPO_RATE = 0.05
 
@@ -44,16 +46,9 @@ ISO_9 = {
 }
 TRANSLIT = {"mn": ("MNS 5217:2012", MNS_5217), "ru": ("ISO 9:1995 / GOST 7.79-2000 system A", ISO_9)}
 
-# QWERTY neighbours of each letter (same row and the rows above and below)
-_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-QWERTY_NEIGHBOURS: dict[str, str] = {}
-for _r, _row in enumerate(_ROWS):
-    for _c, _ch in enumerate(_row):
-        near = [_row[j] for j in (_c - 1, _c + 1) if 0 <= j < len(_row)]
-        for _other in (_r - 1, _r + 1):
-            if 0 <= _other < len(_ROWS):
-                near += [_ROWS[_other][j] for j in (_c - 1, _c, _c + 1) if 0 <= j < len(_ROWS[_other])]
-        QWERTY_NEIGHBOURS[_ch] = "".join(near)
+# US QWERTY neighbours of each letter (same row and the rows above and below): the typos of a
+# language without a layout of its own (prompts/keyboards.py has Czech's and Hungarian's)
+QWERTY_NEIGHBOURS: dict[str, str] = layout_for(None)[1]
 
 
 def strip_diacritics(text: str) -> str:
@@ -87,12 +82,15 @@ def _opencc(config: str) -> Callable[[str], str]:
     return opencc.OpenCC(f"{config}.json").convert
 
 
-def typos(text: str, rng: random.Random, rate: float = DEFAULT_TYPO_RATE) -> str:
+def typos(text: str, rng: random.Random, rate: float = DEFAULT_TYPO_RATE,
+          near: dict[str, str] = QWERTY_NEIGHBOURS) -> str:
+    """Each letter of ``near`` (a keyboard's neighbour map), with probability ``rate``, replaced by one
+    of its neighbours (case kept)."""
     out = []
     for ch in text:
         low = ch.lower()
-        if low in QWERTY_NEIGHBOURS and rng.random() < rate:
-            sub = rng.choice(QWERTY_NEIGHBOURS[low])
+        if low in near and rng.random() < rate:
+            sub = rng.choice(near[low])
             out.append(sub.upper() if ch.isupper() else sub)
         else:
             out.append(ch)
@@ -109,7 +107,7 @@ PERTURBATIONS: dict[str, str] = {
     "translit": "Cyrillic -> Latin (mn: MNS 5217:2012; ru: ISO 9:1995 / GOST 7.79-2000 system A)",
     "zh_t2s": "traditional -> simplified Chinese (OpenCC t2s)",
     "zh_s2t": "simplified -> traditional Chinese (OpenCC s2t)",
-    "typos": f"keyboard-adjacent letter swaps at a rate (typos:RATE, default {DEFAULT_TYPO_RATE})",
+    "typos": f"keyboard-adjacent letter swaps at a rate (typos:RATE, default {DEFAULT_TYPO_RATE}; cs/hu: QWERTZ)",
     "case": "lower-cased",
     "whitespace": "each space made 1-3 spaces",
 }
@@ -167,7 +165,7 @@ class Perturber:
             elif name in self._fns:
                 text = self._fns[name](text)
             elif name == "typos":
-                text = typos(text, rng, DEFAULT_TYPO_RATE if rate is None else rate)
+                text = typos(text, rng, DEFAULT_TYPO_RATE if rate is None else rate, layout_for(self.language)[1])
             elif name == "case":
                 text = text.lower()
             elif name == "whitespace":
