@@ -17,3 +17,19 @@ def count_responses(db: Path) -> int:
         return 0
     finally:
         con.close()
+
+
+def stored_rows(db: Path) -> dict[str, list[tuple]]:
+    """What a finished run's journal holds, in a fixed order, for comparing two runs row for row:
+    every response (checksum included), every sample record and every error."""
+    con = sqlite3.connect(db)
+    try:
+        return {
+            "responses": con.execute("SELECT key, role, kind, model_id, request, response, sum FROM responses "
+                                     "ORDER BY key").fetchall(),
+            "samples": con.execute("SELECT run_key, task, sample_id, idx, status, record, sum FROM samples "
+                                   "ORDER BY task, idx").fetchall(),
+            "errors": con.execute("SELECT key, error FROM errors ORDER BY id").fetchall(),
+        }
+    finally:
+        con.close()

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 
 import pytest
 
 from glotbench.engine import runner
 from glotbench.extract import choice as extract_choice
 from glotbench.extract import text as extract_text
+from journal_rows import stored_rows
 from mc_task import mc_task_yaml
 from test_normalize_table import loop_normalize
 
@@ -80,14 +80,7 @@ def _run(base, tmp, name, **settings):
     cfg = RunConfig(model="openai:stub", base_url=base, tasks=_tasks(tmp), concurrency=4, output=str(out),
                     bootstrap=50, max_retries=0, **settings)
     results, _ = run_evaluation(cfg, show_progress=False)
-    con = sqlite3.connect(out / "journal.sqlite")
-    rows = {
-        "responses": con.execute("SELECT key, role, kind, model_id, request, response, sum FROM responses ORDER BY key").fetchall(),
-        "samples": con.execute("SELECT run_key, task, sample_id, idx, status, record, sum FROM samples "
-                               "ORDER BY task, idx").fetchall(),
-        "errors": con.execute("SELECT key, error FROM errors ORDER BY id").fetchall(),
-    }
-    con.close()
+    rows = stored_rows(out / "journal.sqlite")
     metrics = {t: r["metrics"] for t, r in results["tasks"].items()}
     tasks = {t: {**r, "latency": {k: v for k, v in r["latency"].items() if k.startswith("n_")}}  # timings vary
              for t, r in results["tasks"].items()}

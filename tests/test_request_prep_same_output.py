@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from glotbench.tasks import subsets
 from glotbench.tasks import task as task_mod
 from glotbench.tasks.request_settings import RequestSettings
 from glotbench.tasks.task import ROLLING, Task
+from journal_rows import stored_rows
 from mc_task import mc_task_yaml
 from test_fast_paths_same_output import stub  # noqa: F401 - the module's stub server fixture
 
@@ -330,14 +330,7 @@ def _run(base, tmp, name, task_paths, **extra):
     cfg = RunConfig(model="openai:stub", base_url=base, tasks=task_paths, concurrency=4, output=str(out),
                     bootstrap=50, max_retries=0, **extra)
     results, _ = run_evaluation(cfg, show_progress=False)
-    con = sqlite3.connect(out / "journal.sqlite")
-    rows = {
-        "responses": con.execute("SELECT key, role, kind, model_id, request, response, sum FROM responses ORDER BY key").fetchall(),
-        "samples": con.execute("SELECT run_key, task, sample_id, idx, status, record, sum FROM samples "
-                               "ORDER BY task, idx").fetchall(),
-        "errors": con.execute("SELECT key, error FROM errors ORDER BY id").fetchall(),
-    }
-    con.close()
+    rows = stored_rows(out / "journal.sqlite")
     summary = {t: (r["metrics"], r.get("n_scored"), r.get("warnings")) for t, r in results["tasks"].items()}
     return (out / "samples.jsonl").read_bytes(), rows, summary
 
