@@ -92,7 +92,7 @@ def render(source: str, variables: dict, *, task: str, field: str, record: str |
     # would: a jinja2 render per template was a tenth of a run's CPU against a fast server
     # (docs/performance.md; tests/test_render_constant.py diffs both on every built-in task).
     plan = _fill_plan(source)
-    if plan is not None and type(variables) is dict:  # the general path below, in fewer steps
+    if plan is not None:
         first, names, rest = plan
         get = variables.get
         vals = [get(n, _ABSENT) for n in names]
@@ -102,13 +102,6 @@ def render(source: str, variables: dict, *, task: str, field: str, record: str |
                     if v is None:
                         raise _null_error(task, field, record, n)
             return (first + "".join([str(v) + t for v, t in zip(vals, rest)])).strip()
-    parts = simple_parts(source)
-    if parts is not None and all(n in variables for n in parts[1]):
-        texts, names = parts
-        for n in names:
-            if variables[n] is None:
-                raise _null_error(task, field, record, n)
-        return "".join([texts[0], *(str(variables[n]) + t for n, t in zip(names, texts[1:]))]).strip()
     try:
         return compile_template(source).render(**variables).strip()
     except jinja2.TemplateSyntaxError as err:
@@ -125,21 +118,9 @@ def render(source: str, variables: dict, *, task: str, field: str, record: str |
 
 
 @lru_cache(maxsize=512)
-def _choice_format(fmt: str) -> str | None:
-    """A choice template of text and ``{{ label }}`` / ``{{ text }}`` placeholders as a ``str.format``
-    string (its braces doubled), or None when it needs :func:`render`."""
-    parts = simple_parts(fmt)
-    if parts is None or not set(parts[1]) <= {"label", "text"}:
-        return None
-    texts, names = parts
-    esc = [t.replace("{", "{{").replace("}", "}}") for t in texts]
-    return esc[0] + "".join("{" + n + "}" + t for n, t in zip(names, esc[1:]))
-
-
-@lru_cache(maxsize=512)
 def _label_then_text(fmt: str) -> tuple[str, str, str] | None:
     """The texts around the placeholders of a choice format ``...{{ label }}...{{ text }}...`` (the usual
-    one: filled by concatenation, no str.format call per option), or None."""
+    one: filled by concatenation, no render() call per option), or None."""
     parts = simple_parts(fmt)
     if parts is None or parts[1] != ("label", "text"):
         return None
@@ -148,21 +129,12 @@ def _label_then_text(fmt: str) -> tuple[str, str, str] | None:
 
 def choices_block(labels: list[str], texts: list[str], fmt: str, sep: str, *, task: str) -> str:
     # Each option line is what render() gives for {"label": ..., "text": ...} (tests/test_render_constant.py
-    # compares both on every built-in task's choice format): filled by one str.format per option
-    # instead of a render() call each (five or more per item).
+    # compares both on every built-in task's choice format); the usual format is filled by concatenation,
+    # without a render() call per option (five or more per item).
     around = _label_then_text(fmt)
-    if around is not None and None not in labels and None not in texts:  # a null: the named error below
+    if around is not None and None not in labels and None not in texts:  # a null: render() names it
         t0, t1, t2 = around
         return sep.join([(t0 + str(lab) + t1 + str(txt) + t2).strip() for lab, txt in zip(labels, texts)])
-    form = _choice_format(fmt)
-    if form is not None:
-        lines = []
-        for lab, txt in zip(labels, texts):
-            if lab is None or txt is None:  # render() names the null
-                lines.append(render(fmt, {"label": lab, "text": txt}, task=task, field="prompt.choice_format"))
-            else:
-                lines.append(form.format(label=str(lab), text=str(txt)).strip())
-        return sep.join(lines)
     return sep.join(render(fmt, {"label": lab, "text": txt}, task=task, field="prompt.choice_format")
                     for lab, txt in zip(labels, texts))
 
