@@ -48,8 +48,9 @@ def _float_ok(v: float, key_text: bool) -> bool:
     return v - v == 0.0  # False for nan and inf
 
 
-def _plain(obj: Any, key_text: bool) -> bool:
-    """Whether orjson writes ``obj`` with the meaning (``key_text``: the exact text) ``json`` would.
+def _plain(obj: Any, key_text: bool, tuples: bool = True) -> bool:
+    """Whether orjson writes ``obj`` with the meaning (``key_text``: the exact text) ``json`` would
+    (``tuples=False``: and a tuple anywhere is refused, see :func:`reads_back_same`).
     Scalars inside a container are checked inline (a function call per value was half the cost)."""
     t = type(obj)
     if t is dict:
@@ -57,7 +58,7 @@ def _plain(obj: Any, key_text: bool) -> bool:
         for k in obj:
             if type(k) is not str:
                 return False
-    elif t is list or t is tuple:
+    elif t is list or (t is tuple and tuples):
         values = obj
     else:
         values = (obj,)
@@ -71,12 +72,19 @@ def _plain(obj: Any, key_text: bool) -> bool:
         elif tv is float:
             if not _float_ok(v, key_text):
                 return False
-        elif tv is dict or tv is list or tv is tuple:
-            if not _plain(v, key_text):
+        elif tv is dict or tv is list or (tv is tuple and tuples):
+            if not _plain(v, key_text, tuples):
                 return False
         else:
             return False
     return True
+
+
+def reads_back_same(obj: Any) -> bool:
+    """Whether ``obj`` reads back from its JSON (:func:`loads` of :func:`dumps`) as the same values of the
+    same types: exact ``str``/``int`` (64-bit)/finite ``float``/``bool``/``None``, lists and ``str``-keyed
+    dicts of them (a tuple reads back as a list, an int key as a string, anything else as its ``str``)."""
+    return _plain(obj, False, False)
 
 
 def _fast(obj: Any, key_text: bool, option: int = 0) -> bytes | None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from glotbench.json_codec import reads_back_same
+
 # identity columns of a journal row (not part of the record JSON itself)
 _IDENTITY = ("run_key", "task", "sample_id", "idx", "status")
 
@@ -135,41 +137,6 @@ class SampleRecord:
         return rec
 
 
-_INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1
-
-
-def _json_stable(obj: Any) -> bool:
-    """Whether ``obj`` reads back from the journal's JSON as the same values of the same types: exact
-    ``str``/``int`` (64-bit)/finite ``float``/``bool``/``None``, lists and ``str``-keyed dicts of them
-    (a tuple reads back as a list, an int key as a string, anything else as its ``str``)."""
-    t = type(obj)
-    if t is dict:
-        for k in obj:
-            if type(k) is not str:
-                return False
-        values = obj.values()
-    elif t is list:
-        values = obj
-    else:
-        values = (obj,)
-    for v in values:
-        tv = type(v)
-        if tv is str or v is None or tv is bool:
-            continue
-        if tv is int:
-            if not _INT_MIN <= v <= _INT_MAX:
-                return False
-        elif tv is float:
-            if v - v != 0.0:  # nan, inf
-                return False
-        elif tv is dict or tv is list:
-            if not _json_stable(v):
-                return False
-        else:
-            return False
-    return True
-
-
 class RecordBrief:
     """What a run's summary reads of a record this process wrote (engine/runner.summarise): kept as
     the item is put, so the summary need not read and parse its journal row back.
@@ -202,12 +169,12 @@ class RecordBrief:
             tin += a or 0
             tout += b or 0
             counts.append(b)
-        if not _json_stable([rec.gold, rec.pred, rec.values, rec.metadata, rec.error]):
+        if not reads_back_same([rec.gold, rec.pred, rec.values, rec.metadata, rec.error]):
             return None
         requests = ()
         if rec.status == "scored":
             keys = rec.request_keys or []
-            if type(keys) is not list or not _json_stable(keys):
+            if type(keys) is not list or not reads_back_same(keys):
                 return None
             same = len(counts) == len(keys)
             flat: list = []
