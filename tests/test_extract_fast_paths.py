@@ -117,7 +117,7 @@ def test_a_clean_answer_an_option_text_takes_back_is_read_in_full():
 
 
 def test_option_containment_kept_per_option_is_the_formula():
-    # _contains_option keeps each option's _wordy / has_cjk; it says what the formula says on the corpus's
+    # _contains_option keeps each option's _wordy; it says what the formula says on the corpus's
     # answers (normalised, as _match_option_text gets them) against every option list of the corpus
     from glotbench.extract.text import contains_phrase, normalize
 

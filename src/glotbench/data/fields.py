@@ -148,7 +148,7 @@ def _step_fn(step: Any, nxt: Callable[[Any], Any] | None, path: str) -> Callable
 def getter(path: str) -> Callable[[Any], Any]:
     """A function doing what ``get_path(record, path)`` does, its steps composed once per path (a task
     reads the same few paths from every record: walking the parsed steps per field per item was a
-    few percent of a run's CPU). tests/test_field_getters.py compares both on every built-in task."""
+    few percent of a run's CPU). tests/test_request_prep_same_output.py compares both on every built-in task."""
     if path.startswith("="):
         literal = path[1:]
         return lambda record: literal

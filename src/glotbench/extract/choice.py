@@ -140,7 +140,8 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
 
     gap = f"(?:{_GAP_CHARS}|{conn}|{optw}){{0,16}}"
     rgap = f"(?:[\\s:：\\-–—*_]|{conn}|{optw}){{0,8}}"
-    forward = re.compile(f"{_starts(_merged(pack, 'answer_words'))}{answer}{gap}{_OPEN}{either}")
+    answer_start = _starts(_merged(pack, "answer_words"))
+    forward = re.compile(f"{answer_start}{answer}{gap}{_OPEN}{either}")
     reverse = re.compile(f"{_OPEN}{label}{_CLOSE}(?P<rgap>{rgap})(?:{correct}|{answer})")
     boxed = re.compile(rf"\\boxed\s*\{{\s*(?:\\text(?:bf)?\s*\{{\s*)?{either}")
     leading = re.compile(f"(?:[\\s#>*_\\-•]|{conn}|{optw})*?{_OPEN}{label}")
@@ -148,7 +149,7 @@ def _matcher(pack_code: str, labels: tuple[str, ...]) -> _Matcher:
         f"(?m)^[ \\t#>*_\\-•]*(?:(?:{optw}|{conn})[ \\t]*)*{_OPEN}{label}{_CLOSE}[ \\t.:：。)）]*{_CLOSE}[ \\t]*$"
     )
     echo_line = re.compile(f"(?m)^[ \\t*_#>\\-•]*[(\\[]?{label}[*_]*[ \\t]*[.)\\]:：]")
-    tail = re.compile(f"{_starts(_merged(pack, 'answer_words'))}{answer}(?:{_GAP_CHARS}|{conn}){{0,16}}")
+    tail = re.compile(f"{answer_start}{answer}(?:{_GAP_CHARS}|{conn}){{0,16}}")
     ambiguity = re.compile(
         f"^{_CLOSE}[\\s)）]*(?:[,/|&+;，、]|{conj})\\s*(?:(?:{conj}|{conn}|{optw})\\s*){{0,3}}{_OPEN}{other}"
     )
@@ -400,21 +401,19 @@ def _wordy(option_norm: str) -> bool:
     return letters >= 3 or (has_cjk(option_norm) and letters >= 2)
 
 
-_OPTION_KIND: dict[str, tuple[bool, bool]] = {}  # normalised option text -> (_wordy, has_cjk)
-_OPTION_KIND_MAX = 50_000
+_WORDY: dict[str, bool] = {}  # normalised option text -> _wordy
+_WORDY_MAX = 50_000
 
 
 def _contains_option(candidate: str, option_norm: str) -> bool:
-    """``_wordy(option_norm) and contains_phrase(candidate, option_norm)`` for a non-empty option, with
-    the option's two character counts kept (an item's options are tried against every answer)."""
-    kind = _OPTION_KIND.get(option_norm)
-    if kind is None:
-        if len(_OPTION_KIND) >= _OPTION_KIND_MAX:
-            _OPTION_KIND.clear()
-        kind = _OPTION_KIND[option_norm] = (_wordy(option_norm), has_cjk(option_norm))
-    if not kind[0]:
-        return False
-    return option_norm in candidate if kind[1] else f" {option_norm} " in f" {candidate} "
+    """``_wordy(option_norm) and contains_phrase(candidate, option_norm)``, with ``_wordy`` (its
+    character counts) kept per option: an item's options are tried against every answer."""
+    wordy = _WORDY.get(option_norm)
+    if wordy is None:
+        if len(_WORDY) >= _WORDY_MAX:
+            _WORDY.clear()
+        wordy = _WORDY[option_norm] = _wordy(option_norm)
+    return wordy and contains_phrase(candidate, option_norm)
 
 
 def _match_option_text(candidate: str, options_norm: list[str]) -> int | None | object:
