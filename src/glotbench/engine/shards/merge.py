@@ -4,7 +4,7 @@ Responses are keyed by a hash of the model and the full request, so a response p
 is the same answer: ``INSERT OR IGNORE`` keeps the first. A sample row is taken when the run's
 journal has none for that item, when it replaces an error by a score, or when it is a newer
 record of the same status; errors are copied once (same key, time and text). Merging the same
-shard twice therefore changes nothing (tests/test_sharding_merge.py).
+shard twice therefore changes nothing (tests/test_sharding.py).
 """
 
 from __future__ import annotations
