@@ -14,6 +14,8 @@ Built in, by language: Czech QWERTZ (ČSN 36 9050: ``ěščřžýáíé`` on the
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 # language -> (layout name, rows as (offset, keys))
 LAYOUTS: dict[str, tuple[str, tuple[tuple[int, str], ...]]] = {
     "cs": ("Czech QWERTZ (ČSN 36 9050)",
@@ -39,14 +41,8 @@ def neighbours(rows: tuple[tuple[int, str], ...]) -> dict[str, str]:
     return out
 
 
-_CACHE: dict[str, tuple[str, dict[str, str]]] = {}
-
-
+@lru_cache(maxsize=None)
 def layout_for(language: str | None) -> tuple[str, dict[str, str]]:
     """(the layout's name, its neighbour map) for ``language``'s typists (US QWERTY when none is built in)."""
-    key = language or ""
-    found = _CACHE.get(key)
-    if found is None:
-        name, rows = LAYOUTS.get(key, US_QWERTY)
-        found = _CACHE[key] = (name, neighbours(rows))
-    return found
+    name, rows = LAYOUTS.get(language or "", US_QWERTY)
+    return name, neighbours(rows)

@@ -147,6 +147,7 @@ class Perturber:
         self.steps = parse(specs)
         self.language = language
         self.seed = seed
+        self._keyboard = layout_for(language)[1]  # the typos' neighbour map (prompts/keyboards.py)
         self._fns: dict[str, Callable[[str], str]] = {}
         for name, _ in self.steps:
             if name in ("zh_t2s", "zh_s2t"):
@@ -165,7 +166,7 @@ class Perturber:
             elif name in self._fns:
                 text = self._fns[name](text)
             elif name == "typos":
-                text = typos(text, rng, DEFAULT_TYPO_RATE if rate is None else rate, layout_for(self.language)[1])
+                text = typos(text, rng, DEFAULT_TYPO_RATE if rate is None else rate, self._keyboard)
             elif name == "case":
                 text = text.lower()
             elif name == "whitespace":
