@@ -15,7 +15,10 @@
     concurrency, reading and decoding each answer and doing nothing else: the most items/s any
     harness built on that client could reach on this machine at that moment. glotbench / bare client
     is the share of that limit the harness keeps; it moves far less with the machine's load than
-    absolute items/s (which moved 1.6x within minutes on this shared VM).
+    absolute items/s (which moved 1.6x within minutes on this shared VM). An "engine" pass runs the
+    same items through glotbench with recorded answers as the model (``recorded:``, no HTTP): its
+    CPU per item is glotbench's own work, and the glotbench pass minus it is what the HTTP exchange
+    costs inside a run, printed beside the bare client's cost for the same exchange.
 
     python bench/throughput.py [--overhead-items 1500] [--rounds 5] [--baseline-src /tmp/base/src]
                                [--skip-server] [--skip-lm-eval] [--items 200]
@@ -52,7 +55,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent))  # bench/cpu_accounting
 from glotbench.engine.config import RunConfig  # noqa: E402
 from glotbench.engine.session import run_evaluation  # noqa: E402
 from glotbench.models.embedded import default_gguf_path  # noqa: E402
-from glotbench.tasks.registry import all_specs, make_task  # noqa: E402
+from glotbench.tasks.registry import all_specs  # noqa: E402
 from glotbench.testing.servers import free_port, start_stub, stop, wait_http  # noqa: E402
 
 SYSTEM = "You are an AI assistant proficient in Mongolian."
@@ -99,9 +102,14 @@ def lm_eval_task(tmp: Path, task_yaml: Path, n: int) -> Path:
     return d
 
 
-def run_glotbench(base_url: str, task_yaml: Path, n: int, concurrency: int, tmp: Path, tag: str) -> float:
-    cfg = RunConfig(model="openai:bench", base_url=base_url, tasks=[str(task_yaml)], limit=n, concurrency=concurrency,
-                    output=str(tmp / f"gb-{tag}-{concurrency}-{time.time_ns()}"), bootstrap=200, timeout=600)
+def run_glotbench(base_url: str, task_yaml: Path, n: int, concurrency: int, tmp: Path, tag: str,
+                  model: str = "openai:bench") -> float:
+    """items/s of one glotbench run over the first ``n`` items; ``model`` another backend (the engine
+    pass: ``recorded:<answers>``, no HTTP), ``base_url`` then unused."""
+    http = model.startswith("openai:")
+    cfg = RunConfig(model=model, base_url=base_url if http else None, tasks=[str(task_yaml)], limit=n,
+                    concurrency=concurrency, output=str(tmp / f"gb-{tag}-{concurrency}-{time.time_ns()}"), bootstrap=200,
+                    timeout=600)
     os.environ.setdefault("OPENAI_API_KEY", "bench")
     t0 = time.perf_counter()
     results, _ = run_evaluation(cfg, show_progress=False)
@@ -155,6 +163,19 @@ def best(label: str, fn, levels: list[int]) -> tuple[float, int]:
         print(f"  {label:10s} concurrency {c:3d}: {r:8.2f} items/s", flush=True)
     c = max(rates, key=rates.get)
     return rates[c], c
+
+
+def recorded_answers(task_yaml: Path, n: int, tmp: Path) -> Path:
+    """A ``recorded:`` answers file giving the stub's answer ("A") to the first ``n`` items: the
+    engine pass runs the same items through glotbench with these as the model, so everything a
+    run does is there but the HTTP exchange (docs/recorded-answers.md)."""
+    from glotbench.tasks.registry import resolve
+
+    task = resolve([str(task_yaml)])[0]
+    out = tmp / f"answers-{n}.jsonl"
+    out.write_text("".join(json.dumps({"id": s.id, "answer": "A"}) + "\n" for s in task.samples(limit=n)),
+                   encoding="utf-8")
+    return out
 
 
 def request_bodies(task_yaml: Path, n: int) -> list[bytes]:
@@ -240,10 +261,13 @@ def one_pass(a) -> None:
         done = time.process_time()
         print(json.dumps({"items_s": rate, **(pass_cpu(clock[0], clock[1], done, n) if clock else {})}))
         return
-    run_glotbench(a.base_url, Path(a.task_yaml), min(n, 50), a.concurrency, Path(a.tmp), "warm")  # lazy imports
+    model = "openai:bench"
+    if a.one == "engine":  # the same run with recorded answers as the model: glotbench's work without HTTP
+        model = f"recorded:{recorded_answers(Path(a.task_yaml), n, Path(a.tmp))}"
+    run_glotbench(a.base_url, Path(a.task_yaml), min(n, 50), a.concurrency, Path(a.tmp), "warm", model)  # lazy imports
     collector_as_cli(a)
     c0 = time.process_time()  # glotbench has no start-up to set apart: resolving the task file is inside the call
-    rate = run_glotbench(a.base_url, Path(a.task_yaml), n, a.concurrency, Path(a.tmp), a.one)
+    rate = run_glotbench(a.base_url, Path(a.task_yaml), n, a.concurrency, Path(a.tmp), a.one, model)
     cpu = pass_cpu(c0, c0, time.process_time(), n)
     out = max((d for d in Path(a.tmp).iterdir() if d.name.startswith(f"gb-{a.one}-")), key=lambda d: d.stat().st_mtime)
     import sqlite3
@@ -288,6 +312,8 @@ def overhead_interleaved(a, tmp: Path) -> dict:
         contenders.append(("lm-eval", REPO / "src"))
     if not a.skip_bare:
         contenders.append(("bare", REPO / "src"))
+    if not a.skip_engine:
+        contenders.append(("engine", REPO / "src"))
     print(f"(b) harness overhead against an instant stub server: {n} items, {a.rounds} interleaved rounds, "
           f"glotbench concurrency {a.concurrency}, lm-eval num_concurrent {a.lm_concurrency}; garbage collector "
           f"{'as Python leaves it (--host-gc)' if a.host_gc else 'as glotbench run sets it, for glotbench and the bare client'}",
@@ -338,13 +364,15 @@ def main() -> None:
                     help="llama.cpp server threads (default: every core)")
     ap.add_argument("--skip-lm-eval", action="store_true")
     ap.add_argument("--skip-bare", action="store_true", help="no bare-client pass (the HTTP client's own limit)")
+    ap.add_argument("--skip-engine", action="store_true",
+                    help="no engine pass (the same glotbench run with recorded answers as the model: no HTTP)")
     ap.add_argument("--skip-server", action="store_true")
     ap.add_argument("--host-gc", action="store_true",
                     help="glotbench's and the bare client's passes keep Python's collector defaults, as "
                          "glotbench.evaluate() leaves a host process's (default: as `glotbench run` sets it)")
     ap.add_argument("--skip-overhead", action="store_true")
     # one timed pass (internal: the interleaved bench runs each pass in a fresh interpreter)
-    ap.add_argument("--one", choices=["glotbench", "baseline", "lm-eval", "bare"], help=argparse.SUPPRESS)
+    ap.add_argument("--one", choices=["glotbench", "baseline", "lm-eval", "bare", "engine"], help=argparse.SUPPRESS)
     for opt in ("--src", "--base-url", "--task-yaml", "--lm-dir", "--tmp"):
         ap.add_argument(opt, help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -401,6 +429,11 @@ def main() -> None:
             print(f"  bare client (aiohttp alone, the same bodies and concurrency): {med['bare']:.0f} items/s; "
                   f"glotbench keeps {o['ratio_vs_bare_median']:.0%} of it (median per round "
                   f"{o['ratio_vs_bare_per_round']:.0%}), CPU per item {mc['glotbench'] / mc['bare']:.2f}x the client's (bar <= 2.0)")
+        if "engine" in mc and "bare" in mc:
+            from cpu_accounting import cpu_split
+
+            for line in cpu_split(mc["glotbench"], mc["engine"], mc["bare"]):
+                print("  " + line)
         print(f"  target >= 1500 items/s: {'met' if med['glotbench'] >= 1500 else 'NOT met'}")
     if "llama_server" in summary:
         s = summary["llama_server"]

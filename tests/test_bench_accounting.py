@@ -39,3 +39,12 @@ def test_no_items_and_ratio():
     assert acc.cpu_ratio(0.48, 0.12) == pytest.approx(4.0)
     with pytest.raises(ValueError):
         acc.cpu_ratio(0.48, 0.0)
+
+
+def test_cpu_split_by_value():
+    # run 0.29 ms = own work 0.115 + exchange 0.175 (the bare client: 0.09 for the same exchange)
+    lines = acc.cpu_split(0.29, 0.115, 0.09)
+    assert "own work 0.115 ms" in lines[0] and "inside the run 0.175 ms" in lines[0] and "(1.94x)" in lines[0]
+    assert "allows 0.180 ms" in lines[1] and "+0.005 ms left" in lines[1] and "0.090 ms at the bare" in lines[1]
+    with pytest.raises(ValueError):
+        acc.cpu_split(0.29, 0.0, 0.09)
