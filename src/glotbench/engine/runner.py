@@ -16,6 +16,7 @@ from glotbench.engine.latency import latency_summary
 from glotbench.scoring.circular import ROTATION
 from glotbench.engine.caller import CachedCaller, RequestFailed
 from glotbench.engine.journal import Journal
+from glotbench.json_codec import reads_back_same
 from glotbench.sample_record import RecordBrief, SampleRecord
 from glotbench.engine.retry import RunGuard
 from glotbench.errors import RunStopped
@@ -35,6 +36,9 @@ class TaskRun:
     _n_items: int | None = field(default=None, repr=False)
     # sample id -> the RecordBrief (a tuple) of each record this process put (what summarise reads of it)
     briefs: dict[str, tuple] = field(default_factory=dict, repr=False, compare=False)
+    # a task that keeps its records (its summary hook; loglikelihood): sample id -> each record this
+    # process put, as its row reads back; None once over KEEP_MAX (then every row is read back)
+    kept: dict[str, SampleRecord] | None = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def run_key(self) -> str:
@@ -185,13 +189,18 @@ async def process_sample(tr: TaskRun, sample: Sample, caller: CachedCaller, jour
                                 metadata=sample.metadata, mode=tr.mode)
 
     def put(rec: SampleRecord) -> str:
-        journal.put_sample(rec.run_key, rec.task, rec.sample_id, rec.idx, rec.status, rec.to_json())
-        if not journal.read_only and not _keeps_records(tr):  # what the summary reads of it, so its row is not read back
+        row = rec.to_json()
+        journal.put_sample(rec.run_key, rec.task, rec.sample_id, rec.idx, rec.status, row)
+        if journal.read_only:
+            return rec.status
+        if not _keeps_records(tr):  # what the summary reads of it, so its row is not read back
             brief = RecordBrief.of(rec)
             if brief is not None:
                 tr.briefs[rec.sample_id] = brief
             else:
                 tr.briefs.pop(rec.sample_id, None)
+        else:
+            _keep(tr, rec, row)
         return rec.status
     # each generation request names its item, for backends that answer items, not prompts (recorded:)
     item = (task.name, sample)
@@ -382,6 +391,27 @@ def _keeps_records(tr: TaskRun) -> bool:
     return tr.mode == "loglikelihood" or _needs_records(tr.task)
 
 
+KEEP_MAX = 20_000  # records a task keeps in memory for its summary (more: its rows are read back)
+
+
+def _keep(tr: TaskRun, rec: SampleRecord, row: dict) -> None:
+    """Keep ``rec`` for the summary of a task that keeps its records, as its journal row reads back
+    (``row``: the record column's dict), so that row is not read and parsed again; a record whose values
+    would not read back the same (a tuple, a non-string key) is read from its row."""
+    kept = tr.kept
+    if kept is None:
+        return
+    if len(kept) >= KEEP_MAX:
+        tr.kept = None  # a large run: its summary reads the rows back, as before (bounded memory)
+        return
+    ident = (rec.run_key, rec.task, rec.sample_id, rec.status)
+    if all(type(v) is str for v in ident) and type(rec.idx) is int and reads_back_same(row):
+        kept[rec.sample_id] = SampleRecord.from_json({"run_key": rec.run_key, "task": rec.task, "sample_id": rec.sample_id,
+                                                      "idx": rec.idx, "status": rec.status, **row})
+    else:
+        kept.pop(rec.sample_id, None)
+
+
 def _extra_summary(task: Task, kept: list[SampleRecord], out_dir: Path | None, *, n_boot: int, seed: int) -> dict:
     """``task.extra_summary`` with the run's bootstrap settings; a hook written before it took them
     (``(records, out_dir)`` only) is still called, without them."""
@@ -436,14 +466,14 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
     for tr in runs:
         keep = _keeps_records(tr)
         briefs, tr.briefs = tr.briefs, {}
+        known, tr.kept = (tr.kept or {}) if keep else briefs, {}  # what this process put: not read back
         if records_by_task is not None:
             source = iter(records_by_task.get(tr.task.name, []))
-        elif not keep and _briefs_are_the_rows(briefs, journal, tr):  # every row was written by this process
-            source = iter(sorted(briefs.values(), key=_by_idx))
-        else:  # the rows this process wrote are read from their briefs (unless whole records are kept)
-            source = (r if type(r) is tuple else SampleRecord.from_json(r)
-                      for r in journal.iter_samples(tr.run_key, tr.task.name, ids=tr.item_ids,
-                                                    known=None if keep else briefs))
+        elif _briefs_are_the_rows(known, journal, tr):  # every row was written by this process
+            source = iter(sorted(known.values(), key=_by_idx))
+        else:  # the rows this process wrote come from memory (briefs, kept records), the others are read
+            source = (r if type(r) is tuple or type(r) is SampleRecord else SampleRecord.from_json(r)
+                      for r in journal.iter_samples(tr.run_key, tr.task.name, ids=tr.item_ids, known=known))
         tokens = {"input": 0, "output": 0}
         kept: list[SampleRecord] = []
         requests: list[tuple[str, int | None]] = []  # (request key, output tokens): the latency block
@@ -496,15 +526,16 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
     return out
 
 
-def _by_idx(brief: tuple) -> int:
-    return brief[RecordBrief.IDX]
+def _by_idx(r: tuple | SampleRecord) -> int:
+    """The index of a brief or of a kept record (a row's place in the journal's order)."""
+    return r[RecordBrief.IDX] if type(r) is tuple else r.idx
 
 
-def _briefs_are_the_rows(briefs: dict[str, tuple], journal: Journal, tr: TaskRun) -> bool:
+def _briefs_are_the_rows(briefs: dict[str, tuple | SampleRecord], journal: Journal, tr: TaskRun) -> bool:
     """Whether the task's journal rows are exactly the records this process wrote (``briefs``: one per
-    row, every index distinct), so the briefs in index order are the rows in the journal's order
-    (``ORDER BY task, idx``; rows of one index, --circular's rotations, are read from the journal)."""
-    if not briefs or not hasattr(journal, "count_samples") or len({b[0] for b in briefs.values()}) != len(briefs):
+    row, briefs or kept records, every index distinct), so they in index order are the rows in the journal's
+    order (``ORDER BY task, idx``; rows of one index, --circular's rotations, are read from the journal)."""
+    if not briefs or not hasattr(journal, "count_samples") or len({_by_idx(b) for b in briefs.values()}) != len(briefs):
         return False
     return journal.count_samples(tr.run_key, tr.task.name) == len(briefs)
 
