@@ -18,7 +18,8 @@
     absolute items/s (which moved 1.6x within minutes on this shared VM). An "engine" pass runs the
     same items through glotbench with recorded answers as the model (``recorded:``, no HTTP): its
     CPU per item is glotbench's own work, and the glotbench pass minus it is what the HTTP exchange
-    costs inside a run, printed beside the bare client's cost for the same exchange.
+    costs inside a run, printed beside the bare client's cost for the same exchange. A "durable"
+    pass is the bare client plus the least journal a resumable harness needs (bench/durable_client.py).
 
     python bench/throughput.py [--overhead-items 1500] [--rounds 5] [--baseline-src /tmp/base/src]
                                [--skip-server] [--skip-lm-eval] [--items 200]
@@ -254,6 +255,16 @@ def one_pass(a) -> None:
         rate = run_bare_client(a.base_url, bodies, a.concurrency)
         print(json.dumps({"items_s": rate, **pass_cpu(c0, c0, time.process_time(), n)}))
         return
+    if a.one == "durable":
+        from durable_client import run_durable_client
+
+        bodies = request_bodies(Path(a.task_yaml), n)
+        run_durable_client(a.base_url, bodies[:50], a.concurrency, Path(a.tmp) / f"durable-warm-{time.time_ns()}.sqlite")
+        collector_as_cli(a)
+        c0 = time.process_time()
+        rate = run_durable_client(a.base_url, bodies, a.concurrency, Path(a.tmp) / f"durable-{time.time_ns()}.sqlite")
+        print(json.dumps({"items_s": rate, **pass_cpu(c0, c0, time.process_time(), n)}))
+        return
     if a.one == "lm-eval":
         run_lm_eval(a.base_url, Path(a.lm_dir), min(n, 50), a.concurrency)  # warm-up: lazy imports, caches
         clock: list[float] = []  # start, then ready (its TaskManager built)
@@ -314,6 +325,8 @@ def overhead_interleaved(a, tmp: Path) -> dict:
         contenders.append(("bare", REPO / "src"))
     if not a.skip_engine:
         contenders.append(("engine", REPO / "src"))
+    if not a.skip_durable:
+        contenders.append(("durable", REPO / "src"))
     print(f"(b) harness overhead against an instant stub server: {n} items, {a.rounds} interleaved rounds, "
           f"glotbench concurrency {a.concurrency}, lm-eval num_concurrent {a.lm_concurrency}; garbage collector "
           f"{'as Python leaves it (--host-gc)' if a.host_gc else 'as glotbench run sets it, for glotbench and the bare client'}",
@@ -372,7 +385,10 @@ def main() -> None:
                          "glotbench.evaluate() leaves a host process's (default: as `glotbench run` sets it)")
     ap.add_argument("--skip-overhead", action="store_true")
     # one timed pass (internal: the interleaved bench runs each pass in a fresh interpreter)
-    ap.add_argument("--one", choices=["glotbench", "baseline", "lm-eval", "bare", "engine"], help=argparse.SUPPRESS)
+    ap.add_argument("--skip-durable", action="store_true",
+                    help="no durable-client pass (the bare client plus the least journal a resumable harness needs)")
+    ap.add_argument("--one", choices=["glotbench", "baseline", "lm-eval", "bare", "engine", "durable"],
+                    help=argparse.SUPPRESS)
     for opt in ("--src", "--base-url", "--task-yaml", "--lm-dir", "--tmp"):
         ap.add_argument(opt, help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -429,6 +445,11 @@ def main() -> None:
             print(f"  bare client (aiohttp alone, the same bodies and concurrency): {med['bare']:.0f} items/s; "
                   f"glotbench keeps {o['ratio_vs_bare_median']:.0%} of it (median per round "
                   f"{o['ratio_vs_bare_per_round']:.0%}), CPU per item {mc['glotbench'] / mc['bare']:.2f}x the client's (bar <= 2.0)")
+        if "durable" in mc and "bare" in mc:
+            print(f"  durable client (the bare client + every answer journaled, bench/durable_client.py): "
+                  f"{mc['durable']:.3f} ms CPU per item = {mc['durable'] / mc['bare']:.2f}x the bare client's: "
+                  f"the floor of a harness that loses no paid answer to a kill; glotbench = "
+                  f"{mc['glotbench'] / mc['durable']:.2f}x it")
         if "engine" in mc and "bare" in mc:
             from cpu_accounting import cpu_split
 
