@@ -232,3 +232,24 @@ def test_typos_use_the_languages_keyboard():
     assert changed and all(y.lower() in cs[x.lower()] for x, y in changed)
     assert any(x in "říšžýčůúěáé" for x, _ in changed)  # accented letters are typed on keys too
     assert all(c == o for c, o in zip(text, out) if c in "ťďň")  # dead-key letters are not one key: kept
+
+
+def test_mongolian_typos_use_the_mongolian_cyrillic_keyboard():
+    """Mongolian typists make typos on the Mongolian standard keyboard (xkeyboard-config symbols/mn: е щ after 0;
+    ф ц у ж э н г ш ү з к ъ / й ы б ө а х р о л д п / я ч ё с м и т ь в ю), which the mn pack now declares."""
+    from glotbench.prompts import keyboards
+
+    name, mn = keyboards.layout_for("mn")
+    assert "Mongolian Cyrillic" in name
+    # hand-read from the chart: the keys around a key (the same grid model as QWERTY)
+    assert set(mn["а"]) == set("өхжэнсми")  # home row, under ж э н, over с м и
+    assert set(mn["ү"]) == set("шзолд")  # under digits 8-0 (no letters there), over о л д
+    assert set(mn["е"]) == set("щзкъ")  # the key after 0: beside щ, over з к ъ
+    assert set(mn["я"]) == set("чйы")  # bottom-left corner
+    assert set(mn) == set("ещфцужэнгшүзкъйыбөахролдпячёсмитьвю")  # every letter of the alphabet's 35 but none else
+    assert "typos" in get_pack("mn").perturbations
+    text = "Монгол Улсын нийслэл Улаанбаатар хотод өвөл хүйтэн байдаг. " * 60
+    out = perturb.Perturber(["typos:0.2"], "mn", 5).apply(text, "t:1")
+    changed = [(x, y) for x, y in zip(text, out) if x != y]
+    assert changed and all(y.lower() in mn[x.lower()] for x, y in changed)
+    assert any(x in "өү" for x, _ in changed) and any(x.isupper() and y.isupper() for x, y in changed)

@@ -9,7 +9,9 @@ the caller.
 
 Built in, by language: Czech QWERTZ (ČSN 36 9050: ``ěščřžýáíé`` on the digit row, ``ú`` after
 ``p``, ``ů`` after ``l``), Hungarian QWERTZ (MSZ 7795.3, 102 keys: ``öüó`` after ``9``, ``őú`` after
-``p``, ``éáű`` after ``l``, ``í`` left of ``y``); any other language the US QWERTY letters.
+``p``, ``éáű`` after ``l``, ``í`` left of ``y``), Mongolian Cyrillic (the Mongolian standard
+keyboard as xkeyboard-config's ``symbols/mn`` lays it out: ``е щ`` after ``0``, then the rows
+``фцужэнгшүзкъ``, ``йыбөахролдп``, ``ячёсмитьвю``); any other language the US QWERTY letters.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ LAYOUTS: dict[str, tuple[str, tuple[tuple[int, str], ...]]] = {
            ((0, " ěščřžýáíé"), (0, "qwertzuiopú"), (0, "asdfghjklů"), (0, "yxcvbnm"))),
     "hu": ("Hungarian QWERTZ (MSZ 7795.3, 102 keys)",
            ((0, "         öüó"), (0, "qwertzuiopőú"), (0, "asdfghjkléáű"), (-1, "íyxcvbnm"))),
+    "mn": ("Mongolian Cyrillic (the Mongolian standard keyboard)",
+           ((0, "          ещ"), (0, "фцужэнгшүзкъ"), (0, "йыбөахролдп"), (0, "ячёсмитьвю"))),
 }
 US_QWERTY = ("US QWERTY", ((0, "qwertyuiop"), (0, "asdfghjkl"), (0, "zxcvbnm")))
 

@@ -14,7 +14,7 @@ pack's ``perturbations`` field (docs/perturbations.md):
   (``opencc``, PyPI's official wheel: extra ``zh``).
 * ``typos`` (``typos:RATE``, default 0.05): each letter, with probability RATE, is replaced by a
   key next to it on the language's keyboard (case kept): Czech and Hungarian QWERTZ, with their
-  accented letters, else US QWERTY (prompts/keyboards.py).
+  accented letters, the Mongolian Cyrillic keyboard, else US QWERTY (prompts/keyboards.py).
 * ``case``: the whole text lower-cased (HELM's lowercase perturbation).
 * ``whitespace``: each space becomes 1 to 3 spaces, drawn at random (HELM's extra-space perturbation).
 """
@@ -47,7 +47,7 @@ ISO_9 = {
 TRANSLIT = {"mn": ("MNS 5217:2012", MNS_5217), "ru": ("ISO 9:1995 / GOST 7.79-2000 system A", ISO_9)}
 
 # US QWERTY neighbours of each letter (same row and the rows above and below): the typos of a
-# language without a layout of its own (prompts/keyboards.py has Czech's and Hungarian's)
+# language without a layout of its own (prompts/keyboards.py has Czech's, Hungarian's and Mongolian's)
 QWERTY_NEIGHBOURS: dict[str, str] = layout_for(None)[1]
 
 
@@ -107,7 +107,8 @@ PERTURBATIONS: dict[str, str] = {
     "translit": "Cyrillic -> Latin (mn: MNS 5217:2012; ru: ISO 9:1995 / GOST 7.79-2000 system A)",
     "zh_t2s": "traditional -> simplified Chinese (OpenCC t2s)",
     "zh_s2t": "simplified -> traditional Chinese (OpenCC s2t)",
-    "typos": f"keyboard-adjacent letter swaps at a rate (typos:RATE, default {DEFAULT_TYPO_RATE}; cs/hu: QWERTZ)",
+    "typos": (f"keyboard-adjacent letter swaps at a rate (typos:RATE, default {DEFAULT_TYPO_RATE}; "
+              "cs/hu: QWERTZ; mn: Cyrillic)"),
     "case": "lower-cased",
     "whitespace": "each space made 1-3 spaces",
 }
