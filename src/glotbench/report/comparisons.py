@@ -18,7 +18,7 @@ from glotbench.report.analysis.ranks import RankComparison, rank_movement
 from glotbench.report.analysis.robustness import drop_rate
 from glotbench.errors import DataError
 from glotbench.sample_record import SampleRecord
-from glotbench.report.items import is_binary, item_vector, scored_items
+from glotbench.report.items import circular_values, is_binary, is_circular, item_vector, plain_order, scored_items
 from glotbench.report.runs import (
     RunData,
     headline_metrics,
@@ -366,6 +366,10 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
     A score either run marks as no score (invalid: over 50% unparseable by the metric's rule, or a
     failed task) gets no number and no test: its row goes to ``invalid`` (when given) and a note
     counts them.
+
+    A ``--circular`` run's metrics are compared on the items they are computed over: the dataset's
+    order (rotation 0) for the plain ones, one value per item from all its rotations for
+    ``circular_accuracy`` (tests/test_compare_circular.py).
     """
     notes: list[str] = []
     same_run = Path(run_a.path).resolve() == Path(run_b.path).resolve()
@@ -391,11 +395,12 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
             notes.append(f"{task}: no samples.jsonl records in {'A' if not ra else 'B'}; left out")
             continue
         ids = [i for i in ra if i in rb and ra[i].is_scored and rb[i].is_scored]
-        left_out = len(set(ra) | set(rb)) - len(ids)
         if not ids:
             notes.append(f"{task}: no item scored in both runs")
             continue
-        recs_a, recs_b = [ra[i] for i in ids], [rb[i] for i in ids]
+        plain_ids = plain_order(ids, ra, rb)  # --circular: the metrics read the dataset's order (rotation 0)
+        recs_a, recs_b = [ra[i] for i in plain_ids], [rb[i] for i in plain_ids]
+        plain_left_out = len(plain_order(set(ra) | set(rb), ra, rb)) - len(plain_ids)
         metrics = list(run_a.tasks[task_a].get("metrics") or {}) or ["accuracy"]
         if task_a != task_b:
             metrics = [m for m in metrics if m in (run_b.tasks[task_b].get("metrics") or {})]
@@ -404,7 +409,17 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
             if not mdef.available:
                 notes.append(unavailable(task, mdef))
                 continue
-            va, vb = item_vector(recs_a, mdef), item_vector(recs_b, mdef)
+            n_m, left_m = len(plain_ids), plain_left_out
+            if is_circular(mdef):  # CircularEval: one value per dataset item, from all its rotations
+                ga, gb = circular_values(ra.values()), circular_values(rb.values())
+                groups = [g for g in ga if g in gb]
+                va, vb = [ga[g] for g in groups], [gb[g] for g in groups]
+                n_m, left_m = len(groups), len(set(ga) | set(gb)) - len(groups)
+                if not groups:
+                    notes.append(f"{task} {m}: no item with every rotation scored in A and B; left out")
+                    continue
+            else:
+                va, vb = item_vector(recs_a, mdef), item_vector(recs_b, mdef)
             if va is not None and vb is not None:
                 a = np.array([np.nan if v is None else v for v in va], dtype=float)
                 b = np.array([np.nan if v is None else v for v in vb], dtype=float)
@@ -416,13 +431,13 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                 if bad:
                     n_invalid += 1
                     if invalid is not None:
-                        invalid.append(PairedRow(task, m, len(ids), left_out, None, None, None, None, None,  # type: ignore[arg-type]
+                        invalid.append(PairedRow(task, m, n_m, left_m, None, None, None, None, None,  # type: ignore[arg-type]
                                                  invalid=bad))
                     continue
                 boot = paired_bootstrap(a, b, metric_fn=np.nanmean, n=n_boot, seed=seed)
                 sa, sb = float(np.nanmean(a)) if not np.isnan(a).all() else math.nan, \
                     float(np.nanmean(b)) if not np.isnan(b).all() else math.nan
-                row = PairedRow(task, m, len(ids), left_out, sa, sb, boot.difference, boot.low, boot.high)
+                row = PairedRow(task, m, n_m, left_m, sa, sb, boot.difference, boot.low, boot.high)
                 if mdef.higher_is_better:  # a drop rate of an error rate or a calibration error means nothing
                     dr = drop_rate(a, b, metric_fn=np.nanmean, n=n_boot, seed=seed)
                     row.drop_rate, row.drop_low, row.drop_high = dr.drop_rate, dr.low, dr.high
@@ -432,7 +447,7 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
             else:  # corpus metric (macro-F1, MCC): resample item indices, recompute on each side
                 fn = mdef
                 items = scored_items(recs_a) + scored_items(recs_b)
-                k = len(ids)
+                k = len(recs_a)
 
                 def corpus(idx: np.ndarray, _fn=fn, _items=items) -> float:
                     return _fn([_items[int(j)] for j in idx])
@@ -441,12 +456,12 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                 if bad:
                     n_invalid += 1
                     if invalid is not None:
-                        invalid.append(PairedRow(task, m, k, left_out, None, None, None, None, None,  # type: ignore[arg-type]
+                        invalid.append(PairedRow(task, m, k, left_m, None, None, None, None, None,  # type: ignore[arg-type]
                                                  invalid=bad))
                     continue
                 boot = paired_bootstrap(np.arange(k), np.arange(k) + k, metric_fn=corpus,
                                         n=min(n_boot, 2000), seed=seed)
-                row = PairedRow(task, m, k, left_out, corpus(np.arange(k)), corpus(np.arange(k) + k),
+                row = PairedRow(task, m, k, left_m, corpus(np.arange(k)), corpus(np.arange(k) + k),
                                 boot.difference, boot.low, boot.high)
                 if math.isnan(row.score_a) or math.isnan(row.score_b):
                     notes.append(f"{task} {m}: undefined in {'A' if math.isnan(row.score_a) else 'B'} on these items; left out")

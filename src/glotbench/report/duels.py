@@ -18,7 +18,7 @@ import numpy as np
 from glotbench.report.analysis.duels import Duel, DuelResult, decide, duel_test, task_shares
 from glotbench.errors import DataError
 from glotbench.report.comparisons import rankable
-from glotbench.report.items import is_binary, item_vector, scored_items
+from glotbench.report.items import circular_values, is_binary, is_circular, item_vector, plain_order, scored_items
 from glotbench.report.runs import RunData, metric_of, primary_metric, task_names, unavailable
 
 
@@ -62,9 +62,13 @@ def duels_from_runs(runs: list[RunData], metric: str | None = None, alpha: float
         for i, ra in enumerate(valid):
             for rb in valid[i + 1:]:
                 da, db = by_id[ra.label], by_id[rb.label]
-                ids = [x for x in da if x in db]
+                ids = plain_order([x for x in da if x in db], da, db)  # --circular: the dataset's order
                 recs_a, recs_b = [da[x] for x in ids], [db[x] for x in ids]
-                va, vb = item_vector(recs_a, mdef), item_vector(recs_b, mdef)
+                if is_circular(mdef):  # CircularEval: one value per dataset item, from all its rotations
+                    ga, gb = circular_values(da.values()), circular_values(db.values())
+                    va, vb = [ga[g] for g in ga if g in gb], [gb[g] for g in ga if g in gb]
+                else:
+                    va, vb = item_vector(recs_a, mdef), item_vector(recs_b, mdef)
                 pseed = _pair_seed(seed, task, ra.label, rb.label)
                 if va is not None and vb is not None:
                     keep = [j for j in range(len(ids)) if va[j] is not None and vb[j] is not None]

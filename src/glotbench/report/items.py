@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from glotbench.sample_record import SampleRecord
+from glotbench.scoring.circular import ITEM, KEY, ROTATION, circular_items
 from glotbench.scoring.metrics import Metric, ScoredItem
 
 OUTCOMES = ("correct", "partial", "wrong", "not_attempted", "unparseable", "error")
@@ -40,6 +41,28 @@ def item_vector(records: list[SampleRecord], metric: Metric | None) -> list[floa
     if metric is None or not metric.per_item_mean:
         return None
     return [item_value(r, metric) for r in records]
+
+
+def is_circular(metric: Metric | None) -> bool:
+    """Whether ``metric`` is CircularEval's (``run --circular``): a value per dataset item, read from
+    all its rotations, not per record."""
+    return metric is not None and metric.key == KEY
+
+
+def plain_order(ids, *runs: dict[str, SampleRecord]) -> list[str]:
+    """``ids`` without the rotations a ``--circular`` run added (rotation k > 0): a run's metrics
+    read the dataset's order (rotation 0, which keeps the item's id), so a paired comparison does
+    too; a run without ``--circular`` keeps every id."""
+    return [i for i in ids if not any((r[i].metadata_map.get(ROTATION) if i in r else None) for r in runs)]
+
+
+def circular_values(records) -> dict[str, float]:
+    """A ``--circular`` run's CircularEval value per dataset item (1.0 when every rotation of its
+    options was answered right, else 0.0), from its scored records; an item with a rotation that
+    has no score is left out, as the run's ``circular_accuracy`` leaves it out."""
+    rotations = [_item(r) for r in records if r.is_scored and r.metadata_map.get(ITEM) is not None]
+    items, _incomplete = circular_items(rotations)
+    return {str(it.metadata[ITEM]): it.values[KEY] for it in items}
 
 
 def is_binary(values: list[float | None]) -> bool:
