@@ -77,6 +77,18 @@ def test_bare_label_forms(out):
         ("Хариулт: B", "mn", "B"),
         ("Зөв хариулт бол C.", "mn", "C"),
         ("Хариулт нь D", "mn", "D"),
+        # Russian
+        ("Ответ: B", "ru", "B"),
+        ("Правильный ответ — C.", "ru", "C"),
+        ("Я думаю, что верный вариант B, хотя вариант A тоже кажется разумным.", "ru", "B"),
+        ("Окончательный ответ: **D**", "ru", "D"),
+        ("В этом случае ответ C", "ru", "C"),  # "В" = "in", not Latin B's look-alike
+        ("C является правильным ответом.", "ru", "C"),
+        ("Вариант B правильный.", "ru", "B"),
+        ("Не A, а D.", "ru", "D"),  # "not A but D"
+        ("B неверно, правильно C.", "ru", "C"),
+        ("Ответ: B. Подождите, D.", "ru", "D"),  # self-correction
+        ("И поэтому ответ D", "ru", "D"),  # "И" = "and"
         # English answer inside a non-English task
         ("Answer: B", "hu", "B"),
         ("The answer is D", "mn", "D"),
@@ -114,6 +126,23 @@ def test_cyrillic_look_alikes_for_latin_labels(out, want):
     assert extract_choice(out, LAT, None, "mn") == want
 
 
+@pytest.mark.parametrize(
+    "out, want",
+    [
+        ("Ответ: Б", "Б"),
+        ("Правильный ответ — вариант В.", "В"),
+        ("А неверно, правильный ответ Г.", "Г"),  # "А is wrong", then the answer
+        ("Мой ответ: (А)", "А"),
+        ("Ответ: Б и В", None),
+        ("Ответ: Б или Г", None),
+        ("Я не знаю.", None),
+    ],
+)
+def test_russian_cyrillic_labels(out, want):
+    assert extract_choice(out, CYR, None, "ru") == want
+    assert extract_choice(out, CYR, None, "rus") == want  # the ISO 639-3 code finds the same pack
+
+
 # ------------------------------------------------------------------ numeric labels
 @pytest.mark.parametrize(
     "out, want",
@@ -137,6 +166,8 @@ def test_numeric_labels(out, want):
         ("答案：A和B", "zh"),
         ("答案是A、C", "zh"),
         ("Хариулт: B эсвэл C", "mn"),
+        ("Ответ: B или C", "ru"),
+        ("Я не знаю.", "ru"),
         ("Bob likes cats.", "en"),
         ("I don't know.", "en"),
         ("A cat sat on the mat.", "en"),

@@ -58,6 +58,14 @@ from glotbench.paths import resolve_data_file
         ("Хариулт: 2.5 цаг", "mn", 2.5),
         ("Жанет өдөрт 16 - 3 - 4 = 9 өндөг зарна. 9 * 2 = 18 доллар.", "mn", 18),
         ("Тэр өдөр бүр 1 234 төгрөг олдог.", "mn", 1234),
+        # Russian (CLDR ru): decimal comma, a no-break space groups thousands; plain spaces group too
+        ("Ответ: 1 234,5", "ru", 1234.5),
+        ("Ответ: 1\u00a0234,5 руб.", "ru", 1234.5),
+        ("Итого 12\u202f345\u202f678 рублей.", "ru", 12_345_678),
+        ("Ответ: 3,5 часа", "ru", 3.5),
+        ("Ответ: 3.5 часа", "ru", 3.5),  # a decimal point still reads as one
+        ("Ответ: 1,234", "ru", 1.234),  # a comma is the decimal mark, never a group
+        ("Она продаёт 16 - 3 - 4 = 9 яиц в день, 9 * 2 = 18 долларов.\nОтвет: 18", "ru", 18),
     ],
 )
 def test_extract_number(text, lang, want):
@@ -71,6 +79,8 @@ def test_extract_number(text, lang, want):
         ("no numbers here", "en"),
         ("3,5", "en"),  # decimal comma in English: ambiguous
         ("Хариулт: 2,5 цаг", "mn"),  # decimal comma in Mongolian (CLDR: ".") : ambiguous
+        ("Ответ: 1,2,3", "ru"),
+        ("Я не знаю.", "ru"),
         ("The answer is 1 234,5", "en"),  # not "1": digits the number did not take
         ("2024/05/16", "en"),
         ("2024.05.16", "hu"),  # a date, not a number

@@ -58,6 +58,11 @@ def test_register_extractor():
         ("Nevím.", "cs", True),
         ("我不知道这个问题的答案。", "zh", True),
         ("Би мэдэхгүй байна.", "mn", True),
+        ("Я не знаю.", "ru", True),
+        ("К сожалению, у меня нет информации об этом.", "ru", True),
+        ("Не могу ответить на этот вопрос.", "ru", True),
+        ("Знаю: ответ B.", "ru", False),
+        ("Он не знал ответа сразу, но ответ B.", "ru", False),  # "не знал" is not "не знаю"
         ("I don't know.", "hu", True),  # English refusals count in every language
         ("Paris.", "en", False),
         ("<think>I don't know... oh wait</think> Paris", "en", False),

@@ -26,7 +26,7 @@ MAY_BE_EMPTY = {"label_words", "extra_thousands_separators"}
 
 
 def test_the_five_first_languages_are_available():
-    assert set(available_languages()) >= {"hu", "cs", "zh", "mn", "en"}
+    assert set(available_languages()) >= {"hu", "cs", "zh", "mn", "en", "ru"}
 
 
 @pytest.mark.parametrize("code", available_languages())
@@ -67,6 +67,7 @@ def test_every_field_is_documented():
         ("zh", "zh"), ("zho", "zh"), ("chi", "zh"), ("zh-Hans", "zh"), ("zh_CN", "zh"), ("cmn", "zh"),
         ("mn", "mn"), ("mon", "mn"), ("khk", "mn"), ("mn-Cyrl", "mn"),
         ("en", "en"), ("eng", "en"), ("en-US", "en"),
+        ("ru", "ru"), ("rus", "ru"), ("Russian", "ru"), ("русский", "ru"), ("ru-RU", "ru"), ("ru_RU", "ru"),
     ],
 )  # fmt: skip
 def test_get_pack_accepts_639_1_639_3_and_bcp47(given, code):
@@ -88,17 +89,18 @@ def test_unknown_language_is_a_clear_one_line_error():
 
 
 def test_number_formats_follow_the_language():
-    for code in ("hu", "cs"):
+    for code in ("hu", "cs", "ru"):
         pack = get_pack(code)
         assert pack.decimal_separator == ","
-        assert {" ", "\u00a0", "\u202f", "."} <= set(pack.thousands_separators)
+        assert {" ", "\u00a0", "\u202f"} <= set(pack.thousands_separators)
+        assert ("." in pack.thousands_separators) == (code != "ru")  # hu/cs texts group with dots; Russian ones do not
     for code in ("en", "zh", "mn"):  # Mongolian per CLDR: "70,000" is seventy thousand
         pack = get_pack(code)
         assert pack.decimal_separator == "."
         assert "," in pack.thousands_separators
 
 
-@pytest.mark.parametrize("code", ["hu", "cs", "zh", "mn", "en"])
+@pytest.mark.parametrize("code", ["hu", "cs", "zh", "mn", "en", "ru"])
 def test_number_marks_come_from_cldr_via_babel(code):
     from babel.numbers import get_decimal_symbol, get_group_symbol
 
@@ -137,6 +139,11 @@ def test_key_words_are_present():
     assert "wait" in get_pack("en").reflection_markers
     assert "nem tudom" in get_pack("hu").refusal_phrases
     assert "мэдэхгүй" in get_pack("mn").refusal_phrases
+    ru = get_pack("ru")
+    assert {"ответ", "правильный ответ", "окончательный ответ"} <= set(ru.answer_words)
+    assert ru.label_set("cyrillic") == ("А", "Б", "В", "Г", "Д") and ru.script == "Cyrl"
+    assert "не знаю" in ru.refusal_phrases and "да" in ru.yes_words and "нет" in ru.no_words
+    assert ru.normalization.strip_diacritics is False  # NFD would turn й into и
 
 
 def test_unknown_label_set_names_the_pack_and_the_known_sets():
