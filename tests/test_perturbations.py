@@ -83,12 +83,13 @@ def test_a_bad_spec_is_one_line(spec, why):
 
 
 def test_each_pack_declares_known_perturbations():
-    for code in ("cs", "hu", "en", "mn", "zh"):
+    for code in ("cs", "hu", "en", "mn", "zh", "ru"):
         declared = get_pack(code).perturbations
         assert declared and set(declared) <= set(perturb.PERTURBATIONS), code
     assert "strip_diacritics" in get_pack("cs").perturbations and "strip_diacritics" in get_pack("hu").perturbations
     assert "translit" in get_pack("mn").perturbations and "translit" not in get_pack("cs").perturbations
     assert {"zh_t2s", "zh_s2t"} <= set(get_pack("zh").perturbations)
+    assert {"translit", "typos"} <= set(get_pack("ru").perturbations) and "strip_diacritics" not in get_pack("ru").perturbations
 
 
 # ------------------------------------------------------------------ PDR against a plain loop
@@ -253,3 +254,26 @@ def test_mongolian_typos_use_the_mongolian_cyrillic_keyboard():
     changed = [(x, y) for x, y in zip(text, out) if x != y]
     assert changed and all(y.lower() in mn[x.lower()] for x, y in changed)
     assert any(x in "өү" for x, _ in changed) and any(x.isupper() and y.isupper() for x, y in changed)
+
+
+def test_russian_typos_use_the_russian_jcuken_keyboard():
+    """Russian typists make typos on the ЙЦУКЕН keyboard (GOST 6431-90; xkeyboard-config symbols/ru "basic":
+    ё on the key left of 1, then й ц у к е н г ш щ з х ъ / ф ы в а п р о л д ж э / я ч с м и т ь б ю)."""
+    from glotbench.prompts import keyboards
+
+    name, ru = keyboards.layout_for("ru")
+    assert "Russian" in name
+    # hand-read from the chart: the keys around a key (the same grid model as QWERTY)
+    assert set(ru["а"]) == set("впукесми")  # home row between в and п, under у к е, over с м и
+    assert set(ru["й"]) == set("цёфы")  # top-left letter: ё above it (left of 1), ф ы below
+    assert set(ru["ё"]) == set("й")  # left of 1, the only letter key of the digit row
+    assert set(ru["э"]) == set("жзхъ")  # end of the home row, under з х ъ; below it only "/" (no letter)
+    assert set(ru["ю"]) == set("блдж")  # end of the bottom row
+    assert set(ru["я"]) == set("чфы")  # bottom-left corner
+    assert set(ru) == set("абвгдеёжзийклмнопрстуфхцчшщъыьэюя")  # the 33 letters of the alphabet, none else
+    assert len(ru) == 33 and "typos" in get_pack("ru").perturbations
+    text = "Съешь же ещё этих мягких французских булок, да выпей чаю. Ёлка в Москве. " * 60
+    out = perturb.Perturber(["typos:0.2"], "ru", 5).apply(text, "t:1")
+    changed = [(x, y) for x, y in zip(text, out) if x != y]
+    assert changed and all(y.lower() in ru[x.lower()] for x, y in changed)
+    assert any(x in "ёъэ" for x, _ in changed) and any(x.isupper() and y.isupper() for x, y in changed)

@@ -11,7 +11,9 @@ Built in, by language: Czech QWERTZ (ČSN 36 9050: ``ěščřžýáíé`` on the
 ``p``, ``ů`` after ``l``), Hungarian QWERTZ (MSZ 7795.3, 102 keys: ``öüó`` after ``9``, ``őú`` after
 ``p``, ``éáű`` after ``l``, ``í`` left of ``y``), Mongolian Cyrillic (the Mongolian standard
 keyboard as xkeyboard-config's ``symbols/mn`` lays it out: ``е щ`` after ``0``, then the rows
-``фцужэнгшүзкъ``, ``йыбөахролдп``, ``ячёсмитьвю``); any other language the US QWERTY letters.
+``фцужэнгшүзкъ``, ``йыбөахролдп``, ``ячёсмитьвю``), Russian ЙЦУКЕН (GOST 6431-90, as xkeyboard-config's
+``symbols/ru`` "basic" lays it out: ``ё`` left of ``1``, then the rows ``йцукенгшщзхъ``, ``фывапролджэ``,
+``ячсмитьбю``); any other language the US QWERTY letters.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ LAYOUTS: dict[str, tuple[str, tuple[tuple[int, str], ...]]] = {
            ((0, "         öüó"), (0, "qwertzuiopőú"), (0, "asdfghjkléáű"), (-1, "íyxcvbnm"))),
     "mn": ("Mongolian Cyrillic (the Mongolian standard keyboard)",
            ((0, "          ещ"), (0, "фцужэнгшүзкъ"), (0, "йыбөахролдп"), (0, "ячёсмитьвю"))),
+    # ё is the key left of 1 (TLDE): the digit row's index i is the key AE(i+1), so ё is at -1
+    "ru": ("Russian ЙЦУКЕН (GOST 6431-90)",
+           ((-1, "ё"), (0, "йцукенгшщзхъ"), (0, "фывапролджэ"), (0, "ячсмитьбю"))),
 }
 US_QWERTY = ("US QWERTY", ((0, "qwertyuiop"), (0, "asdfghjkl"), (0, "zxcvbnm")))
 

@@ -47,7 +47,7 @@ ISO_9 = {
 TRANSLIT = {"mn": ("MNS 5217:2012", MNS_5217), "ru": ("ISO 9:1995 / GOST 7.79-2000 system A", ISO_9)}
 
 # US QWERTY neighbours of each letter (same row and the rows above and below): the typos of a
-# language without a layout of its own (prompts/keyboards.py has Czech's, Hungarian's and Mongolian's)
+# language without a layout of its own (prompts/keyboards.py has Czech's, Hungarian's, Mongolian's and Russian's)
 QWERTY_NEIGHBOURS: dict[str, str] = layout_for(None)[1]
 
 
@@ -108,7 +108,7 @@ PERTURBATIONS: dict[str, str] = {
     "zh_t2s": "traditional -> simplified Chinese (OpenCC t2s)",
     "zh_s2t": "simplified -> traditional Chinese (OpenCC s2t)",
     "typos": (f"keyboard-adjacent letter swaps at a rate (typos:RATE, default {DEFAULT_TYPO_RATE}; "
-              "cs/hu: QWERTZ; mn: Cyrillic)"),
+              "cs/hu: QWERTZ; mn, ru: Cyrillic)"),
     "case": "lower-cased",
     "whitespace": "each space made 1-3 spaces",
 }
