@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 from glotbench.extract.corpus import load_corpus, outcome, score_corpus  # noqa: E402
 
-LANG_ORDER = ["hu", "cs", "zh", "mn", "en", "all"]
+LANG_ORDER = ["hu", "cs", "zh", "mn", "ru", "en", "all"]
 EXT_ORDER = ["choice", "number", "confidence", "all"]
 
 

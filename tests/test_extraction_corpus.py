@@ -9,7 +9,7 @@ import pytest
 from glotbench.extract.corpus import load_corpus, outcome, score_corpus
 
 CORPUS = Path(__file__).parent / "extraction_corpus" / "v1"
-LANGS = ("hu", "cs", "zh", "mn", "en")
+LANGS = ("hu", "cs", "zh", "mn", "en", "ru")
 
 
 @pytest.fixture(scope="module")
