@@ -277,3 +277,21 @@ def test_russian_typos_use_the_russian_jcuken_keyboard():
     changed = [(x, y) for x, y in zip(text, out) if x != y]
     assert changed and all(y.lower() in ru[x.lower()] for x, y in changed)
     assert any(x in "ёъэ" for x, _ in changed) and any(x.isupper() and y.isupper() for x, y in changed)
+
+
+def test_a_russian_task_is_transliterated_by_iso_9_and_refuses_what_the_ru_pack_does_not_declare(stub_server, tmp_path):
+    """A task with `language: ru` finds the ru pack: translit sends ISO 9 Latin, strip_diacritics (not declared:
+    it would turn й into и) stops before any request."""
+    base = stub_server("--answer", "да", "--log-bodies")
+    task = _task(tmp_path, "ru")  # the Czech items, replaced by Russian ones
+    (tmp_path / "items.jsonl").write_text(
+        "".join(json.dumps({"id": f"i{k}", "q": f"Щука съела ёжика {k}?", "a": "да"}, ensure_ascii=False) + "\n"
+                for k in range(3)), encoding="utf-8")
+    refused = _run(base, task, tmp_path / "bad", "--perturb", "strip_diacritics")
+    assert refused.returncode == 2 and "does not apply to task my.perturbed_ru (language ru)" in refused.stderr
+    assert len(_log(base)) == 0
+    done = _run(base, task, tmp_path / "run", "--perturb", "translit")
+    assert done.returncode == 0, done.stderr
+    bodies = [json.dumps(e["body"], ensure_ascii=False) for e in _log(base)]
+    assert len(bodies) == 3 and all("Ŝuka sʺela ëžika" in b for b in bodies)
+    assert not any(ch in b for b in bodies for ch in "щъёжа")

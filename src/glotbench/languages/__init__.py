@@ -5,7 +5,7 @@
     ','
 
 ``get_pack`` accepts ISO 639-1 codes (``hu``), ISO 639-3 / 639-2 codes (``hun``, ``ces``, ``cze``,
-``zho``, ``mon``, ``khk``, ``eng``), English names, and BCP-47 tags whose first subtag is one of
+``zho``, ``mon``, ``khk``, ``rus``, ``eng``), English names, and BCP-47 tags whose first subtag is one of
 those (``hu-HU``, ``zh_CN``, ``mn-Cyrl``). An unknown code raises :class:`UnknownLanguageError`
 (there is no silent English fallback: extraction with the wrong words would score wrongly without
 telling anyone). A pack is a YAML file here, or one a package ships: docs/adding-a-language-pack.md.
