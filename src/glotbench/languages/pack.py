@@ -67,7 +67,7 @@ class LanguagePack(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    code: str = Field(description="ISO 639-1 code, lower case (hu, cs, zh, mn, ru, en).")
+    code: str = Field(description="ISO 639-1 code, lower case (hu, cs, zh, mn, en).")
     aliases: Words = Field(description="Other codes accepted by get_pack: ISO 639-3 / 639-2/B, English name.")
     name: str = Field(description="English name of the language.")
     native_name: str = Field(description="The language's name in itself.")
