@@ -22,6 +22,9 @@ def loop_normalize(text: str, cfg: Normalization) -> str:
     out = unicodedata.normalize(cfg.unicode_form, text)
     if cfg.lowercase:
         out = out.casefold()
+    if cfg.fold:  # a letter read as another (ru: ё as е), its upper-case form as the other's
+        out = "".join(cfg.fold[c] if c in cfg.fold else
+                      cfg.fold[c.lower()].upper() if c != c.lower() and c.lower() in cfg.fold else c for c in out)
     if cfg.strip_diacritics:
         out = "".join(c for c in unicodedata.normalize("NFD", out) if unicodedata.category(c) != "Mn")
         out = unicodedata.normalize("NFC", out)

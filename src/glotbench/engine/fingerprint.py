@@ -59,7 +59,12 @@ def pack_fingerprint(pack: Any, language: str) -> str:
     """Hash of the language pack's content (its words and rules); of the bare code for a task whose
     scoring reads no pack in a language that has none (``Task.language_pack`` returned None)."""
     # ``perturbations`` says which --perturb names apply; a perturbed run's settings hold what it did
-    content = pack.model_dump(mode="json", exclude={"perturbations"}) if pack is not None else {"unknown": language}
+    # ``normalization.fold`` while empty, as every pack was before the field existed: their hashes stay
+    if pack is None:
+        content = {"unknown": language}
+    else:
+        content = pack.model_dump(mode="json", exclude={"perturbations": True} if pack.normalization.fold else
+                                  {"perturbations": True, "normalization": {"fold"}})
     return sha256_hex(canonical_json(content))[:8]
 
 

@@ -7,6 +7,7 @@ Cyrillic) or a digit; CJK characters never glue onto a Latin label or number.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -124,11 +125,24 @@ _PUNCT_TO_SPACE = _ByCategory(lambda c: " " if unicodedata.category(c)[0] in "PS
 _DROP_MN = _ByCategory(lambda c: None if unicodedata.category(c) == "Mn" else ord(c))
 
 
+@functools.lru_cache(maxsize=64)
+def _fold_table(pairs: tuple[tuple[str, str], ...]) -> dict[int, str]:
+    """``str.translate`` table of a pack's ``fold`` (ё -> е), upper-case forms too (ё -> е, Ё -> Е)."""
+    table = {}
+    for a, b in pairs:
+        table[ord(a)] = b
+        if len(a.upper()) == 1 and a.upper() != a:
+            table.setdefault(ord(a.upper()), b.upper())
+    return table
+
+
 def _normalize(text: str, pack: LanguagePack) -> str:
     cfg = pack.normalization
     out = unicodedata.normalize(cfg.unicode_form, text)
     if cfg.lowercase:
         out = out.casefold()
+    if cfg.fold:
+        out = out.translate(_fold_table(tuple(cfg.fold.items())))
     if cfg.strip_diacritics:
         out = unicodedata.normalize("NFD", out).translate(_DROP_MN)
         out = unicodedata.normalize("NFC", out)

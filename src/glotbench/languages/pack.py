@@ -60,6 +60,17 @@ class Normalization(BaseModel):
     strip_punctuation: bool = True
     strip_diacritics: bool = False
     collapse_whitespace: bool = True
+    # letters compared as another, after case-folding (ru: ё as е, which writers often type for it);
+    # each key one character. Left out of the pack's fingerprint while empty (engine/fingerprint.py).
+    fold: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("fold")
+    @classmethod
+    def _one_letter_keys(cls, v: dict[str, str]) -> dict[str, str]:
+        bad = [k for k in v if len(k) != 1]
+        if bad:
+            raise ValueError(f"fold: each key must be one character (got {', '.join(map(repr, bad))})")
+        return v
 
 
 class LanguagePack(BaseModel):
