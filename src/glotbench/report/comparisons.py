@@ -470,10 +470,40 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                     dr = drop_rate(np.arange(k), np.arange(k) + k, metric_fn=corpus, n=min(n_boot, 2000), seed=seed)
                     row.drop_rate, row.drop_low, row.drop_high = dr.drop_rate, dr.low, dr.high
             rows.append(row)
+        if run_a.tasks[task_a].get("per_class") and run_b.tasks[task_b].get("per_class"):
+            if _no_score(run_a.tasks[task_a]) or _no_score(run_b.tasks[task_b]):
+                notes.append(f"{task}: per-class F1 not compared (a side's score is invalid or failed)")
+            else:
+                rows.extend(per_class_rows(task, recs_a, recs_b, plain_left_out, n_boot, seed))
     if n_invalid:
         notes.append(f"{n_invalid} score(s) invalid in A or B (over 50% unparseable by the metric's rule, or a failed "
                      "task): shown as invalid, no difference or test computed, left out")
     return rows, notes
+
+
+def per_class_rows(task: str, recs_a: list[SampleRecord], recs_b: list[SampleRecord], left_out: int,
+                   n_boot: int, seed: int) -> list[PairedRow]:
+    """One row per gold class of a label task (results.json ``per_class``): F1 of the class (2tp / (2tp + fp +
+    fn), 0 when nothing is predicted or gold as it, as scoring/per_class.py), A - B with a paired bootstrap
+    interval over the items both runs scored (the same items on both sides: ``recs_a[i]`` is ``recs_b[i]``'s)."""
+    k = len(recs_a)
+    golds = [str(r.gold) for r in recs_a] + [str(r.gold) for r in recs_b]
+    preds = [None if r.pred is None else str(r.pred) for r in recs_a + recs_b]
+    rows = []
+    for c in sorted({g for r, g in zip(recs_a, golds) if r.gold is not None}):
+        gold_c = np.array([g == c for g in golds])
+        pred_c = np.array([p == c for p in preds])
+
+        def f1(idx: np.ndarray, _g=gold_c, _p=pred_c) -> float:
+            idx = np.asarray(idx, dtype=np.intp)
+            g, p = _g[idx], _p[idx]
+            den = np.count_nonzero(g) + np.count_nonzero(p)
+            return 2.0 * np.count_nonzero(g & p) / den if den else 0.0
+
+        boot = paired_bootstrap(np.arange(k), np.arange(k) + k, metric_fn=f1, n=min(n_boot, 2000), seed=seed)
+        rows.append(PairedRow(task, f"f1[{c}]", k, left_out, f1(np.arange(k)), f1(np.arange(k) + k),
+                              boot.difference, boot.low, boot.high))
+    return rows
 
 
 def _invalid_side(result_a: dict, result_b: dict, metric: str) -> str | None:
