@@ -122,3 +122,30 @@ def test_duels_on_circular_accuracy_count_items(runs):
     d = duels[0]
     assert d["n_items"] == N
     assert sorted([d["score_a"], d["score_b"]]) == pytest.approx(sorted([len(SET_A) / N, len(SET_B) / N]))
+
+
+def test_an_item_with_a_rotation_in_error_is_left_out_of_circular_accuracy(runs):
+    """B with one rotation an error (its samples.jsonl line edited): that item has no CircularEval value in
+    B, so --paired and --duels compare circular_accuracy on the other N - 1 items (and count it left out)."""
+    import shutil
+
+    broken = runs / "rb_err"
+    if not broken.exists():
+        shutil.copytree(runs / "rb", broken)
+        lines = (broken / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+        rec = json.loads(lines[1])
+        assert rec["metadata"]["rotation"] == 1 and rec["metadata"]["circular_of"] == "q0"
+        rec.update(status="error", pred=None, error="stub: boom")
+        lines[1] = json.dumps(rec, ensure_ascii=False)
+        (broken / "samples.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = runs / "cmp-err.json"
+    for args in (["--paired"], ["--duels", "--metric", "circular_accuracy"]):
+        p = subprocess.run([sys.executable, "-m", "glotbench", "runs", "compare", str(runs / "ra"), str(broken), *args,
+                            "--json", str(out)], capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr[-2000:]
+        res = json.loads(out.read_text(encoding="utf-8"))
+        if args[0] == "--paired":
+            row = {r["metric"]: r for r in res["paired"]}["circular_accuracy"]
+            assert (row["n_items"], row["n_left_out"]) == (N - 1, 1)
+        else:
+            assert [d["n_items"] for d in res["duels"]] == [N - 1]

@@ -18,7 +18,7 @@ from glotbench.report.analysis.ranks import RankComparison, rank_movement
 from glotbench.report.analysis.robustness import drop_rate
 from glotbench.errors import DataError
 from glotbench.sample_record import SampleRecord
-from glotbench.report.items import circular_values, is_binary, is_circular, item_vector, plain_order, scored_items
+from glotbench.report.items import circular_pairs, is_binary, is_circular, item_vector, plain_order, scored_items
 from glotbench.report.runs import (
     RunData,
     headline_metrics,
@@ -411,11 +411,9 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
                 continue
             n_m, left_m = len(plain_ids), plain_left_out
             if is_circular(mdef):  # CircularEval: one value per dataset item, from all its rotations
-                ga, gb = circular_values(ra.values()), circular_values(rb.values())
-                groups = [g for g in ga if g in gb]
-                va, vb = [ga[g] for g in groups], [gb[g] for g in groups]
-                n_m, left_m = len(groups), len(set(ga) | set(gb)) - len(groups)
-                if not groups:
+                va, vb, left_m = circular_pairs(ra.values(), rb.values())
+                n_m = len(va)
+                if not va:
                     notes.append(f"{task} {m}: no item with every rotation scored in A and B; left out")
                     continue
             else:

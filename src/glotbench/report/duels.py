@@ -18,7 +18,7 @@ import numpy as np
 from glotbench.report.analysis.duels import Duel, DuelResult, decide, duel_test, task_shares
 from glotbench.errors import DataError
 from glotbench.report.comparisons import rankable
-from glotbench.report.items import circular_values, is_binary, is_circular, item_vector, plain_order, scored_items
+from glotbench.report.items import circular_pairs, is_binary, is_circular, item_vector, plain_order, scored_items
 from glotbench.report.runs import RunData, metric_of, primary_metric, task_names, unavailable
 
 
@@ -65,13 +65,12 @@ def duels_from_runs(runs: list[RunData], metric: str | None = None, alpha: float
                 ids = plain_order([x for x in da if x in db], da, db)  # --circular: the dataset's order
                 recs_a, recs_b = [da[x] for x in ids], [db[x] for x in ids]
                 if is_circular(mdef):  # CircularEval: one value per dataset item, from all its rotations
-                    ga, gb = circular_values(da.values()), circular_values(db.values())
-                    va, vb = [ga[g] for g in ga if g in gb], [gb[g] for g in ga if g in gb]
+                    va, vb, _ = circular_pairs(da.values(), db.values())
                 else:
                     va, vb = item_vector(recs_a, mdef), item_vector(recs_b, mdef)
                 pseed = _pair_seed(seed, task, ra.label, rb.label)
                 if va is not None and vb is not None:
-                    keep = [j for j in range(len(ids)) if va[j] is not None and vb[j] is not None]
+                    keep = [j for j in range(len(va)) if va[j] is not None and vb[j] is not None]
                     va, vb = [va[j] for j in keep], [vb[j] for j in keep]
                     if not keep:
                         notes.append(f"{task}: {ra.label} vs {rb.label}: no item with a value on both sides; no duel")

@@ -56,6 +56,14 @@ def plain_order(ids, *runs: dict[str, SampleRecord]) -> list[str]:
     return [i for i in ids if not any((r[i].metadata_map.get(ROTATION) if i in r else None) for r in runs)]
 
 
+def circular_pairs(records_a, records_b) -> tuple[list[float], list[float], int]:
+    """Two ``--circular`` runs' CircularEval values on the items both have complete (every rotation
+    scored), in A's order, and how many items either has that the other lacks or left incomplete."""
+    ga, gb = circular_values(records_a), circular_values(records_b)
+    both = [g for g in ga if g in gb]
+    return [ga[g] for g in both], [gb[g] for g in both], len(ga.keys() | gb.keys()) - len(both)
+
+
 def circular_values(records) -> dict[str, float]:
     """A ``--circular`` run's CircularEval value per dataset item (1.0 when every rotation of its
     options was answered right, else 0.0), from its scored records; an item with a rotation that
