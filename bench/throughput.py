@@ -247,22 +247,19 @@ def one_pass(a) -> None:
     from cpu_accounting import pass_cpu
 
     n = a.n
-    if a.one == "bare":
-        bodies = request_bodies(Path(a.task_yaml), n)
-        run_bare_client(a.base_url, bodies[:50], a.concurrency)  # warm-up, as for the harnesses
-        collector_as_cli(a)
-        c0 = time.process_time()
-        rate = run_bare_client(a.base_url, bodies, a.concurrency)
-        print(json.dumps({"items_s": rate, **pass_cpu(c0, c0, time.process_time(), n)}))
-        return
-    if a.one == "durable":
+    if a.one in ("bare", "durable"):  # glotbench's bodies through aiohttp alone (durable: each answer journaled)
         from durable_client import run_durable_client
 
+        def post(bodies: list[bytes]) -> float:
+            if a.one == "bare":
+                return run_bare_client(a.base_url, bodies, a.concurrency)
+            return run_durable_client(a.base_url, bodies, a.concurrency, Path(a.tmp) / f"durable-{time.time_ns()}.sqlite")
+
         bodies = request_bodies(Path(a.task_yaml), n)
-        run_durable_client(a.base_url, bodies[:50], a.concurrency, Path(a.tmp) / f"durable-warm-{time.time_ns()}.sqlite")
+        post(bodies[:50])  # warm-up, as for the harnesses
         collector_as_cli(a)
         c0 = time.process_time()
-        rate = run_durable_client(a.base_url, bodies, a.concurrency, Path(a.tmp) / f"durable-{time.time_ns()}.sqlite")
+        rate = post(bodies)
         print(json.dumps({"items_s": rate, **pass_cpu(c0, c0, time.process_time(), n)}))
         return
     if a.one == "lm-eval":

@@ -14,7 +14,8 @@ pack's ``perturbations`` field (docs/perturbations.md):
   (``opencc``, PyPI's official wheel: extra ``zh``).
 * ``typos`` (``typos:RATE``, default 0.05): each letter, with probability RATE, is replaced by a
   key next to it on the language's keyboard (case kept): Czech and Hungarian QWERTZ, with their
-  accented letters, the Mongolian Cyrillic keyboard, else US QWERTY (prompts/keyboards.py).
+  accented letters, the Mongolian Cyrillic and Russian ЙЦУКЕН keyboards, else US QWERTY
+  (prompts/keyboards.py).
 * ``case``: the whole text lower-cased (HELM's lowercase perturbation).
 * ``whitespace``: each space becomes 1 to 3 spaces, drawn at random (HELM's extra-space perturbation).
 """
