@@ -104,12 +104,12 @@ def lm_eval_task(tmp: Path, task_yaml: Path, n: int) -> Path:
 
 
 def run_glotbench(base_url: str, task_yaml: Path, n: int, concurrency: int, tmp: Path, tag: str,
-                  model: str = "openai:bench") -> float:
+                  model: str = "openai:bench", bootstrap: int = 200) -> float:
     """items/s of one glotbench run over the first ``n`` items; ``model`` another backend (the engine
-    pass: ``recorded:<answers>``, no HTTP), ``base_url`` then unused."""
+    pass: ``recorded:<answers>``, no HTTP), ``base_url`` then unused; ``bootstrap``: its resamples."""
     http = model.startswith("openai:")
     cfg = RunConfig(model=model, base_url=base_url if http else None, tasks=[str(task_yaml)], limit=n,
-                    concurrency=concurrency, output=str(tmp / f"gb-{tag}-{concurrency}-{time.time_ns()}"), bootstrap=200,
+                    concurrency=concurrency, output=str(tmp / f"gb-{tag}-{concurrency}-{time.time_ns()}"), bootstrap=bootstrap,
                     timeout=600)
     os.environ.setdefault("OPENAI_API_KEY", "bench")
     t0 = time.perf_counter()
