@@ -71,33 +71,42 @@ FLAVORS = ("text", "target digits", "target ints", "target letters")
 
 # Record shapes of datasets whose fields only lm-eval's Python hooks read (process_docs, !function
 # doc_to_*), which the templates cannot tell: the dataset's own fields, by task folder
-def _shape_arc(i, tag):
+def _shape_arc(i, tag, src=None):
     return {"id": f"{tag}{i}", "instruction": f"Kérdés {tag} {i}?", **{f"option_{x}": f"{x} válasz {i}" for x in "abcde"},
             "answer": "ABCDE"[i % 5]}
 
 
-def _shape_hellaswag(i, tag):
+def _shape_hellaswag(i, tag, src=None):
     return {"ind": i, "activity_label": f"Tevékenység {i}", "ctx_a": f"Egy ember [title] {tag} {i}.", "ctx_b": "aztán",
             "endings": [f"vég {j} {i}." for j in range(4)], "label": str(i % 4)}
 
 
-def _shape_truthfulqa(i, tag):
+def _shape_truthfulqa(i, tag, src=None):
     return {"question": f"Kérdés {tag} {i}?", "mc1_targets_choices": [f"igaz {i}", "hamis"], "mc1_targets_labels": [1, 0],
             "mc2_targets_choices": [f"igaz {i}", "is igaz", "hamis"], "mc2_targets_labels": [1, 1, 0]}
 
 
-def _shape_xcopa(i, tag):
+def _shape_xcopa(i, tag, src=None):
     return {"premise": f"A férfi {tag} {i} megbetegedett.", "choice1": f"Gombát evett {i}.", "choice2": "Futott.",
             "question": "cause" if i % 2 else "effect", "label": i % 2, "idx": i}
 
 
-def _shape_xwinograd(i, tag):
+def _shape_xwinograd(i, tag, src=None):
     return {"sentence": f"Anna {tag} {i} nem adta oda a könyvet, mert _ elfoglalt volt.", "option1": "Anna",
             "option2": f"Éva {i}", "answer": "12"[i % 2]}
 
 
+def _shape_llama_mmlu(i, tag, src):
+    """Meta's Llama-3.1 eval details (multilingual MMLU): process_docs keeps the task's own subject,
+    ``subtask_name`` ``mmlu_<lang>_chat.<subject>`` (task ``mmlu_<lang>_llama_<subject>``)."""
+    lang, subject = src["task"].split("_")[1], src["task"].split("_llama_", 1)[1]
+    return {"input_question": f" Kérdés {tag} {i}? ", "input_choice_list": {x: f"{x} válasz {i}" for x in "ABCD"},
+            "input_correct_responses": ["ABCD"[i % 4]], "subtask_name": f"mmlu_{lang}_chat.{subject}"}
+
+
 SHAPES = {"okapi/arc_multilingual": _shape_arc, "okapi/hellaswag_multilingual": _shape_hellaswag,
-          "okapi/truthfulqa_multilingual": _shape_truthfulqa, "xcopa": _shape_xcopa, "xwinograd": _shape_xwinograd}
+          "okapi/truthfulqa_multilingual": _shape_truthfulqa, "xcopa": _shape_xcopa, "xwinograd": _shape_xwinograd,
+          **{f"llama3/instruct/mmlu_{lang}": _shape_llama_mmlu for lang in ("de", "es", "fr", "hi", "it", "pt", "th")}}
 
 
 def synth_records(src: dict, n: int, tag: str, flavor: str = "text") -> list[dict]:
@@ -164,7 +173,8 @@ def glotbench_requests(task_yaml: Path, shots: int, output_type: str) -> dict[in
         ctx = task.plain_prompt(s, shots, None)
         if output_type == "multiple_choice" and s.vars.get("_multiple_input"):  # a context per choice
             head = task._plain_head(s, shots, None)
-            out[s.index] = [(head + c, task.opts["target_delimiter"] + s.vars["answer_text"]) for c in task.ll_options(s)]
+            gp = s.vars.get("gen_prefix") or ""  # lm-eval: each choice's context ends with the gen_prefix
+            out[s.index] = [(head + c + gp, task.opts["target_delimiter"] + s.vars["answer_text"]) for c in task.ll_options(s)]
         elif output_type == "multiple_choice":
             out[s.index] = [(ctx, task.opts["target_delimiter"] + c) for c in task.ll_options(s)]
         else:
@@ -187,7 +197,7 @@ def compare(path: Path, src: dict, spec: dict, work: Path) -> str:
         for s in splits:
             files[s] = work / "data" / f"{src['task']}_{s}.jsonl"
             files[s].parent.mkdir(parents=True, exist_ok=True)
-            recs = [shape(i, s) for i in range(N_RECORDS + 3)] if shape else synth_records(src, N_RECORDS + 3, s, flavor)
+            recs = [shape(i, s, src) for i in range(N_RECORDS + 3)] if shape else synth_records(src, N_RECORDS + 3, s, flavor)
             files[s].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
         try:
             theirs = lm_eval_requests(path, files, shots)

@@ -18,7 +18,7 @@ from typing import Any
 from glotbench.engine.fingerprint import fingerprint_once
 from glotbench.engine.journal import JOURNAL_NAME, Journal
 from glotbench.engine.observer import RunObserver
-from glotbench.engine.run_checks import check_mode, check_same_model, check_same_overrides, model_identity, plain_layout_notes
+from glotbench.engine.run_checks import check_mode, check_prefill, check_same_model, check_same_overrides, model_identity, plain_layout_notes
 from glotbench.engine.retry import RetryPolicy
 from glotbench.engine.runner import CacheSettings, TaskRun
 from glotbench.engine.shards.checks import check_settings
@@ -178,6 +178,7 @@ def _model_checks(cfg: RunSettings, tasks: list[Task], model: Model, req: Reques
     if dialogues and getattr(model, "answers_items", False):  # one recorded answer per item, not per turn
         raise GlotbenchError(f"{', '.join(dialogues)}: a multi-turn task needs a model that answers each turn; "
                              f"{model.model_id} holds one recorded answer per item (docs/multi-turn.md)")
+    check_prefill(tasks, model, lambda t: task_mode(t, req))
     for note in check_mode(tasks, cfg.mode, model, lambda t: task_mode(t, req)) + plain_layout_notes(tasks, model, req):
         observer.say(f"[yellow]note[/]: {note}")
     if cfg.judge and any(t.needs_judge for t in tasks):

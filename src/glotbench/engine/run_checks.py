@@ -87,6 +87,20 @@ def check_mode(tasks, mode: str, model, task_mode) -> list[str]:
     return []
 
 
+def check_prefill(tasks, model, task_mode) -> None:
+    """Refuse, before any request, a generation task whose prompt ends with the start of the answer
+    (``prefills_answer``: lm-eval's ``gen_prefix``) on a chat backend that cannot continue an assistant
+    turn: its answer would follow a closed turn, not continue the prefix."""
+    if not getattr(model, "is_chat", True) or getattr(model, "continues_assistant_turn", False):
+        return
+    names = [t.name for t in tasks if t.prefills_answer and task_mode(t) == "generate"]
+    if names:
+        raise GlotbenchError(f"{', '.join(names)}: the prompt ends with the start of the answer (lm-eval's gen_prefix), "
+                             f"which the model must continue; {model.model_id} takes chat turns and cannot continue "
+                             "an assistant turn: run it with -M chat=false (the text prompt lm-eval builds without "
+                             "--apply_chat_template), or with hf: (continue_final_message)")
+
+
 def plain_layout_notes(tasks, model, settings: RequestSettings) -> list[str]:
     """One line per task whose chat-shaped prompt a plain-text model (no chat template: an encoder-decoder,
     a base model) reads flattened, saying how; nothing for a chat model."""

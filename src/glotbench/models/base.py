@@ -249,6 +249,11 @@ class Model(ABC):
     # A model behind a server (OpenAI-compatible, Anthropic): the server may load another model under
     # the same name, so the shared response cache keys on what it says it serves (docs/cache.md).
     serves_remotely: bool = False
+    # A chat backend that continues a prompt's last assistant turn (a task's ``gen_prefix``: lm-eval's
+    # add_generation_prompt=False) instead of answering after it; a task that needs it is refused on
+    # another chat backend before the run (engine/run_checks.check_prefill). Plain-text backends read
+    # the prompt with the prefix at its end and need nothing.
+    continues_assistant_turn: bool = False
 
     def served_identity(self) -> dict | None:
         """What the model's server says it serves (model ids, file, hash: stable fields only), or None

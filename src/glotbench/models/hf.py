@@ -74,6 +74,18 @@ def _cancel_criterion(rows: Callable[[], list[bool]]):
     return _GivenUp()
 
 
+def chat_text(tok, messages, template: str | None = None) -> str:
+    """The chat prompt as the tokenizer's template writes it: the generation prompt after the last turn,
+    or, when the last turn is the assistant's (a task's ``gen_prefix``), that turn left open for the model
+    to continue, as lm-eval's HFLM renders it (``continue_final_message``)."""
+    msgs = [dict(m) for m in messages]
+    kw = {"chat_template": template} if template else {}
+    if msgs and msgs[-1].get("role") == "assistant":
+        return tok.apply_chat_template(msgs, add_generation_prompt=False, continue_final_message=True,
+                                       tokenize=False, **kw)
+    return tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False, **kw)
+
+
 class HFModel(Model):
     known_knobs = frozenset(_GEN_KNOBS)
     knob_aliases = {"repeat_penalty": "repetition_penalty"}  # llama.cpp's name of the same knob
@@ -147,6 +159,7 @@ class HFModel(Model):
                              "or pass --set chat_template=FILE")
         # an encoder-decoder model reads the plain prompt unless chat=true asks for its template
         self.is_chat = (has_template and not self.seq2seq) if chat is None else bool(chat)
+        self.continues_assistant_turn = self.is_chat  # chat_text: continue_final_message
         if self.seq2seq:
             self.notice = None if chat is not None else (
                 f"hf:{name} is an encoder-decoder model: it reads plain prompts (no chat template)")
@@ -316,9 +329,7 @@ class HFModel(Model):
 
             self._flattened += 1
             return plain_from_messages(request.messages)
-        kw = {"chat_template": self.chat_template} if self.chat_template else {}
-        return self.tok.apply_chat_template([dict(m) for m in request.messages], add_generation_prompt=True,
-                                            tokenize=False, **kw)
+        return chat_text(self.tok, request.messages, self.chat_template)
 
     def _generate_batch(self, reqs: list[GenRequest],
                         given_up: Callable[[], list[bool]] | None = None) -> list[GenResult]:

@@ -34,6 +34,7 @@ class RecordedModel(Model):
     supports_loglikelihood = False
     max_parallel = 64
     answers_items = True  # the key names the item: identical prompts of two items keep their own rows
+    continues_assistant_turn = True  # the answers are given: no prompt is sent
 
     def __init__(self, path: str | Path, *, id: str | None = None, question: str | None = None,
                  question_var: str = "question", answer: str = "answer", reasoning: str | None = None,

@@ -22,16 +22,16 @@ from glotbench.yamlfile import expanded_size
 MAPPED = {"task", "dataset_path", "dataset_name", "dataset_kwargs", "revision", "output_type", "training_split",
           "validation_split", "test_split", "fewshot_split", "doc_to_text", "doc_to_target", "doc_to_choice",
           "num_fewshot", "generation_kwargs", "target_delimiter", "fewshot_delimiter", "description", "metadata",
-          "metric_list", "repeats", "filter_list"}
+          "metric_list", "repeats", "filter_list", "gen_prefix"}
 IGNORED = {"should_decontaminate", "doc_to_decontamination_query", "task_alias", "group_alias"}
 # keys whose effect the converted task could not have: the conversion is refused
 FATAL_KEYS = {"process_docs": "process_docs (lm-eval's Python that rewrites the records)",
               "process_results": "process_results (lm-eval's Python that scores)",
               "class": "class (a Python task class)", "use_prompt": "use_prompt (a promptsource template)",
-              "gen_prefix": "gen_prefix (a prefix of the answer turn)", "doc_to_image": "doc_to_image",
+              "doc_to_image": "doc_to_image",
               "doc_to_audio": "doc_to_audio", "multiple_target": "multiple_target"}
 # fewshot_config's own prompt fields: how a shot is written, when not as the item (lm-eval's FewshotConfig)
-FEWSHOT_FORMAT = ("doc_to_text", "doc_to_target", "doc_to_choice", "target_delimiter", "fewshot_delimiter")
+FEWSHOT_FORMAT = ("doc_to_text", "doc_to_target", "doc_to_choice", "target_delimiter", "fewshot_delimiter", "gen_prefix")
 FEWSHOT_KEYS = {"sampler", "samples", "split", *FEWSHOT_FORMAT}
 SAMPLERS = ("default", "first_n")
 CANNOT = "cannot run: "
@@ -252,7 +252,7 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         if src[key] is not None:
             problems.append(f"{CANNOT}{FATAL_KEYS[key]}: {src[key]}" if isinstance(src[key], _Function)
                             else f"{CANNOT}{FATAL_KEYS[key]}")
-    for key in ("doc_to_text", "doc_to_target", "doc_to_choice", "description"):
+    for key in ("doc_to_text", "doc_to_target", "doc_to_choice", "description", "gen_prefix"):
         if isinstance(src.get(key), _Function):
             problems.append(f"{CANNOT}{key}: {src[key]} is Python in lm-eval's task folder")
     for key in ("doc_to_text", "doc_to_target"):
@@ -296,8 +296,17 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
     # ---- type, prompt, shots
     otype = src.get("output_type", "generate_until")
     options: dict[str, Any] = {k: src[k] for k in ("doc_to_text", "doc_to_target", "doc_to_choice", "target_delimiter",
-                                                   "fewshot_delimiter", "description")
+                                                   "fewshot_delimiter", "description", "gen_prefix")
                                if src.get(k) is not None and not isinstance(src[k], _Function)}
+    if src.get("gen_prefix") is not None and otype == "loglikelihood_rolling":
+        options.pop("gen_prefix", None)
+        problems.append("gen_prefix: left out (lm-eval scores a loglikelihood_rolling text alone, without a prompt)")
+    elif options.get("gen_prefix") is not None:
+        options["gen_prefix"] = str(options["gen_prefix"])
+        if otype == "generate_until":
+            problems.append("note: gen_prefix: the prompt ends with the start of the answer; a chat model must continue "
+                            "that assistant turn (hf: does; other chat backends are refused: run them with -M chat=false, "
+                            "the text prompt lm-eval builds without --apply_chat_template)")
     options.update(_fewshot_config(src, problems, delegated))
     if delegated:
         options["lm_eval_hooks"] = delegated

@@ -25,6 +25,21 @@ ROLLING_COUNTS = {"word_perplexity": "n_words", "byte_perplexity": "n_bytes", "b
 NOT_GREEDY = "(not the greedy continuation)"
 
 
+def _needs_delimiter(before: str, after: str) -> bool:
+    """lm-eval's ``requires_delimiter``: neither side has whitespace where they join (and there is a before)."""
+    return before != "" and not (before[-1].isspace() or after[0].isspace())
+
+
+def _joined(prefix: str | None, answer: str) -> str:
+    """lm-eval's ``maybe_delimit(prefix, answer, " ")``: the answer after its prefix, a space between
+    them unless either has whitespace where they join."""
+    if not prefix:
+        return answer
+    if not answer:
+        return prefix
+    return prefix + " " + answer if not (prefix[-1].isspace() or answer[0].isspace()) else prefix + answer
+
+
 def _regex_replace(string, pattern, repl, count: int = 0):
     # the pattern comes from the task file: time-bounded (extract/bounded_regex.py)
     return bounded_regex.sub(pattern, repl, string, count=count)
@@ -176,6 +191,23 @@ class LmEvalTask(Task):
                 return text
         return text
 
+    def gen_prefix(self, doc: dict, where: str = "", shot: bool = False) -> str | None:
+        """lm-eval's ``gen_prefix``: the start of the answer turn, written after the item's text (a field
+        of the record when it names one, else a template over the record); a shot's from ``fewshot_config``
+        when it names one. None: the task has none (or it renders empty)."""
+        fmt = self.opts.get("fewshot_format") or {}
+        t = fmt["gen_prefix"] if shot and "gen_prefix" in fmt else self.opts.get("gen_prefix")
+        if not t:
+            return None
+        text = str(doc[t]) if t in doc else self._apply(str(t), doc, "gen_prefix", where)
+        return text or None
+
+    @property
+    def prefills_answer(self) -> bool:
+        """Whether the task's generation prompt ends with the start of the answer (``gen_prefix``): a
+        chat model must continue that assistant turn (engine/run_checks.check_prefill)."""
+        return bool(self.opts.get("gen_prefix")) and self.spec.output_type == "generate"
+
     # ---------------------------------------------------------------- data
     def build_sample(self, rec: dict, index: int, where: str) -> Sample:
         at = f"{where}: record {index}"
@@ -211,6 +243,8 @@ class LmEvalTask(Task):
             gold = [str(x) for x in target] if isinstance(target, list) else str(target)
         values = {"text": text, "answer_text": str(answer), "choices": choices, "labels": labels,
                   "_multiple_input": multiple_input}
+        if self.opts.get("gen_prefix"):
+            values["gen_prefix"] = self.gen_prefix(rec, at)
         if self.spec.output_type == ROLLING:  # lm-eval scores doc_to_target's text (doc_to_text is not sent)
             values["text"] = str(answer)
             if "process_results" in self._hooks:
@@ -244,7 +278,10 @@ class LmEvalTask(Task):
         c = self.doc_to_choice(doc, where, shot=True) if isinstance(a, int) else None
         answer = c[a] if c and isinstance(a, int) and 0 <= a < len(c) else a[0] if isinstance(a, list) and a else a
         text = self.doc_to_text(doc, where, shot=True)
-        return replace(sample, vars={**sample.vars, "text": text, "answer_text": "" if answer is None else str(answer)})
+        values = {**sample.vars, "text": text, "answer_text": "" if answer is None else str(answer)}
+        if "gen_prefix" in (self.opts.get("fewshot_format") or {}):
+            values["gen_prefix"] = self.gen_prefix(doc, where, shot=True)
+        return replace(sample, vars=values)
 
     def _shots_in_order(self, n: int) -> dict[str, list[Sample]]:
         key = ("_lm_eval_shots", n)
@@ -300,30 +337,61 @@ class LmEvalTask(Task):
         return sample.vars["answer_text"]
 
     def plain_prompt(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
-        return f"{self._plain_head(sample, num_fewshot, system)}{self.render_user(sample)}"
+        return f"{self._plain_head(sample, num_fewshot, system)}{self._final_turn(sample, self.render_user(sample))}"
+
+    def _final_turn(self, sample: Sample, text: str, delimiter: str | None = None) -> str:
+        """The item's turn as plain text: its text, then its ``gen_prefix`` (lm-eval's build_qa_turn: the
+        target delimiter between them unless either side has whitespace there)."""
+        gp = sample.vars.get("gen_prefix")
+        if not gp:
+            return text
+        delim = self.opts["target_delimiter"] if delimiter is None else delimiter
+        return f"{text}{delim if _needs_delimiter(text, gp) else ''}{gp}"
+
+    def _plain_shot(self, shot: Sample, fmt: dict) -> str:
+        """One shot as lm-eval's build_qa_turn writes it in plain text: the text, the target delimiter and
+        the answer (after the shot's ``gen_prefix``), the few-shot delimiter; a shot whose answer is
+        empty gets neither delimiter nor answer (its ``gen_prefix`` alone, when it has one)."""
+        q, a, gp = self.render_user(shot), self.render_answer(shot), shot.vars.get("gen_prefix")
+        if not gp:
+            return f"{q}{fmt['target_delimiter']}{a}{fmt['fewshot_delimiter']}" if a != "" else q
+        head = f"{q}{fmt['target_delimiter'] if _needs_delimiter(q, gp) else ''}"
+        return f"{head}{_joined(gp, a)}{fmt['fewshot_delimiter']}" if a != "" else f"{head}{gp}"
 
     def _plain_head(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> str:
         """The plain prompt before the item's own text: the description and the shots."""
         o = self.opts
         head = o["description"] if system is None else system
-        # lm-eval's build_qa_turn: a shot whose answer is empty gets neither delimiter (nor an answer turn)
         fmt = {**o, **(o.get("fewshot_format") or {})}  # a shot's delimiters: fewshot_config's, else the task's
-        shots = "".join(f"{self.render_user(s)}{fmt['target_delimiter']}{a}{fmt['fewshot_delimiter']}"
-                        if (a := self.render_answer(s)) != "" else self.render_user(s)
-                        for s in self.fewshot_for(sample, num_fewshot))
+        shots = "".join(self._plain_shot(s, fmt) for s in self.fewshot_for(sample, num_fewshot))
         return f"{head}{shots}"
 
     def chat_messages(self, sample: Sample, num_fewshot: int | None = None, system: str | None = None) -> list[dict]:
+        """lm-eval's chat prompt with ``--fewshot_as_multiturn``: a user turn per shot and its answer turn
+        (after the shot's ``gen_prefix``), the item's user turn, and its ``gen_prefix`` as an assistant
+        turn the model continues (lm-eval: ``add_generation_prompt=False``)."""
         msgs: list[dict] = []
         head = self.opts["description"] if system is None else system
         if head:
             msgs.append({"role": "system", "content": head})
         for shot in self.fewshot_for(sample, num_fewshot):
             msgs.append({"role": "user", "content": self.render_user(shot)})
-            if (answer := self.render_answer(shot)) != "":  # lm-eval: no answer turn for an empty answer
-                msgs.append({"role": "assistant", "content": answer})
+            answer, gp = self.render_answer(shot), shot.vars.get("gen_prefix")
+            if answer != "" or gp:  # lm-eval: no answer turn for an empty answer (its gen_prefix alone, if any)
+                msgs.append({"role": "assistant", "content": _joined(gp, answer)})
         msgs.append({"role": "user", "content": self.render_user(sample)})
+        if gp := sample.vars.get("gen_prefix"):
+            msgs.append({"role": "assistant", "content": gp})
         return msgs
+
+    @staticmethod
+    def generation_reads_pack(spec) -> bool:
+        """lm-eval's filters and exact_match score the generated text (no language pack is read): a task in a
+        language glotbench has no pack for runs as lm-eval runs it."""
+        return not spec.options.get("filters")
+
+    def reads_pack(self, mode: str) -> bool:
+        return mode == "generate" and self.generation_reads_pack(self.spec)
 
     def check_run_mode(self, mode: str) -> None:
         if mode == "generate" and self.spec.output_type == "multiple_choice":
@@ -360,7 +428,8 @@ class LmEvalTask(Task):
             delim = self.opts["target_delimiter"]
             if sample.vars.get("_multiple_input"):  # lm-eval: (head + choice, delimiter + target) per choice
                 head = self._plain_head(sample, settings.num_fewshot, settings.system_prompt)
-                return [LoglikelihoodRequest(context=head + c, continuation=delim + sample.vars["answer_text"])
+                return [LoglikelihoodRequest(context=head + self._final_turn(sample, c, ""),
+                                             continuation=delim + sample.vars["answer_text"])
                         for c in self.ll_options(sample)]
             context = self.plain_prompt(sample, settings.num_fewshot, settings.system_prompt)
             return [LoglikelihoodRequest(context=context, continuation=delim + c) for c in self.ll_options(sample)]

@@ -84,7 +84,7 @@ def check_names(spec: TaskSpec, path: Path | None, cls: type) -> None:
     scorer.check_options(spec.scorer_options, where=f"{where}: field 'scorer_options'")
     metrics = [get_metric(m, where=f"{where}: field 'metrics[{i}]'") for i, m in enumerate(spec.metrics)]
     if ((getattr(cls, "score", None) is Task.score or getattr(cls, "generates_with_task_score", False))
-            and spec.output_type != "multiple_choice"):
+            and spec.output_type != "multiple_choice" and getattr(cls, "generation_reads_pack", Task.generation_reads_pack)(spec)):
         check_language_pack(spec.language, where)  # a multiple-choice task: when its mode is known (run)
     if spec.output_type == "multiple_choice" and "target" not in spec.fields and cls is Task:
         raise TaskSpecError(f"{where}: field 'fields.target': a multiple_choice task needs the gold answer mapped "

@@ -83,6 +83,10 @@ def import_object(ref: str, *, where: str) -> Any:
 
 
 class Task:
+    # a generation prompt that ends with the start of the answer, which a chat model must continue as an
+    # open assistant turn (lm-eval's gen_prefix; engine/run_checks.check_prefill)
+    prefills_answer: bool = False
+
     def __init__(self, spec: TaskSpec, spec_path: Path | None = None):
         self.spec = spec
         self.spec_path = spec_path
@@ -635,6 +639,12 @@ class Task:
         from glotbench.languages import get_pack
 
         return get_pack(self.spec.language)
+
+    @staticmethod
+    def generation_reads_pack(spec: TaskSpec) -> bool:
+        """Whether a task of this class written as ``spec`` reads the language pack to score generated text
+        (checked when the task file is read: names.check_names)."""
+        return True
 
     def reads_pack(self, mode: str) -> bool:
         """Whether scoring in ``mode`` reads the language pack: generated text is parsed with it
