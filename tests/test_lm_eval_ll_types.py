@@ -165,3 +165,50 @@ def test_lambada_with_the_embedded_model_equals_llama_cpp_pythons_own_logits(tmp
     assert entry["metrics"]["continuation_perplexity"]["value"] == pytest.approx(math.exp(-(sum(lls) / len(lls))), rel=1e-6)
     assert entry["metrics"]["accuracy"]["value"] == pytest.approx(
         sum(recs[i]["outputs"][0]["is_greedy"] for i in range(len(TEXTS))) / len(TEXTS))
+
+
+def _export(tmp_path) -> tuple[dict, list[dict]]:
+    e = cli("runs", "export", "run", "--format", "lm-eval", "-o", "lm", cwd=tmp_path)
+    assert e.returncode == 0, e.stderr
+    [res] = list((tmp_path / "lm").glob("*/results_*.json"))
+    [samples] = list(res.parent.glob("samples_*.jsonl"))
+    return json.loads(res.read_text()), [json.loads(x) for x in samples.read_text().splitlines()]
+
+
+def test_lm_eval_export_names_the_log_likelihood_metrics_as_lm_eval_does(tmp_path):
+    """lambada's ``perplexity`` and ``acc`` and wikitext's three rolling metrics come out under lm-eval's own
+    keys, aggregations, stderr (``N/A`` where lm-eval computes none) and output types, with lm-eval's
+    per-sample values (the item's log-likelihood, with its count for a rolling metric), and lm-eval's own
+    ``make_table`` reads them."""
+    for sub in ("l", "w"):
+        (tmp_path / sub).mkdir()
+    recs, entry, _ = _run(tmp_path / "l", "lambada/lambada_openai.yaml", "lambada_openai", {"test": [{"text": t} for t in TEXTS]})
+    res, lines = _export(tmp_path / "l")
+    [(name, r)] = res["results"].items()
+    assert r["perplexity,none"] == pytest.approx(entry["metrics"]["continuation_perplexity"]["value"])
+    assert r["acc,none"] == pytest.approx(entry["metrics"]["accuracy"]["value"])
+    assert isinstance(r["perplexity_stderr,none"], float) and "continuation_perplexity,none" not in r
+    cfg = res["configs"][name]
+    assert cfg["output_type"] == "loglikelihood"
+    assert {m["metric"]: (m["aggregation"], m["higher_is_better"]) for m in cfg["metric_list"]} == {
+        "perplexity": ("perplexity", False), "acc": ("mean", True)}
+    by_doc = {int(x["doc_id"]): x for x in lines}
+    for i in range(len(TEXTS)):
+        assert by_doc[i]["perplexity"] == pytest.approx(recs[i]["outputs"][0]["logprob"])  # lm-eval: (ll, is_greedy)[0]
+    recs, entry, _ = _run(tmp_path / "w", "wikitext/wikitext.yaml", "wikitext",
+                          {"test": [{"page": p} for p in PAGES], "train": [{"page": p} for p in PAGES[:2]]}, "--lm-eval-hooks")
+    res, lines = _export(tmp_path / "w")
+    [(name, r)] = res["results"].items()
+    assert res["configs"][name]["output_type"] == "loglikelihood_rolling"
+    for m, agg in (("word_perplexity", "weighted_perplexity"), ("byte_perplexity", "weighted_perplexity"),
+                   ("bits_per_byte", "bits_per_byte")):
+        assert r[f"{m},none"] == pytest.approx(entry["metrics"][m]["value"]) and r[f"{m}_stderr,none"] == "N/A", m
+        assert {x["metric"]: x["aggregation"] for x in res["configs"][name]["metric_list"]}[m] == agg
+    line = {int(x["doc_id"]): x for x in lines}[0]
+    words = len(re.split(r"\s+", PAGES[0]))
+    assert line["word_perplexity"] == [pytest.approx(recs[0]["outputs"][0]["logprob"]), words]
+    pytest.importorskip("pytablewriter", reason="lm_eval.utils.make_table needs pytablewriter")
+    from lm_eval.utils import make_table
+
+    table = make_table(res)
+    assert "word_perplexity" in table and "bits_per_byte" in table

@@ -22,7 +22,18 @@ from glotbench.output.run_records import iter_run_samples, read_results
 from glotbench.sample_record import SampleRecord
 
 # glotbench metric -> lm-eval's name for the same number (so leaderboards find "acc,none")
-LMEVAL_NAMES = {"accuracy": "acc", "accuracy_norm": "acc_norm"}  # accuracy_norm is lm-eval's acc_norm rule
+LMEVAL_NAMES = {"accuracy": "acc", "accuracy_norm": "acc_norm",  # accuracy_norm is lm-eval's acc_norm rule
+                "continuation_perplexity": "perplexity"}  # a loglikelihood task's exp(-mean log-likelihood)
+# lm-eval's aggregation of each of its metrics glotbench computes (api/metrics.py; config's metric_list)
+LMEVAL_AGGREGATION = {"acc": "mean", "acc_norm": "mean", "perplexity": "perplexity",
+                      "word_perplexity": "weighted_perplexity", "byte_perplexity": "weighted_perplexity",
+                      "bits_per_byte": "bits_per_byte"}
+# what lm-eval's process_results logs per sample for its log-likelihood metrics: the item's log-likelihood,
+# with the count a rolling metric divides by (None: the log-likelihood alone)
+LL_PER_SAMPLE = {"continuation_perplexity": None, "word_perplexity": "n_words", "byte_perplexity": "n_bytes",
+                 "bits_per_byte": "n_bytes"}
+# lm-eval gives these no stderr (stderr_for_metric: neither closed-form nor bootstrapped): "N/A"
+LMEVAL_NO_STDERR = {"word_perplexity", "byte_perplexity", "bits_per_byte"}
 # glotbench per-item value -> the lm-eval metric it feeds
 PER_ITEM = {"correct": "acc", "correct_norm": "acc_norm"}
 Z95 = 1.959964
@@ -89,6 +100,8 @@ def _task_results(name: str, t: dict, per_item: dict[tuple[str, str], list[float
         out[f"{key},{filt}"] = value
         if (key, filt) in per_item:  # a mean: lm-eval's mean_stderr over the items
             out[f"{key}_stderr,{filt}"] = mean_stderr(per_item[(key, filt)])
+        elif key in LMEVAL_NO_STDERR and filt == "none":
+            out[f"{key}_stderr,{filt}"] = "N/A"
         else:
             out[f"{key}_stderr,{filt}"] = _stderr(v.get("ci95") if isinstance(v, dict) else None)
     return out
@@ -101,9 +114,15 @@ def n_shot(t: dict, cfg: dict) -> int:
 
 
 def output_type(t: dict) -> str:
-    """lm-eval's name for how the task was scored: ranking the options by log-likelihood is lm-eval's
-    ``multiple_choice``; generating an answer is ``generate_until``."""
-    return "multiple_choice" if t.get("mode") == "loglikelihood" else "generate_until"
+    """lm-eval's name for how the task was scored: a text's rolling log-likelihood is
+    ``loglikelihood_rolling``, a target continuation's (its perplexity) ``loglikelihood``, ranking the
+    options by log-likelihood ``multiple_choice``; generating an answer is ``generate_until``."""
+    mode = t.get("mode")
+    if mode == "loglikelihood_rolling":
+        return mode
+    if mode == "loglikelihood":
+        return "loglikelihood" if "continuation_perplexity" in (t.get("metrics") or {}) else "multiple_choice"
+    return "generate_until"
 
 
 def _aggregation(d: dict, name: str) -> str:
@@ -133,7 +152,8 @@ def _task_config(name: str, t: dict, results: dict) -> dict:
     cfg = results.get("config") or {}
     metric_list: dict[str, dict] = {}  # one entry per metric, as lm-eval's config lists it (filters apart)
     for m, (key, _) in lm_keys(t).items():
-        metric_list.setdefault(key, {"metric": key, "aggregation": "mean" if m in LMEVAL_NAMES else _aggregation(defs.get(m) or {}, m),
+        agg = LMEVAL_AGGREGATION.get(key) if m in LMEVAL_NAMES or m in LMEVAL_NO_STDERR else None
+        metric_list.setdefault(key, {"metric": key, "aggregation": agg or _aggregation(defs.get(m) or {}, m),
                                      "higher_is_better": (defs.get(m) or {}).get("direction", "higher") == "higher"})
     filter_list = (t.get("lm_eval") or {}).get("filter_list")
     return {
@@ -180,7 +200,11 @@ def per_sample_values(rec: SampleRecord, defs: dict[str, dict]) -> dict[str, Any
     for m, d in defs.items():
         name = LMEVAL_NAMES.get(m, m)
         per_item = next((k for k, v in PER_ITEM.items() if v == name), None)
-        if per_item is not None:
+        ll = -values["nll"] if values.get("nll") is not None else None
+        if m in LL_PER_SAMPLE:  # lm-eval's process_results: the item's log-likelihood (with its count)
+            count = LL_PER_SAMPLE[m]
+            out[name] = ll if count is None else None if ll is None else [ll, values.get(count)]
+        elif per_item is not None:
             out[name] = values.get(per_item)
         elif (d or {}).get("kind") == "mean" and (d.get("params") or {}).get("key"):
             out[name] = values.get(d["params"]["key"])
