@@ -82,3 +82,18 @@ def test_output_token_bases_and_prices_file(data_root, tmp_path, monkeypatch):
     assert res.exit_code == 0 and "7 tokens per request" in res.output
     bad = _cli("--model", "my-model", "--tasks", "czech_bench.klokanek", "--output-tokens", "lots")
     assert isinstance(bad.exception, GlotbenchError) and "--output-tokens" in str(bad.exception)
+
+
+def test_the_run_flags_it_takes_are_settings_in_both_spellings(data_root, tmp_path):
+    """num_fewshot, max_tokens, samples, mode, split and seed are the run's own fields (declared once, in
+    RunSettings), unlisted here: --set NAME=VALUE and the run's flag give the same estimate."""
+    common = ("--model", "gpt-4o", "--tasks", "mm_eval.knowledge", "--limit", 4)
+    a = _cli(*common, "--set", "max_tokens=7,samples=2", "--json", tmp_path / "a.json")
+    b = _cli(*common, "--max-tokens", 7, "--samples", 2, "--json", tmp_path / "b.json")
+    assert a.exit_code == b.exit_code == 0, (a.output, b.output)
+    ea, eb = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
+    assert ea["tasks"] == eb["tasks"] and ea["n_requests"] == 8 and ea["output_tokens"] == 8 * 7
+    help_text = _cli("--help").output
+    assert "--max-tokens" not in help_text and "max_tokens:" in help_text
+    bad = _cli(*common, "--set", "samples=two")
+    assert bad.exit_code != 0 and "samples" in str(bad.exception or bad.output)

@@ -93,6 +93,11 @@ def test_admin_commands(tmp_path, monkeypatch):
     assert r.exit_code == 0 and "task 'hulu.cola': 910 items, metric mcc, labels 0, 1" in r.output
     r = run(app, ["admin", "list-tasks", "--db", url])
     assert "hulu.cola\tmcc\t910 items" in r.output
+    # the noun's --db reaches its sub-command through the click context, and stays with that invocation
+    assert "hulu.cola" in run(app, ["admin", "--db", url, "list-tasks"]).output
+    monkeypatch.setenv("GLOTBENCH_DB", f"sqlite:///{tmp_path / 'other.db'}")
+    r = run(app, ["admin", "list-tasks"])
+    assert r.exit_code == 0 and "hulu.cola" not in r.output
     r = run(app, ["admin", "create-token", "boss", "--db", url])
     assert r.exit_code == 0 and r.output.startswith("gbt_")
     r = run(app, ["admin", "add-task", "x", "--gold", str(hulu_path("cola")), "--metric", "no_such_metric", "--db", url])

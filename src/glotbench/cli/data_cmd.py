@@ -22,20 +22,22 @@ _NAMES = typer.Argument(None, help="Tasks, suites or globs (default: every task)
 # SUB-COMMAND; after the sub-command (their spelling before) they are still accepted, unlisted, and win
 _CACHE = typer.Option(None, "--cache-dir", hidden=True)
 _LOCK = typer.Option(None, "--lock", hidden=True)
-# the data group's flags of this invocation: its callback runs before every sub-command and sets them
-_group_flags: list[Path | None] = [None, None]
+# where the data group's flags of this invocation are kept: the click context's meta, which the group's
+# context shares with its sub-command's (nothing is kept between two invocations in one process)
+_META = "glotbench.data_group"
 
 
 @data_app.callback()
-def _data_group(cache_dir: Path = option_of(DataOptions, "cache_dir"),
+def _data_group(ctx: typer.Context, cache_dir: Path = option_of(DataOptions, "cache_dir"),
                 lock: Path = option_of(DataOptions, "lock")) -> None:
     """The cache folder and the lock file, once for every sub-command: glotbench data --cache-dir DIR list."""
-    _group_flags[:] = [cache_dir, lock]
+    ctx.meta[_META] = (cache_dir, lock)
 
 
-def _group(cache_dir: Path | None, lock: Path | None) -> tuple[Path | None, Path | None]:
+def _group(ctx: typer.Context, cache_dir: Path | None, lock: Path | None) -> tuple[Path | None, Path | None]:
     """The sub-command's own --cache-dir / --lock, else the data group's."""
-    return cache_dir or _group_flags[0], lock or _group_flags[1]
+    group_cache, group_lock = ctx.meta.get(_META, (None, None))
+    return cache_dir or group_cache, lock or group_lock
 
 
 def _setup(cache_dir: Path | None) -> None:
@@ -80,7 +82,7 @@ def _size(spec, loc) -> int | None:
 
 @data_app.command("list")
 @options((Flags, "fmt"), about={"fmt": "table (the default) or json (one JSON object per task)."})
-def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK,
+def data_list(ctx: typer.Context, names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK,
               as_json: bool = typer.Option(False, "--json", hidden=True, help="The spelling before --format json."),
               *, fmt: Optional[str] = None) -> None:
     """Per task: present or not, where, size, licence, source, what an hf loader reads (configs,
@@ -93,7 +95,7 @@ def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = 
 
     one_of(fmt, "--format", ("table", "json"))
     as_json = as_json or fmt == "json"
-    cache_dir, lock = _group(cache_dir, lock)
+    cache_dir, lock = _group(ctx, cache_dir, lock)
     _setup(cache_dir)
     lk = Lock.load(lock)
     rows = []
@@ -126,7 +128,7 @@ def data_list(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = 
 
 
 @data_app.command("pull")
-def data_pull(names: list[str] = typer.Argument(..., help="Tasks, suites or globs to fetch."),
+def data_pull(ctx: typer.Context, names: list[str] = typer.Argument(..., help="Tasks, suites or globs to fetch."),
               cache_dir: Path = _CACHE, lock: Path = _LOCK,
               force: bool = typer.Option(False, "--force", help="Fetch into the cache even when another data "
                                                                 "root (GLOTBENCH_DATA, shared/data) has the task.")) -> None:
@@ -136,7 +138,7 @@ def data_pull(names: list[str] = typer.Argument(..., help="Tasks, suites or glob
     from glotbench.sources.lock import Lock
     from glotbench.sources.pull import offline, pull_tasks
 
-    cache_dir, lock = _group(cache_dir, lock)
+    cache_dir, lock = _group(ctx, cache_dir, lock)
     _setup(cache_dir)
     if offline():
         raise DataError("offline (HF_HUB_OFFLINE or GLOTBENCH_OFFLINE is set): nothing fetched")
@@ -161,12 +163,12 @@ def data_pull(names: list[str] = typer.Argument(..., help="Tasks, suites or glob
 
 
 @data_app.command("verify")
-def data_verify(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK) -> None:
+def data_verify(ctx: typer.Context, names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK) -> None:
     """Check every present task's files against their pinned size and sha256; exit 1 on a mismatch."""
     from glotbench.sources.lock import Lock
     from glotbench.sources.pull import verify_task
 
-    cache_dir, lock = _group(cache_dir, lock)
+    cache_dir, lock = _group(ctx, cache_dir, lock)
     _setup(cache_dir)
     lk = Lock.load(lock)
     bad = 0
@@ -188,12 +190,12 @@ def data_verify(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path 
 
 
 @data_app.command("lock")
-def data_lock(names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK) -> None:
+def data_lock(ctx: typer.Context, names: list[str] = _NAMES, cache_dir: Path = _CACHE, lock: Path = _LOCK) -> None:
     """Resolve every branch (main) to a commit and write the lock file later pulls and runs follow."""
     from glotbench.sources.lock import Lock, lock_path
     from glotbench.sources.pull import lock_origins, offline
 
-    cache_dir, lock = _group(cache_dir, lock)
+    cache_dir, lock = _group(ctx, cache_dir, lock)
     _setup(cache_dir)  # the pulls' manifests there give the sizes and hashes of unpinned files
 
     if offline():

@@ -11,22 +11,14 @@ from rich.console import Console
 from rich.table import Table
 
 from glotbench.cli.nouns import runs_app
-from glotbench.cli.option_groups import Flags, from_cli, options, setting_option
+from glotbench.cli.option_groups import Flags, options, setting_option
 from glotbench.settings import RunSettings
 
 # the run settings that change what a run would send (the same flags as glotbench run's): the first three
 # are listed as flags, the others are this command's settings (--set NAME=VALUE, or their run flags, unlisted)
 ESTIMATED = ("model", "tasks", "limit", "num_fewshot", "max_tokens", "samples",
              "mode", "split", "seed")
-_SHOWN = ESTIMATED[:3]
-
-
-def _as_setting(name: str):
-    """A run flag of ESTIMATED as this command's setting (the same flag, help and type as on glotbench run)."""
-    from glotbench.cli.option_groups import field_help, parameters
-
-    (param,) = parameters(RunSettings, only=(name,))
-    return setting_option(None, *param.default.param_decls, help=field_help(RunSettings.model_fields[name]))
+_SETTINGS = ESTIMATED[3:]
 
 
 def _money(x: float | None, currency: str | None) -> str:
@@ -41,25 +33,16 @@ def _tpw(d: dict) -> str:
 
 
 @runs_app.command("estimate")
-@options((Flags, "json_out"), settings=(RunSettings, {"only": _SHOWN, "required": ("tasks",)}))
+@options((Flags, "json_out"), settings=(RunSettings, {"only": ESTIMATED, "required": ("tasks",), "rare": _SETTINGS}))
 def estimate(
     prices: Optional[Path] = setting_option(None, "--prices", help="Price YAML laid over the shipped table (see docs/comparisons.md)."),
     output_tokens: str = setting_option("max", "--output-tokens", help="Expected output per request: max (max_tokens, upper bound), answer (gold answer length, floor) or a number."),
     plain: bool = setting_option(False, "--plain", help="Count plain-completion prompts instead of chat messages."),
-    num_fewshot: Optional[int] = _as_setting("num_fewshot"),
-    max_tokens: Optional[int] = _as_setting("max_tokens"),
-    samples: Optional[int] = _as_setting("samples"),
-    mode: Optional[str] = _as_setting("mode"),
-    split: Optional[str] = _as_setting("split"),
-    seed: Optional[int] = _as_setting("seed"),
     *, settings: RunSettings, json_out: Optional[Path],
 ) -> None:
     """Count the requests, input and output tokens and the cost a run would have; no model is called.
 
     The run's own flags and settings say what would run (--model may also be a price-table name)."""
-    given = {"num_fewshot": num_fewshot, "max_tokens": max_tokens, "samples": samples, "mode": mode, "split": split,
-             "seed": seed}
-    settings = from_cli(RunSettings, {**{n: getattr(settings, n) for n in settings.model_fields_set}, **given}, ESTIMATED)
     from glotbench.report.estimate import estimate_run
     from glotbench.tasks.registry import resolve
 

@@ -166,9 +166,10 @@ def _alias_name(name: str, alias: str) -> str:
 
 
 def parameters(model: type[BaseModel], only: tuple[str, ...] | None = None,
-               required: tuple[str, ...] = ()) -> list[inspect.Parameter]:
+               required: tuple[str, ...] = (), rare: tuple[str, ...] = ()) -> list[inspect.Parameter]:
     """One keyword parameter per field of ``model`` that declares a flag (``only``: these fields),
-    plus a hidden one per old spelling (``aliases``). ``required``: fields the command needs given."""
+    plus a hidden one per old spelling (``aliases``). ``required``: fields the command needs given;
+    ``rare``: fields that are this command's settings (their flags unlisted), whatever the field says."""
     params = []
     for name, field in model.model_fields.items():
         flags = _extra(field).get("cli") or []
@@ -176,7 +177,7 @@ def parameters(model: type[BaseModel], only: tuple[str, ...] | None = None,
             continue
         kind = cli_type(field.annotation)
         option = typer.Option(... if name in required else None, *flags, help=field_help(field), show_default=False,
-                              hidden=bool(_extra(field).get("rare")))
+                              hidden=bool(_extra(field).get("rare")) or name in rare)
         params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind))
         for alias in _extra(field).get("aliases") or []:
             params.append(inspect.Parameter(_alias_name(name, alias), inspect.Parameter.KEYWORD_ONLY,
@@ -223,7 +224,9 @@ def from_cli(model: type[BaseModel], values: dict[str, Any], only: tuple[str, ..
 def options(*flat: tuple, about: dict[str, str] | None = None, **groups: Any):
     """Add option groups to a command: ``@options(mo=ModelOptions, calls=CallOptions, journal=(JournalOptions,
     {"only": ("wait",)}))``; the function's parameters of those names receive the validated groups.
-    A group is a model, or (model, {"only": fields, "required": fields}).
+    A group is a model, or (model, {"only": fields, "required": fields, "rare": fields}); ``rare``: fields
+    that are settings of this command (``--set NAME=VALUE``; their flags still work, unlisted) though
+    they are listed flags elsewhere.
 
     ``flat``: (model, field, ...) tuples: single flags declared once elsewhere (``--output``, ``--limit`` ...
     of :class:`~glotbench.settings.RunSettings`, :class:`Flags`) that the function takes as plain
@@ -253,7 +256,8 @@ def options(*flat: tuple, about: dict[str, str] | None = None, **groups: Any):
         model_settings = {}
         for model, kw in [*specs.values(), *[(m, {"only": tuple(n)}) for m, n in singles]]:
             for name, field in model.model_fields.items():
-                if _extra(field).get("rare") and _extra(field).get("cli") and (kw.get("only") is None or name in kw["only"]):
+                rare = _extra(field).get("rare") or name in kw.get("rare", ())
+                if rare and _extra(field).get("cli") and (kw.get("only") is None or name in kw["only"]):
                     model_settings[name] = field
         takes_set = "set_" in sig.parameters or "set_" in single_names
         auto_set = bool(own_settings or model_settings) and not takes_set

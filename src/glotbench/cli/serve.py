@@ -19,26 +19,28 @@ admin_app = typer.Typer(cls=NounGroup, help="Manage the leaderboard: users, API 
 app.add_typer(admin_app, name="admin")
 
 
-# the admin group's --db of this invocation: its callback runs before every sub-command and sets it
-_group_db: list[str | None] = [None]
+# where the admin group's --db of this invocation is kept: the click context's meta, which the group's
+# context shares with its sub-command's (nothing is kept between two invocations in one process)
+_META = "glotbench.admin_db"
 # a sub-command's own --db: the spelling before the admin group took it (glotbench admin list-tasks --db URL)
 _DB = typer.Option(None, "--db", hidden=True, help=DB_HELP)
 
 
 @admin_app.callback()
-def _admin_needs_serve(db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
+def _admin_needs_serve(ctx: typer.Context, db: str = typer.Option(None, "--db", help=DB_HELP, envvar=DB_ENV)) -> None:
     """The leaderboard's database is the noun's option: glotbench admin --db URL SUB-COMMAND ...
     (default $GLOTBENCH_DB), the same for every sub-command."""
     from glotbench.extras import require
 
     require("serve", "glotbench admin")
-    _group_db[0] = db
+    ctx.meta[_META] = db
 
 
-def _db_url(db: str | None) -> str:
+def _db_url(db: str | None, group: str | None = None) -> str:
+    """A command's own --db, else its group's (admin --db), else $GLOTBENCH_DB, else the default."""
     from glotbench.leaderboard.db import DEFAULT_DB_URL
 
-    return db or _group_db[0] or os.environ.get(DB_ENV) or DEFAULT_DB_URL
+    return db or group or os.environ.get(DB_ENV) or DEFAULT_DB_URL
 
 
 @app.command()
@@ -154,10 +156,11 @@ def _hide_password(url: str) -> str:
         return url
 
 
-def _session(db: str | None):
+def _session(ctx: typer.Context, db: str | None):
+    """A database session of an admin sub-command: its own --db, else the admin group's."""
     from glotbench.leaderboard.db import open_db
 
-    return open_db(_db_url(db))()
+    return open_db(_db_url(db, ctx.meta.get(_META)))()
 
 
 def _password(password: str | None, stdin: bool) -> tuple[str, bool]:
@@ -197,6 +200,7 @@ def _stdin_empty() -> bool:
 @admin_app.command("create-user")
 @options()
 def create_user(
+    ctx: typer.Context,
     username: str = typer.Argument(..., help="The user name to log in with."),
     admin: bool = typer.Option(False, "--admin", help="Make the user an administrator (may approve results and add tasks)."),
     team: str = setting_option("", "--team", help="Team shown on the leaderboard."),
@@ -209,7 +213,7 @@ def create_user(
     from glotbench.leaderboard import service
 
     pw, generated = _password(password, password_stdin)
-    with _session(db) as s:
+    with _session(ctx, db) as s:
         user = service.create_user(s, username, pw, team, is_admin=admin)
     typer.echo(f"created {'administrator' if user.is_admin else 'user'} {user.username!r}")
     if generated:  # no terminal to ask on and no password given: print a generated one, once
@@ -217,22 +221,22 @@ def create_user(
 
 
 @admin_app.command("approve-user")
-def approve_user(username: str, db: str = _DB) -> None:
+def approve_user(ctx: typer.Context, username: str, db: str = _DB) -> None:
     """Let an account made under --approve-accounts upload."""
     from glotbench.leaderboard import registration, service
 
-    with _session(db) as s:
+    with _session(ctx, db) as s:
         held = registration.approve(s, service.get_user(s, username))
     typer.echo(f"{username!r} may upload" + ("" if held else " (it was not waiting for approval)"))
 
 
 @admin_app.command("set-admin")
-def set_admin(username: str, revoke: bool = typer.Option(False, "--revoke", help="Take the administrator role away."),
+def set_admin(ctx: typer.Context, username: str, revoke: bool = typer.Option(False, "--revoke", help="Take the administrator role away."),
               db: str = _DB) -> None:
     """Give an existing user the administrator role (or take it away with --revoke)."""
     from glotbench.leaderboard import service
 
-    with _session(db) as s:
+    with _session(ctx, db) as s:
         user = service.get_user(s, username)
         user.is_admin = not revoke
         s.commit()
@@ -241,11 +245,11 @@ def set_admin(username: str, revoke: bool = typer.Option(False, "--revoke", help
 
 @admin_app.command("create-token")
 @options((Flags, "name"), about={"name": "a name to recognise the token by (default: cli)."})
-def create_token(username: str, db: str = _DB, *, name: str = "cli") -> None:
+def create_token(ctx: typer.Context, username: str, db: str = _DB, *, name: str = "cli") -> None:
     """Print a new REST API token for a user (shown once; keep it secret)."""
     from glotbench.leaderboard import service
 
-    with _session(db) as s:
+    with _session(ctx, db) as s:
         typer.echo(service.create_token(s, service.get_user(s, username), name))
 
 
@@ -254,6 +258,7 @@ def create_token(username: str, db: str = _DB, *, name: str = "cli") -> None:
                                               "accuracy, mcc, weighted_f1, macro_f1 (labels), exact_match, "
                                               "numeric_match, abs_error, chrf, bleu... (text); a wrong name lists them."})
 def add_task(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="Task name used in submissions, e.g. my_suite.sst."),
     gold: Path = typer.Option(..., "--gold", help="Gold file (hidden): JSON list or JSON Lines of records with an id and a label or reference field (a HuLU-style data file works as is)."),
     labels: Optional[str] = typer.Option(None, "--labels", help="The label set; the command's description says in which form (a file, a shipped name, or comma-separated labels) and its default."),
@@ -277,7 +282,7 @@ def add_task(
 
     gold_labels = service.load_gold_file(gold, id_field, label_field)
     label_set = [x.strip() for x in labels.split(",") if x.strip()] if labels else None
-    with _session(db) as s:
+    with _session(ctx, db) as s:
         n_before = len(service.all_submissions(s)) if replace else 0
         task = service.add_task(s, name, gold_labels, metric, label_set, title, replace=replace, public_share=public_share)
         for split, path in (("train", train), ("dev", dev), ("test", test)):
@@ -303,17 +308,17 @@ def _read(path: Path) -> bytes:
 
 
 @admin_app.command("list-tasks")
-def list_tasks(db: str = _DB) -> None:
+def list_tasks(ctx: typer.Context, db: str = _DB) -> None:
     """List the registered tasks."""
     from glotbench.leaderboard import service
 
-    with _session(db) as s:
+    with _session(ctx, db) as s:
         for t in service.list_tasks(s):
             typer.echo(f"{t.name}\t{t.metric}\t{t.n_items} items\t" + (f"labels: {', '.join(t.labels)}" if t.labels else "free text"))
 
 
 @admin_app.command("review")
-def review(submission_id: int, status: str = typer.Argument(..., help="approved or rejected"),
+def review(ctx: typer.Context, submission_id: int, status: str = typer.Argument(..., help="approved or rejected"),
            reviewer: Optional[str] = typer.Option(None, "--reviewer", help="The administrator doing it."),
            by: Optional[str] = typer.Option(None, "--by", hidden=True),  # the spelling before --reviewer (compare --by groups runs)
            db: str = _DB) -> None:
@@ -323,6 +328,6 @@ def review(submission_id: int, status: str = typer.Argument(..., help="approved 
     who = reviewer or by
     if not who:
         raise typer.BadParameter("give --reviewer NAME: the administrator doing it")
-    with _session(db) as s:
+    with _session(ctx, db) as s:
         sub = service.review(s, service.get_user(s, who), submission_id, status)
         typer.echo(f"submission {sub.id} ({sub.model_name} on {sub.task.name}) is now {sub.status}")
