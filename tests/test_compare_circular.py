@@ -98,7 +98,7 @@ def test_paired_compares_each_metric_on_the_items_it_is_computed_over(runs):
     res = _compare(runs, "--paired")
     rows = {r["metric"]: r for r in res["paired"]}
     assert {"accuracy", "circular_accuracy"} <= set(rows), res["notes"]
-    assert set(rows) - {"accuracy", "circular_accuracy"} == {f"f1[{c}]" for c in "ABCD"}  # per class, below
+    assert set(rows) - {"accuracy", "circular_accuracy"} == {f"{s}[{c}]" for c in "ABCD" for s in ("precision", "recall", "f1")}
     assert all(r["n_items"] == N for r in rows.values())  # every metric on the items, per-class F1 too
     for metric, (va, vb), (want_a, want_b) in (("accuracy", (plain_a, plain_b), (acc_a, acc_b)),
                                               ("circular_accuracy", (every_a, every_b), (circ_a, circ_b))):

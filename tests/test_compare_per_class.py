@@ -1,6 +1,7 @@
-"""`runs compare --paired` of two runs of a label task: a row per gold class, F1 of the class on each side
-(scikit-learn's precision_recall_fscore_support, zero_division=0) and A - B with a paired bootstrap
-interval whose every resample is scored as scikit-learn scores it (the same draws, an sklearn metric)."""
+"""`runs compare --paired` of two runs of a label task: three rows per gold class, the precision, recall and
+F1 of the class on each side (scikit-learn's precision_recall_fscore_support, zero_division=0) and A - B
+with a paired bootstrap interval whose every resample is scored as scikit-learn scores it (the same draws,
+an sklearn metric)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,10 @@ def _preds(run):
     return [json.loads(x)["pred"] for x in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
-def test_per_class_f1_rows_equal_sklearn(runs):
+STATS = ("precision", "recall", "f1")  # precision_recall_fscore_support's order
+
+
+def test_per_class_rows_equal_sklearn(runs):
     from sklearn.metrics import precision_recall_fscore_support
 
     out = runs / "cmp.json"
@@ -57,27 +61,30 @@ def test_per_class_f1_rows_equal_sklearn(runs):
     assert p.returncode == 0, p.stderr[-2000:]
     rows = {r["metric"]: r for r in json.loads(out.read_text(encoding="utf-8"))["paired"]}
     classes = sorted(set(GOLDS))
-    assert [m for m in rows if m.startswith("f1[")] == [f"f1[{c}]" for c in classes]
+    assert [m for m in rows if "[" in m] == [f"{stat}[{c}]" for c in classes for stat in STATS]
     golds = list(GOLDS)
     pa, pb = _preds(runs / "ra"), _preds(runs / "rb")
     assert pa.count(None) == 1 and pb.count(None) == 1  # the unparseable answers: a miss for their gold class
     k = len(golds)
 
-    def sk_f1(gold, pred, c):
+    def sk_stat(gold, pred, c, j):
         pred = ["<none>" if x is None else x for x in pred]
-        return precision_recall_fscore_support(gold, pred, labels=[c], zero_division=0)[2][0]
+        return precision_recall_fscore_support(gold, pred, labels=[c], zero_division=0)[j][0]
 
     for c in classes:
-        row = rows[f"f1[{c}]"]
-        assert row["n_items"] == k and row["n_left_out"] == 0
-        assert row["score_a"] == pytest.approx(sk_f1(golds, pa, c)) and row["score_b"] == pytest.approx(sk_f1(golds, pb, c))
-        assert row["difference"] == pytest.approx(row["score_a"] - row["score_b"])
-        both_g, both_p = golds + golds, pa + pb
+        for j, stat in enumerate(STATS):
+            row = rows[f"{stat}[{c}]"]
+            assert row["n_items"] == k and row["n_left_out"] == 0
+            assert row["score_a"] == pytest.approx(sk_stat(golds, pa, c, j)), (stat, c)
+            assert row["score_b"] == pytest.approx(sk_stat(golds, pb, c, j)), (stat, c)
+            assert row["difference"] == pytest.approx(row["score_a"] - row["score_b"])
+            both_g, both_p = golds + golds, pa + pb
 
-        def sk(idx, _c=c):  # each resample scored by scikit-learn
-            idx = [int(j) for j in idx]
-            return sk_f1([both_g[j] for j in idx], [both_p[j] for j in idx], _c)
+            def sk(idx, _c=c, _j=j):  # each resample scored by scikit-learn
+                idx = [int(i) for i in idx]
+                return sk_stat([both_g[i] for i in idx], [both_p[i] for i in idx], _c, _j)
 
-        want = paired_bootstrap(np.arange(k), np.arange(k) + k, metric_fn=sk, n=300, seed=0)
-        assert [row["low"], row["high"]] == pytest.approx([want.low, want.high]), c
-    assert any(rows[f"f1[{c}]"]["difference"] != 0 for c in classes)
+            want = paired_bootstrap(np.arange(k), np.arange(k) + k, metric_fn=sk, n=300, seed=0)
+            assert [row["low"], row["high"]] == pytest.approx([want.low, want.high]), (stat, c)
+    for stat in STATS:
+        assert any(rows[f"{stat}[{c}]"]["difference"] != 0 for c in classes), stat

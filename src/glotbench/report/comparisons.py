@@ -481,26 +481,31 @@ def paired_rows(run_a: RunData, run_b: RunData, n_boot: int = 10_000, seed: int 
 
 def per_class_rows(task: str, recs_a: list[SampleRecord], recs_b: list[SampleRecord], left_out: int,
                    n_boot: int, seed: int) -> list[PairedRow]:
-    """One row per gold class of a label task (results.json ``per_class``): F1 of the class (2tp / (2tp + fp +
-    fn), 0 when nothing is predicted or gold as it, as scoring/per_class.py), A - B with a paired bootstrap
-    interval over the items both runs scored (the same items on both sides: ``recs_a[i]`` is ``recs_b[i]``'s)."""
+    """Three rows per gold class of a label task (results.json ``per_class``): its precision, recall and F1
+    (``precision[CLASS]``, ``recall[CLASS]``, ``f1[CLASS]``), counted as scoring/per_class.py counts them
+    (scikit-learn's precision_recall_fscore_support, zero_division=0: an item without a gold class is left
+    out, a prediction that is no class is a miss), A - B with a paired bootstrap interval over the items
+    both runs scored (the same items on both sides: ``recs_a[i]`` is ``recs_b[i]``'s)."""
+    from glotbench.scoring.per_class import class_rates
+
     k = len(recs_a)
-    golds = [str(r.gold) for r in recs_a] + [str(r.gold) for r in recs_b]
-    preds = [None if r.pred is None else str(r.pred) for r in recs_a + recs_b]
+    classes = sorted({str(r.gold) for r in recs_a if r.gold is not None})
+    index = {c: i for i, c in enumerate(classes)}
+    both = recs_a + recs_b
+    gold = np.array([-1 if r.gold is None else index[str(r.gold)] for r in both], dtype=np.intp)
+    pred = np.array([index.get(None if r.pred is None else str(r.pred), len(classes)) for r in both], dtype=np.intp)
+
+    def rates(idx) -> tuple[np.ndarray, ...]:  # (precision, recall, f1) of every class over the items idx
+        return class_rates(gold[np.asarray(idx, dtype=np.intp)], pred[np.asarray(idx, dtype=np.intp)], len(classes))
+
+    side_a, side_b = rates(np.arange(k)), rates(np.arange(k) + k)
     rows = []
-    for c in sorted({g for r, g in zip(recs_a, golds) if r.gold is not None}):
-        gold_c = np.array([g == c for g in golds])
-        pred_c = np.array([p == c for p in preds])
-
-        def f1(idx: np.ndarray, _g=gold_c, _p=pred_c) -> float:
-            idx = np.asarray(idx, dtype=np.intp)
-            g, p = _g[idx], _p[idx]
-            den = np.count_nonzero(g) + np.count_nonzero(p)
-            return 2.0 * np.count_nonzero(g & p) / den if den else 0.0
-
-        boot = paired_bootstrap(np.arange(k), np.arange(k) + k, metric_fn=f1, n=min(n_boot, 2000), seed=seed)
-        rows.append(PairedRow(task, f"f1[{c}]", k, left_out, f1(np.arange(k)), f1(np.arange(k) + k),
-                              boot.difference, boot.low, boot.high))
+    for ci, c in enumerate(classes):
+        for si, stat in enumerate(("precision", "recall", "f1")):
+            boot = paired_bootstrap(np.arange(k), np.arange(k) + k, metric_fn=lambda idx, _c=ci, _s=si: float(rates(idx)[_s][_c]),
+                                    n=min(n_boot, 2000), seed=seed)
+            rows.append(PairedRow(task, f"{stat}[{c}]", k, left_out, float(side_a[si][ci]), float(side_b[si][ci]),
+                                  boot.difference, boot.low, boot.high))
     return rows
 
 

@@ -52,6 +52,14 @@ def _rates(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     return precision, recall, f1, support
 
 
+def class_rates(gold: np.ndarray, pred: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Precision, recall and F1 of each class from item codes: ``gold`` a class index (-1: the item has no
+    gold class and is left out), ``pred`` a class index or ``n_classes`` (no class)."""
+    keep = gold >= 0
+    table = np.bincount(gold[keep] * (n_classes + 1) + pred[keep], minlength=n_classes * (n_classes + 1))
+    return _rates(table.reshape(n_classes, n_classes + 1))[:3]
+
+
 def per_class(items: list[ScoredItem], n_boot: int = 1000, seed: int = 0, alpha: float = 0.05) -> dict[str, Any]:
     """``{class: {"support": n, "precision" | "recall" | "f1": {"value", "ci95"}}}`` in class order."""
     classes, table = confusion(items)
