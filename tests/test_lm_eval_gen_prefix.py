@@ -133,6 +133,44 @@ def test_llama_german_mmlu_runs_as_lm_eval_builds_it_and_is_refused_on_a_chat_se
     assert task["metrics"]["exact_match"]["value"] == pytest.approx(2 / 6, abs=1e-6)
     assert refused.returncode == 2 and not (tmp_path / "chat" / "journal.sqlite").exists()
     assert "gen_prefix" in refused.stderr and "-M chat=false" in refused.stderr
+    assert "-M continue_final_message=true" in refused.stderr
+
+
+def test_a_server_that_continues_the_final_turn_gets_lm_evals_chat_prompt(tmp_path):
+    """``-M continue_final_message=true`` (vLLM's and SGLang's chat API): the chat messages end with the
+    prefix as an assistant turn, sent with ``continue_final_message`` and without a generation prompt;
+    the messages equal lm-eval's multi-turn chat prompt (``fewshot_context``) on the same records."""
+    from lm_eval.api.task import ConfigurableTask
+
+    from glotbench.tasks.lm_eval_import import convert, dump
+    from glotbench.testing.servers import start_stub, stop
+
+    _tasks_dir()
+    src = CASES["literal"]
+    (tmp_path / "data").mkdir()
+    files = {}
+    for split in ("train", "test"):
+        files[split] = tmp_path / "data" / f"gp_{split}.jsonl"
+        files[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _records(split)), encoding="utf-8")
+    spec, _ = convert(src, language="hu", data_dir="data")
+    (tmp_path / "gp.yaml").write_text(dump(spec, "lm.yaml"), encoding="utf-8")
+    base, proc = start_stub("--answer", " B", "--log-bodies")
+    try:
+        r = cli("run", "-m", "vllm:stub", "--base-url", base, "-M", "continue_final_message=true", "-t", "gp.yaml",
+                "-o", "run", "--no-progress", "--bootstrap", "0", "--max-retries", "0", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr[-2000:]
+        bodies = [e["body"] for e in httpx.get(base.replace("/v1", "/_log"), timeout=10).json()["log"]]
+    finally:
+        stop(proc)
+    task = ConfigurableTask(config={**src, "dataset_kwargs": {"data_files": {s: str(p) for s, p in files.items()}}})
+    want = [task.fewshot_context(doc, 3, apply_chat_template=True, fewshot_as_multiturn=True,
+                                 chat_template=lambda m, add_generation_prompt=True: m, gen_prefix=task.doc_to_prefix(doc))
+            for doc in task.eval_docs]
+    assert len(bodies) == len(want) == 5
+    assert sorted(json.dumps(b["messages"]) for b in bodies) == sorted(json.dumps(w) for w in want)
+    assert all(b["continue_final_message"] is True and b["add_generation_prompt"] is False for b in bodies)
+    res = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
+    assert res["model"]["continue_final_message"] is True
 
 
 @pytest.mark.slow

@@ -80,7 +80,8 @@ class OpenAICompatModel(Model):
     def __init__(self, name: str, base_url: str | list[str] | None = None, api_key_env: str = "OPENAI_API_KEY",
                  chat: bool = True, timeout: float = 60, logprobs_trusted: bool = False,
                  max_parallel: int | None = None, max_response_bytes: int = MAX_RESPONSE_BYTES,
-                 connect_timeout: float = CONNECT_TIMEOUT_S, replica_cooldown: float = 5.0):
+                 connect_timeout: float = CONNECT_TIMEOUT_S, replica_cooldown: float = 5.0,
+                 continue_final_message: bool = False):
         self.name = name
         _check_positive(name, max_response_bytes=max_response_bytes, max_parallel=max_parallel, timeout=timeout,
                         connect_timeout=connect_timeout)
@@ -92,6 +93,13 @@ class OpenAICompatModel(Model):
         self.replicas = Replicas(urls, cooldown_s=replica_cooldown) if len(urls) > 1 else None
         self.base_url = urls[0] if self.replicas is None else "replicas"
         self.is_chat = chat
+        if not isinstance(continue_final_message, bool):
+            raise ModelError(f"openai:{name}: model option continue_final_message={continue_final_message!r} must be "
+                             "true or false")
+        # the server continues a final assistant turn when asked (vLLM's and SGLang's chat API:
+        # continue_final_message, add_generation_prompt false): a task's gen_prefix (run_checks.check_prefill)
+        self.continue_final_message = continue_final_message
+        self.continues_assistant_turn = continue_final_message and chat
         self.timeout = timeout
         self.logprobs_trusted = logprobs_trusted
         self.supports_loglikelihood = logprobs_trusted
@@ -111,8 +119,11 @@ class OpenAICompatModel(Model):
         self._loop = None
 
     def settings(self) -> dict:
-        return {"model_id": self.model_id, "backend": "openai-compatible", "name": self.name,
-                "base_url": self.base_url, "chat": self.is_chat, "logprobs_trusted": self.logprobs_trusted}
+        out = {"model_id": self.model_id, "backend": "openai-compatible", "name": self.name,
+               "base_url": self.base_url, "chat": self.is_chat, "logprobs_trusted": self.logprobs_trusted}
+        if self.continue_final_message:  # only when set: the identity of every other run is as before
+            out["continue_final_message"] = True
+        return out
 
     def served_identity(self) -> dict | None:
         """What the server (every replica) says it serves (models/served_identity.py); None when one
@@ -241,6 +252,8 @@ class OpenAICompatModel(Model):
         kw = self._sampling(request)
         if request.messages is not None:
             url = "/chat/completions"
+            if self.continue_final_message and request.messages and request.messages[-1].get("role") == "assistant":
+                kw = {**kw, "continue_final_message": True, "add_generation_prompt": False}  # the prefix, continued
             data = await self._post(url, {"model": self.name, "messages": [dict(m) for m in request.messages], **kw})
             fields = chat_fields(data, what=f"{self.model_id}: response from {self.base_url}{url}")
         elif request.prompt is not None:
