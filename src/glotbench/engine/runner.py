@@ -469,7 +469,7 @@ def summarise(runs: list[TaskRun], journal: Journal, *, n_boot: int = 1000, seed
         known, tr.kept = (tr.kept or {}) if keep else briefs, {}  # what this process put: not read back
         if records_by_task is not None:
             source = iter(records_by_task.get(tr.task.name, []))
-        elif _briefs_are_the_rows(known, journal, tr):  # every row was written by this process
+        elif _known_are_the_rows(known, journal, tr):  # every row was written by this process
             source = iter(sorted(known.values(), key=_by_idx))
         else:  # the rows this process wrote come from memory (briefs, kept records), the others are read
             source = (r if type(r) is tuple or type(r) is SampleRecord else SampleRecord.from_json(r)
@@ -531,13 +531,13 @@ def _by_idx(r: tuple | SampleRecord) -> int:
     return r[RecordBrief.IDX] if type(r) is tuple else r.idx
 
 
-def _briefs_are_the_rows(briefs: dict[str, tuple | SampleRecord], journal: Journal, tr: TaskRun) -> bool:
-    """Whether the task's journal rows are exactly the records this process wrote (``briefs``: one per
+def _known_are_the_rows(known: dict[str, tuple | SampleRecord], journal: Journal, tr: TaskRun) -> bool:
+    """Whether the task's journal rows are exactly the records this process wrote (``known``: one per
     row, briefs or kept records, every index distinct), so they in index order are the rows in the journal's
     order (``ORDER BY task, idx``; rows of one index, --circular's rotations, are read from the journal)."""
-    if not briefs or not hasattr(journal, "count_samples") or len({_by_idx(b) for b in briefs.values()}) != len(briefs):
+    if not known or not hasattr(journal, "count_samples") or len({_by_idx(b) for b in known.values()}) != len(known):
         return False
-    return journal.count_samples(tr.run_key, tr.task.name) == len(briefs)
+    return journal.count_samples(tr.run_key, tr.task.name) == len(known)
 
 
 def _provenance(tr: TaskRun) -> dict | None:
