@@ -10,7 +10,9 @@ answer (a wrong answer that the model clearly gave is expected as given).
 
 Sources: shipped tasks cs klokanek, hu hulu.copa / hulu.cb, mn mm_eval.knowledge /
 mm_eval.reasoning, zh chinese_simpleqa (numeric answers only); and, since no shipped task is in
-English, GSM8K test questions from ../shared/data/gsm8k_en with the MM-Eval reasoning prompt.
+English, GSM8K test questions from ../shared/data/gsm8k_en with the MM-Eval reasoning prompt; and,
+since none is in Russian either, ``ru_written``: six four-option questions and four word problems
+written here (``--sources ru_written``).
 
     python bench/record_extraction_outputs.py [--items 5] [--max-tokens 160] [--out /tmp/outputs.jsonl]
 
@@ -58,6 +60,34 @@ def _gsm8k(n: int):
     for k, r in enumerate(rows):
         user = f"Calculate the result: Perform the calculations based on the given mathematical problem.\n\n{r['question']}"
         yield k, user, r["answer"].rsplit("####", 1)[1].strip()
+
+
+# Russian: no shipped task is in Russian, so a few questions written for this recording (general knowledge
+# with four options, and arithmetic word problems), asked as a Russian test would ask them
+RU_CHOICE = [
+    ("Какая река самая длинная в России?", ["Волга", "Лена", "Обь", "Енисей"], "B"),
+    ("Кто написал роман «Война и мир»?", ["Фёдор Достоевский", "Антон Чехов", "Лев Толстой", "Иван Тургенев"], "C"),
+    ("Сколько планет в Солнечной системе?", ["семь", "восемь", "девять", "десять"], "B"),
+    ("Какой газ растения поглощают из воздуха?", ["кислород", "азот", "водород", "углекислый газ"], "D"),
+    ("В каком году Юрий Гагарин полетел в космос?", ["1957", "1961", "1965", "1969"], "B"),
+    ("Столица Казахстана?", ["Алматы", "Астана", "Шымкент", "Караганда"], "B"),
+]
+RU_NUMBER = [
+    ("У Маши было 12 яблок. Она отдала 5 яблок брату и купила ещё 8. Сколько яблок у неё теперь?", "15"),
+    ("Поезд проехал 240 км за 3 часа. Какова его средняя скорость в км/ч?", "80"),
+    ("Тетрадь стоит 45 рублей. Сколько рублей стоят 4 тетради?", "180"),
+    ("В классе 28 учеников, из них 3/4 пришли на экскурсию. Сколько учеников пришли на экскурсию?", "21"),
+]
+
+
+def _ru(n: int):
+    """(id, extractor, user prompt, labels, choices, gold) of the Russian questions."""
+    for k, (q, opts, gold) in enumerate(RU_CHOICE[:n]):
+        listing = "\n".join(f"{label}. {o}" for label, o in zip("ABCD", opts))
+        yield (f"c{k}", "choice", f"Ответьте на вопрос, выбрав один вариант: A, B, C или D.\n\nВопрос: {q}\n{listing}",
+               list("ABCD"), opts, gold)
+    for k, (q, gold) in enumerate(RU_NUMBER[:n]):
+        yield f"n{k}", "number", f"Решите задачу и дайте ответ числом.\n\n{q}", None, None, gold
 
 
 def main() -> None:
@@ -112,6 +142,12 @@ def main() -> None:
             keep({"model": model_name, "model_file": path.name, "task": "gsm8k_en (not shipped)", "id": str(k),
                          "lang": "en", "extractor": "number", "labels": None, "choices": None, "gold": gold, "text": text})
             print(model_name, "gsm8k", k, json.dumps(text[:100], ensure_ascii=False), flush=True)
+        for k, extractor, user, labels, opts, gold in (_ru(a.items) if wanted_sources is None or "ru_written" in wanted_sources
+                                                        else ()):
+            text = gen(messages=[{"role": "user", "content": user}]) if chat else gen(prompt=f"{user}\nОтвет:")
+            keep({"model": model_name, "model_file": path.name, "task": "ru_written (not shipped)", "id": k, "lang": "ru",
+                  "extractor": extractor, "labels": labels, "choices": opts, "gold": gold, "text": text})
+            print(model_name, "ru", k, json.dumps(text[:100], ensure_ascii=False), flush=True)
         del llm
     print(f"wrote {len(rows)} outputs to {a.out}")
 
