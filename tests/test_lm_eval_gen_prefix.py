@@ -41,6 +41,16 @@ def _records(split: str) -> list[dict]:
              "opts": [f"igen {i}", "nem"], "label": i % 2} for i in range(5)]
 
 
+def _split_files(tmp_path) -> dict:
+    """The train and test records as JSONL under ``tmp_path/data`` (``--data-dir data``), by split."""
+    (tmp_path / "data").mkdir()
+    files = {}
+    for split in ("train", "test"):
+        files[split] = tmp_path / "data" / f"gp_{split}.jsonl"
+        files[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _records(split)), encoding="utf-8")
+    return files
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_prompts_equal_lm_evals_own(case, tmp_path, monkeypatch):
     _tasks_dir()
@@ -51,11 +61,7 @@ def test_prompts_equal_lm_evals_own(case, tmp_path, monkeypatch):
     from glotbench.tasks.request_settings import RequestSettings
 
     src = CASES[case]
-    (tmp_path / "data").mkdir()
-    files = {}
-    for split in ("train", "test"):
-        files[split] = tmp_path / "data" / f"gp_{split}.jsonl"
-        files[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _records(split)), encoding="utf-8")
+    files = _split_files(tmp_path)
     spec, problems = convert(src, language="hu", data_dir="data")
     assert not cannot_run(problems), problems
     (tmp_path / "ours.yaml").write_text(dump(spec, "lm.yaml"), encoding="utf-8")
@@ -147,11 +153,7 @@ def test_a_server_that_continues_the_final_turn_gets_lm_evals_chat_prompt(tmp_pa
 
     _tasks_dir()
     src = CASES["literal"]
-    (tmp_path / "data").mkdir()
-    files = {}
-    for split in ("train", "test"):
-        files[split] = tmp_path / "data" / f"gp_{split}.jsonl"
-        files[split].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _records(split)), encoding="utf-8")
+    files = _split_files(tmp_path)
     spec, _ = convert(src, language="hu", data_dir="data")
     (tmp_path / "gp.yaml").write_text(dump(spec, "lm.yaml"), encoding="utf-8")
     base, proc = start_stub("--answer", " B", "--log-bodies")
