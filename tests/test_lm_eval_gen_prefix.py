@@ -9,6 +9,7 @@ refused before any request; hf's chat template leaves the prefix open (continue_
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -187,3 +188,56 @@ def test_hf_chat_template_leaves_the_prefix_open(smollm2_path):
     assert text.endswith("assistant\nThe best answer is"), text[-80:]  # ChatML, the turn not closed
     closed = chat_text(tok, msgs[:1])
     assert closed.endswith("<|im_start|>assistant\n") and text.startswith(closed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prefix", ["The best answer is", "Answer: ", " Válasz:"])
+def test_the_embedded_model_leaves_the_prefix_open_as_transformers_does(smollm2_path, prefix):
+    """The embedded model renders a final assistant turn open with its GGUF's template (llama-cpp-python's
+    Jinja) and transformers' continue_final_message rule: the same text as transformers renders from the
+    same GGUF's tokenizer, whitespace at the prefix's ends included."""
+    pytest.importorskip("gguf")
+    transformers = pytest.importorskip("transformers")
+    from glotbench.models.llamacpp import LlamaCppModel
+
+    tok = transformers.AutoTokenizer.from_pretrained(str(smollm2_path.parent), gguf_file=smollm2_path.name)
+    model = LlamaCppModel(smollm2_path, n_ctx=512, n_seq=1)
+    try:
+        msgs = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Q: 2+2?"},
+                {"role": "assistant", "content": "The best answer is 4."}, {"role": "user", "content": "Q: 3+3?"},
+                {"role": "assistant", "content": prefix}]
+        text, add_bos, stops = model.continued_text(msgs)
+        assert text == tok.apply_chat_template(msgs, add_generation_prompt=False, continue_final_message=True, tokenize=False)
+        assert text.rstrip().endswith(prefix.strip()) and "<|im_end|>" in stops
+    finally:
+        asyncio.run(model.aclose())
+
+
+@pytest.mark.slow
+def test_llama_german_mmlu_on_the_embedded_chat_model(tmp_path, smollm2_path):
+    """The wheel's German MMLU runs on the embedded model as a chat model (no -M chat=false): each answer
+    is the greedy continuation of transformers' rendering of lm-eval's chat prompt with the prefix left
+    open (llama-cpp-python's completion on those tokens, in the test), and is scored by lm-eval's filters."""
+    pytest.importorskip("gguf")
+    transformers = pytest.importorskip("transformers")
+    import llama_cpp
+
+    tasks_dir = _tasks_dir()
+    rel = "llama3/instruct/mmlu_de/mmlu_de_abstract_algebra.yaml"
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "mmlu_de_llama_abstract_algebra_latest.jsonl").write_text(
+        "".join(json.dumps(_llama_de(i), ensure_ascii=False) + "\n" for i in range(3)), encoding="utf-8")
+    c = cli("tasks", "import", str(tasks_dir / rel), "--lm-eval-hooks", "--data-dir", "data", "--language", "de",
+            "-o", "de.yaml", cwd=tmp_path)
+    assert c.returncode == 0, c.stderr
+    r = cli("run", "-m", "embedded", "-t", "de.yaml", "-o", "run", "--no-progress", "--bootstrap", "0", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 3 and all(row["prompt"][-1] == {"role": "assistant", "content": "The best answer is"} for row in rows)
+    tok = transformers.AutoTokenizer.from_pretrained(str(smollm2_path.parent), gguf_file=smollm2_path.name)
+    llm = llama_cpp.Llama(model_path=str(smollm2_path), n_ctx=4096, verbose=False, seed=0)
+    for row in rows:
+        text = tok.apply_chat_template(row["prompt"], add_generation_prompt=False, continue_final_message=True, tokenize=False)
+        out = llm.create_completion(prompt=llm.tokenize(text.encode("utf-8"), add_bos=False, special=True), max_tokens=10,
+                                    temperature=0.0, top_k=1, stop=[".", "<|im_end|>"])
+        assert row["outputs"][0]["text"] == out["choices"][0]["text"], row["sample_id"]

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from glotbench.errors import ModelError, PermanentModelError, TransientModelError
+from glotbench.models.chat_turns import ends_with_assistant
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
 from glotbench.models.backends import construct
 from glotbench.models.llamacpp_probe import (
@@ -180,6 +181,8 @@ class LlamaCppModel(Model):
         if chat_template is not None:
             self._use_chat_template(chat_template)
         self.is_chat, chat_notice = self._chat_mode(chat)
+        self.continues_assistant_turn = self.is_chat  # a gen_prefix turn: continued_prompt (its template, left open)
+        self._open_formatter = None
         self.notice = "; ".join(n for n in (probe_notice, chat_notice) if n) or None
         self._n_vocab = self._llm.n_vocab()
         self._add_bos = bool(self._llm._model.add_bos_token())
@@ -273,6 +276,33 @@ class LlamaCppModel(Model):
         return len(self.tokenize(text, add_special=False))
 
     # ------------------------------------------------------------------ generate
+    def continued_prompt(self, messages) -> tuple[list[int], list[str]]:
+        """The tokens of :meth:`continued_text`, tokenized as the chat path tokenizes, and its stop strings."""
+        text, add_bos, stops = self.continued_text(messages)
+        return list(self._llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True)), stops
+
+    def continued_text(self, messages) -> tuple[str, bool, list[str]]:
+        """``messages`` rendered with the model's chat template (``chat_template``, else the GGUF's) without
+        a generation prompt and cut after the last (assistant) turn's text, as transformers'
+        ``continue_final_message`` renders them (models/chat_turns.py); whether BOS is added on
+        tokenizing (not when the template writes it), and the chat path's stop strings."""
+        from glotbench.models.chat_turns import open_final_turn
+
+        if self._open_formatter is None:
+            from llama_cpp import llama_chat_format
+
+            llm = self._llm
+            eos_id, bos_id = llm.token_eos(), llm.token_bos()
+            self._open_formatter = llama_chat_format.Jinja2ChatFormatter(
+                template=self.chat_template or (llm.metadata or {})["tokenizer.chat_template"],
+                eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
+                bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
+                add_generation_prompt=False, stop_token_ids=[eos_id])
+        msgs = [dict(m) for m in messages]
+        res = self._open_formatter(messages=msgs)
+        stops = res.stop if isinstance(res.stop, list) else [res.stop] if res.stop else []
+        return open_final_turn(res.prompt, str(msgs[-1].get("content") or "")), not res.added_special, stops
+
     def _gen_kwargs(self, request: GenRequest) -> dict[str, Any]:
         kw: dict[str, Any] = dict(_NEUTRAL)
         kw.update(max_tokens=request.max_tokens, temperature=request.temperature,
@@ -292,7 +322,12 @@ class LlamaCppModel(Model):
     def _generate_sync(self, request: GenRequest) -> GenResult:
         kw = self._gen_kwargs(request)
         try:
-            if request.messages is not None:
+            if request.messages is not None and ends_with_assistant(request.messages):  # a gen_prefix turn, continued
+                tokens, stops = self.continued_prompt(request.messages)
+                out = self._llm.create_completion(prompt=tokens, **{**kw, "stop": [*(kw["stop"] or []), *stops]})
+                choice = out["choices"][0]
+                text, reasoning = choice.get("text") or "", None
+            elif request.messages is not None:
                 out = self._llm.create_chat_completion(messages=[dict(m) for m in request.messages], **kw)
                 choice = out["choices"][0]
                 msg = choice.get("message") or {}
@@ -324,8 +359,13 @@ class LlamaCppModel(Model):
         if batcher is None or not batcher.supports(request.messages is not None, kw):
             return await self._run(self._generate_sync, request)
         try:
-            fut = batcher.submit(messages=[dict(m) for m in request.messages] if request.messages is not None else None,
-                                 prompt=request.prompt, knobs=kw)
+            if request.messages is not None and ends_with_assistant(request.messages):  # a gen_prefix turn, continued
+                tokens, stops = self.continued_prompt(request.messages)
+                fut = batcher.submit(messages=None, prompt=None, tokens=tokens,
+                                     knobs={**kw, "stop": [*(kw["stop"] or []), *stops]})
+            else:
+                fut = batcher.submit(messages=[dict(m) for m in request.messages] if request.messages is not None else None,
+                                     prompt=request.prompt, knobs=kw)
         except ValueError as exc:  # e.g. prompt longer than the context window
             raise PermanentModelError(f"{self.model_id}: {' '.join(str(exc).split())}") from exc
         if fut is None:  # needs more KV cells than a batch slot holds

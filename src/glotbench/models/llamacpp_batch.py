@@ -146,12 +146,16 @@ class BatchGenerator:
             return False
         return all(k in SAMPLER_KNOBS or k in ("max_tokens", "stop", "seed") for k in knobs)
 
-    def submit(self, *, messages: list[dict] | None, prompt: str | None, knobs: dict) -> Future | None:
+    def submit(self, *, messages: list[dict] | None, prompt: str | None, knobs: dict,
+               tokens: list[int] | None = None) -> Future | None:
         """Queue one request; the future resolves to ``(text, prompt_tokens, completion_tokens, finish_reason)``.
-        None when the prompt and ``max_tokens`` need more cells than a slot's stream has (``seq_ctx``)."""
+        None when the prompt and ``max_tokens`` need more cells than a slot's stream has (``seq_ctx``).
+        ``tokens``: the prompt already tokenized (a continued assistant turn), instead of messages or prompt."""
         llm = self.llm
         stop = list(knobs.get("stop") or [])
-        if messages is not None:
+        if tokens is not None:
+            tokens = list(tokens)
+        elif messages is not None:
             res = self._formatter(messages=messages)
             tokens = llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
             if res.stop is not None:
