@@ -305,7 +305,8 @@ def convert(src: dict, *, language: str, name: str | None = None, data_dir: str 
         options["gen_prefix"] = str(options["gen_prefix"])
         if otype == "generate_until":
             problems.append("note: gen_prefix: the prompt ends with the start of the answer; a chat model must continue "
-                            "that assistant turn (hf: does; other chat backends are refused: run them with -M chat=false, "
+                            "that assistant turn (hf:, the embedded model and llamacpp: do, a vLLM server with -M "
+                            "continue_final_message=true; other chat backends are refused: run them with -M chat=false, "
                             "the text prompt lm-eval builds without --apply_chat_template)")
     options.update(_fewshot_config(src, problems, delegated))
     if delegated:
