@@ -48,15 +48,10 @@ def one_pass(a) -> None:
     import throughput as T
     from cpu_accounting import pass_cpu
 
-    yaml_path, n = Path(a.task_yaml), a.n
-    if a.one == "bare":
-        bodies = T.request_bodies(yaml_path, n)
-        T.run_bare_client(a.base_url, bodies[:50], a.concurrency)  # warm-up, as for glotbench
-        T.collector_as_cli(a)
-        c0 = time.process_time()
-        rate = T.run_bare_client(a.base_url, bodies, a.concurrency)
-        print(json.dumps({"items_s": rate, **pass_cpu(c0, c0, time.process_time(), n)}))
+    if a.one == "bare":  # throughput.py's own bare-client pass
+        T.one_pass(a)
         return
+    yaml_path, n = Path(a.task_yaml), a.n
     off = D.parse(a.duties)
     D.strip(off)
     boot = 0 if D.BOOTSTRAP in off else 200  # throughput.py's setting

@@ -98,8 +98,8 @@ def check_prefill(tasks, model, task_mode) -> None:
         raise GlotbenchError(f"{', '.join(names)}: the prompt ends with the start of the answer (lm-eval's gen_prefix), "
                              f"which the model must continue; {model.model_id} takes chat turns and cannot continue "
                              "an assistant turn: run it with -M chat=false (the text prompt lm-eval builds without "
-                             "--apply_chat_template), with hf: or a llamacpp: GGUF, or on a server that continues a final assistant turn "
-                             "(vLLM, SGLang) with -M continue_final_message=true")
+                             "--apply_chat_template), with hf: or a llamacpp: GGUF, or on a server that continues a "
+                             "final assistant turn (vLLM, SGLang) with -M continue_final_message=true")
 
 
 def plain_layout_notes(tasks, model, settings: RequestSettings) -> list[str]:

@@ -78,9 +78,11 @@ def chat_text(tok, messages, template: str | None = None) -> str:
     """The chat prompt as the tokenizer's template writes it: the generation prompt after the last turn,
     or, when the last turn is the assistant's (a task's ``gen_prefix``), that turn left open for the model
     to continue, as lm-eval's HFLM renders it (``continue_final_message``)."""
+    from glotbench.models.chat_turns import ends_with_assistant
+
     msgs = [dict(m) for m in messages]
     kw = {"chat_template": template} if template else {}
-    if msgs and msgs[-1].get("role") == "assistant":
+    if ends_with_assistant(msgs):
         return tok.apply_chat_template(msgs, add_generation_prompt=False, continue_final_message=True,
                                        tokenize=False, **kw)
     return tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False, **kw)

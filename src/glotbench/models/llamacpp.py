@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from glotbench.errors import ModelError, PermanentModelError, TransientModelError
-from glotbench.models.chat_turns import ends_with_assistant
+from glotbench.models.chat_turns import ends_with_assistant, open_final_turn
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
 from glotbench.models.backends import construct
 from glotbench.models.llamacpp_probe import (
@@ -219,14 +219,9 @@ class LlamaCppModel(Model):
     def _use_chat_template(self, template: str) -> None:
         """--chat-template: render chat prompts with this Jinja template instead of the GGUF's own
         (built as llama-cpp-python builds the GGUF's: same bos/eos strings and stop token)."""
-        from llama_cpp import llama_chat_format
+        from glotbench.models.llamacpp_batch import jinja_formatter
 
-        llm = self._llm
-        eos_id, bos_id = llm.token_eos(), llm.token_bos()
-        eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
-        bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
-        llm.chat_handler = llama_chat_format.Jinja2ChatFormatter(
-            template=template, eos_token=eos, bos_token=bos, stop_token_ids=[eos_id]).to_chat_handler()
+        self._llm.chat_handler = jinja_formatter(self._llm, template).to_chat_handler()
 
     def _chat_mode(self, chat: bool | None) -> tuple[bool, str | None]:
         has_template = bool(self.chat_template or (self._llm.metadata or {}).get("tokenizer.chat_template"))
@@ -276,28 +271,23 @@ class LlamaCppModel(Model):
         return len(self.tokenize(text, add_special=False))
 
     # ------------------------------------------------------------------ generate
-    def continued_prompt(self, messages) -> tuple[list[int], list[str]]:
-        """The tokens of :meth:`continued_text`, tokenized as the chat path tokenizes, and its stop strings."""
+    def continued_prompt(self, messages, kw: dict[str, Any]) -> tuple[list[int], dict[str, Any]]:
+        """The tokens of :meth:`continued_text`, tokenized as the chat path tokenizes, and the knobs ``kw``
+        with its stop strings added."""
         text, add_bos, stops = self.continued_text(messages)
-        return list(self._llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True)), stops
+        tokens = list(self._llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True))
+        return tokens, {**kw, "stop": [*(kw["stop"] or []), *stops]}
 
     def continued_text(self, messages) -> tuple[str, bool, list[str]]:
         """``messages`` rendered with the model's chat template (``chat_template``, else the GGUF's) without
         a generation prompt and cut after the last (assistant) turn's text, as transformers'
         ``continue_final_message`` renders them (models/chat_turns.py); whether BOS is added on
         tokenizing (not when the template writes it), and the chat path's stop strings."""
-        from glotbench.models.chat_turns import open_final_turn
-
         if self._open_formatter is None:
-            from llama_cpp import llama_chat_format
+            from glotbench.models.llamacpp_batch import jinja_formatter
 
-            llm = self._llm
-            eos_id, bos_id = llm.token_eos(), llm.token_bos()
-            self._open_formatter = llama_chat_format.Jinja2ChatFormatter(
-                template=self.chat_template or (llm.metadata or {})["tokenizer.chat_template"],
-                eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
-                bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
-                add_generation_prompt=False, stop_token_ids=[eos_id])
+            template = self.chat_template or (self._llm.metadata or {})["tokenizer.chat_template"]
+            self._open_formatter = jinja_formatter(self._llm, template, add_generation_prompt=False)
         msgs = [dict(m) for m in messages]
         res = self._open_formatter(messages=msgs)
         stops = res.stop if isinstance(res.stop, list) else [res.stop] if res.stop else []
@@ -323,8 +313,8 @@ class LlamaCppModel(Model):
         kw = self._gen_kwargs(request)
         try:
             if request.messages is not None and ends_with_assistant(request.messages):  # a gen_prefix turn, continued
-                tokens, stops = self.continued_prompt(request.messages)
-                out = self._llm.create_completion(prompt=tokens, **{**kw, "stop": [*(kw["stop"] or []), *stops]})
+                tokens, knobs = self.continued_prompt(request.messages, kw)
+                out = self._llm.create_completion(prompt=tokens, **knobs)
                 choice = out["choices"][0]
                 text, reasoning = choice.get("text") or "", None
             elif request.messages is not None:
@@ -360,9 +350,8 @@ class LlamaCppModel(Model):
             return await self._run(self._generate_sync, request)
         try:
             if request.messages is not None and ends_with_assistant(request.messages):  # a gen_prefix turn, continued
-                tokens, stops = self.continued_prompt(request.messages)
-                fut = batcher.submit(messages=None, prompt=None, tokens=tokens,
-                                     knobs={**kw, "stop": [*(kw["stop"] or []), *stops]})
+                tokens, knobs = self.continued_prompt(request.messages, kw)
+                fut = batcher.submit(messages=None, prompt=None, tokens=tokens, knobs=knobs)
             else:
                 fut = batcher.submit(messages=[dict(m) for m in request.messages] if request.messages is not None else None,
                                      prompt=request.prompt, knobs=kw)

@@ -73,6 +73,18 @@ def _resolve(fut: Future, result: Any = None, exc: BaseException | None = None) 
         pass
 
 
+def jinja_formatter(llm, template: str, *, add_generation_prompt: bool = True):
+    """llama-cpp-python's Jinja formatter of ``template`` for ``llm``, with the model's own BOS and EOS
+    strings and its EOS token as the stop, as ``Llama.__init__`` builds it for a GGUF's template."""
+    from llama_cpp import llama_chat_format
+
+    eos_id, bos_id = llm.token_eos(), llm.token_bos()
+    return llama_chat_format.Jinja2ChatFormatter(
+        template=template, eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
+        bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
+        add_generation_prompt=add_generation_prompt, stop_token_ids=[eos_id])
+
+
 @dataclass
 class _Job:
     prompt: list[int]
@@ -127,19 +139,11 @@ class BatchGenerator:
     # ------------------------------------------------------------------ requests
     def _chat_formatter(self):
         """llama-cpp-python's formatter for the GGUF's own template, built as ``Llama.__init__`` builds it."""
-        from llama_cpp import llama_chat_format
-
         llm = self.llm
         if llm.chat_handler is not None or llm.chat_format != "chat_template.default":
             return None
         template = (llm.metadata or {}).get("tokenizer.chat_template")
-        if not template:
-            return None
-        eos_id, bos_id = llm.token_eos(), llm.token_bos()
-        eos = llm._model.token_get_text(eos_id) if eos_id != -1 else ""
-        bos = llm._model.token_get_text(bos_id) if bos_id != -1 else ""
-        return llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos,
-                                                     stop_token_ids=[eos_id])
+        return jinja_formatter(llm, template) if template else None
 
     def supports(self, messages: bool, knobs: dict) -> bool:
         if messages and self._formatter is None:

@@ -26,6 +26,7 @@ from urllib.parse import urljoin
 
 from glotbench import json_codec
 from glotbench.errors import AuthModelError, ModelError, PermanentModelError, TransientModelError
+from glotbench.models.chat_turns import ends_with_assistant
 from glotbench.models.backends import construct
 from glotbench.models.base import GenRequest, GenResult, LoglikelihoodRequest, LoglikelihoodResult, Model
 from glotbench.models.deadlines import bounded, deadlines_for
@@ -252,7 +253,7 @@ class OpenAICompatModel(Model):
         kw = self._sampling(request)
         if request.messages is not None:
             url = "/chat/completions"
-            if self.continue_final_message and request.messages and request.messages[-1].get("role") == "assistant":
+            if self.continue_final_message and ends_with_assistant(request.messages):
                 kw = {**kw, "continue_final_message": True, "add_generation_prompt": False}  # the prefix, continued
             data = await self._post(url, {"model": self.name, "messages": [dict(m) for m in request.messages], **kw})
             fields = chat_fields(data, what=f"{self.model_id}: response from {self.base_url}{url}")

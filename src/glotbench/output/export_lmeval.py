@@ -200,9 +200,8 @@ def per_sample_values(rec: SampleRecord, defs: dict[str, dict]) -> dict[str, Any
     for m, d in defs.items():
         name = LMEVAL_NAMES.get(m, m)
         per_item = next((k for k, v in PER_ITEM.items() if v == name), None)
-        ll = -values["nll"] if values.get("nll") is not None else None
         if m in LL_PER_SAMPLE:  # lm-eval's process_results: the item's log-likelihood (with its count)
-            count = LL_PER_SAMPLE[m]
+            ll, count = (-values["nll"] if values.get("nll") is not None else None), LL_PER_SAMPLE[m]
             out[name] = ll if count is None else None if ll is None else [ll, values.get(count)]
         elif per_item is not None:
             out[name] = values.get(per_item)

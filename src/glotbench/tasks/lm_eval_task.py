@@ -33,11 +33,9 @@ def _needs_delimiter(before: str, after: str) -> bool:
 def _joined(prefix: str | None, answer: str) -> str:
     """lm-eval's ``maybe_delimit(prefix, answer, " ")``: the answer after its prefix, a space between
     them unless either has whitespace where they join."""
-    if not prefix:
-        return answer
-    if not answer:
-        return prefix
-    return prefix + " " + answer if not (prefix[-1].isspace() or answer[0].isspace()) else prefix + answer
+    if not prefix or not answer:
+        return prefix or answer
+    return f"{prefix}{' ' if _needs_delimiter(prefix, answer) else ''}{answer}"
 
 
 def _regex_replace(string, pattern, repl, count: int = 0):
